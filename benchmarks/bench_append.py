@@ -1,0 +1,201 @@
+"""In-process append throughput of `Lorebook.log(...)`, with a breakdown of where the time goes.
+
+    .venv/bin/python benchmarks/bench_append.py [--actions 20000] [--rounds 5]
+
+Every action carries a ~1 KB realistic context that the sanitizer must redact (a file list, a
+commit message, a command line with a bearer token, nested params holding a database URL with a
+password and an API key), is logged into one fixed session of a fresh store, and is appended
+with the store's default durability (`flush`: no fsync). Rounds of the full path and of its
+parts are interleaved and the medians reported:
+
+* build     `action_record(...)` (argument checks, ULID, timestamp)
+* sanitize  `LogWriter.redact(record)` (the sanitizer over every free-form field)
+* encode    `encode(record)` (canonical JSON line)
+* append    `append_line(path, line)` (open, flock, write, close)
+* full      `Lorebook.log(...)` (all of the above)
+
+`fsync` mode (`log.durability: fsync` in `.lore/config.yaml`) is measured on a second store with
+fewer actions. Target: >= 20,000 actions/s in the default mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from _common import median, write_results
+
+from lorebook import Lorebook
+from lorebook.log.writer import action_record, encode, shard_path
+from lorebook.store import append_line
+
+TARGET = 20_000  # actions/s
+SESSION = "bench-append-session"
+
+
+def contexts(count: int) -> list[dict[str, Any]]:
+    """`count` distinct ~1 KB contexts, each with secrets the sanitizer must catch."""
+    out = []
+    for i in range(count):
+        out.append({
+            "files": [f"src/app/module_{(i + k) % 97}/handler_{k}.py" for k in range(12)],
+            "commit_hash": f"{(i * 2654435761) % (1 << 28):07x}",
+            "message": f"Fix token refresh race in the auth client (#{i})\n\n"
+                       "The refresh and the retry could both rotate the token; serialise them "
+                       "behind a lock and add a regression test.",
+            "command": "curl -sS -H 'Authorization: Bearer "
+                       "ghp_R4nd0mT0k3nV4lu3F0rB3nchm4rk1ng0000' "
+                       f"https://api.github.com/repos/example/app/pulls/{i % 500}",
+            "params": {
+                "env": {
+                    "DATABASE_URL": "postgres://app:s3cr3t-p4ss@db.internal:5432/app",
+                    "LOG_LEVEL": "info",
+                    "REGION": "eu-west-1",
+                },
+                "api_key": "sk-live-0123456789abcdef0123456789abcdef",
+                "retries": 3,
+                "flags": ["--verbose", "--no-cache", f"--shard={i % 8}"],
+                "options": {"timeout_s": 120, "dry_run": False, "labels": ["bench", "auth"]},
+            },
+            "notes": "Reviewer asked to keep the public API unchanged; contact "
+                     "dev.lead@example.com for the rollout window.",
+        })
+    return out
+
+
+def store(workdir: Path, name: str, durability: str) -> Lorebook:
+    root = workdir / name
+    root.mkdir(parents=True)
+    Lorebook.init(root)
+    if durability == "fsync":
+        (root / ".lore" / "config.yaml").write_text("log:\n  durability: fsync\n")
+    book = Lorebook.open(root)
+    assert book.writer.fsync == (durability == "fsync"), "config not applied"
+    return book
+
+
+def timed(fn: Callable[[int], Any], count: int) -> float:
+    """Seconds for `fn(i)` over i in range(count)."""
+    gc.collect()
+    started = time.perf_counter()
+    for i in range(count):
+        fn(i)
+    return time.perf_counter() - started
+
+
+def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dict[str, Any]:
+    book = store(workdir, "flush", "flush")
+    sync_book = store(workdir, "fsync", "fsync")
+    ctxs = contexts(actions)
+    log_kwargs = {"session": SESSION, "agent": "PS", "project": "bench", "epic": "epic-012"}
+
+    def full(i: int) -> None:
+        book.log("commit", context=ctxs[i], **log_kwargs)
+
+    def full_fsync(i: int) -> None:
+        sync_book.log("commit", context=ctxs[i], **log_kwargs)
+
+    def build(i: int) -> dict[str, Any]:
+        return action_record("commit", context=ctxs[i], **log_kwargs)
+
+    built = [build(i) for i in range(actions)]
+    redacted = [book.writer.redact(r) for r in built]
+    lines = [encode(r) for r in redacted]
+    scratch = shard_path(book.layout.actionlog, built[0]["ts"], "bench-append-scratch")
+    parts: dict[str, Callable[[int], Any]] = {
+        "full": full,
+        "build": build,
+        "sanitize": lambda i: book.writer.redact(built[i]),
+        "encode": lambda i: encode(redacted[i]),
+        "append": lambda i: append_line(scratch, lines[i]),
+    }
+    seconds: dict[str, list[float]] = {name: [] for name in parts}
+    fsync_seconds: list[float] = []
+    for _ in range(rounds):  # interleaved: every part once per round
+        for name, fn in parts.items():
+            seconds[name].append(timed(fn, actions))
+        fsync_seconds.append(timed(full_fsync, fsync_actions))
+    sample = redacted[0]
+    per_action = {name: median(v) / actions for name, v in seconds.items()}
+    return {
+        "actions_per_round": actions,
+        "rounds": rounds,
+        "fsync_actions_per_round": fsync_actions,
+        "line_bytes": len(lines[0]),
+        "context_bytes_before": len(encode(ctxs[0])),
+        "redactions_per_action": sample["meta"].get("redactions", 0),
+        "throughput": actions / median(seconds["full"]),
+        "throughput_rounds": [actions / s for s in seconds["full"]],
+        "fsync_throughput": fsync_actions / median(fsync_seconds),
+        "us_per_action": {name: v * 1e6 for name, v in per_action.items()},
+        "sample_context": sample["context"],
+    }
+
+
+def report(res: dict[str, Any]) -> None:
+    us = res["us_per_action"]
+    print(f"append throughput, {res['actions_per_round']:,} actions x {res['rounds']} rounds "
+          f"(interleaved), line {res['line_bytes']} B (context {res['context_bytes_before']} B "
+          f"before redaction, {res['redactions_per_action']} redactions/action)")
+    print(f"  Lorebook.log, durability=flush : {res['throughput']:>10,.0f} actions/s "
+          f"(median; rounds {', '.join(f'{t:,.0f}' for t in res['throughput_rounds'])})")
+    print(f"  Lorebook.log, durability=fsync : {res['fsync_throughput']:>10,.0f} actions/s "
+          f"({res['fsync_actions_per_round']} actions/round)")
+    print(f"  target >= {TARGET:,}/s: {'MET' if res['throughput'] >= TARGET else 'NOT MET'} "
+          f"({res['throughput'] / TARGET:.2f}x the target)")
+    print("  breakdown (median µs per action; parts measured separately):")
+    for name in ("build", "sanitize", "encode", "append"):
+        print(f"    {name:<9} {us[name]:8.1f} µs  {us[name] / us['full'] * 100:5.1f} % of full")
+    parts = sum(us[n] for n in ("build", "sanitize", "encode", "append"))
+    print(f"    {'sum':<9} {parts:8.1f} µs   vs full {us['full']:.1f} µs "
+          f"(rest: {us['full'] - parts:.1f} µs)")
+    print(f"  redacted context: {res['sample_context']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("--actions", type=int, default=20_000, help="actions per round")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median)")
+    parser.add_argument("--fsync-actions", type=int, default=300,
+                        help="actions per round in fsync mode")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="where the throwaway stores go (default: a temp dir)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also print a cProfile of the full path (top 20 by tottime)")
+    parser.add_argument("--json-out", help="write the results as JSON here")
+    args = parser.parse_args(argv)
+    base = Path(tempfile.mkdtemp(prefix="lore-append-", dir=args.workdir))
+    try:
+        res = measure(base, args.actions, args.rounds, args.fsync_actions)
+        report(res)
+        if args.profile:
+            import cProfile
+            import pstats
+
+            book = Lorebook.open(base / "flush")
+            ctxs = contexts(2000)
+            profiler = cProfile.Profile()
+            profiler.enable()
+            for ctx in ctxs:
+                book.log("commit", session=SESSION, agent="PS", project="bench", context=ctx)
+            profiler.disable()
+            pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(20)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    res.pop("sample_context", None)
+    write_results(args.json_out, "append", {**res, "target": TARGET,
+                                            "met": res["throughput"] >= TARGET})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""Run every lorebook benchmark in one go and print a summary table against the targets.
+
+    .venv/bin/python benchmarks/run_all.py [--workdir /tmp/lore-bench] [--quick] [--markdown]
+
+Runs, in order: bench_append.py, bench_cold_log.py, bench_resume.py (which generates and caches
+the 1,000,000-action and 1,000-action stores under --workdir the first time: a few minutes).
+Each script's own detailed output is shown as it runs; its figures are saved as JSON under
+`--workdir/results/` and summarised at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from _common import HERE, PYTHON, machine
+
+
+def run(script: str, args: list[str], out: Path) -> dict[str, Any]:
+    print(f"\n=== {script} {' '.join(args)}", flush=True)
+    done = subprocess.run([PYTHON, str(HERE / script), *args, "--json-out", str(out)],
+                          check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{script} failed with exit status {done.returncode}")
+    return dict(json.loads(out.read_text()))
+
+
+def rows(append: dict[str, Any], cold: dict[str, Any], resume: dict[str, Any]
+         ) -> list[tuple[str, str, str, str]]:
+    """(figure, measured, target, verdict) rows."""
+    def ok(flag: bool) -> str:
+        return "met" if flag else "NOT MET"
+
+    out = [
+        ("append, Lorebook.log, no fsync", f"{append['throughput']:,.0f} actions/s",
+         ">= 20,000/s", ok(append["throughput"] >= 20_000)),
+        ("append, Lorebook.log, fsync", f"{append['fsync_throughput']:,.0f} actions/s", "-", "-"),
+    ]
+    us = append["us_per_action"]
+    out.append(("append breakdown (µs/action)",
+                f"build {us['build']:.1f}, sanitize {us['sanitize']:.1f}, "
+                f"encode {us['encode']:.1f}, append {us['append']:.1f}; full {us['full']:.1f}",
+                "-", "-"))
+    base = cold["stats"]["python -c pass"]["median_s"] * 1000
+    for name in ("lore log (console script)", "python -m lorebook log"):
+        stat = cold["stats"][name]
+        out.append((f"cold `{name}`", f"{stat['median_s'] * 1000:.1f} ms vs {base:.1f} ms = "
+                    f"{stat['ratio']:.2f}x", "<= 3x", ok(stat["ratio"] <= 3.0)))
+    heavy = sorted(set(cold["importtime"]["heavy_console_script"])
+                   | set(cold["importtime"]["heavy_module"]))
+    out.append(("heavy imports on the log path", ", ".join(heavy) or "none", "none",
+                ok(not heavy)))
+    fig = resume["figures"]
+    out.append(("`lore resume --json`, 1M actions/730 d (git)",
+                f"{fig['resume']['large_ms']:.1f} ms", "<= 300 ms",
+                ok(fig["resume"]["large_ms"] <= 300)))
+    out.append(("resume 1M vs 1k (git)", f"{fig['resume']['large_ms']:.1f} / "
+                f"{fig['resume']['small_ms']:.1f} ms = {fig['resume']['ratio']:.2f}x",
+                "<= 1.5x", ok(fig["resume"]["ratio"] <= 1.5)))
+    out.append(("resume 1M vs 1k (no git)", f"{fig['resume_no_git']['large_ms']:.1f} / "
+                f"{fig['resume_no_git']['small_ms']:.1f} ms = "
+                f"{fig['resume_no_git']['ratio']:.2f}x", "-", "-"))
+    out.append(("in-process Lorebook.resume(), 1M / 1k",
+                f"{fig['in_process']['large']:.1f} / {fig['in_process']['small']:.1f} ms",
+                "-", "-"))
+    q = fig["actions_query"]
+    out.append(("`lore actions --type deploy --outcome failure --since 30d --json`",
+                f"{q['large_ms']:.1f} / {q['small_ms']:.1f} ms = {q['ratio']:.2f}x",
+                "-", "-"))
+    return out
+
+
+def print_table(table: list[tuple[str, str, str, str]], markdown: bool) -> None:
+    headers = ("figure", "measured", "target", "verdict")
+    if markdown:
+        print("| " + " | ".join(headers) + " |")
+        print("|" + "---|" * len(headers))
+        for row in table:
+            print("| " + " | ".join(row) + " |")
+        return
+    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
+    print("  ".join("-" * w for w in widths))
+    for row in table:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/lore-bench"),
+                        help="cache of generated stores and results (default: /tmp/lore-bench)")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer runs everywhere (a smoke run, noisier figures)")
+    parser.add_argument("--markdown", action="store_true", help="print the summary as Markdown")
+    args = parser.parse_args(argv)
+    results = args.workdir / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    quick = args.quick
+    append = run("bench_append.py",
+                 ["--actions", "5000" if quick else "20000", "--rounds", "3" if quick else "5"],
+                 results / "append.json")
+    cold = run("bench_cold_log.py", ["--runs", "10" if quick else "30"], results / "cold.json")
+    resume = run("bench_resume.py",
+                 ["--workdir", str(args.workdir), "--runs", "7" if quick else "15",
+                  "--query-runs", "3" if quick else "7"],
+                 results / "resume.json")
+    info = machine()
+    print(f"\n=== summary ({info.get('cpu', '?')}, {info['nproc']} CPUs, "
+          f"{info.get('ram_gib', '?')} GiB, Python {info['python']})")
+    table = rows(append, cold, resume)
+    print_table(table, args.markdown)
+    missed = [r[0] for r in table if r[3] == "NOT MET"]
+    print(f"\n{len(missed)} target(s) not met{': ' + '; '.join(missed) if missed else ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""`lore` entry point: `lore log` is served by a stdlib-only fast path; the rest loads click."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "log":
+        from .logspec import parse_fast
+
+        values = parse_fast(args[1:])
+        if values is not None:
+            from ..errors import LoreError
+            from .logcore import run_log
+            from .output import report_error
+
+            try:
+                print(run_log(values, os.environ))
+            except LoreError as exc:
+                return report_error(exc, as_json=bool(values.get("json")))
+            return 0
+    from .app import run
+
+    return run(args)

@@ -1,0 +1,98 @@
+"""The click application: a lazily loaded command group, errors as one line, exit 1."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from ..errors import LoreError
+from .output import report_error
+
+# name -> (module under lorebook.cli.commands, attribute, one-line help for `lore --help`)
+COMMANDS = {
+    "init": ("init_cmd", "init", "Create the store in this repository (idempotent)."),
+    "log": ("log_cmd", "log", "Append one action to the action log (fast path)."),
+    "session": ("session_cmd", "session", "Start or end a session."),
+    "actions": ("query_cmd", "actions", "List actions, newest first, with filters."),
+    "sessions": ("query_cmd", "sessions", "List sessions with their status."),
+    "resume": ("resume_cmd", "resume", "Where the last session left off and what to do next."),
+    "check": ("check_cmd", "check", "Validate the store: schema, duplicates, torn lines, secrets."),
+    "demo": ("demo_cmd", "demo", "Build a realistic sample store and show it."),
+}
+
+
+class LazyGroup(click.Group):
+    """Imports a subcommand's module only when that subcommand runs (or help lists it)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(f"lorebook.cli.commands.{module}"), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="lorebook", prog_name="lore")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False),
+    envvar="LORE_ROOT",
+    help="Store root (default: nearest folder with .lore/, else the git top level).",
+)
+@click.pass_context
+def cli(ctx: click.Context, root: str | None) -> None:
+    """lorebook: git-native memory for coding agents.
+
+    \b
+    Start here:
+      lore init                      create the store in this repository
+      lore log commit --epic e-1     append an action (fast; secrets redacted)
+      lore sessions                  who did what, which sessions disconnected
+      lore resume                    where the last session left off, and what to do next
+      lore demo /tmp/lore-demo       a realistic sample store to explore
+    """
+    ctx.obj = {"root": root}
+
+
+def run(args: list[str]) -> int:
+    """Run the CLI; LoreError becomes one stderr line and exit 1."""
+    as_json = "--json" in args
+    try:
+        result = cli.main(args=args, prog_name="lore", standalone_mode=False)
+        if isinstance(result, int):  # ctx.exit(code) comes back as the return value
+            return result
+    except LoreError as exc:
+        return report_error(exc, as_json=as_json)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.Abort:
+        print("lore: aborted", file=sys.stderr)
+        return 1
+    except click.ClickException as exc:
+        # usage errors too: one line and exit 1, like every other failure
+        message = exc.format_message().replace("\n", " ")
+        hint = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            hint = f" (see `{exc.ctx.command_path} --help`)"
+        return report_error(message + hint, as_json=as_json)
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+def root_of(ctx: click.Context) -> Any:
+    obj = ctx.find_root().obj or {}
+    return obj.get("root")

@@ -1,0 +1,1 @@
+"""One module per command family; each is imported only when its command runs."""

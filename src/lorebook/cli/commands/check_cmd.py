@@ -1,0 +1,30 @@
+"""`lore check`."""
+
+from __future__ import annotations
+
+import click
+
+from ...book import Lorebook
+from ..output import to_json
+from .common import json_option, pass_book
+
+
+@click.command("check")
+@json_option
+@pass_book
+def check(book: Lorebook, as_json: bool) -> None:
+    """Validate the store; exit 1 with file:line findings when anything is wrong.
+
+    Checks every action-log line against schema v1, duplicate ids, torn lines, records in the
+    wrong shard, and secrets or PII that are still present. Suitable for pre-commit and CI.
+    """
+    report = book.check()
+    if as_json:
+        click.echo(to_json(report.to_dict()))
+    else:
+        for finding in report.findings:
+            click.echo(str(finding))
+        state = "ok" if report.ok else f"{len(report.findings)} finding(s)"
+        click.echo(f"checked {report.records} records in {report.shards} shards: {state}")
+    if not report.ok:
+        click.get_current_context().exit(1)

@@ -1,0 +1,41 @@
+"""`lore demo`."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from ...demo import build_demo, demo_summary
+from ...render import resume_brief, sessions_table
+from ..output import to_json
+from .common import json_option
+
+
+@click.command("demo")
+@click.argument("directory", required=False, type=click.Path())
+@json_option
+def demo(directory: str | None, as_json: bool) -> None:
+    """Build a realistic sample store in DIRECTORY (new or empty; default: a temp dir) and show it.
+
+    The sample is a git repository where a supervisor agent worked on two epics over four days;
+    its last session disconnected after a failed validation while a fix subagent was running.
+    Shown: the sessions, then the resume brief an agent would read first.
+
+    \b
+    Example:
+      lore demo /tmp/lore-demo && cd /tmp/lore-demo && lore actions --since 7d
+    """
+    target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="lore-demo-"))
+    book = build_demo(target.resolve())
+    summary = demo_summary(book)
+    if as_json:
+        click.echo(to_json(summary))
+        return
+    click.echo(f"Sample store created in {summary['root']}\n")
+    click.echo("$ lore sessions")
+    click.echo(sessions_table(summary["sessions"]))
+    click.echo("\n$ lore resume --project consilio")
+    click.echo(resume_brief(summary["resume"]))
+    click.echo(f"\nExplore it: cd {summary['root']} && lore actions --since 7d")

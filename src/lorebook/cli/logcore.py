@@ -1,0 +1,70 @@
+"""The body of `lore log`, shared by the fast path and the click command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..errors import UsageError
+
+
+def _decode_context(text: str, source: str) -> Any:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg} (char {exc.pos})"
+        ) from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{source}: context must be a JSON object, not {type(value).__name__}")
+    return value
+
+
+def parse_context(raw: str | None, stdin: TextIO | None = None) -> dict[str, Any]:
+    """`--context` as JSON text, `@file` or `-` (stdin)."""
+    if raw is None:
+        return {}
+    if raw == "-":
+        return dict(_decode_context((stdin or sys.stdin).read(), "--context (stdin)"))
+    if raw.startswith("@"):
+        path = Path(raw[1:])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise UsageError(f"--context {raw}: cannot read {path}: {reason}") from None
+        return dict(_decode_context(text, str(path)))
+    return dict(_decode_context(raw, "--context"))
+
+
+def run_log(
+    values: Mapping[str, Any],
+    env: Mapping[str, str],
+    stdin: TextIO | None = None,
+    root: str | None = None,
+) -> str:
+    """Append the action described by parsed options; return what to print."""
+    from ..book import Lorebook
+
+    book = Lorebook.open(root, env=env)
+    context = parse_context(values.get("context"), stdin)
+    record = book.log(
+        str(values["type"]),
+        session=values.get("session"),
+        agent=values.get("agent"),
+        project=values.get("project"),
+        context=context,
+        outcome=values.get("outcome") or "success",
+        category=values.get("category"),
+        error=values.get("error"),
+        duration_s=values.get("duration"),
+        parent=values.get("parent"),
+        epic=values.get("epic"),
+        issue=values.get("issue"),
+    )
+    if values.get("json"):
+        return json.dumps(record, ensure_ascii=False, sort_keys=True)
+    return str(record["id"])

@@ -1,0 +1,116 @@
+"""The options of `lore log`, declared once for the stdlib fast path and the click command."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Opt:
+    flag: str
+    dest: str
+    help: str
+    kind: str = "str"  # str | float | flag
+    metavar: str = "TEXT"
+
+
+LOG_OPTIONS = (
+    Opt(
+        "--context",
+        "context",
+        "Action context: a JSON object, @FILE holding one, or - for stdin.",
+        metavar="JSON|@FILE|-",
+    ),
+    Opt(
+        "--outcome",
+        "outcome",
+        "success (default), failure, blocked or in_progress.",
+        metavar="OUTCOME",
+    ),
+    Opt("--epic", "epic", "The epic this action belongs to.", metavar="EPIC"),
+    Opt("--issue", "issue", "The issue this action belongs to.", metavar="ISSUE"),
+    Opt(
+        "--parent",
+        "parent",
+        "Id of the action this one follows up (e.g. its in_progress start).",
+        metavar="ID",
+    ),
+    Opt(
+        "--duration",
+        "duration",
+        "How long the action took, in seconds.",
+        kind="float",
+        metavar="SECONDS",
+    ),
+    Opt("--error", "error", "Error text (redacted before it is written)."),
+    Opt("--category", "category", "Category; inferred from TYPE when absent.", metavar="CATEGORY"),
+    Opt("--agent", "agent", "Agent name (else LORE_AGENT, config, 'agent').", metavar="AGENT"),
+    Opt(
+        "--project",
+        "project",
+        "Project (else LORE_PROJECT, config, folder name).",
+        metavar="PROJECT",
+    ),
+    Opt(
+        "--session",
+        "session",
+        "Session id (else LORE_SESSION, else the automatic session).",
+        metavar="ID",
+    ),
+    Opt("--json", "json", "Print the stored action as JSON instead of its id.", kind="flag"),
+)
+
+LOG_HELP = """Append one action of TYPE to the action log and print its id.
+
+TYPE is a lowercase word: commit, push, pr, deploy, plan, validate, spawn, search, tool_call, ...
+The context, error text and metadata are redacted (secrets, PII) before they reach disk.
+
+\b
+Examples:
+  lore log commit --context '{"files": ["src/auth.py"], "commit_hash": "a1b2c3d"}' --epic epic-012
+  lore log validate --outcome failure --error "2 acceptance criteria failed" --epic epic-012
+  echo '{"agent_id": "abc123"}' | lore log spawn --outcome in_progress --context -
+"""
+
+
+def parse_fast(args: list[str]) -> dict[str, object] | None:
+    """Parse `log` arguments the simple way; None means "let the full CLI handle it"."""
+    by_flag = {opt.flag: opt for opt in LOG_OPTIONS}
+    values: dict[str, object] = {}
+    positional: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--" or arg in ("-h", "--help"):
+            return None
+        if not arg.startswith("--") or arg == "-":
+            positional.append(arg)
+            continue
+        flag, eq, inline = arg.partition("=")
+        opt = by_flag.get(flag)
+        if opt is None or opt.dest in values:
+            return None
+        if opt.kind == "flag":
+            if eq:
+                return None
+            values[opt.dest] = True
+            continue
+        if eq:
+            raw = inline
+        elif index < len(args):
+            raw = args[index]
+            index += 1
+        else:
+            return None
+        if opt.kind == "float":
+            try:
+                values[opt.dest] = float(raw)
+            except ValueError:
+                return None
+        else:
+            values[opt.dest] = raw
+    if len(positional) != 1:
+        return None
+    values["type"] = positional[0]
+    return values

@@ -1,0 +1,49 @@
+"""Output shared by every entry point: JSON, one-line errors, skipped-line warnings."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from ..errors import LoreError
+from ..log.reader import Problem
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str)
+
+
+def error_line(exc: LoreError | str, *, as_json: bool) -> str:
+    """The single stderr line for a failure (a JSON object under --json)."""
+    message = str(exc)
+    if as_json:
+        return json.dumps({"error": message}, ensure_ascii=False)
+    return f"lore: error: {message}"
+
+
+def report_error(exc: LoreError | str, *, as_json: bool, stream: TextIO | None = None) -> int:
+    print(error_line(exc, as_json=as_json), file=stream or sys.stderr)
+    return 1
+
+
+class ProblemPrinter:
+    """Collects skipped lines and prints the first few as warnings on stderr."""
+
+    def __init__(self, shown: int = 10, stream: TextIO | None = None) -> None:
+        self.shown = shown
+        self.count = 0
+        self.stream = stream
+
+    def __call__(self, problem: Problem) -> None:
+        self.count += 1
+        if self.count <= self.shown:
+            print(f"lore: warning: skipped {problem}", file=self.stream or sys.stderr)
+
+    def finish(self) -> None:
+        if self.count > self.shown:
+            print(
+                f"lore: warning: {self.count - self.shown} more lines skipped "
+                "(run `lore check` for all findings)",
+                file=self.stream or sys.stderr,
+            )

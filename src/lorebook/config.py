@@ -1,0 +1,135 @@
+"""Settings from `.lore/config.yaml`, read once at the entry point.
+
+The parsed file is cached as JSON under `.lore/cache/` (keyed by the file's size and mtime) so the
+append path never imports a YAML library.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import LoreError
+from .paths import STORE_DIR, Layout
+
+DEFAULTS: dict[str, Any] = {
+    "agent": None,
+    "project": None,
+    "paths": {},
+    "log": {"durability": "flush", "max_line_bytes": 65536, "max_value_chars": 1000},
+    "sessions": {"idle_minutes": 30},
+    "resume": {"lookback_sessions": 50, "max_session_days": 14},
+    "redaction": {"extra_secret_keys": [], "extra_patterns": {}},
+}
+
+DURABILITY = ("flush", "fsync")
+
+
+@dataclass(frozen=True)
+class Config:
+    """The merged settings; `raw` keeps every key, including ones later features read."""
+
+    raw: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULTS))
+
+    def section(self, name: str) -> dict[str, Any]:
+        value = self.raw.get(name)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def durability(self) -> str:
+        return str(self.section("log").get("durability", "flush"))
+
+    @property
+    def max_line_bytes(self) -> int:
+        return int(self.section("log").get("max_line_bytes", 65536))
+
+    @property
+    def max_value_chars(self) -> int:
+        return int(self.section("log").get("max_value_chars", 1000))
+
+    @property
+    def idle_minutes(self) -> float:
+        return float(self.section("sessions").get("idle_minutes", 30))
+
+    def layout(self, root: Path) -> Layout:
+        return Layout.at(root, {k: str(v) for k, v in self.section("paths").items()})
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _only_comments(text: str) -> bool:
+    """True for a file of blank and `#` lines, like the template `lore init` writes."""
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def _parse_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LoreError(f"{path}: invalid YAML: {exc}") from None
+    except OSError as exc:
+        raise LoreError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if _only_comments(text):
+        return {}  # the untouched template: no YAML library on the append path after `lore init`
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        data = YAML(typ="safe", pure=True).load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise LoreError(f"{where}: invalid YAML: {exc.problem}") from None
+    except (YAMLError, UnicodeDecodeError) as exc:
+        raise LoreError(f"{path}: invalid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise LoreError(f"{path}:1: config must be a mapping of settings")
+    return data
+
+
+def _validate(data: dict[str, Any], path: Path) -> None:
+    log = data.get("log", {})
+    if isinstance(log, dict) and log.get("durability", "flush") not in DURABILITY:
+        raise LoreError(f"{path}: log.durability must be one of {', '.join(DURABILITY)}")
+
+
+def load_config(root: Path) -> Config:
+    """Defaults merged with `.lore/config.yaml` when present."""
+    path = root / STORE_DIR / "config.yaml"
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return Config()
+    stamp = [stat.st_size, stat.st_mtime_ns]
+    cache = root / STORE_DIR / "cache" / "config.json"
+    try:
+        cached = json.loads(cache.read_text(encoding="utf-8"))
+        if cached.get("stamp") == stamp:
+            return Config(_merge(DEFAULTS, cached["data"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    data = _parse_yaml(path)
+    _validate(data, path)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"stamp": stamp, "data": data}, default=str), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # the cache is an optimisation; a read-only store still works
+    return Config(_merge(DEFAULTS, data))

@@ -1,0 +1,236 @@
+"""`lore demo`: a realistic sample store in a fresh git repository.
+
+Four sessions over four days of a supervisor agent ("PS") building JWT authentication for the
+"consilio" project; the last one disconnected mid-epic after a failed validation while a fix
+subagent was still running. Also a few learnings, an expertise file and real git history.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from .book import Lorebook
+from .errors import LoreError
+from .init import create_store
+from .timeutil import utcnow
+
+PROJECT = "consilio"
+
+APP_FILES = {
+    "README.md": "# consilio\n\nCase management API.\n",
+    "src/api/app.py": "from fastapi import FastAPI\n\napp = FastAPI()\n",
+    "src/api/ratelimit.py": "LIMIT_PER_MINUTE = 120\n",
+    "src/auth/jwt.py": "ALGORITHM = 'RS256'\nACCESS_TTL_MINUTES = 15\n",
+    "src/auth/tokens.py": "def rotate(refresh_token):\n    raise NotImplementedError\n",
+    "tests/test_auth.py": "def test_login():\n    assert True\n",
+}
+
+LEARNINGS = {
+    "rls-policy-blocks-insert": """\
+---
+id: {date}-rls-policy-blocks-insert
+title: RLS policy blocks INSERT with the anon key
+kind: pattern
+category: database
+severity: high
+tags: [rls, supabase, postgres]
+status: published
+created: {date}
+source: {{epic: epic-009, issue: null, session: null}}
+anchors: [supabase/policies.sql]
+supersedes: []
+solutions:
+  - id: s1
+    text: Use the service-role key for admin mutations, never the anon key
+prevention: [Check RLS policies before using the anon key for mutations]
+---
+## Problem
+Inserts from the admin job failed with "new row violates row-level security policy".
+
+## Root Cause
+The job used the anon key; the table's RLS policy only allows INSERT for authenticated owners.
+
+## Solution
+Admin mutations use the service-role key from the server environment.
+
+## Key Takeaway
+Row level security applies to every key except service-role: pick the key per operation.
+""",
+    "port-conflict-on-deploy": """\
+---
+id: {date}-port-conflict-on-deploy
+title: Deploy failed because port 5000 was already allocated
+kind: rca
+category: deployment
+severity: medium
+tags: [deploy, ports]
+status: published
+created: {date}
+source: {{epic: epic-011, issue: null, session: null}}
+anchors: [deploy/compose.yaml]
+supersedes: []
+prevention: [Allocate ports through the port registry instead of hard-coding them]
+---
+## Problem
+The API container exited at start: address already in use.
+
+## Root Cause
+A stale preview container kept port 5000; the deploy script hard-coded the port.
+
+## Solution
+Ask the port registry for a free port and pass it to the container.
+
+## Key Takeaway
+Never hard-code service ports in deploy scripts.
+""",
+}
+
+DRAFT = """\
+---
+id: {date}-refresh-token-reuse-detection
+title: Refresh-token rotation must detect reuse
+kind: lesson
+category: security
+severity: high
+tags: [jwt, auth, refresh-token]
+status: draft
+created: {date}
+source: {{epic: epic-012, issue: null, session: null}}
+anchors: [src/auth/tokens.py]
+supersedes: []
+---
+## Problem
+Validation of epic-012 failed: a refresh token could be used twice.
+
+## Root Cause
+Rotation issued a new token without revoking the old token family.
+
+## Solution
+Store a token family id; on reuse revoke the whole family.
+
+## Key Takeaway
+Rotation without reuse detection is not rotation.
+"""
+
+EXPERTISE = """\
+# Security expertise for consilio: read before touching auth.
+domain: security
+overview: JWT access tokens (RS256, 15 min) with rotating refresh tokens; secrets come from env.
+core_files:
+  - src/auth/jwt.py
+  - src/auth/tokens.py
+patterns:
+  - name: token-family
+    description: Refresh tokens carry a family id so reuse revokes the whole family
+best_practices:
+  - Never log tokens; lorebook redacts them, but do not rely on it
+  - Keep access tokens short-lived (15 minutes)
+learned_from_failures:
+  - issue: refresh token accepted twice
+    error: "validation: refresh token reuse not detected"
+    solution: revoke the token family on reuse
+    sessions: []
+    timestamp: "{ts}"
+effective_patterns:
+  - Read -> Edit -> test for auth changes
+successful_techniques:
+  - Write the reuse test before the rotation code
+last_validated: "{ts}"
+"""
+
+
+def _git(root: Path, *args: str, when: datetime | None = None) -> None:
+    env = dict(os.environ)
+    env.update(
+        {
+            "GIT_AUTHOR_NAME": "Demo Agent",
+            "GIT_AUTHOR_EMAIL": "agent@consilio.invalid",
+            "GIT_COMMITTER_NAME": "Demo Agent",
+            "GIT_COMMITTER_EMAIL": "agent@consilio.invalid",
+        }
+    )
+    if when is not None:
+        stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
+        env.update({"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    try:
+        subprocess.run(
+            ["git", "-C", str(root), *args], env=env, check=True, capture_output=True, text=True
+        )
+    except FileNotFoundError:
+        raise LoreError("lore demo needs the git command; install git and try again") from None
+    except subprocess.CalledProcessError as exc:
+        raise LoreError(f"git {' '.join(args)} failed: {exc.stderr.strip()}") from None
+
+
+def _commit(root: Path, message: str, when: datetime) -> str:
+    _git(root, "add", "-A", when=when)
+    _git(root, "commit", "-q", "-m", message, when=when)
+    done = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def prepare(directory: Path) -> None:
+    """Refuse a directory that holds anything already: the demo never overwrites work."""
+    if directory.exists():
+        if not directory.is_dir():
+            raise LoreError(f"{directory} exists and is not a directory")
+        if any(directory.iterdir()):
+            raise LoreError(f"{directory} is not empty: choose a new directory for the demo")
+    directory.mkdir(parents=True, exist_ok=True)
+
+
+def build_demo(directory: Path, now: datetime | None = None) -> Lorebook:
+    """Create the sample repository and store in `directory` (which must be new or empty)."""
+    from .demo_story import play
+
+    now = now or utcnow()
+    prepare(directory)
+    _git(directory, "init", "-q", "-b", "main")
+    for rel, text in APP_FILES.items():
+        _write(directory, rel, text)
+    create_store(directory)
+    start = (now - timedelta(days=3)).replace(hour=9, minute=0, second=0, microsecond=0)
+    _commit(directory, "chore: scaffold consilio API and lorebook store", start)
+    book = Lorebook.open(directory, env={})
+    day = start.strftime("%Y-%m-%d")
+    for name, text in LEARNINGS.items():
+        _write(directory, f"learnings/{day}-{name}.md", text.format(date=day))
+    _write(directory, ".expertise/security.yaml", EXPERTISE.format(ts=start.isoformat()))
+    _commit(directory, "docs: lessons from epic-009 and epic-011", start + timedelta(minutes=5))
+    play(
+        book,
+        now,
+        lambda message, when: _commit(directory, message, when),
+        lambda rel, text: _write(directory, rel, text),
+    )
+    today = now.strftime("%Y-%m-%d")
+    _write(
+        directory,
+        f"learnings/drafts/{today}-refresh-token-reuse-detection.md",
+        DRAFT.format(date=today),
+    )
+    return book
+
+
+def demo_summary(book: Lorebook) -> dict[str, Any]:
+    """What `lore demo` shows first: the sessions and the resume brief's data."""
+    return {
+        "root": str(book.root),
+        "sessions": [s.to_dict() for s in book.sessions()],
+        "resume": book.resume(project=PROJECT),
+    }

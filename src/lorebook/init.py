@@ -1,0 +1,78 @@
+"""`lore init`: create (or complete) the store layout; every step is idempotent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import LoreError
+from .paths import STORE_DIR, Layout
+from .store import atomic_write
+
+CONFIG_TEMPLATE = """\
+# lorebook settings. Everything is optional: the defaults below apply when a key is absent.
+# agent: PS                      # default --agent for `lore log` (else LORE_AGENT, else "agent")
+# project: my-project            # default --project (else LORE_PROJECT, else the folder name)
+# log:
+#   durability: flush            # flush (default) or fsync after every appended line
+#   max_line_bytes: 65536        # larger records keep their ids and drop bulky context
+#   max_value_chars: 1000        # longer strings are truncated with a visible marker
+# sessions:
+#   idle_minutes: 30             # no end event and silent this long -> disconnected
+# resume:
+#   lookback_sessions: 50        # how many recent sessions resume considers
+# redaction:
+#   extra_secret_keys: [vault_ref]
+#   extra_patterns: {internal_token: "itk_[A-Za-z0-9]{32}"}
+"""
+
+
+def union_rule(layout: Layout) -> str:
+    return f"{layout.rel(layout.actionlog)}/**/*.jsonl merge=union"
+
+
+def create_store(root: Path) -> list[str]:
+    """Create what is missing; return the paths created (relative to `root`)."""
+    if not root.exists():
+        raise LoreError(f"cannot create a store in {root}: the directory does not exist")
+    if not root.is_dir():
+        raise LoreError(f"cannot create a store in {root}: not a directory")
+    if not os.access(root, os.W_OK | os.X_OK):
+        raise LoreError(f"cannot create a store in {root}: the directory is not writable")
+    from .config import load_config
+
+    layout = load_config(root).layout(root) if (root / STORE_DIR).is_dir() else Layout.at(root)
+    created: list[str] = []
+
+    def ensure_file(path: Path, text: str) -> None:
+        if not path.exists():
+            atomic_write(path, text.encode())
+            created.append(layout.rel(path))
+
+    for directory in (
+        layout.store,
+        layout.actionlog,
+        layout.learnings,
+        layout.drafts,
+        layout.expertise,
+    ):
+        if not directory.is_dir():
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise LoreError(f"cannot create {directory}: {exc.strerror}") from None
+            created.append(layout.rel(directory) + "/")
+    ensure_file(layout.store / ".gitignore", "cache/\n")
+    ensure_file(layout.config_file, CONFIG_TEMPLATE)
+    for keep in (layout.actionlog, layout.drafts, layout.expertise):
+        if not any(keep.iterdir()):
+            ensure_file(keep / ".gitkeep", "")
+    attributes = root / ".gitattributes"
+    rule = union_rule(layout)
+    existing = attributes.read_text(encoding="utf-8") if attributes.exists() else ""
+    if rule not in existing.splitlines():
+        prefix = "" if not existing or existing.endswith("\n") else "\n"
+        comment = "# lorebook: action-log shards are append-only; union merges never conflict\n"
+        atomic_write(attributes, (existing + prefix + comment + rule + "\n").encode())
+        created.append(".gitattributes")
+    return created

@@ -1,0 +1,72 @@
+"""`lore check`: every shard line against the schema; duplicate ids, torn lines, secrets."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .reader import Problem, day_dirs, read_shard, relative, shard_files
+from .sanitize import Sanitizer
+
+
+@dataclass
+class CheckReport:
+    """Findings (file:line: reason) plus what was scanned."""
+
+    shards: int = 0
+    records: int = 0
+    findings: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "shards": self.shards,
+            "records": self.records,
+            "findings": [asdict(f) for f in self.findings],
+        }
+
+
+def check_log(actionlog: Path, base: Path, sanitizer: Sanitizer) -> CheckReport:
+    """Scan all live shards; nothing is modified."""
+    report = CheckReport()
+    first_seen: dict[str, str] = {}
+    for day, day_dir in day_dirs(actionlog):
+        for path in shard_files(day_dir):
+            rel = relative(path, base)
+            report.shards += 1
+            for number, record in read_shard(path, rel, report.findings.append, dedupe=False):
+                report.records += 1
+                where = f"{rel}:{number}"
+                rid = record["id"]
+                if rid in first_seen:
+                    report.findings.append(
+                        Problem(rel, number, f"duplicate id {rid} (first at {first_seen[rid]})")
+                    )
+                else:
+                    first_seen[rid] = where
+                if record["ts"][:10] != day:
+                    report.findings.append(
+                        Problem(rel, number, f"ts {record['ts']} is not in the shard's day {day}")
+                    )
+                if path.is_file() and record["session"] != path.stem:
+                    report.findings.append(
+                        Problem(
+                            rel,
+                            number,
+                            f"session {record['session']!r} does not match "
+                            f"the shard name {path.stem!r}",
+                        )
+                    )
+                scrubbed = {
+                    k: v for k, v in record.items() if k not in ("v", "id", "ts", "kind", "session")
+                }
+                for finding in sanitizer.findings(scrubbed):
+                    report.findings.append(
+                        Problem(rel, number, f"possible secret ({finding.kind}) at {finding.path}")
+                    )
+    return report

@@ -1,0 +1,204 @@
+"""Pure analysis of one session's records: what is still open, what failed, what comes next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .sessions import SessionInfo
+
+
+def _epic(record: dict[str, Any]) -> str | None:
+    context = record.get("context") or {}
+    value = record.get("epic") or context.get("epic_id") or context.get("epic")
+    return value if isinstance(value, str) else None
+
+
+def _agent_id(record: dict[str, Any]) -> str | None:
+    value = (record.get("context") or {}).get("agent_id")
+    return value if isinstance(value, str) else None
+
+
+def _closes(later: dict[str, Any], opened: dict[str, Any]) -> bool:
+    """Does `later` (same session, after `opened`) close the in-progress action `opened`?"""
+    if later.get("parent") == opened["id"]:
+        return True
+    if later["type"] != opened["type"]:
+        return False
+    if opened["type"] == "spawn":
+        agent_id = _agent_id(opened)
+        return agent_id is not None and _agent_id(later) == agent_id
+    if opened["type"] in ("validate", "deploy"):
+        epic = _epic(opened)
+        return epic is not None and _epic(later) == epic
+    return False
+
+
+def open_actions(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """In-progress actions (oldest first) that no later action in the session closed."""
+    still_open = []
+    for index, action in enumerate(actions):
+        if action["outcome"] != "in_progress":
+            continue
+        if not any(_closes(later, action) for later in actions[index + 1 :]):
+            still_open.append(action)
+    return still_open
+
+
+def failed_validations(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Failed `validate` actions not followed by a successful validation of the same epic."""
+    failed = []
+    for index, action in enumerate(actions):
+        if action["type"] != "validate" or action["outcome"] != "failure":
+            continue
+        epic = _epic(action)
+        if not any(
+            later["type"] == "validate" and later["outcome"] == "success" and _epic(later) == epic
+            for later in actions[index + 1 :]
+        ):
+            failed.append(action)
+    return failed
+
+
+def current_epic(actions: list[dict[str, Any]]) -> str | None:
+    for action in reversed(actions):
+        epic = _epic(action)
+        if epic:
+            return epic
+    return None
+
+
+def describe(action: dict[str, Any]) -> str:
+    """A short human phrase for an action: type, the most telling context field, outcome."""
+    context = action.get("context") or {}
+    detail = ""
+    for key in (
+        "task_description",
+        "task",
+        "message",
+        "service",
+        "approach",
+        "tool_name",
+        "validation_type",
+        "query",
+        "title",
+        "description",
+    ):
+        value = context.get(key)
+        if isinstance(value, str) and value:
+            detail = value if len(value) <= 80 else value[:77] + "..."
+            break
+    parts = [action["type"]]
+    if detail:
+        parts.append(f"({detail})")
+    epic = _epic(action)
+    if epic:
+        parts.append(f"on {epic}")
+    return " ".join(parts) + f" [{action['outcome']}]"
+
+
+def _hhmm(ts: str) -> str:
+    return f"{ts[:10]} {ts[11:16]} UTC"
+
+
+def _failures(action: dict[str, Any]) -> str:
+    context = action.get("context") or {}
+    items = context.get("failures")
+    if isinstance(items, list) and items:
+        shown = ", ".join(str(i) for i in items[:3])
+        return shown + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+    return str(action.get("error") or "see the validation output")
+
+
+def work_in_progress(
+    actions: list[dict[str, Any]], still_open: list[dict[str, Any]], failed: list[dict[str, Any]]
+) -> str:
+    """One sentence saying what the session was in the middle of."""
+    spawns = [a for a in still_open if a["type"] == "spawn"]
+    if spawns:
+        spawn = spawns[-1]
+        context = spawn.get("context") or {}
+        who = _agent_id(spawn) or "(no agent id)"
+        kind = context.get("subagent_type")
+        label = f"{kind} subagent" if isinstance(kind, str) else "Subagent"
+        return f"{label[:1].upper()}{label[1:]} {who} is still running: {describe(spawn)}."
+    if still_open:
+        return f"Still in progress since {_hhmm(still_open[-1]['ts'])}: {describe(still_open[-1])}."
+    if failed:
+        last = failed[-1]
+        epic = _epic(last)
+        target = f" of {epic}" if epic else ""
+        return f"Validation{target} failed: {_failures(last)}."
+    if actions:
+        return f"Last action: {describe(actions[-1])} at {_hhmm(actions[-1]['ts'])}."
+    return "No actions were logged in this session."
+
+
+def next_steps(
+    info: SessionInfo,
+    actions: list[dict[str, Any]],
+    still_open: list[dict[str, Any]],
+    failed: list[dict[str, Any]],
+    git: dict[str, Any] | None,
+    log_prefix: str = "actionlog/",
+) -> list[str]:
+    """Concrete suggestions, most urgent first."""
+    steps: list[str] = []
+    for action in still_open:
+        context = action.get("context") or {}
+        if action["type"] == "spawn":
+            who = _agent_id(action) or "the subagent"
+            steps.append(
+                f"Check the status of subagent {who} (spawned {_hhmm(action['ts'])}); "
+                "if it finished, validate its work."
+            )
+        elif action["type"] == "deploy":
+            service = context.get("service") or "the service"
+            steps.append(
+                f"Check whether the deploy of {service} started at "
+                f"{_hhmm(action['ts'])} finished; run its health check."
+            )
+        else:
+            steps.append(
+                f"Check whether {describe(action)} started at {_hhmm(action['ts'])} "
+                "finished; it was never closed."
+            )
+    for action in failed:
+        epic = _epic(action)
+        target = f" of {epic}" if epic else ""
+        steps.append(
+            f"Fix the failures from the validation{target} ({_failures(action)}), then re-validate."
+        )
+    last = actions[-1] if actions else None
+    if last and last["outcome"] in ("failure", "blocked") and last["type"] != "validate":
+        reason = last.get("error") or "no error text was logged"
+        steps.append(f"Investigate the {last['outcome']} of {last['type']}: {reason}.")
+    if git:
+        # the action log's own shards are expected to be uncommitted while work goes on
+        dirty = [p for p in git.get("dirty") or [] if not p.startswith(log_prefix)]
+        if dirty:
+            shown = ", ".join(dirty[:3])
+            more = len(dirty) - min(3, len(dirty))
+            steps.append(
+                f"Review {len(dirty)} uncommitted file(s) ({shown}"
+                f"{f' and {more} more' if more else ''}); commit or discard them."
+            )
+        if git.get("unpushed"):
+            steps.append(f"Push {git['unpushed']} unpushed commit(s) on {git.get('branch')}.")
+    commits = [
+        i for i, a in enumerate(actions) if a["type"] == "commit" and a["outcome"] == "success"
+    ]
+    deploys = [i for i, a in enumerate(actions) if a["type"] == "deploy"]
+    if commits and not failed and (not deploys or deploys[-1] < commits[-1]):
+        commit = actions[commits[-1]]
+        ref = (commit.get("context") or {}).get("commit_hash") or describe(commit)
+        steps.append(f"Deploy if needed: commit {ref} was never deployed in this session.")
+    if not steps:
+        epic = current_epic(actions)
+        if info.status == "ended":
+            steps.append(
+                f"The session ended ({info.end_reason}); start the next task"
+                f"{f' on {epic}' if epic else ''}."
+            )
+        elif last:
+            steps.append(f"Continue from the last action: {describe(last)}.")
+    return steps

@@ -1,0 +1,210 @@
+"""Stream the action log in (ts, id) order, skipping and reporting every line that is not a record.
+
+Shards are grouped by UTC day directory; a day's shards are read, de-duplicated by id and sorted,
+so memory is bounded by one day of logging, never by the history. Union merges can duplicate a
+line only inside its own shard (the shard is fixed by the record's session and day), so
+per-shard de-duplication is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..model import validate_record
+
+MAX_LINE_BYTES = 1 << 20  # lines past this are reported, never parsed
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A line (or file) the reader skipped, with the reason; `line` 0 means the whole file."""
+
+    path: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.path}:{self.line}: {self.reason}"
+            if self.line
+            else f"{self.path}: {self.reason}"
+        )
+
+
+OnProblem = Callable[[Problem], None]
+
+
+def _ignore(problem: Problem) -> None:
+    """Default sink for callers that do not report problems."""
+
+
+def _digits(name: str, width: int) -> bool:
+    return len(name) == width and name.isdigit()
+
+
+def _subdirs(path: Path, width: int) -> list[str]:
+    try:
+        with os.scandir(path) as entries:
+            return sorted(e.name for e in entries if _digits(e.name, width) and e.is_dir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def day_dirs(actionlog: Path) -> list[tuple[str, Path]]:
+    """Every `YYYY/MM/DD` directory as (`YYYY-MM-DD`, path), oldest first; archive excluded."""
+    days = []
+    for year in _subdirs(actionlog, 4):
+        for month in _subdirs(actionlog / year, 2):
+            for day in _subdirs(actionlog / year / month, 2):
+                days.append((f"{year}-{month}-{day}", actionlog / year / month / day))
+    return days
+
+
+def shard_files(day_dir: Path) -> list[Path]:
+    """The `.jsonl` entries of one day directory, by name (directories included, reported later)."""
+    try:
+        with os.scandir(day_dir) as entries:
+            return sorted(Path(e.path) for e in entries if e.name.endswith(".jsonl"))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _lines(handle: Any) -> Iterator[tuple[int, bytes | None, bool]]:
+    """(line number, bytes or None when oversize, terminated by newline)."""
+    number = 0
+    while True:
+        raw = handle.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = handle.readline(_CHUNK)
+            yield number, None, True
+            continue
+        yield number, raw, raw.endswith(b"\n")
+
+
+def decode_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """A record, or the reason the line is not one."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"invalid UTF-8 at byte {exc.start + 1}"
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON: {exc.msg} at column {exc.colno}"
+    reason = validate_record(record)
+    if reason:
+        return None, f"not a v1 record: {reason}"
+    return record, None
+
+
+def read_shard(
+    path: Path, rel: str, on_problem: OnProblem = _ignore, *, dedupe: bool = True
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for every valid line of one shard, in file order."""
+    seen: set[str] = set()
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, generator-friendly
+    except IsADirectoryError:
+        on_problem(Problem(rel, 0, "is a directory, not a shard file"))
+        return
+    except OSError as exc:
+        on_problem(Problem(rel, 0, f"cannot be read: {exc.strerror or exc}"))
+        return
+    with handle:
+        for number, raw, terminated in _lines(handle):
+            if raw is None:
+                on_problem(
+                    Problem(rel, number, f"line longer than {MAX_LINE_BYTES} bytes, skipped")
+                )
+                continue
+            if not raw.strip():
+                continue
+            record, reason = decode_line(raw)
+            if record is None:
+                if not terminated:
+                    reason = f"torn line at end of file ({reason})"
+                on_problem(Problem(rel, number, str(reason)))
+                continue
+            if dedupe:
+                if record["id"] in seen:
+                    continue
+                seen.add(record["id"])
+            yield number, record
+
+
+def _sort_key(record: dict[str, Any]) -> tuple[str, str]:
+    return record["ts"], record["id"]
+
+
+def relative(path: Path, base: Path) -> str:
+    """`path` relative to the store root, for messages."""
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
+
+
+def read_day(
+    day_dir: Path,
+    base: Path,
+    on_problem: OnProblem = _ignore,
+    sessions: Iterable[str] | None = None,
+) -> list[dict[str, Any]]:
+    """All records of one day (optionally only some sessions' shards), sorted by (ts, id)."""
+    if sessions is None:
+        paths = shard_files(day_dir)
+    else:
+        paths = [day_dir / f"{s}.jsonl" for s in sessions if (day_dir / f"{s}.jsonl").exists()]
+    records: list[dict[str, Any]] = []
+    for path in paths:
+        records.extend(record for _, record in read_shard(path, relative(path, base), on_problem))
+    records.sort(key=_sort_key)
+    return records
+
+
+def iter_records(
+    actionlog: Path,
+    *,
+    base: Path | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    newest_first: bool = False,
+    sessions: Iterable[str] | None = None,
+    on_problem: OnProblem = _ignore,
+) -> Iterator[dict[str, Any]]:
+    """Every valid record with `since <= ts < until` (canonical timestamps), in time order.
+
+    Day directories outside the range are never opened.
+    """
+    wanted = list(sessions) if sessions is not None else None
+    days = day_dirs(actionlog)
+    if newest_first:
+        days.reverse()
+    for day, path in days:
+        if since is not None and day < since[:10]:
+            if newest_first:
+                return
+            continue
+        if until is not None and day > until[:10]:
+            if newest_first:
+                continue
+            return
+        records = read_day(path, base or actionlog.parent, on_problem, wanted)
+        if newest_first:
+            records.reverse()
+        for record in records:
+            if since is not None and record["ts"] < since:
+                continue
+            if until is not None and record["ts"] >= until:
+                continue
+            yield record

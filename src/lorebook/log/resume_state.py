@@ -1,0 +1,90 @@
+"""Assemble `lore resume`'s answer: target session, its records, open work, git, next steps."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..errors import LoreError
+from ..gitops import git_state
+from .progress import (
+    current_epic,
+    failed_validations,
+    next_steps,
+    open_actions,
+    work_in_progress,
+)
+from .reader import OnProblem
+from .resume import choose, find_candidates, session_records, summarize_session
+
+if TYPE_CHECKING:
+    from ..book import Lorebook
+
+
+def build_resume(
+    book: Lorebook,
+    *,
+    project: str | None,
+    agent: str | None,
+    session: str | None,
+    limit: int,
+    now: datetime,
+    on_problem: OnProblem,
+) -> dict[str, Any]:
+    """The JSON contract of `lore resume --json`."""
+    actionlog = book.layout.actionlog
+    resume_cfg = book.config.section("resume")
+    last_day = None
+    if session is None:
+        candidates = find_candidates(
+            actionlog,
+            project=project,
+            agent=agent,
+            limit=int(resume_cfg.get("lookback_sessions", 50)),
+        )
+        chosen = choose(candidates)
+        if chosen is None:
+            scope = " ".join(f"{k} {v!r}" for k, v in (("project", project), ("agent", agent)) if v)
+            raise LoreError(
+                f"no session to resume{' for ' + scope if scope else ''}: "
+                "the action log has no matching sessions"
+            )
+        session, last_day = chosen.session, chosen.day
+    records = session_records(
+        actionlog,
+        session,
+        base=book.root,
+        last_day=last_day,
+        max_days=int(resume_cfg.get("max_session_days", 14)),
+        on_problem=on_problem,
+    )
+    if not records:
+        raise LoreError(f"session {session!r} has no records in {book.layout.rel(actionlog)}/")
+    info = summarize_session(session, records, now, book.config.idle_minutes)
+    actions = [r for r in records if r["kind"] == "action"]
+    still_open = open_actions(actions)
+    failed = failed_validations(actions)
+    git = git_state(book.root)
+    return {
+        "session": {
+            "id": info.id,
+            "agent": info.agent,
+            "project": info.project,
+            "started": info.started,
+            "last_activity": info.last_activity,
+            "ended": info.ended,
+            "end_reason": info.end_reason,
+            "status": info.status,
+            "action_count": info.action_count,
+        },
+        "last_action": actions[-1] if actions else None,
+        "recent_actions": list(reversed(actions[-limit:])),
+        "epic": current_epic(actions),
+        "work_in_progress": work_in_progress(actions, still_open, failed),
+        "open_actions": still_open,
+        "failed_validations": failed,
+        "suggested_next_steps": next_steps(
+            info, actions, still_open, failed, git, book.layout.rel(actionlog) + "/"
+        ),
+        "git": git,
+    }

@@ -1,0 +1,227 @@
+"""Build, redact, encode and append action-log records: the hot path, stdlib only."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..ids import new_ulid
+from ..model import (
+    OUTCOMES,
+    SCHEMA_VERSION,
+    SESSION_ID_RE,
+    SESSION_TYPES,
+    TYPE_RE,
+    ULID_RE,
+    infer_category,
+)
+from ..paths import Layout
+from ..store import append_line
+from ..timeutil import format_ts, utcnow
+from .sanitize import Sanitizer
+
+STRUCTURAL = ("v", "id", "ts", "kind", "session")  # validated, never redacted
+
+
+def encode(record: Mapping[str, Any]) -> bytes:
+    """Canonical line: compact, sorted keys, UTF-8, newline-terminated."""
+    text = json.dumps(
+        record, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+    )
+    return text.encode("utf-8") + b"\n"
+
+
+def shard_path(actionlog: Path, ts: str, session: str) -> Path:
+    """`actionlog/YYYY/MM/DD/<session>.jsonl` for the record's UTC day."""
+    return actionlog / ts[0:4] / ts[5:7] / ts[8:10] / f"{session}.jsonl"
+
+
+def host_name() -> str:
+    return os.uname().nodename or "localhost"
+
+
+def auto_session_id(agent: str, project: str, host: str, day: str) -> str:
+    """The shared session of (agent, project, host, UTC day): every process computes the same id."""
+    digest = hashlib.sha1(f"{agent}\0{project}\0{host}".encode()).hexdigest()[:10]
+    return f"auto-{day.replace('-', '')}-{digest}"
+
+
+def check_session_id(session: str) -> str:
+    if not SESSION_ID_RE.match(session):
+        raise UsageError(
+            f"session id {session!r} must be 1-128 characters of letters, digits, '.', '_' or '-'"
+        )
+    return session
+
+
+def action_record(
+    action_type: str,
+    *,
+    session: str,
+    agent: str | None,
+    project: str | None,
+    context: Any = None,
+    outcome: str = "success",
+    category: str | None = None,
+    error: str | None = None,
+    duration_s: float | None = None,
+    parent: str | None = None,
+    epic: str | None = None,
+    issue: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """A v1 action record (not yet redacted), with every argument checked."""
+    if not isinstance(action_type, str) or not TYPE_RE.match(action_type):
+        raise UsageError(
+            f"action type {action_type!r} must be a lowercase word (letters, digits, '_'), "
+            "e.g. commit, deploy, tool_call"
+        )
+    if outcome not in OUTCOMES:
+        raise UsageError(f"outcome {outcome!r} is not one of: {', '.join(OUTCOMES)}")
+    if context is None:
+        context = {}
+    if not isinstance(context, Mapping):
+        raise UsageError(f"context must be a JSON object, not {type(context).__name__}")
+    if duration_s is not None:
+        if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
+            raise UsageError(f"duration {duration_s!r} must be a number of seconds")
+        if not 0 <= duration_s < math.inf:  # also refuses nan and inf (not valid JSON)
+            raise UsageError(f"duration {duration_s!r} must be a non-negative number of seconds")
+    if parent is not None and not ULID_RE.match(parent):
+        raise UsageError(f"parent {parent!r} is not an action id (a 26-character ULID)")
+    moment = now or utcnow()
+    return {
+        "v": SCHEMA_VERSION,
+        "kind": "action",
+        "id": new_ulid(int(moment.timestamp() * 1000)),
+        "ts": format_ts(moment),
+        "session": check_session_id(session),
+        "agent": agent,
+        "project": project,
+        "type": action_type,
+        "category": category or infer_category(action_type),
+        "outcome": outcome,
+        "context": dict(context),
+        "error": error,
+        "duration_s": duration_s,
+        "parent": parent,
+        "epic": epic,
+        "issue": issue,
+        "meta": dict(meta or {}),
+    }
+
+
+def session_record(
+    event: str,
+    *,
+    session: str,
+    agent: str | None,
+    project: str | None,
+    session_type: str | None = None,
+    reason: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """A v1 session event (start, end or heartbeat)."""
+    if session_type is not None and session_type not in SESSION_TYPES:
+        raise UsageError(f"session type {session_type!r} is not one of: {', '.join(SESSION_TYPES)}")
+    if reason is not None and not TYPE_RE.match(reason):
+        raise UsageError(f"end reason {reason!r} must be a lowercase word like normal or timeout")
+    moment = now or utcnow()
+    record: dict[str, Any] = {
+        "v": SCHEMA_VERSION,
+        "kind": "session",
+        "event": event,
+        "id": new_ulid(int(moment.timestamp() * 1000)),
+        "ts": format_ts(moment),
+        "session": check_session_id(session),
+        "agent": agent,
+        "project": project,
+        "meta": dict(meta or {}),
+    }
+    if session_type is not None:
+        record["session_type"] = session_type
+    if reason is not None:
+        record["reason"] = reason
+    return record
+
+
+class LogWriter:
+    """Redacts and appends records to their session's shard; publishes each stored record."""
+
+    def __init__(
+        self,
+        layout: Layout,
+        sanitizer: Sanitizer,
+        *,
+        fsync: bool = False,
+        max_line_bytes: int = 65536,
+        listeners: list[Callable[[dict[str, Any]], None]] | None = None,
+    ) -> None:
+        self.layout = layout
+        self.sanitizer = sanitizer
+        self.fsync = fsync
+        self.max_line_bytes = max_line_bytes
+        self.listeners = listeners if listeners is not None else []
+
+    def redact(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Redact every free-form field; count the redactions in `meta.redactions`."""
+        out: dict[str, Any] = {}
+        total = 0
+        for key, value in record.items():
+            if key in STRUCTURAL or value is None or key == "meta":
+                out[key] = value
+                continue
+            out[key], count = self.sanitizer.sanitize(value, key)
+            total += count
+        meta, count = self.sanitizer.sanitize(record.get("meta") or {}, "meta")
+        total += count
+        if total:
+            meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
+        out["meta"] = meta
+        return out
+
+    def _fit(self, record: dict[str, Any]) -> bytes:
+        """Encode; when over the line cap, replace the bulky fields with a visible summary."""
+        line = encode(record)
+        if len(line) <= self.max_line_bytes:
+            return line
+        for key in ("context", "meta"):
+            value = record.get(key)
+            if isinstance(value, dict) and value:
+                size = len(encode(value))
+                record[key] = {
+                    "_truncated": f"{key} of {size} bytes dropped: the line cap is "
+                    f"{self.max_line_bytes} bytes",
+                    "keys": sorted(str(k) for k in value)[:20],
+                }
+                line = encode(record)
+                if len(line) <= self.max_line_bytes:
+                    return line
+        for key, value in record.items():
+            if key not in STRUCTURAL and isinstance(value, str) and len(value) > 200:
+                record[key] = value[:200] + f"…[TRUNCATED {len(value) - 200} chars]"
+        return encode(record)
+
+    def write(
+        self, record: dict[str, Any], *, header: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Redact, encode and append one record (with `header` first if the shard is new)."""
+        stored = self.redact(record)
+        line = self._fit(stored)
+        head = b""
+        if header is not None:
+            head = self._fit(self.redact(header))
+        path = shard_path(self.layout.actionlog, stored["ts"], stored["session"])
+        append_line(path, line, fsync=self.fsync, header=head)
+        for listener in self.listeners:
+            listener(stored)
+        return stored

@@ -1,0 +1,87 @@
+"""Where the store lives: root discovery and the layout of its files."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import NotInitializedError
+
+STORE_DIR = ".lore"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Absolute paths of every part of a store; `config.yaml` may move the committed parts."""
+
+    root: Path
+    actionlog: Path
+    learnings: Path
+    expertise: Path
+    reports: Path
+    training_data: Path
+
+    @property
+    def store(self) -> Path:
+        return self.root / STORE_DIR
+
+    @property
+    def cache(self) -> Path:
+        return self.store / "cache"
+
+    @property
+    def config_file(self) -> Path:
+        return self.store / "config.yaml"
+
+    @property
+    def drafts(self) -> Path:
+        return self.learnings / "drafts"
+
+    @property
+    def archive(self) -> Path:
+        return self.actionlog / "archive"
+
+    def rel(self, path: Path) -> str:
+        """A path relative to the root, for messages and findings."""
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    @classmethod
+    def at(cls, root: Path, overrides: dict[str, str] | None = None) -> Layout:
+        paths = {
+            "actionlog": "actionlog",
+            "learnings": "learnings",
+            "expertise": ".expertise",
+            "reports": "docs/reports",
+            "training_data": "docs/training-data",
+        }
+        paths.update(overrides or {})
+        return cls(root=root, **{k: (root / v) for k, v in paths.items()})
+
+
+def _git_toplevel(start: Path) -> Path | None:
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def find_root(start: Path | None = None, *, env: dict[str, str] | None = None) -> Path:
+    """`LORE_ROOT`, else the nearest directory with `.lore/`, else the git top level, else cwd."""
+    environ = os.environ if env is None else env
+    if environ.get("LORE_ROOT"):
+        return Path(environ["LORE_ROOT"]).expanduser().resolve()
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / STORE_DIR).is_dir():
+            return candidate
+    return _git_toplevel(here) or here
+
+
+def require_store(root: Path) -> None:
+    """Refuse with one actionable line when the store was never initialised."""
+    if not (root / STORE_DIR).is_dir():
+        raise NotInitializedError(f"no lorebook store at {root}: run `lore init` there first")

@@ -1,0 +1,75 @@
+"""File primitives: one locked append of one complete line, and atomic whole-file writes.
+
+Appends take an exclusive `flock` on the shard itself (per open file description, so it excludes
+other threads and processes alike) and write the whole record with a single `write`. A torn tail
+left by a crash is closed with a newline first; a failed write is rolled back so no partial line
+is ever left behind by us.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from pathlib import Path
+
+from .errors import LoreError
+
+
+def _describe(exc: OSError, path: Path) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"{path}: not writable ({exc.strerror}); nothing was written"
+    if exc.errno == errno.EISDIR:
+        return f"{path}: is a directory, not a shard file; nothing was written"
+    if exc.errno == errno.ENOSPC:
+        return f"{path}: no space left on device; nothing was written"
+    return f"{path}: {exc.strerror or exc}; nothing was written"
+
+
+def append_line(path: Path, line: bytes, *, fsync: bool = False, header: bytes = b"") -> None:
+    """Append `header + line` (each newline-terminated) atomically with respect to other writers.
+
+    `header` is written only when the file is empty (e.g. an automatic session's start event).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise LoreError(_describe(exc, path)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        data = line
+        if size == 0:
+            data = header + line
+        elif os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + line  # a writer died mid-line: start ours on a fresh one
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if fsync:
+                os.fsync(fd)
+        except OSError as exc:
+            os.ftruncate(fd, size)  # roll back whatever part of the line reached the file
+            raise LoreError(_describe(exc, path)) from None
+    except OSError as exc:
+        raise LoreError(_describe(exc, path)) from None
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so readers see the old or the new file, never a mix."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise LoreError(_describe(exc, path)) from None
