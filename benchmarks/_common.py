@@ -188,6 +188,12 @@ def machine() -> dict[str, Any]:
                     info["ram_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
     except OSError:
         pass
+    try:
+        df = subprocess.run(["df", "-T", tempfile.gettempdir()], capture_output=True, text=True,
+                            check=False).stdout.splitlines()[-1].split()
+        info["disk"] = f"{df[0]} ({df[1]}, {int(df[2]) / 1024 / 1024:.0f} GiB)"
+    except (OSError, IndexError, ValueError):
+        pass
     return info
 
 

@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
                  results / "resume.json")
     info = machine()
     print(f"\n=== summary ({info.get('cpu', '?')}, {info['nproc']} CPUs, "
-          f"{info.get('ram_gib', '?')} GiB, Python {info['python']})")
+          f"{info.get('ram_gib', '?')} GiB RAM, Python {info['python']}, "
+          f"disk {info.get('disk', '?')})")
     table = rows(append, cold, resume)
     print_table(table, args.markdown)
     missed = [r[0] for r in table if r[3] == "NOT MET"]

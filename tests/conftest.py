@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from lorebook import Lorebook
+from lorebook.cli.app import run
+
+ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 LORE = [sys.executable, "-m", "lorebook"]
 
@@ -51,6 +57,47 @@ def lore(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
     done = subprocess.run([*LORE, *args], cwd=cwd, env=env or clean_env(), input=stdin,
                           capture_output=True, text=True, timeout=timeout)
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+def click_run(args: list[str], *, input: str | None = None,
+              env: dict[str, str] | None = None) -> Run:
+    """The click path in-process: `lorebook.cli.app.run` (the click group plus the one-line
+    error handling of the real entry point) under CliRunner's stream isolation."""
+    overrides: dict[str, str | None] = {k: None for k in os.environ if k.startswith("LORE_")}
+    overrides.update(env or {})
+    runner = CliRunner()
+    with runner.isolation(input=input, env=overrides) as (out, err, _):
+        try:
+            code = run(list(args))
+        except SystemExit as exc:  # what the real process would exit with
+            code = exc.code if isinstance(exc.code, int) else 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return Run(code, out.getvalue().decode(), err.getvalue().decode())
+
+
+def shard_files(root: Path) -> list[Path]:
+    return sorted(p for p in (root / "actionlog").rglob("*.jsonl") if p.is_file())
+
+
+def stored(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for path in shard_files(root)
+            for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def stored_actions(root: Path) -> list[dict[str, Any]]:
+    return [r for r in stored(root) if r["kind"] == "action"]
+
+
+def assert_one_error_line(result: Run, *needles: str) -> str:
+    assert result.code == 1, (result.out, result.err)
+    assert result.out == ""
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith("lore: error: "), lines[0]
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
 
 
 @pytest.fixture

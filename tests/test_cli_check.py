@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, lore
+from conftest import clean_env, click_run, lore
 from lorebook import Lorebook
 from lorebook.ids import new_ulid
-from test_cli_log import click_run
 
 T0 = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 GITHUB_TOKEN = "ghp_" + "R8x2Lq9Zt4Wm7Kp3Vn6Yb1Hc5Jd0Fg2Ss4Ee"

@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, git, lore
+from conftest import assert_one_error_line, clean_env, click_run, git, lore
 from lorebook import Lorebook
-from test_cli_log import assert_one_error_line, click_run
 
 DEMO_TOKEN = "ghp_4f9Qz8LmN2pR7sT1uV3wX5yZ6aB8cD0eF2gH"
 

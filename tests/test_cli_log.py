@@ -3,67 +3,30 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from conftest import Run, clean_env, lore
+from conftest import (
+    ULID,
+    assert_one_error_line,
+    clean_env,
+    click_run,
+    lore,
+    shard_files,
+    stored,
+    stored_actions,
+)
 from lorebook import Lorebook, LoreError
-from lorebook.cli.app import cli, run
+from lorebook.cli.app import cli
 from lorebook.log.writer import auto_session_id, host_name
 
-ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 SECRET_TOKEN = "ghp_" + "Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"
 ACTION_KEYS = {"v", "kind", "id", "ts", "session", "agent", "project", "type", "category",
                "outcome", "context", "error", "duration_s", "parent", "epic", "issue", "meta"}
-
-
-# -- helpers shared with the other CLI test files --------------------------------------------
-def click_run(args: list[str], *, input: str | None = None,
-              env: dict[str, str] | None = None) -> Run:
-    """The click path in-process: `lorebook.cli.app.run` (the click group plus the one-line
-    error handling of the real entry point) under CliRunner's stream isolation."""
-    overrides: dict[str, str | None] = {k: None for k in os.environ if k.startswith("LORE_")}
-    overrides.update(env or {})
-    runner = CliRunner()
-    with runner.isolation(input=input, env=overrides) as (out, err, _):
-        try:
-            code = run(list(args))
-        except SystemExit as exc:  # what the real process would exit with
-            code = exc.code if isinstance(exc.code, int) else 1
-        sys.stdout.flush()
-        sys.stderr.flush()
-    return Run(code, out.getvalue().decode(), err.getvalue().decode())
-
-
-def shard_files(root: Path) -> list[Path]:
-    return sorted(p for p in (root / "actionlog").rglob("*.jsonl") if p.is_file())
-
-
-def stored(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for path in shard_files(root)
-            for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def stored_actions(root: Path) -> list[dict[str, Any]]:
-    return [r for r in stored(root) if r["kind"] == "action"]
-
-
-def assert_one_error_line(result: Run, *needles: str) -> str:
-    assert result.code == 1, (result.out, result.err)
-    assert result.out == ""
-    lines = result.err.strip().splitlines()
-    assert len(lines) == 1, result.err
-    assert lines[0].startswith("lore: error: "), lines[0]
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 # -- the fast path -----------------------------------------------------------------------------

@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, lore
+from conftest import assert_one_error_line, clean_env, click_run, lore
 from lorebook import Lorebook
 from lorebook.timeutil import format_ts
-from test_cli_log import assert_one_error_line, click_run
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, git, lore
+from conftest import assert_one_error_line, clean_env, click_run, git, lore
 from lorebook import Lorebook, LoreError
 from lorebook.timeutil import format_ts
-from test_cli_log import assert_one_error_line, click_run
 
 T0 = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 

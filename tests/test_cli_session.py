@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import clean_env, lore
+from conftest import ULID, assert_one_error_line, clean_env, click_run, lore, shard_files, stored
 from lorebook import Lorebook
 from lorebook.ids import ulid_ms
 from lorebook.log.writer import host_name
-from test_cli_log import ULID, assert_one_error_line, click_run, shard_files, stored
 
 T0 = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 

@@ -6,11 +6,12 @@ standard library and lorebook's own light modules.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .errors import LoreError
 
+TYPE_CHECKING = False  # importing typing costs milliseconds on the append path
 if TYPE_CHECKING:
+    from typing import Any
+
     from .book import Lorebook, Session
 
 __all__ = ["LoreError", "Lorebook", "Session"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -12,51 +12,26 @@ from typing import Any
 
 from .config import Config, load_config
 from .errors import LoreError, UsageError
-from .ids import new_ulid
+from .log.append import Appender, Listener, resolve_root
 from .log.check import CheckReport, check_log
 from .log.query import ActionFilter
 from .log.reader import OnProblem, _ignore, iter_records
-from .log.sanitize import Sanitizer
 from .log.sessions import STATUSES, SessionInfo, summarize
-from .log.writer import (
-    LogWriter,
-    action_record,
-    auto_session_id,
-    check_session_id,
-    host_name,
-    session_record,
-)
-from .paths import Layout, find_root, require_store
+from .paths import require_store
 from .timeutil import format_ts, utcnow
-
-Listener = Callable[[dict[str, Any]], None]
 
 
 class Lorebook:
     """A store rooted at a directory: append actions, query them, resume, check."""
 
     def __init__(self, root: Path, config: Config, env: Mapping[str, str]) -> None:
+        self.appender = Appender(root, config, env)
         self.root = root
         self.config = config
-        self.layout: Layout = config.layout(root)
-        self.host = host_name()
-        self._env_agent = env.get("LORE_AGENT") or None
-        self._env_project = env.get("LORE_PROJECT") or None
-        self._env_session = env.get("LORE_SESSION") or None
-        redaction = config.section("redaction")
-        self.sanitizer = Sanitizer(
-            extra_secret_keys=redaction.get("extra_secret_keys") or (),
-            extra_patterns=redaction.get("extra_patterns") or {},
-            max_value_chars=config.max_value_chars,
-        )
-        self.listeners: list[Listener] = []
-        self.writer = LogWriter(
-            self.layout,
-            self.sanitizer,
-            fsync=config.durability == "fsync",
-            max_line_bytes=config.max_line_bytes,
-            listeners=self.listeners,
-        )
+        self.layout = self.appender.layout
+        self.sanitizer = self.appender.sanitizer
+        self.writer = self.appender.writer
+        self.listeners = self.appender.listeners
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -65,7 +40,7 @@ class Lorebook:
     ) -> Lorebook:
         """Open the store at `path` (or found from the cwd / `LORE_ROOT`); it must exist."""
         environ = os.environ if env is None else env
-        root = Path(path).resolve() if path is not None else find_root(env=dict(environ))
+        root = resolve_root(path, environ)
         require_store(root)
         return cls(root, load_config(root), environ)
 
@@ -77,7 +52,7 @@ class Lorebook:
         from .init import create_store
 
         environ = os.environ if env is None else env
-        root = Path(path).resolve() if path is not None else find_root(env=dict(environ))
+        root = resolve_root(path, environ)
         create_store(root)
         return cls(root, load_config(root), environ)
 
@@ -89,10 +64,10 @@ class Lorebook:
 
     # -- identity defaults -----------------------------------------------------------------
     def default_agent(self, agent: str | None = None) -> str:
-        return agent or self._env_agent or self.config.raw.get("agent") or "agent"
+        return self.appender.default_agent(agent)
 
     def default_project(self, project: str | None = None) -> str:
-        return project or self._env_project or self.config.raw.get("project") or self.root.name
+        return self.appender.default_project(project)
 
     # -- writing ---------------------------------------------------------------------------
     def start_session(
@@ -106,24 +81,15 @@ class Lorebook:
         now: datetime | None = None,
     ) -> Session:
         """Write a start event and return the session (use `session()` for a `with` block)."""
-        moment = now or utcnow()
-        sid = (
-            check_session_id(session_id) if session_id else new_ulid(int(moment.timestamp() * 1000))
+        event = self.appender.start(
+            agent=agent,
+            project=project,
+            session_type=session_type,
+            session_id=session_id,
+            meta=meta,
+            now=now,
         )
-        session = Session(self, sid, self.default_agent(agent), self.default_project(project))
-        full_meta = {"host": self.host, **(meta or {})}
-        self.writer.write(
-            session_record(
-                "start",
-                session=sid,
-                agent=session.agent,
-                project=session.project,
-                session_type=session_type,
-                meta=full_meta,
-                now=moment,
-            )
-        )
-        return session
+        return Session(self, event["session"], event["agent"], event["project"])
 
     @contextmanager
     def session(
@@ -155,37 +121,10 @@ class Lorebook:
         meta: Mapping[str, Any] | None = None,
         now: datetime | None = None,
     ) -> dict[str, Any]:
-        """Write an end event for `session` (else `LORE_SESSION`)."""
-        sid = session or self._env_session
-        if not sid:
-            raise UsageError("no session to end: pass --session or set LORE_SESSION")
-        if agent is None or project is None:
-            # the end event carries the session's own identity (resume filters on it), not
-            # whatever defaults the ending process happens to have
-            known_agent, known_project = self._session_identity(sid, now)
-            agent = agent or known_agent
-            project = project or known_project
-        return self.writer.write(
-            session_record(
-                "end",
-                session=sid,
-                agent=self.default_agent(agent),
-                project=self.default_project(project),
-                reason=reason,
-                meta=meta,
-                now=now,
-            )
+        """Write an end event for `session` (else `LORE_SESSION`), with the session's identity."""
+        return self.appender.end(
+            session, reason=reason, agent=agent, project=project, meta=meta, now=now
         )
-
-    def _session_identity(
-        self, session: str, now: datetime | None = None
-    ) -> tuple[str | None, str | None]:
-        """(agent, project) recorded in the session's shards, if it can be found."""
-        from .log.identity import session_identity
-
-        max_days = int(self.config.section("resume").get("max_session_days", 14))
-        found = session_identity(self.layout.actionlog, session, now or utcnow(), max_days)
-        return found if found is not None else (None, None)
 
     def log(
         self,
@@ -197,37 +136,10 @@ class Lorebook:
         now: datetime | None = None,
         **fields: Any,
     ) -> dict[str, Any]:
-        """Append one action; the session is `session`, else `LORE_SESSION`, else automatic.
-
-        In an explicit session, a missing agent or project is the session's own (from its
-        shards), before LORE_AGENT/LORE_PROJECT and the config. The automatic session is shared by every process logging for (agent, project, host, day);
-        its start event is written with its first action.
-        """
-        moment = now or utcnow()
-        sid = session or self._env_session
-        if sid and (agent is None or project is None):
-            # an explicit session keeps the identity it was started with
-            known_agent, known_project = self._session_identity(sid, moment)
-            agent = agent or known_agent
-            project = project or known_project
-        agent = self.default_agent(agent)
-        project = self.default_project(project)
-        header = None
-        if not sid:
-            sid = auto_session_id(agent, project, self.host, format_ts(moment)[:10])
-            header = session_record(
-                "start",
-                session=sid,
-                agent=agent,
-                project=project,
-                session_type="cli",
-                meta={"host": self.host, "auto": True},
-                now=moment,
-            )
-        record = action_record(
-            action_type, session=sid, agent=agent, project=project, now=moment, **fields
+        """Append one action (see `Appender.log` for how the session and identity are chosen)."""
+        return self.appender.log(
+            action_type, session=session, agent=agent, project=project, now=now, **fields
         )
-        return self.writer.write(record, header=header)
 
     # -- reading ---------------------------------------------------------------------------
     def iter_actions(

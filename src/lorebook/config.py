@@ -9,12 +9,14 @@ from __future__ import annotations
 import copy
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .errors import LoreError
 from .paths import STORE_DIR, Layout
+
+TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULTS: dict[str, Any] = {
     "agent": None,
@@ -29,11 +31,16 @@ DEFAULTS: dict[str, Any] = {
 DURABILITY = ("flush", "fsync")
 
 
-@dataclass(frozen=True)
 class Config:
     """The merged settings; `raw` keeps every key, including ones later features read."""
 
-    raw: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULTS))
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: dict[str, Any] | None = None) -> None:
+        self.raw: dict[str, Any] = copy.deepcopy(DEFAULTS) if raw is None else raw
+
+    def __repr__(self) -> str:
+        return f"Config({self.raw!r})"
 
     def section(self, name: str) -> dict[str, Any]:
         value = self.raw.get(name)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import NotInitializedError
@@ -11,16 +10,40 @@ from .errors import NotInitializedError
 STORE_DIR = ".lore"
 
 
-@dataclass(frozen=True)
 class Layout:
-    """Absolute paths of every part of a store; `config.yaml` may move the committed parts."""
+    """Absolute paths of every part of a store; `config.yaml` may move the committed parts.
 
-    root: Path
-    actionlog: Path
-    learnings: Path
-    expertise: Path
-    reports: Path
-    training_data: Path
+    A plain class, not a dataclass: importing dataclasses costs milliseconds on the append path.
+    """
+
+    __slots__ = ("actionlog", "expertise", "learnings", "reports", "root", "training_data")
+
+    def __init__(
+        self,
+        root: Path,
+        actionlog: Path,
+        learnings: Path,
+        expertise: Path,
+        reports: Path,
+        training_data: Path,
+    ) -> None:
+        self.root = root
+        self.actionlog = actionlog
+        self.learnings = learnings
+        self.expertise = expertise
+        self.reports = reports
+        self.training_data = training_data
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and all(
+            getattr(self, name) == getattr(other, name) for name in self.__slots__
+        )
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in self.__slots__))
+
+    def __repr__(self) -> str:
+        return f"Layout(root={self.root!r})"
 
     @property
     def store(self) -> Path:

@@ -6,9 +6,12 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
 
 from ..errors import UsageError
+
+TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 def _decode_context(text: str, source: str) -> Any:
@@ -47,11 +50,11 @@ def run_log(
     root: str | None = None,
 ) -> str:
     """Append the action described by parsed options; return what to print."""
-    from ..book import Lorebook
+    from ..log.append import Appender
 
-    book = Lorebook.open(root, env=env)
+    appender = Appender.open(root, env)
     context = parse_context(values.get("context"), stdin)
-    record = book.log(
+    record = appender.log(
         str(values["type"]),
         session=values.get("session"),
         agent=values.get("agent"),

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
 class Opt:
-    flag: str
-    dest: str
-    help: str
-    kind: str = "str"  # str | float | flag
-    metavar: str = "TEXT"
+    """One option of `lore log` (a plain class: no dataclasses import on the append path)."""
+
+    __slots__ = ("dest", "flag", "help", "kind", "metavar")
+
+    def __init__(
+        self, flag: str, dest: str, help: str, kind: str = "str", metavar: str = "TEXT"
+    ) -> None:
+        self.flag = flag
+        self.dest = dest
+        self.help = help
+        self.kind = kind  # str | float | flag
+        self.metavar = metavar
 
 
 LOG_OPTIONS = (

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
 
 from ..errors import LoreError
-from ..log.reader import Problem
+
+TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+    from ..log.reader import Problem
 
 
 def to_json(value: Any) -> str:

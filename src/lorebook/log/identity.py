@@ -10,8 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ..ids import ulid_ms
-from ..model import ULID_RE
-from .reader import decode_line
+from ..model import ULID_RE, decode_line
 from .writer import shard_path
 
 _HEAD_LINES = 5

@@ -8,14 +8,13 @@ per-shard de-duplication is complete.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import validate_record
+from ..model import decode_line
 
 MAX_LINE_BYTES = 1 << 20  # lines past this are reported, never parsed
 _CHUNK = 1 << 16
@@ -89,22 +88,6 @@ def _lines(handle: Any) -> Iterator[tuple[int, bytes | None, bool]]:
             yield number, None, True
             continue
         yield number, raw, raw.endswith(b"\n")
-
-
-def decode_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
-    """A record, or the reason the line is not one."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"invalid UTF-8 at byte {exc.start + 1}"
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON: {exc.msg} at column {exc.colno}"
-    reason = validate_record(record)
-    if reason:
-        return None, f"not a v1 record: {reason}"
-    return record, None
 
 
 def read_shard(

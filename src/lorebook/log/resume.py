@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..ids import ulid_ms
-from ..model import ULID_RE
-from .reader import OnProblem, Problem, _ignore, day_dirs, decode_line, read_shard, relative
+from ..model import ULID_RE, decode_line
+from .reader import OnProblem, Problem, _ignore, day_dirs, read_shard, relative
 from .sessions import SessionInfo, observe, session_status
 
 _TAIL_BYTES = 1 << 16

@@ -1,0 +1,184 @@
+"""The append path: identity defaults, sessions, redaction and one locked line per record.
+
+`Lorebook` delegates every write here, and `lore log`'s fast path uses it directly, so it must
+import only the standard library and lorebook's light modules (a test enforces this).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+
+from ..config import Config, load_config
+from ..errors import UsageError
+from ..ids import new_ulid
+from ..paths import find_root, require_store
+from ..timeutil import format_ts, utcnow
+from .sanitize import Sanitizer
+from .writer import (
+    LogWriter,
+    action_record,
+    auto_session_id,
+    check_session_id,
+    host_name,
+    session_record,
+)
+
+TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
+
+Listener = Callable[[dict[str, "Any"]], None]
+
+
+def resolve_root(path: str | Path | None, env: Mapping[str, str]) -> Path:
+    """`path`, else `LORE_ROOT`, else the nearest folder with `.lore/`, else the git top level."""
+    return Path(path).resolve() if path is not None else find_root(env=dict(env))
+
+
+class Appender:
+    """Writes actions and session events for one store."""
+
+    def __init__(self, root: Path, config: Config, env: Mapping[str, str]) -> None:
+        self.root = root
+        self.config = config
+        self.layout = config.layout(root)
+        self.host = host_name()
+        self.env_agent = env.get("LORE_AGENT") or None
+        self.env_project = env.get("LORE_PROJECT") or None
+        self.env_session = env.get("LORE_SESSION") or None
+        redaction = config.section("redaction")
+        self.sanitizer = Sanitizer(
+            extra_secret_keys=redaction.get("extra_secret_keys") or (),
+            extra_patterns=redaction.get("extra_patterns") or {},
+            max_value_chars=config.max_value_chars,
+        )
+        self.listeners: list[Listener] = []
+        self.writer = LogWriter(
+            self.layout,
+            self.sanitizer,
+            fsync=config.durability == "fsync",
+            max_line_bytes=config.max_line_bytes,
+            listeners=self.listeners,
+        )
+
+    @classmethod
+    def open(cls, path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Appender:
+        """The appender of an existing store (one line telling the user to `lore init`)."""
+        environ = os.environ if env is None else env
+        root = resolve_root(path, environ)
+        require_store(root)
+        return cls(root, load_config(root), environ)
+
+    def default_agent(self, agent: str | None = None) -> str:
+        return agent or self.env_agent or self.config.raw.get("agent") or "agent"
+
+    def default_project(self, project: str | None = None) -> str:
+        return project or self.env_project or self.config.raw.get("project") or self.root.name
+
+    def session_identity(
+        self, session: str, now: datetime | None = None
+    ) -> tuple[str | None, str | None]:
+        """(agent, project) recorded in the session's own shards, if any can be found."""
+        from .identity import session_identity
+
+        max_days = int(self.config.section("resume").get("max_session_days", 14))
+        found = session_identity(self.layout.actionlog, session, now or utcnow(), max_days)
+        return found if found is not None else (None, None)
+
+    def _identity(
+        self, session: str | None, agent: str | None, project: str | None, now: datetime | None
+    ) -> tuple[str, str]:
+        if session and (agent is None or project is None):
+            # an explicit session keeps the identity it was started with
+            known_agent, known_project = self.session_identity(session, now)
+            agent = agent or known_agent
+            project = project or known_project
+        return self.default_agent(agent), self.default_project(project)
+
+    def start(
+        self,
+        *,
+        agent: str | None = None,
+        project: str | None = None,
+        session_type: str = "cli",
+        session_id: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        now: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Write a start event for a new (or given) session id; returns the stored event."""
+        moment = now or utcnow()
+        sid = (
+            check_session_id(session_id) if session_id else new_ulid(int(moment.timestamp() * 1000))
+        )
+        return self.writer.write(
+            session_record(
+                "start",
+                session=sid,
+                agent=self.default_agent(agent),
+                project=self.default_project(project),
+                session_type=session_type,
+                meta={"host": self.host, **(meta or {})},
+                now=moment,
+            )
+        )
+
+    def end(
+        self,
+        session: str | None = None,
+        *,
+        reason: str = "normal",
+        agent: str | None = None,
+        project: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        now: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Write an end event for `session` (else `LORE_SESSION`) with the session's identity."""
+        sid = session or self.env_session
+        if not sid:
+            raise UsageError("no session to end: pass --session or set LORE_SESSION")
+        agent, project = self._identity(sid, agent, project, now)
+        return self.writer.write(
+            session_record(
+                "end", session=sid, agent=agent, project=project, reason=reason, meta=meta, now=now
+            )
+        )
+
+    def log(
+        self,
+        action_type: str,
+        *,
+        session: str | None = None,
+        agent: str | None = None,
+        project: str | None = None,
+        now: datetime | None = None,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """Append one action; the session is `session`, else `LORE_SESSION`, else automatic.
+
+        In an explicit session a missing agent or project is the session's own (from its
+        shards), before LORE_AGENT/LORE_PROJECT and the config. The automatic session is shared
+        by every process logging for (agent, project, host, UTC day); its start event is
+        written together with its first action.
+        """
+        moment = now or utcnow()
+        sid = session or self.env_session
+        agent, project = self._identity(sid, agent, project, moment)
+        header = None
+        if not sid:
+            sid = auto_session_id(agent, project, self.host, format_ts(moment)[:10])
+            header = session_record(
+                "start",
+                session=sid,
+                agent=agent,
+                project=project,
+                session_type="cli",
+                meta={"host": self.host, "auto": True},
+                now=moment,
+            )
+        record = action_record(
+            action_type, session=sid, agent=agent, project=project, now=moment, **fields
+        )
+        return self.writer.write(record, header=header)
