@@ -139,7 +139,6 @@ def next_steps(
     still_open: list[dict[str, Any]],
     failed: list[dict[str, Any]],
     git: dict[str, Any] | None,
-    log_prefix: str = "actionlog/",
 ) -> list[str]:
     """Concrete suggestions, most urgent first."""
     steps: list[str] = []
@@ -173,8 +172,7 @@ def next_steps(
         reason = last.get("error") or "no error text was logged"
         steps.append(f"Investigate the {last['outcome']} of {last['type']}: {reason}.")
     if git:
-        # the action log's own shards are expected to be uncommitted while work goes on
-        dirty = [p for p in git.get("dirty") or [] if not p.startswith(log_prefix)]
+        dirty = git.get("dirty") or []
         if dirty:
             shown = ", ".join(dirty[:3])
             more = len(dirty) - min(3, len(dirty))

@@ -50,19 +50,39 @@ def _digits(name: str, width: int) -> bool:
 def _subdirs(path: Path, width: int) -> list[str]:
     try:
         with os.scandir(path) as entries:
-            return sorted(e.name for e in entries if _digits(e.name, width) and e.is_dir())
+            return [e.name for e in entries if _digits(e.name, width) and e.is_dir()]
     except (FileNotFoundError, NotADirectoryError):
         return []
 
 
+def walk_days(
+    actionlog: Path,
+    *,
+    newest_first: bool = False,
+    first: str | None = None,
+    last: str | None = None,
+) -> Iterator[tuple[str, Path]]:
+    """`YYYY/MM/DD` directories as (`YYYY-MM-DD`, path) with first <= day <= last, lazily.
+
+    Years and months outside the bounds are never listed, so reading the newest days costs
+    the same after two years of logging as after two days. The archive is not a day directory.
+    """
+    lo, hi = first or "0000-00-00", last or "9999-99-99"
+    for year in sorted(_subdirs(actionlog, 4), reverse=newest_first):
+        if not lo[:4] <= year <= hi[:4]:
+            continue
+        for month in sorted(_subdirs(actionlog / year, 2), reverse=newest_first):
+            if not lo[:7] <= f"{year}-{month}" <= hi[:7]:
+                continue
+            for day in sorted(_subdirs(actionlog / year / month, 2), reverse=newest_first):
+                name = f"{year}-{month}-{day}"
+                if lo <= name <= hi:
+                    yield name, actionlog / year / month / day
+
+
 def day_dirs(actionlog: Path) -> list[tuple[str, Path]]:
-    """Every `YYYY/MM/DD` directory as (`YYYY-MM-DD`, path), oldest first; archive excluded."""
-    days = []
-    for year in _subdirs(actionlog, 4):
-        for month in _subdirs(actionlog / year, 2):
-            for day in _subdirs(actionlog / year / month, 2):
-                days.append((f"{year}-{month}-{day}", actionlog / year / month / day))
-    return days
+    """Every day directory, oldest first."""
+    return list(walk_days(actionlog))
 
 
 def shard_files(day_dir: Path) -> list[Path]:
@@ -170,18 +190,13 @@ def iter_records(
     Day directories outside the range are never opened.
     """
     wanted = list(sessions) if sessions is not None else None
-    days = day_dirs(actionlog)
-    if newest_first:
-        days.reverse()
-    for day, path in days:
-        if since is not None and day < since[:10]:
-            if newest_first:
-                return
-            continue
-        if until is not None and day > until[:10]:
-            if newest_first:
-                continue
-            return
+    days = walk_days(
+        actionlog,
+        newest_first=newest_first,
+        first=since[:10] if since else None,
+        last=until[:10] if until else None,
+    )
+    for _day, path in days:
         records = read_day(path, base or actionlog.parent, on_problem, wanted)
         if newest_first:
             records.reverse()

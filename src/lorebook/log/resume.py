@@ -15,7 +15,7 @@ from typing import Any
 
 from ..ids import ulid_ms
 from ..model import ULID_RE, decode_line
-from .reader import OnProblem, Problem, _ignore, day_dirs, read_shard, relative
+from .reader import OnProblem, Problem, _ignore, read_shard, relative, walk_days
 from .sessions import SessionInfo, observe, session_status
 
 _TAIL_BYTES = 1 << 16
@@ -64,7 +64,7 @@ def find_candidates(
     """Up to `limit` sessions matching the filters, most recently active first."""
     found: list[Candidate] = []
     seen: set[str] = set()
-    for day, path in reversed(day_dirs(actionlog)):
+    for day, path in walk_days(actionlog, newest_first=True):
         todays: list[Candidate] = []
         try:
             names = [e.name for e in os.scandir(path) if e.name.endswith(".jsonl") and e.is_file()]
@@ -129,14 +129,16 @@ def session_records(
         if ms is not None:
             # a day of slack for clock skew between the id's maker and the writer
             first_day = datetime.fromtimestamp(ms / 1000 - 86400, UTC).strftime("%Y-%m-%d")
-    days = [(d, p) for d, p in day_dirs(actionlog) if last_day is None or d <= last_day]
-    if first_day is not None:
-        days = [(d, p) for d, p in days if d >= first_day]
+    if first_day is None:
+        if last_day is None:  # an explicit session without a date in its id: from the newest day
+            newest = next(walk_days(actionlog, newest_first=True), None)
+            last_day = newest[0] if newest else "9999-12-31"
+        first_day_bound = _minus_days(last_day, max_days)
     else:
-        oldest = _minus_days(last_day or (days[-1][0] if days else "9999-12-31"), max_days)
-        days = [(d, p) for d, p in days if d >= oldest]
+        first_day_bound = first_day
     records: list[dict[str, Any]] = []
-    for _, path in reversed(days):
+    days = walk_days(actionlog, newest_first=True, first=first_day_bound, last=last_day)
+    for _, path in days:
         shard = path / f"{session}.jsonl"
         if not shard.exists():
             continue

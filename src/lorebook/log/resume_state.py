@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
-from ..gitops import git_state
+from ..gitops import start_git_state
 from .progress import (
     current_epic,
     failed_validations,
@@ -32,6 +32,48 @@ def build_resume(
     on_problem: OnProblem,
 ) -> dict[str, Any]:
     """The JSON contract of `lore resume --json`."""
+    actionlog = book.layout.actionlog
+    # git reads its whole index; let it run while the shards are read
+    pending_git = start_git_state(book.root, exclude=(book.layout.rel(actionlog),))
+    try:
+        session, records = _target(book, project, agent, session, on_problem)
+    finally:
+        git = pending_git()
+    info = summarize_session(session, records, now, book.config.idle_minutes)
+    actions = [r for r in records if r["kind"] == "action"]
+    still_open = open_actions(actions)
+    failed = failed_validations(actions)
+    return {
+        "session": {
+            "id": info.id,
+            "agent": info.agent,
+            "project": info.project,
+            "started": info.started,
+            "last_activity": info.last_activity,
+            "ended": info.ended,
+            "end_reason": info.end_reason,
+            "status": info.status,
+            "action_count": info.action_count,
+        },
+        "last_action": actions[-1] if actions else None,
+        "recent_actions": list(reversed(actions[-limit:])),
+        "epic": current_epic(actions),
+        "work_in_progress": work_in_progress(actions, still_open, failed),
+        "open_actions": still_open,
+        "failed_validations": failed,
+        "suggested_next_steps": next_steps(info, actions, still_open, failed, git),
+        "git": git,
+    }
+
+
+def _target(
+    book: Lorebook,
+    project: str | None,
+    agent: str | None,
+    session: str | None,
+    on_problem: OnProblem,
+) -> tuple[str, list[dict[str, Any]]]:
+    """The session to resume and all its records."""
     actionlog = book.layout.actionlog
     resume_cfg = book.config.section("resume")
     last_day = None
@@ -60,31 +102,4 @@ def build_resume(
     )
     if not records:
         raise LoreError(f"session {session!r} has no records in {book.layout.rel(actionlog)}/")
-    info = summarize_session(session, records, now, book.config.idle_minutes)
-    actions = [r for r in records if r["kind"] == "action"]
-    still_open = open_actions(actions)
-    failed = failed_validations(actions)
-    git = git_state(book.root)
-    return {
-        "session": {
-            "id": info.id,
-            "agent": info.agent,
-            "project": info.project,
-            "started": info.started,
-            "last_activity": info.last_activity,
-            "ended": info.ended,
-            "end_reason": info.end_reason,
-            "status": info.status,
-            "action_count": info.action_count,
-        },
-        "last_action": actions[-1] if actions else None,
-        "recent_actions": list(reversed(actions[-limit:])),
-        "epic": current_epic(actions),
-        "work_in_progress": work_in_progress(actions, still_open, failed),
-        "open_actions": still_open,
-        "failed_validations": failed,
-        "suggested_next_steps": next_steps(
-            info, actions, still_open, failed, git, book.layout.rel(actionlog) + "/"
-        ),
-        "git": git,
-    }
+    return session, records
