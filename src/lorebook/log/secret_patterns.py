@@ -1,32 +1,38 @@
-"""The secret/PII pattern table used by :mod:`lorebook.log.sanitize`.
+"""The secret/PII rules behind :mod:`lorebook.log.sanitize`: pattern table and detection.
 
 The rule families follow gitleaks and detect-secrets (provider token formats, keyword
 assignments, URL credentials, private-key blocks, high-entropy strings), but are written
 in-house: the append path must stay stdlib-only and cheap to import, and those packages cost
-50-90 ms of imports.  Everything here is immutable: regexes, byte tables, word sets.
+50-90 ms of imports.  Everything here is immutable (regexes, byte tables, word sets) or pure.
 
-Speed notes (every pattern may run on the hot append path):
-- regexes compile on first use (module ``__getattr__``): compiling the table costs ~10 ms,
-  and most appends never need most of it;
-- every pattern starts with a literal or a character class, so ``re`` skips ahead in C;
-  word-boundary look-behinds sit *after* the first character for the same reason;
-- runs use possessive quantifiers, so a failed match never backtracks quadratically;
-- the byte tables let the sanitizer decide with a few C calls (``bytes.translate`` + ``in``)
-  which rule families can possibly match a string.
+Speed notes (this runs on the hot append path, on a machine where a str method call costs
+~0.1 us and ``re`` walks a character class at ~10 ns/char):
+- regexes compile on first use (``R``): compiling the table costs ~10 ms, and most appends
+  never need most of it;
+- ``families`` decides with operators and a few C calls (``bytes.translate`` to character
+  classes, ``in``) which rule families can match a string at all; most strings stop there;
+- ``find_spans`` then starts each pattern where C string search points (a literal prefix,
+  a separator, an "@", a run of token characters) instead of letting ``re`` scan;
+- runs use possessive quantifiers, so a failed match never backtracks quadratically.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
+from operator import mul
+
+TYPE_CHECKING = False  # `typing` costs ~5 ms to import: for type checkers only
+if TYPE_CHECKING:
+    from typing import Any
 
 # ---------------------------------------------------------------------------------------------
 # byte tables for the triage
 
 
-def _class_of(c: int) -> int:
+def _class_of(c: int, sep: int) -> int:
     if 65 <= c <= 90:
         return 0x41  # upper-case letters -> "A"
     if 48 <= c <= 57:
@@ -35,11 +41,15 @@ def _class_of(c: int) -> int:
         return 0x3D  # "@", "=", ":" -> "=": emails, URL credentials, assignments
     if c >= 128:
         return 0x7E  # non-ASCII -> "~"
+    if c in b" -.()":
+        return sep  # separators of phone/card/SSN digit groups
     return 0x20  # lower-case letters, whitespace, punctuation: harmless on their own
 
 
-#: maps a string's UTF-8 to its character classes; all blanks means nothing to look at
-CLS = bytes(_class_of(c) for c in range(256))
+#: a string's UTF-8 -> character classes: all blank means nothing to look at
+CLS = bytes(_class_of(c, 0x20) for c in range(256))
+#: the same, with the separators of digit groups as tabs (still blank), for digit shapes
+FAM = bytes(_class_of(c, 0x09) for c in range(256))
 #: digits -> "0", phone/card separators -> " ", "+" kept, everything else -> "x"
 DIG = bytes(
     0x30 if 48 <= c <= 57 else 0x20 if c in b" -.()" else c if c == 0x2B else 0x78
@@ -48,13 +58,15 @@ DIG = bytes(
 _TOKEN_BYTES = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=")
 #: token characters -> "a", everything else -> " ": a run of 20 is then found with `in`
 RUN_MAP = bytes(0x61 if c in _TOKEN_BYTES else 0x20 for c in range(256))
+#: the same without "/": for strings without capitals, where a run through "/" is a path
+RUN_MAP_NO_SLASH = bytes(0x61 if c in _TOKEN_BYTES and c != 0x2F else 0x20 for c in range(256))
 RUN_MIN = "a" * 20
 DIGITS = b"0123456789"
 HEX_CHARS = "0123456789abcdefABCDEF-"
-AUTH_SCHEMES = frozenset("bearer basic token digest negotiate ntlm aws4-hmac-sha256".split())
+AUTH_SCHEMES = frozenset({"bearer", "basic", "token", "digest", "negotiate", "ntlm"})
 
 # ---------------------------------------------------------------------------------------------
-# regexes, compiled on first access (see __getattr__ at the end); annotated here for mypy
+# regexes, compiled on first use (R): compiling them all would cost ~10 ms of import
 
 #: a quoted value: "..." or '...' with backslash escapes, or \"...\" inside escaped JSON
 _QUOTED = r"\\\"(?:[^\\\n]|\\[^\"\n])*\\\"|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
@@ -64,7 +76,7 @@ _SOURCES: dict[str, str] = {
     # a key read backwards from its separator (matched on the reversed string at the
     # separator); group 1 is the key, reversed.  The key must start at a word boundary, so
     # "--password=x" is left to FLAG.
-    "REV_ASSIGN": r"[=:][ \t]*(?:[\"']\\?)?([A-Za-z0-9_.\-]{0,80}[A-Za-z_])(?![A-Za-z0-9_.\-])",
+    "REV_ASSIGN": r"[=:][ \t]*(?:[\"']\\?)?([A-Za-z0-9_.\-]{0,80}[A-Za-z_])(?![A-Za-z0-9_.:\-])",
     # the value after "=": one shell word or a quoted string
     "VALUE_EQ": r"[ \t]*(" + _QUOTED + r"|[^\s\"'`]+)",
     # the value after ":": a quoted string or the rest of the line up to a comma or semicolon
@@ -120,26 +132,6 @@ _SOURCES: dict[str, str] = {
     "NPM_TOKEN": r"npm_[A-Za-z0-9]{36}",
     "HUGGINGFACE_TOKEN": r"hf_[A-Za-z0-9]{30,}",
 }
-REV_ASSIGN: re.Pattern[str]
-VALUE_EQ: re.Pattern[str]
-VALUE_COLON: re.Pattern[str]
-FLAG: re.Pattern[str]
-PEM: re.Pattern[str]
-URL_CRED: re.Pattern[str]
-REV_LOCAL: re.Pattern[str]
-DOMAIN: re.Pattern[str]
-RUN_MAP_RUNS: re.Pattern[str]
-BEARER: re.Pattern[str]
-JWT: re.Pattern[str]
-SENDGRID: re.Pattern[str]
-SLACK_WEBHOOK: re.Pattern[str]
-TOKEN: re.Pattern[str]
-DIGIT_BLOB: re.Pattern[str]
-PII: re.Pattern[str]
-MARKER: re.Pattern[str]
-TRUNC_TAIL: re.Pattern[str]
-SURROGATE: re.Pattern[str]
-PATHLIKE: re.Pattern[str]
 
 #: (prefixes, pattern name, kind); the first entry whose pattern matches wins
 PROVIDERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -158,19 +150,17 @@ PROVIDERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 PROVIDER_PREFIXES = tuple(p for prefixes, _, _ in PROVIDERS for p in prefixes)
 
 
-def rx(name: str) -> re.Pattern[str]:
-    """The compiled pattern `name` (compiled once, then a plain module attribute)."""
-    pattern = globals().get(name)
-    if pattern is None:
-        pattern = globals()[name] = re.compile(_SOURCES[name])
-    return pattern  # type: ignore[no-any-return]
+class _Patterns:
+    """`R.PEM` is the compiled PEM pattern: compiled on first access, then a plain attribute
+    (no call on the hot path).  A cache of immutable patterns, like re's own."""
+
+    def __getattr__(self, name: str) -> re.Pattern[str]:
+        pattern = re.compile(_SOURCES[name])
+        setattr(self, name, pattern)
+        return pattern
 
 
-def __getattr__(name: str) -> re.Pattern[str]:
-    """PEP 562: `secret_patterns.PEM` compiles PEM on first access."""
-    if name in _SOURCES:
-        return rx(name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+R = _Patterns()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,7 +173,7 @@ def classify_token(tok: str) -> tuple[str, int] | None:
         for prefixes, name, kind in PROVIDERS:
             if not tok.startswith(prefixes):
                 continue
-            m = rx(name).match(tok)
+            m = getattr(R, name).match(tok)
             if m is None:
                 continue
             if kind == "openai_key":
@@ -196,9 +186,11 @@ def classify_token(tok: str) -> tuple[str, int] | None:
 
 
 def entropy(s: str) -> float:
-    """Shannon entropy in bits per character."""
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+    """Shannon entropy in bits per character: log2(n) - sum(c * log2(c)) / n.
+
+    Counted with str.count per distinct character: Counter() costs ~10 us here."""
+    counts = list(map(s.count, set(s)))
+    return math.log2(len(s)) - math.fsum(map(mul, counts, map(math.log2, counts))) / len(s)
 
 
 def looks_random(tok: str) -> bool:
@@ -215,18 +207,18 @@ def looks_random(tok: str) -> bool:
     digits = n - len(b.translate(None, DIGITS))
     if digits == 0 or not b.translate(None, DIGITS + b"_-+/"):
         return False  # needs both letters and digits
-    if rx("HEX").fullmatch(core) or (n == 26 and rx("ULID").fullmatch(core)):
+    if R.HEX.fullmatch(core) or (n == 26 and R.ULID.fullmatch(core)):
         return False  # digests, UUIDs, ULIDs
-    segments = [s for s in rx("SEPARATORS").split(core) if s]
+    segments = [s for s in R.SEPARATORS.split(core) if s]
     if len(segments) > 1:
-        wordish = sum(len(s) for s in segments if rx("WORDISH").fullmatch(s))
+        wordish = sum(len(s) for s in segments if R.WORDISH.fullmatch(s))
         if wordish >= 0.75 * sum(map(len, segments)):
             return False  # a path, branch or identifier made of words and numbers
     threshold = 3.8 if n < 32 else 4.1 if n < 48 else 4.3
     if entropy(core) < threshold:
         return False
     if digits / n < 0.2:
-        covered = sum(len(w) for w in rx("LOWER_WORD").findall(core))
+        covered = sum(len(w) for w in R.LOWER_WORD.findall(core))
         if covered >= 0.6 * n:
             return False  # CamelCaseIdentifierWithAFewDigits2
     return True
@@ -255,8 +247,8 @@ def pii_kind(m: re.Match[str]) -> str | None:
         digits = text.replace(" ", "").replace("-", "")
         return kind if 13 <= len(digits) <= 19 and luhn_ok(digits) else None
     if kind == "intl_phone":
-        digits = sum(ch.isdigit() for ch in text)
-        if 8 <= digits <= 15 and "  " not in text and "--" not in text and ".." not in text:
+        count = sum(ch.isdigit() for ch in text)
+        if 8 <= count <= 15 and "  " not in text and "--" not in text and ".." not in text:
             return "phone"
         return None
     return kind
@@ -265,60 +257,396 @@ def pii_kind(m: re.Match[str]) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # secret-named keys
 
+
+def words(text: str) -> frozenset[str]:
+    """A word set written as one string (keeps the tables below readable)."""
+    return frozenset(text.split())
+
+
 #: a key containing one of these words (after normalisation) names a secret
-SECRET_WORDS = frozenset(
+SECRET_WORDS = words(
     """token secret secrets password passwords passwd pwd passphrase credential credentials
     creds apikey apikeys cookie cookies authorization sessionid sessid dsn privatekey secretkey
-    accesskey authtoken accesstoken refreshtoken idtoken jwt connstr privkey""".split()
+    accesskey authtoken accesstoken refreshtoken idtoken jwt connstr privkey"""
 )
 #: single words ending like this are compounds such as "githubtoken" or "dbpassword"
 SECRET_SUFFIXES = tuple(
-    "token secret password passwd apikey privatekey secretkey credential credentials".split()
+    words("token secret password passwd apikey privatekey secretkey credential credentials")
 )
 #: "<qualifier> key" names a secret ("api key"); a bare "key" does not ("sort key")
-KEY_QUALIFIERS = frozenset(
+KEY_QUALIFIERS = words(
     """api private secret access signing encryption decryption master auth session hmac ssh
-    gpg pgp deploy client""".split()
+    gpg pgp deploy client"""
 )
 #: whole normalised names (words joined) that are secrets
-SECRET_NAMES = frozenset(
+SECRET_NAMES = words(
     """sessionid connectionstring setcookie xapikey awssecretaccesskey dsn proxyauthorization
-    xauthtoken""".split()
+    xauthtoken"""
 )
 #: a trailing word that makes the name describe a secret rather than hold it
-META_WORDS = frozenset(
+META_WORDS = words(
     """id ids name names type types kind count counts length len size limit limits max min url
     uri urls endpoint path paths file files dir env var vars ref refs arn hint policy expiry
     expires expiration expired ttl index usage used budget remaining total num stdin required
-    enabled present provided source format prefix label version field fields header""".split()
+    enabled present provided source format prefix label version field fields header"""
 )
 #: words that make a "token" key an LLM usage counter (max_tokens, token_limit, ...)
-USAGE_WORDS = frozenset(
+USAGE_WORDS = words(
     """max min num number total count counts limit limits used usage budget remaining prompt
-    completion input output cached cache reasoning per estimate estimated tokens""".split()
+    completion input output cached cache reasoning per estimate estimated tokens"""
 )
 
 
 def key_words(key: str) -> tuple[str, ...]:
     """Normalise a key: split on separators and camelCase, lower-case ("X-Api-Key" -> x api key)."""
-    return tuple(w.lower() for w in rx("CAMEL").findall(key))
+    return tuple(w.lower() for w in R.CAMEL.findall(key))
 
 
 @lru_cache(maxsize=4096)
-def builtin_secret_name(words: tuple[str, ...]) -> bool:
-    """Whether normalised key words name a secret under the built-in rules."""
-    if not words:
+def builtin_secret_name(parts: tuple[str, ...]) -> bool:
+    """Whether normalised key parts name a secret under the built-in rules."""
+    if not parts:
         return False
-    if "".join(words) in SECRET_NAMES:
+    if "".join(parts) in SECRET_NAMES:
         return True
     hit = -1
-    for i, w in enumerate(words):
-        if w in SECRET_WORDS or w.endswith(SECRET_SUFFIXES):
-            hit = i
-        elif w in ("key", "keys") and i and words[i - 1] in KEY_QUALIFIERS:
+    for i, w in enumerate(parts):
+        if (
+            w in SECRET_WORDS
+            or w.endswith(SECRET_SUFFIXES)
+            or (w in ("key", "keys") and i and parts[i - 1] in KEY_QUALIFIERS)
+        ):
             hit = i
     if hit < 0:
         return False
-    if words[hit] == "token" and any(w in USAGE_WORDS for w in words):
+    if parts[hit] == "token" and any(w in USAGE_WORDS for w in parts):
         return False  # max_token, token_count, token_limit
-    return not (hit < len(words) - 1 and words[-1] in META_WORDS)  # password_file, secret_name
+    return not (hit < len(parts) - 1 and parts[-1] in META_WORDS)  # password_file, secret_name
+
+
+# flags of a key / variable name (name_info)
+SECRET = 1  # names a secret: its whole value is redacted
+PASSWORD = 2  # a number can still be a password
+PWD = 4  # "PWD" is also the working directory: a path value is not a secret
+AUTH = 8  # "Authorization: Bearer x" keeps its scheme word
+SESSION = 16  # "session_id": lorebook's own session ids (ULIDs) are not web session secrets
+
+
+def name_info(key: str, extra: tuple[tuple[str, ...], ...] = ()) -> tuple[int, str]:
+    """(flags, kind of an in-text assignment) of a key or variable name; `extra` are the
+    user's secret names as word tuples (a name matches when its words end with one)."""
+    parts = key_words(key)
+    flags = 0
+    if builtin_secret_name(parts) or any(parts[-len(e) :] == e for e in extra):
+        flags |= SECRET
+    if {"password", "passwd", "pwd", "passphrase", "passwords"}.intersection(parts):
+        flags |= PASSWORD
+    joined = "".join(parts)
+    if joined == "pwd":
+        flags |= PWD
+    elif joined in ("sessionid", "sessid"):
+        flags |= SESSION
+    if joined.endswith("authorization"):
+        return flags | AUTH, "authorization"
+    return flags, "aws_secret_key" if joined == "awssecretaccesskey" else "secret_assignment"
+
+
+# ---------------------------------------------------------------------------------------------
+# detection: which families can match a string (the triage), then where exactly
+
+MARK = "[REDACTED"
+PLACEHOLDERS = frozenset({"null", "none", "nil", "true", "false", "undefined", "''", '""'})
+# rule families that a string's triage lets through
+F_KEYED = 1  # a secret-ish word near "--", "=" or ":": flags, KEY=value, "key": "value"
+F_AT = 2  # "@": emails, URL credentials
+F_DIGITS = 4  # phone / SSN / card shaped digits
+F_LONG = 8  # a run of >= 20 token characters, not just hex: tokens, JWTs, "Bearer x"
+F_PEM = 16  # "-----BEGIN"
+F_ALL = 31
+
+Span = tuple[int, int, int, str]  # (start, priority, end, kind): lower priority wins overlaps
+Add = Callable[[Span], None]
+Name = Callable[[str], tuple[int, str]]  # key name -> (flags, kind of an in-text assignment)
+Extra = tuple[tuple[str, re.Pattern[str]], ...]  # (kind, pattern) rules of the user
+
+
+def has_keyword(s: str) -> bool:
+    """Whether `s` holds a word that every secret-named key or flag holds."""
+    low = s.lower()
+    return (
+        "pass" in low
+        or "token" in low
+        or "key" in low
+        or "secret" in low
+        or "auth" in low
+        or "pwd" in low
+        or "cred" in low
+        or "sess" in low
+        or "cookie" in low
+        or "dsn" in low
+        or "conn" in low
+        or "jwt" in low
+    )
+
+
+def families(s: str, b: bytes, keyed: bool) -> int:
+    """Second triage (`b` is `s` as UTF-8): which rule families can match at all?  Most
+    strings that failed the first triage (a commit message, an ISO timestamp, a commit hash,
+    a command line) end here with 0.
+
+    Only operators and a few C calls: here a str method call costs as much as several `in`
+    tests.  `keyed`: extra secret key names are configured, so skip the keyword test."""
+    # classes: "0" digit, "A" capital, "=" any of "@=:", "~" non-ASCII, tab a separator of
+    # digit groups (space, dash, dot, parentheses), " " the rest
+    cs = b.translate(FAM).decode()
+    fams = 0
+    dash = "--" in s
+    if dash or "=" in cs:
+        if "@" in s:
+            fams = F_AT
+        if (dash or "=" in cs.replace("0=0", "")) and (keyed or has_keyword(s)):
+            fams |= F_KEYED  # ("07:05:00" has no assignment)
+        if dash and "-----BEGIN" in s:
+            fams |= F_PEM
+    if (
+        "000\t0000" in cs
+        or "000\t00\t0000" in cs
+        or "0000000000000" in cs
+        or ("+" in s and "+0" in b.translate(DIG).decode())
+    ):  # phone, SSN, card shapes
+        fams |= F_DIGITS
+    upper = "A" in cs
+    if (
+        len(s) >= 20
+        and (upper or "0" in cs)
+        and s.strip(HEX_CHARS)
+        # without capitals, a run through "/" is a path: generated keys have capitals, and
+        # lower-case ones are only looked for between slashes
+        and RUN_MIN in b.translate(RUN_MAP if upper else RUN_MAP_NO_SLASH).decode()
+    ):
+        fams |= F_LONG  # a long run of token characters that is not just a digest
+    return fams
+
+
+def separators(s: str) -> list[int]:
+    """Positions of "=" / ":" that may end a key: not a time or port ("07:05", "host:80"),
+    not a URL scheme ("https://")."""
+    found = []
+    last = len(s) - 1
+    for sep in "=:":
+        p = s.find(sep)
+        while p >= 0:
+            if 0 < p < last and not (
+                (s[p - 1].isdigit() and s[p + 1].isdigit()) or (sep == ":" and s[p + 1] == "/")
+            ):
+                found.append(p)
+            p = s.find(sep, p + 1)
+    return found
+
+
+def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) -> None:
+    """Report (start, priority, end, kind) for every secret of the families `fams` that
+    the triage let through; `name` classifies key names, `extra` are the user's rules."""
+    if fams & F_PEM:
+        for m in R.PEM.finditer(s):
+            add((m.start(), 0, m.end(), "private_key"))
+    if fams & F_KEYED:
+        if "--" in s:
+            for m in R.FLAG.finditer(s):  # a literal prefix: re searches it in C
+                _flag(m, name, add)
+        if "=" in s or ":" in s:
+            _assignments(s, name, add)
+    if fams & F_AT:
+        if "://" in s:
+            for m in R.URL_CRED.finditer(s):
+                if _plausible_value(m.group(1)):
+                    add((m.start(1), 1, m.end(1), "url_password"))
+        _emails(s, add)
+    if fams & F_DIGITS:
+        _pii(s, add)
+    if fams & F_LONG:
+        # every token below has a run of >= 20 token characters (a JWT's payload, a
+        # SendGrid key's tail, a webhook's path, a real bearer token)
+        _tokens(s, b, add)
+        if "eyJ" in s:
+            for m in R.JWT.finditer(s):
+                add((m.start(), 0, m.end(), "jwt"))
+        if "SG." in s:
+            for m in R.SENDGRID.finditer(s):
+                add((m.start(), 0, m.end(), "sendgrid_key"))
+        if "hooks.slack.com/services/" in s:
+            for m in R.SLACK_WEBHOOK.finditer(s):
+                add((m.start(1), 0, m.end(1), "slack_webhook"))
+        if "earer" in s or "EARER" in s:
+            for m in R.BEARER.finditer(s):
+                tok = m.group(1)
+                if not (tok.isalpha() and len(tok) < 24):  # "Bearer authentication"
+                    add((m.start(1), 1, m.end(1), "bearer_token"))
+    for kind, pattern in extra:
+        for m in pattern.finditer(s):
+            g = 1 if pattern.groups else 0
+            start, end = m.span(g)
+            if 0 <= start < end and not s.startswith(MARK, start):
+                add((start, 0, end, kind))
+
+
+def _assignments(s: str, name: Name, add: Add) -> None:
+    """`KEY=value` / `KEY: value` / `"key": "value"` with a secret-named KEY.
+
+    Keys are read backwards from each separator (an anchored match on the reversed
+    string), then classified by the cached name rules."""
+    rs = s[::-1]
+    last = len(s) - 1
+    for sep in separators(s):
+        m = R.REV_ASSIGN.match(rs, last - sep)
+        if m is None:
+            continue
+        flags, kind = name(m.group(1)[::-1])
+        if not flags & SECRET:
+            continue
+        v = (R.VALUE_EQ if s[sep] == "=" else R.VALUE_COLON).match(s, sep + 1)
+        if v is None:
+            continue
+        start, end = _unquote(v.group(1), *v.span(1))
+        value = s[start:end]
+        if flags & AUTH:
+            scheme, _, cred = value.partition(" ")
+            if scheme.lower() in AUTH_SCHEMES and cred.strip():
+                start = end - len(cred.lstrip())
+                value = s[start:end]
+        if harmless_value(flags, value):
+            continue
+        if _plausible_value(value, numeric_ok=not flags & PASSWORD):
+            add((start, 2, end, kind))
+
+
+def _flag(m: re.Match[str], name: Name, add: Add) -> None:
+    """`--password value` / `--token=value` with a secret-named flag."""
+    flags, kind = name(m.group(1))
+    if not flags & SECRET or (m.group(2) != "=" and m.group(3).startswith("-")):
+        return
+    start, end = _unquote(m.group(3), *m.span(3))
+    if _plausible_value(m.string[start:end], numeric_ok=not flags & PASSWORD):
+        add((start, 2, end, kind))
+
+
+def harmless_value(flags: int, value: str) -> bool:
+    """A value that a secret-looking name holds without it being a secret: PWD's working
+    directory, a lorebook session id (a ULID) under "session_id"."""
+    if flags & PWD and R.PATHLIKE.match(value):
+        return True
+    return bool(flags & SESSION and len(value) == 26 and R.ULID.fullmatch(value))
+
+
+def _unquote(value: str, start: int, end: int) -> tuple[int, int]:
+    """The span of a value without its quotes (so the JSON/shell syntax around stays)."""
+    if value.startswith('\\"') and len(value) >= 4:
+        return start + 2, end - 2
+    if value[:1] in ("'", '"') and len(value) >= 2:
+        return start + 1, end - 1
+    return start, end
+
+
+def _plausible_value(value: str, numeric_ok: bool = True) -> bool:
+    """Whether an assigned value can be a real secret (not a placeholder or a marker)."""
+    if not value or value.startswith(MARK) or value[0] in "$<%{":
+        return False  # empty, already redacted, $VAR / ${VAR} / <placeholder> / templating
+    if value.lower() in PLACEHOLDERS or value.count(value[0]) == len(value):
+        return False  # null/true/..., "****", "xxxx"
+    return not (numeric_ok and value.replace(".", "", 1).isdigit())
+
+
+def _email_ok(s: str, start: int) -> bool:
+    """Skip the user part of URL authorities (ssh://git@host, creds handled elsewhere)."""
+    if s.startswith("git@", start):
+        return False
+    j = s.rfind("://", max(0, start - 256), start)
+    return j < 0 or any(ch in s[j + 3 : start] for ch in "/ \t\n")
+
+
+def _pii(s: str, add: Add) -> None:
+    """Phones, cards and SSNs: find digit blobs cheaply, then validate the precise patterns."""
+    n = len(s)
+    for blob in R.DIGIT_BLOB.finditer(s):
+        for m in R.PII.finditer(s, blob.start(), blob.end()):
+            start, end = m.span()
+            if start and (s[start - 1].isalnum() or s[start - 1] in "_/\\.-@"):
+                continue  # part of a path, version, hash or id
+            if end < n and (s[end].isalnum() or s[end] == "_"):
+                continue
+            kind = pii_kind(m)
+            if kind is not None:
+                add((start, 4, end, kind))
+
+
+def _emails(s: str, add: Add) -> None:
+    """Emails, found from each "@": the local part is matched backwards (reversed string)."""
+    rs = s[::-1]
+    last = len(s) - 1
+    at = s.find("@")
+    while at > 0:
+        local = R.REV_LOCAL.match(rs, last - at + 1)
+        domain = R.DOMAIN.match(s, at + 1)
+        if local is not None and domain is not None:
+            start = at - local.end() + (last - at + 1)
+            if _email_ok(s, start):
+                add((start, 4, domain.end(), "email"))
+        at = s.find("@", at + 1)
+
+
+def _tokens(s: str, b: bytes, add: Add) -> None:
+    """Provider tokens and high-entropy strings among the runs of >= 20 token characters.
+
+    The runs are found in C on the RUN_MAP image of `s` (same offsets when `s` is ASCII);
+    the TOKEN regex then only looks inside them."""
+    if len(b) == len(s):
+        runs = R.RUN_MAP_RUNS.finditer(b.translate(RUN_MAP).decode())
+        spans = [m.span() for m in runs]
+    else:
+        spans = [(0, len(s))]
+    for lo, hi in spans:
+        for m in R.TOKEN.finditer(s, lo, hi):
+            tok = m.group()
+            if tok.startswith(("sha1-", "sha256-", "sha384-", "sha512-")):
+                continue  # subresource-integrity digests (package-lock.json)
+            if "/" in tok and tok.islower() and not tok.startswith(PROVIDER_PREFIXES):
+                continue  # a lower-case path ("src/app/module_12/handler_3"): generated keys
+                # have capitals (a 24-char base62 run lacks one once in ~500,000)
+            hit = classify_token(tok)
+            if hit is None:
+                continue
+            kind, length = hit
+            start = m.start()
+            if kind == "high_entropy" and "/" in tok:
+                # keep leading path words: "com/services/<random>" -> "com/services/[...]"
+                head, _, rest = tok.partition("/")
+                while head.isalpha() and head.islower() and looks_random(rest):
+                    start += len(head) + 1
+                    head, _, rest = rest.partition("/")
+            add((start, 3 if kind == "high_entropy" else 0, m.start() + length, kind))
+
+
+def apply_spans(s: str, found: list[Span]) -> tuple[str, list[str]]:
+    """Replace the spans `found` in `s` by markers; overlapping spans become one, named after
+    the most specific rule.  Returns the text and the kind of each marker."""
+    if len(found) == 1:  # the common case
+        start, _, end, kind = found[0]
+        return f"{s[:start]}[REDACTED:{kind}]{s[end:]}", [kind]
+    found.sort()
+    merged: list[list[Any]] = []  # [start, end, kind, priority]
+    for start, prio, end, kind in found:
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            if prio < last[3]:
+                last[2], last[3] = kind, prio
+        else:
+            merged.append([start, end, kind, prio])
+    parts: list[str] = []
+    pos = 0
+    for start, end, kind, _ in merged:
+        parts.append(s[pos:start])
+        parts.append(f"[REDACTED:{kind}]")
+        pos = end
+    parts.append(s[pos:])
+    return "".join(parts), [m[2] for m in merged]
