@@ -12,8 +12,8 @@ of imports, this module a few ms (its regexes compile on first use).
 
 It is also on the hot path (>= 20k appends/s), so each string is triaged with a few C calls
 and operators before any regex runs: ``_mapping``/``_sequence`` inline the first triage
-(``bytes.translate`` to character classes: all blank means plain), ``P.families`` is the
-second (which rule families can match at all), and ``P.find_spans`` runs only those, each
+(``bytes.translate`` to character classes: all blank means plain), ``S.families`` is the
+second (which rule families can match at all), and ``S.find_spans`` runs only those, each
 from positions that C string search found (``re`` walks a character class at ~10 ns/char).
 """
 
@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from . import secret_patterns as P
+from . import secret_scan as S
 
 # `dataclasses` (it imports `inspect`) and `typing` cost ~18 ms to import here, more than the
 # whole rest of `lore log`; the append path needs neither, so both stay out of it: names for
@@ -97,7 +98,7 @@ def _value_is_secret(x: Any, flags: int) -> bool:
     if isinstance(x, str):
         if not x or x.startswith(_MARK) or x in _NUMBER_TEXTS:
             return False  # empty, already redacted, or a number we turned into text
-        return not P.harmless_value(flags, x)
+        return not S.harmless_value(flags, x)
     return not (isinstance(x, (dict, list, tuple, set, frozenset)) and not x)
 
 
@@ -148,7 +149,7 @@ class Sanitizer:
         """Redact secrets/PII inside free text, keeping the surrounding text (no truncation)."""
         try:
             s = P.R.SURROGATE.sub("\ufffd", text if isinstance(text, str) else str(text))
-            out, kinds = self._redact(s, s.encode(), P.F_ALL)
+            out, kinds = self._redact(s, s.encode(), S.F_ALL)
         except Exception:  # never raise on the write path
             return REDACTED, 1
         return out, len(kinds)
@@ -194,7 +195,7 @@ class Sanitizer:
     # Python call costs as much as the whole triage of a plain string.  The triage maps the
     # UTF-8 to classes (P.CLS): all blank (lower-case words, paths, punctuation) is plain, and
     # so is a short string with fewer than 8 digits/capitals and nothing else; "--" needs a
-    # look.  What fails goes to P.families, then (rarely) to _scan.
+    # look.  What fails goes to S.families, then (rarely) to _scan.
     def _mapping(
         self,
         v: Any,
@@ -249,7 +250,7 @@ class Sanitizer:
                     ):
                         out[ck] = x
                         continue
-                    fams = P.families(x, b, keyed)
+                    fams = S.families(x, b, keyed)
                     if not fams:
                         if lx <= 512:
                             harmless.add(x)
@@ -323,7 +324,7 @@ class Sanitizer:
                     ):
                         append(x)
                         continue
-                    fams = P.families(x, b, keyed)
+                    fams = S.families(x, b, keyed)
                     if not fams:
                         if lx <= 512:
                             harmless.add(x)
@@ -455,7 +456,7 @@ class Sanitizer:
         if c.isspace() and "--" not in s and not self._extra:
             fams = 0
         else:
-            fams = P.families(s, b, bool(self._extra_keys))
+            fams = S.families(s, b, bool(self._extra_keys))
         if not fams and not self._extra:
             if tail or full <= self._maxc:
                 return s + tail, 0
@@ -499,7 +500,7 @@ class Sanitizer:
                 cut = i
             body = s[:cut]
             b = body.encode()
-            fams = P.families(body, b, keyed)
+            fams = S.families(body, b, keyed)
             if not (fams or self._extra):
                 break
             again, more = self._redact(body, b, fams)
@@ -511,6 +512,6 @@ class Sanitizer:
 
     def _redact(self, s: str, b: bytes, fams: int) -> tuple[str, list[str]]:
         """Replace every secret of the rule families `fams` in `s` (`b` its UTF-8)."""
-        found: list[P.Span] = []
-        P.find_spans(s, b, fams, self._name, self._extra, found.append)
-        return P.apply_spans(s, found) if found else (s, [])
+        found: list[S.Span] = []
+        S.find_spans(s, b, fams, self._name, self._extra, found.append)
+        return S.apply_spans(s, found) if found else (s, [])
