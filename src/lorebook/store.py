@@ -16,7 +16,7 @@ from pathlib import Path
 from .errors import LoreError
 
 
-def _describe(exc: OSError, path: Path) -> str:
+def _describe(exc: OSError, path: Path | str) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return f"{path}: not writable ({exc.strerror}); nothing was written"
     if exc.errno == errno.EISDIR:
@@ -26,14 +26,20 @@ def _describe(exc: OSError, path: Path) -> str:
     return f"{path}: {exc.strerror or exc}; nothing was written"
 
 
-def append_line(path: Path, line: bytes, *, fsync: bool = False, header: bytes = b"") -> None:
+def append_line(
+    path: Path | str, line: bytes, *, fsync: bool = False, header: bytes = b""
+) -> None:
     """Append `header + line` (each newline-terminated) atomically with respect to other writers.
 
     `header` is written only when the file is empty (e.g. an automatic session's start event).
     """
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fd = os.open(path, flags, 0o644)
+        except FileNotFoundError:  # the first record of a day: create the day directory
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd = os.open(path, flags, 0o644)
     except OSError as exc:
         raise LoreError(_describe(exc, path)) from None
     try:

@@ -177,6 +177,7 @@ class LogWriter:
         self.fsync = fsync
         self.max_line_bytes = max_line_bytes
         self.listeners = listeners if listeners is not None else []
+        self._paths: dict[tuple[str, str], str] = {}
 
     def redact(self, record: dict[str, Any]) -> dict[str, Any]:
         """Redact every free-form field; count the redactions in `meta.redactions`."""
@@ -226,7 +227,12 @@ class LogWriter:
         head = b""
         if header is not None:
             head = self._fit(self.redact(header))
-        path = shard_path(self.layout.actionlog, stored["ts"], stored["session"])
+        key = (stored["ts"][:10], stored["session"])
+        path = self._paths.get(key)
+        if path is None:  # building a Path costs more than the append itself
+            if len(self._paths) > 256:
+                self._paths.clear()
+            path = self._paths[key] = str(shard_path(self.layout.actionlog, *key))
         append_line(path, line, fsync=self.fsync, header=head)
         for listener in self.listeners:
             listener(stored)
