@@ -81,6 +81,9 @@ def run(args: list[str]) -> int:
     except click.Abort:
         print("lore: aborted", file=sys.stderr)
         return 1
+    except click.exceptions.NoArgsIsHelpError as exc:  # plain `lore` or `lore session`
+        print(exc.ctx.get_help() if exc.ctx else exc.format_message())
+        return 0
     except click.ClickException as exc:
         # usage errors too: one line and exit 1, like every other failure
         message = exc.format_message().replace("\n", " ")
