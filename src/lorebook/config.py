@@ -6,7 +6,6 @@ append path never imports a YAML library.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from pathlib import Path
@@ -31,13 +30,19 @@ DEFAULTS: dict[str, Any] = {
 DURABILITY = ("flush", "fsync")
 
 
+def _plain_copy(value: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of JSON-like settings (`copy` costs ~2 ms to import on the append path)."""
+    copied: dict[str, Any] = json.loads(json.dumps(value))
+    return copied
+
+
 class Config:
     """The merged settings; `raw` keeps every key, including ones later features read."""
 
     __slots__ = ("raw",)
 
     def __init__(self, raw: dict[str, Any] | None = None) -> None:
-        self.raw: dict[str, Any] = copy.deepcopy(DEFAULTS) if raw is None else raw
+        self.raw: dict[str, Any] = _plain_copy(DEFAULTS) if raw is None else raw
 
     def __repr__(self) -> str:
         return f"Config({self.raw!r})"
@@ -67,7 +72,7 @@ class Config:
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(base)
+    out = _plain_copy(base)
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge(out[key], value)

@@ -6,12 +6,12 @@ Written here (a few lines of the spec) because python-ulid imports importlib.met
 
 from __future__ import annotations
 
+import _thread
 import os
-import threading
 import time
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # the threading module costs ~1 ms to import
 _last = [0, 0]  # last (ms, random) pair, for monotonic ids within a millisecond
 
 
