@@ -60,6 +60,42 @@ def run_timed(cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str
     return elapsed, done
 
 
+def _cpu_times() -> tuple[int, int]:
+    with open("/proc/stat") as handle:
+        fields = [int(x) for x in handle.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return idle, sum(fields)
+
+
+IDLE_STATS = {"waits": 0, "waited_s": 0.0, "timeouts": 0}
+
+
+def wait_for_idle(max_busy: float = 0.3, timeout: float = 20.0, sample: float = 0.2) -> None:
+    """Wait (up to `timeout` s) until the other processes leave the CPUs mostly idle: the busy
+    fraction of all CPUs over `sample` s must be <= `max_busy` (0.5 = one of two cores).
+
+    The machines are shared with other sessions' test suites; starting a round while they run
+    mostly measures them. Linux only; elsewhere it returns at once."""
+    if not os.path.exists("/proc/stat"):
+        return
+    started = time.perf_counter()
+    while True:
+        idle0, total0 = _cpu_times()
+        time.sleep(sample)
+        idle1, total1 = _cpu_times()
+        busy = 1 - (idle1 - idle0) / max(1, total1 - total0)
+        waited = time.perf_counter() - started
+        if busy <= max_busy:
+            if waited > sample * 1.5:
+                IDLE_STATS["waits"] += 1
+                IDLE_STATS["waited_s"] += waited
+            return
+        if waited >= timeout:
+            IDLE_STATS["timeouts"] += 1
+            return
+        time.sleep(0.3)
+
+
 def interleaved(commands: dict[str, list[str]], runs: int, *, cwd: Path | None = None,
                 env: dict[str, str] | None = None, envs: dict[str, dict[str, str]] | None = None,
                 warmup: int = 1) -> dict[str, list[float]]:
@@ -74,6 +110,7 @@ def interleaved(commands: dict[str, list[str]], runs: int, *, cwd: Path | None =
             run_timed(commands[name], cwd=cwd, env=envs.get(name, env))
     times: dict[str, list[float]] = {name: [] for name in names}
     for round_ in range(runs):
+        wait_for_idle()
         shift = round_ % len(names)
         for name in names[shift:] + names[:shift]:
             elapsed, _ = run_timed(commands[name], cwd=cwd, env=envs.get(name, env))
@@ -125,6 +162,7 @@ def importtime_profile(cmd_after_python: Sequence[str], *, runs: int = 5,
     depth: dict[str, int] = {}
     parent: dict[str, str | None] = {}
     for _ in range(runs):
+        wait_for_idle()
         _, done = run_timed([PYTHON, "-X", "importtime", *cmd_after_python], cwd=cwd, env=env)
         rows = parse_importtime(done.stderr.decode())
         for i, (module, self_us, cumul_us, level) in enumerate(rows):
@@ -207,8 +245,15 @@ def write_results(path: str | None, name: str, results: dict[str, Any]) -> None:
         return
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"benchmark": name, "machine": machine(), **results}, indent=2,
-                              default=str) + "\n")
+    out.write_text(json.dumps({"benchmark": name, "machine": machine(), "idle": IDLE_STATS,
+                               **results}, indent=2, default=str) + "\n")
+
+
+def idle_note() -> str:
+    """One line on how long rounds waited for other processes to leave the CPUs."""
+    s = IDLE_STATS
+    return (f"(rounds start when the CPUs are >= 70 % idle: waited {s['waits']} times, "
+            f"{s['waited_s']:.0f} s in all, {s['timeouts']} gave up after 20 s)")
 
 
 def verdict(value: float, target: float, *, higher_is_better: bool = False) -> str:

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import median, write_results
+from _common import idle_note, median, wait_for_idle, write_results
 
 from lorebook import Lorebook
 from lorebook.log.writer import action_record, encode, shard_path
@@ -120,7 +120,9 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dic
     fsync_seconds: list[float] = []
     for _ in range(rounds):  # interleaved: every part once per round
         for name, fn in parts.items():
+            wait_for_idle()
             seconds[name].append(timed(fn, actions))
+        wait_for_idle()
         fsync_seconds.append(timed(full_fsync, fsync_actions))
     sample = redacted[0]
     per_action = {name: median(v) / actions for name, v in seconds.items()}
@@ -157,6 +159,7 @@ def report(res: dict[str, Any]) -> None:
     print(f"    {'sum':<9} {parts:8.1f} µs   vs full {us['full']:.1f} µs "
           f"(rest: {us['full'] - parts:.1f} µs)")
     print(f"  redacted context: {res['sample_context']}")
+    print(f"  {idle_note()}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,6 +186,13 @@ def main(argv: list[str] | None = None) -> int:
 
             book = Lorebook.open(base / "flush")
             ctxs = contexts(2000)
+            sanitizer = book.writer.sanitizer
+            print("sanitize time per context field (median of 3 passes over 2,000 contexts):")
+            for key in ctxs[0]:
+                passes = [timed(lambda i, k=key: sanitizer.sanitize(ctxs[i][k], f"context.{k}"),
+                                len(ctxs)) for _ in range(3)]
+                print(f"  {key:<12} {median(passes) / len(ctxs) * 1e6:8.1f} µs  "
+                      f"({len(encode(ctxs[0][key])) - 1} bytes)")
             profiler = cProfile.Profile()
             profiler.enable()
             for ctx in ctxs:

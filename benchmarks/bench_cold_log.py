@@ -33,6 +33,7 @@ from _common import (
     PYTHON,
     clean_env,
     heavy_imports,
+    idle_note,
     import_split,
     importtime_profile,
     interleaved,
@@ -40,6 +41,7 @@ from _common import (
     median,
     pct,
     run_timed,
+    wait_for_idle,
     write_results,
 )
 
@@ -58,27 +60,33 @@ LOG_ARGS = ["log", "commit", "--context", CONTEXT, "--epic", "epic-012", "--agen
 
 
 PHASES = """
-import os, sys, time
+import sys, time
 t0 = time.perf_counter()
-from lorebook.cli.logspec import parse_fast
-from lorebook.cli.logcore import run_log
-import lorebook.book
+from lorebook.cli import main
+main(["log", *sys.argv[1:]])
 t1 = time.perf_counter()
-run_log(parse_fast(sys.argv[1:]), os.environ)
+main(["log", *sys.argv[1:]])
 t2 = time.perf_counter()
-print(t1 - t0, t2 - t1)
+print(t1 - t0, t2 - t1, file=sys.stderr)
 """
 
 
 def phase_split(root: Path, env: dict[str, str], runs: int) -> dict[str, float]:
-    """Inside one `lore log` process: seconds importing lorebook vs doing the append."""
-    imports, work = [], []
+    """Inside one `lore log` process: the first `main(["log", ...])` (imports + append) and a
+    second one in the same process (the append alone, warm); imports = the difference."""
+    first, second, normal_exit, hard_exit = [], [], [], []
     for _ in range(runs):
-        _, done = run_timed([PYTHON, "-c", PHASES, *LOG_ARGS[1:]], cwd=root, env=env)
-        a, b = (float(x) for x in done.stdout.split())
-        imports.append(a)
-        work.append(b)
-    return {"imports_s": median(imports), "append_s": median(work)}
+        wait_for_idle()
+        wall, done = run_timed([PYTHON, "-c", PHASES, *LOG_ARGS[1:]], cwd=root, env=env)
+        a, b = (float(x) for x in done.stderr.decode().split()[-2:])
+        first.append(a)
+        second.append(b)
+        normal_exit.append(wall)
+        wall, _ = run_timed([PYTHON, "-c", PHASES + "import os; os._exit(0)\n", *LOG_ARGS[1:]],
+                            cwd=root, env=env)
+        hard_exit.append(wall)
+    return {"imports_s": median(first) - median(second), "append_s": median(second),
+            "shutdown_s": median(normal_exit) - median(hard_exit)}
 
 
 def measure(runs: int, workdir: Path | None) -> dict[str, Any]:
@@ -157,8 +165,9 @@ def report(res: dict[str, Any]) -> None:
     ph = res["phases"]
     base = res["stats"]["python -c pass"]["median_s"]
     print(f"  inside one run (median): interpreter start-up ~{base * 1000:.1f} ms (python -c pass)"
-          f" + importing lorebook {ph['imports_s'] * 1000:.1f} ms + Lorebook.open/redact/append "
-          f"{ph['append_s'] * 1000:.1f} ms")
+          f" + importing lorebook ~{ph['imports_s'] * 1000:.1f} ms + the append itself (open the "
+          f"store, redact, write; measured warm) {ph['append_s'] * 1000:.1f} ms + interpreter "
+          f"shutdown with the extra modules ~{ph['shutdown_s'] * 1000:.1f} ms")
     imp = res["importtime"]
     print(f"  -X importtime (console script, median of 5): {imp['log_modules']} modules vs "
           f"{imp['baseline_modules']} for `-c pass`; {len(imp['extra_modules'])} extra modules, "
@@ -185,6 +194,7 @@ def report(res: dict[str, Any]) -> None:
         heavy = imp[key]
         print(f"  heavy modules imported ({label}): "
               f"{', '.join(heavy) if heavy else 'none (no click/torch/chromadb/ruamel/...)'}")
+    print(f"  {idle_note()}")
 
 
 def main(argv: list[str] | None = None) -> int:

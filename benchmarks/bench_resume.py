@@ -1,6 +1,6 @@
 """`lore resume --json` on two years / 1,000,000 actions against a 1,000-action store.
 
-    .venv/bin/python benchmarks/bench_resume.py [--workdir /tmp/lore-bench] [--runs 15]
+    .venv/bin/python benchmarks/bench_resume.py [--workdir /tmp/lore-bench] [--runs 21]
 
 Both stores are made by `generate_store.py` (same seed, same end date: today) and cached under
 `--workdir`; each is then made a git repository with its whole log committed, as a real
@@ -40,11 +40,13 @@ from _common import (
     PYTHON,
     clean_env,
     heavy_imports,
+    idle_note,
     importtime_profile,
     interleaved,
     lore_script,
     median,
     pct,
+    wait_for_idle,
     write_results,
 )
 
@@ -90,15 +92,19 @@ def ensure_store(workdir: Path, actions: int, days: int, seed: int, end: str,
     return root, summary
 
 
-def cli_runs(stores: dict[str, Path], args: list[str], runs: int,
-             env_extra: dict[str, str] | None = None) -> dict[str, list[float]]:
-    """Interleaved `lore ARGS` runs against each store (LORE_ROOT selects the store)."""
+def cli_runs(variants: dict[str, tuple[Path, list[str], dict[str, str]]], runs: int,
+             with_baseline: bool = False) -> dict[str, list[float]]:
+    """Interleaved `lore ARGS` runs: name -> (store, args, extra env); LORE_ROOT selects the
+    store. With `with_baseline`, `python -c pass` runs in the same rounds."""
     script = str(lore_script())
     commands: dict[str, list[str]] = {}
     envs: dict[str, dict[str, str]] = {}
-    for name, root in stores.items():
+    if with_baseline:
+        commands["python -c pass"] = [PYTHON, "-c", "pass"]
+        envs["python -c pass"] = clean_env()
+    for name, (root, args, extra) in variants.items():
         commands[name] = [script, *args]
-        envs[name] = clean_env(LORE_ROOT=str(root), **(env_extra or {}))
+        envs[name] = clean_env(LORE_ROOT=str(root), **extra)
     return interleaved(commands, runs, envs=envs)
 
 
@@ -115,6 +121,7 @@ def in_process(root: Path, repeats: int) -> dict[str, Any]:
     book.resume()  # warm-up
     totals, finds, reads, gits = [], [], [], []
     for _ in range(repeats):
+        wait_for_idle()
         t0 = time.perf_counter()
         book.resume()
         t1 = time.perf_counter()
@@ -124,7 +131,10 @@ def in_process(root: Path, repeats: int) -> dict[str, Any]:
         assert chosen is not None
         session_records(actionlog, chosen.session, base=root, last_day=chosen.day)
         t3 = time.perf_counter()
-        git_state(root)
+        try:  # as resume runs it: the action log left out of `git status`, where supported
+            git_state(root, exclude=(book.layout.rel(actionlog),))
+        except TypeError:
+            git_state(root)
         t4 = time.perf_counter()
         totals.append(t1 - t0)
         finds.append(t2 - t1)
@@ -139,6 +149,7 @@ def in_process(root: Path, repeats: int) -> dict[str, Any]:
     since = format_ts(utcnow() - timedelta(days=30))
     query = []
     for _ in range(max(3, repeats // 4)):
+        wait_for_idle()
         t0 = time.perf_counter()
         rows = book.actions(type="deploy", outcome="failure", since=since)
         query.append(time.perf_counter() - t0)
@@ -176,6 +187,7 @@ def profile(root: Path, what: str, sort: str, lines_shown: int = 18) -> str:
             book.actions(type="deploy", outcome="failure", since=since)
 
     call()
+    wait_for_idle()
     profiler = cProfile.Profile()
     profiler.enable()
     for _ in range(5):
@@ -217,12 +229,19 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
               f"{state['session']['status']}, {state['session']['action_count']} actions): "
               f"{state['work_in_progress']}", flush=True)
 
-    print(f"timing `lore resume --json` ({args.runs} runs each, interleaved)...", flush=True)
-    resume = cli_runs(stores, ["resume", "--json"], args.runs)
-    resume_nogit = cli_runs(stores, ["resume", "--json"], args.runs,
-                            {"GIT_DIR": str(workdir / "no-such-git-dir")})
+    print(f"timing `lore resume --json` ({args.runs} runs each, interleaved: large, small, with "
+          "and without git, and python -c pass)...", flush=True)
+    no_git = {"GIT_DIR": str(workdir / "no-such-git-dir")}
+    variants = {}
+    for name, root in stores.items():
+        variants[name] = (root, ["resume", "--json"], {})
+        variants[f"{name}, no git"] = (root, ["resume", "--json"], no_git)
+    timed = cli_runs(variants, args.runs, with_baseline=True)
+    resume = {name: timed[name] for name in stores}
+    resume_nogit = {name: timed[f"{name}, no git"] for name in stores}
     print(f"timing `lore {' '.join(ACTIONS_ARGS)}` ({args.query_runs} runs each)...", flush=True)
-    actions = cli_runs(stores, ACTIONS_ARGS, args.query_runs)
+    actions = cli_runs({name: (root, ACTIONS_ARGS, {}) for name, root in stores.items()},
+                       args.query_runs)
     found = {}
     for name, root in stores.items():
         done = subprocess.run([str(lore_script()), *ACTIONS_ARGS], capture_output=True,
@@ -230,7 +249,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         rows = json.loads(done.stdout)
         found[name] = {"rows": len(rows),
                        "oldest": rows[-1]["ts"] if rows else None}
-    baseline = interleaved({"python -c pass": [PYTHON, "-c", "pass"]}, args.runs)
+    baseline = {"python -c pass": timed["python -c pass"]}
     print("in-process Lorebook.resume()...", flush=True)
     inproc = {name: in_process(root, args.inproc_runs) for name, root in stores.items()}
     profiles = {"resume": profile(big, "resume", "cumulative"),
@@ -293,8 +312,8 @@ def report(res: dict[str, Any]) -> dict[str, Any]:
     for name, r in res["in_process"].items():
         print(f"  {name:<6} resume {ms(r['resume_s'])} = find_candidates "
               f"{ms(r['find_candidates_s'])} + session_records {ms(r['session_records_s'])} "
-              f"+ git_state {ms(r['git_state_s'])} (+ analysis); day_dirs() alone "
-              f"{ms(r['day_dirs_s'])} (called by both readers)")
+              f"+ git_state {ms(r['git_state_s'])} (+ analysis; git runs while the shards are "
+              f"read); listing every day directory (day_dirs) would cost {ms(r['day_dirs_s'])}")
     for name, r in res["in_process"].items():
         print(f"  {name:<6} actions query in-process {ms(r['actions_query_s'])}, "
               f"{r['actions_query_scanned']:,} records read and validated")
@@ -315,6 +334,7 @@ def report(res: dict[str, Any]) -> dict[str, Any]:
     print(res["profile"]["resume"])
     print("cProfile, 5 in-process actions queries on the large store (by own time):")
     print(res["profile"]["query"])
+    print(idle_note())
     return figures
 
 
@@ -324,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
                                      epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/lore-bench"),
                         help="where the generated stores are cached (default: /tmp/lore-bench)")
-    parser.add_argument("--runs", type=int, default=15, help="timed CLI runs per store")
+    parser.add_argument("--runs", type=int, default=21, help="timed CLI runs per store")
     parser.add_argument("--query-runs", type=int, default=7,
                         help="timed `lore actions` runs per store")
     parser.add_argument("--inproc-runs", type=int, default=20,

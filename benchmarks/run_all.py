@@ -107,10 +107,17 @@ def main(argv: list[str] | None = None) -> int:
                  results / "append.json")
     cold = run("bench_cold_log.py", ["--runs", "10" if quick else "30"], results / "cold.json")
     resume = run("bench_resume.py",
-                 ["--workdir", str(args.workdir), "--runs", "7" if quick else "15",
+                 ["--workdir", str(args.workdir), "--runs", "7" if quick else "21",
                   "--query-runs", "3" if quick else "7"],
                  results / "resume.json")
     info = machine()
+    head = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(HERE.parent), "status", "--short", "--", "src"],
+                           capture_output=True, text=True, check=False).stdout.split("\n")
+    dirty = [line[3:] for line in dirty if line.strip()]
+    print(f"\n=== measured: commit {head or '?'}"
+          f"{' + uncommitted changes in ' + ', '.join(dirty) if dirty else ''}")
     print(f"\n=== summary ({info.get('cpu', '?')}, {info['nproc']} CPUs, "
           f"{info.get('ram_gib', '?')} GiB RAM, Python {info['python']}, "
           f"disk {info.get('disk', '?')})")
