@@ -26,9 +26,7 @@ def _describe(exc: OSError, path: Path | str) -> str:
     return f"{path}: {exc.strerror or exc}; nothing was written"
 
 
-def append_line(
-    path: Path | str, line: bytes, *, fsync: bool = False, header: bytes = b""
-) -> None:
+def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: bytes = b"") -> None:
     """Append `header + line` (each newline-terminated) atomically with respect to other writers.
 
     `header` is written only when the file is empty (e.g. an automatic session's start event).

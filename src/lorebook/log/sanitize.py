@@ -10,19 +10,22 @@ blocks, high-entropy strings - plus PII (emails, phones, Luhn-checked cards, SSN
 written in-house because the append path must stay stdlib-only: those packages cost 50-90 ms
 of imports, this module a few ms (its regexes compile on first use).
 
-It is also on the hot path (>= 20k appends/s), so each string is triaged with a few C calls
-and operators before any regex runs: ``_mapping``/``_sequence`` inline the first triage
-(``bytes.translate`` to character classes: all blank means plain), ``S.families`` is the
-second (which rule families can match at all), and ``S.find_spans`` runs only those, each
-from positions that C string search found (``re`` walks a character class at ~10 ns/char).
+It is also on the hot path (>= 20k appends/s, with a Python call costing as much as the
+triage of a whole string), so sanitize() walks dicts and lists with lean loops that copy
+ASCII strings as they are and triage all the strings of a container at once, joined by a
+newline that no rule crosses (:meth:`S.Redactor._triage`: ``bytes.translate`` to character
+classes, then ``S.families``, which rule families can match at all).  Only when that finds
+something does each string get its own triage, and ``S.find_spans`` runs only the rules it
+lets through, each from positions that C string search found (``re`` walks a character
+class at ~10 ns/char).  findings() and unusual values (cycles, deep nesting, sets, objects)
+take the full walk, one string at a time.
 """
 
 from __future__ import annotations
 
 import enum
 import os
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from . import secret_patterns as P
 from . import secret_scan as S
@@ -51,10 +54,15 @@ HUGE_INT = "[TRUNCATED: integer too large]"
 
 _MARK = "[REDACTED"
 _BIG = 1 << 13000  # ints beyond ~3900 digits cannot be printed under Python's default limit
+_NEG_BIG = -_BIG  # (a constant: `-_BIG` would build a 13000-bit int at every comparison)
 _NUMBER_TEXTS = frozenset({"NaN", "Infinity", "-Infinity", HUGE_INT})
 _SECRET = P.SECRET  # the flag of a secret-named key (see P.name_info)
 _KeyInfo = tuple[str, int, tuple[str, ...]]  # clean key, flags, kinds redacted inside the key
 _Found = list[tuple[str, str]]  # (path, kind) of each redaction, collected by findings()
+
+
+class _Again(Exception):
+    """sanitize()'s lean walk met what only the full walk handles (see Sanitizer._dict)."""
 
 
 def marker(kind: str) -> str:
@@ -98,11 +106,11 @@ def _value_is_secret(x: Any, flags: int) -> bool:
     if isinstance(x, str):
         if not x or x.startswith(_MARK) or x in _NUMBER_TEXTS:
             return False  # empty, already redacted, or a number we turned into text
-        return not S.harmless_value(flags, x)
+        return not P.harmless_value(flags, x)
     return not (isinstance(x, (dict, list, tuple, set, frozenset)) and not x)
 
 
-class Sanitizer:
+class Sanitizer(S.Redactor):
     """Redacts secrets and PII; construct one per store (its caches are per instance)."""
 
     def __init__(
@@ -115,27 +123,30 @@ class Sanitizer:
         """`extra_secret_keys` name more secrets (a key matches when its normalised words end
         with the extra name's words: "vault_pass" matches "MY_VAULT_PASS"); `extra_patterns`
         maps a kind to a regex whose match (or group 1, when it has groups) is redacted."""
-        self._extra_keys = tuple(w for w in (P.key_words(str(k)) for k in extra_secret_keys) if w)
-        self._extra = tuple((str(kind), re.compile(rx)) for kind, rx in extra_patterns.items())
-        self._maxc = max(int(max_value_chars), 0)
+        super().__init__(extra_secret_keys, extra_patterns, max_value_chars)
         self._max_depth = max(int(max_depth), 0)
-        self._window = 2 * self._maxc + 8192  # longer strings are only scanned this far
-        # ASCII strings up to this long are returned as they are (0 when extra patterns exist:
-        # those can match anything)
-        self._plain_max = 0 if self._extra else self._maxc
-        self._short = min(6, self._plain_max + 1)  # < 6 chars: nothing to find
-        self._names: dict[str, tuple[int, str]] = {}
+        self._paths: dict[str, int] = {}  # sanitize()'s path -> flags of its last part
         self._plain_keys: dict[str, str] = {}  # ordinary key -> its text (usually itself)
         self._special_keys: dict[str, _KeyInfo] = {}
-        # strings (<= 512 chars) that passed the second triage: commands, paths, branch names
-        # repeat a lot in a log, and the second triage is the costly part of a harmless one
-        self._harmless: set[str] = set()
 
     # -- public API ------------------------------------------------------------------------
     def sanitize(self, value: Any, path: str = "") -> tuple[Any, int]:
         """Return a JSON-safe deep copy with secrets/PII redacted and long strings truncated,
         plus the number of redactions.  `path` says where the value sits: when its last part
         is a secret-named key, the value is treated as if it sat under that key in a dict."""
+        if type(path) is str and self._paths.get(path) == 0:  # the usual call, made short
+            if len(self._harmless) > 4096:  # bounded: forget and relearn
+                self._harmless.clear()
+            t = type(value)
+            try:
+                if t is dict:
+                    return self._dict(value, 0)
+                if t is list or t is tuple:
+                    return self._list(value, 0)
+            except (_Again, RecursionError):
+                pass  # a cycle, deep nesting or an unusual container: the full walk below
+            except Exception:
+                pass  # e.g. a dict mutated by another thread: the full walk says what to do
         return self._top(value, path, None)
 
     def findings(self, value: Any, path: str = "") -> list[Finding]:
@@ -159,14 +170,19 @@ class Sanitizer:
         if len(self._harmless) > 4096:  # bounded: forget and relearn
             self._harmless.clear()
         try:
-            path = path if isinstance(path, str) else ""
-            last = path.rsplit(".", 1)[-1]
-            if last and not last.endswith("]"):
-                flags = self._name(last)[0]
-                if flags & _SECRET and _value_is_secret(value, flags):
-                    if found is not None:
-                        found.append((path, "secret_key_name"))
-                    return REDACTED, 1
+            if type(path) is not str:
+                path = str.__str__(path) if isinstance(path, str) else ""
+            flags = self._paths.get(path)
+            if flags is None:
+                last = path.rsplit(".", 1)[-1]
+                flags = self._name(last)[0] if last and not last.endswith("]") else 0
+                if len(self._paths) >= 1024:
+                    self._paths.clear()
+                self._paths[path] = flags
+            if flags & _SECRET and _value_is_secret(value, flags):
+                if found is not None:
+                    found.append((path, "secret_key_name"))
+                return REDACTED, 1
             return self._walk(value, 0, set(), path if found is not None else None, found)
         except RecursionError:
             return TOO_DEEP, 0
@@ -178,11 +194,13 @@ class Sanitizer:
     ) -> tuple[Any, int]:
         t = type(v)
         if t is str:
+            if len(v) <= self._plain_max and v.isascii():
+                return self._ascii(v, path, found)
             return self._text(v, path, found)
         if v is None or t is bool:
             return v, 0
         if t is int:
-            return (v, 0) if -_BIG < v < _BIG else (HUGE_INT, 0)
+            return (v, 0) if _NEG_BIG < v < _BIG else (HUGE_INT, 0)
         if t is float:
             return (v, 0) if v - v == 0.0 else (_float_text(v), 0)
         if t is dict:
@@ -191,11 +209,152 @@ class Sanitizer:
             return self._sequence(v, v, depth, active, path, found)
         return self._other(v, depth, active, path, found)
 
-    # The two loops below inline the scalars and the first triage of a string, because here a
-    # Python call costs as much as the whole triage of a plain string.  The triage maps the
-    # UTF-8 to classes (P.CLS): all blank (lower-case words, paths, punctuation) is plain, and
-    # so is a short string with fewer than 8 digits/capitals and nothing else; "--" needs a
-    # look.  What fails goes to S.families, then (rarely) to _scan.
+    # sanitize() walks dicts, lists and tuples with the two lean loops below: no paths, no
+    # findings, no cycle tracking (a cycle, or nesting past max_depth, raises _Again and
+    # sanitize() redoes the walk with the full loops further down, as findings() does).  They
+    # inline the scalars, because here a Python call costs as much as the triage of a whole
+    # container, and do not triage ASCII strings one by one: the loop copies them and notes
+    # them, and after it `_left` triages them all at once (joined by "\n", which no rule
+    # crosses); a list of such strings needs no loop (`_strings`).  Only when that finds
+    # something that may be a secret does `_ascii` triage (and maybe scan) each of them.
+    def _dict(self, d: dict[Any, Any], depth: int) -> tuple[dict[str, Any], int]:
+        if depth >= self._max_depth:
+            raise _Again
+        out: dict[str, Any] = {}
+        n = 0
+        plain_keys = self._plain_keys
+        plain_max = self._plain_max
+        keys: list[str] = []  # the keys of the strings left to `_left`
+        texts: list[str] = []  # those strings
+        y: Any
+        for k, x in d.items():
+            try:
+                ck = plain_keys[k]  # only str keys are cached, and no str equals a non-str
+            except KeyError:
+                ck, flags, kinds = self._key(k)
+                n += len(kinds)
+                if flags & _SECRET and _value_is_secret(x, flags):
+                    out[ck] = REDACTED
+                    n += 1
+                    continue
+            tx = type(x)
+            if tx is str:
+                if len(x) <= plain_max and x.isascii():
+                    keys.append(ck)
+                    texts.append(x)
+                    out[ck] = x
+                    continue
+                y, m = self._text(x, None, None)
+            elif tx is int:
+                out[ck] = x if _NEG_BIG < x < _BIG else HUGE_INT
+                continue
+            elif x is None or tx is bool or (tx is float and x - x == 0.0):
+                out[ck] = x
+                continue
+            elif tx is dict:
+                y, m = self._dict(x, depth + 1)
+            elif tx is list or tx is tuple:
+                y, m = self._list(x, depth + 1)
+            else:
+                y, m = self._leaf(x)
+            out[ck] = y
+            n += m
+        if texts and (fams := self._left(texts)) >= 0:
+            for ck, x in zip(keys, texts, strict=True):
+                y, m = self._ascii(x, None, None, fams)
+                if y is not x:
+                    n += m
+                    if out[ck] is x:  # (else a later key with the same text replaced it)
+                        out[ck] = y
+        return out, n
+
+    def _list(self, items: list[Any] | tuple[Any, ...], depth: int) -> tuple[list[Any], int]:
+        if depth >= self._max_depth:
+            raise _Again
+        each = False  # the strings were triaged together and may hold a secret
+        if items and type(items[0]) is str:
+            fams = self._strings(items)
+            if not fams:
+                return list(items), 0
+            each = fams > 0
+        out: list[Any] = []
+        append = out.append
+        n = 0
+        plain_max = self._plain_max
+        texts: list[str] = []  # the strings left to `_left`
+        y: Any
+        for x in items:
+            tx = type(x)
+            if tx is str:
+                if len(x) <= plain_max and x.isascii():
+                    if each:
+                        x, m = self._ascii(x, None, None)
+                        n += m
+                    else:
+                        texts.append(x)
+                    append(x)
+                    continue
+                y, m = self._text(x, None, None)
+            elif tx is int:
+                append(x if _NEG_BIG < x < _BIG else HUGE_INT)
+                continue
+            elif x is None or tx is bool or (tx is float and x - x == 0.0):
+                append(x)
+                continue
+            elif tx is dict:
+                y, m = self._dict(x, depth + 1)
+            elif tx is list or tx is tuple:
+                y, m = self._list(x, depth + 1)
+            else:
+                y, m = self._leaf(x)
+            append(y)
+            n += m
+        if texts and (fams := self._left(texts)) >= 0:
+            # the strings left are those ASCII strings of `items` kept as they are in `out`
+            for i, x in enumerate(items):
+                if out[i] is x and type(x) is str and len(x) <= plain_max and x.isascii():
+                    y, m = self._ascii(x, None, None, fams)
+                    if y is not x:
+                        out[i] = y
+                        n += m
+        return out, n
+
+    def _left(self, texts: list[str]) -> int:
+        """The triage of the strings a loop left: -1 when no rule can match any of them,
+        else the families to scan the only one for, or 0 when there are several (then each
+        gets its own triage)."""
+        if len(texts) == 1:
+            return self._triage(texts[0]) or -1
+        return 0 if self._triage("\n".join(texts), True) else -1
+
+    def _strings(self, items: Sequence[Any]) -> int:
+        """For a list or tuple of ASCII strs that fit (file lists, arguments, labels): 0 when
+        no rule can match them, > 0 when one may; -1 when they are not all such strs."""
+        try:
+            s = "\n".join(items)
+        except TypeError:
+            return -1
+        if not s.isascii():
+            return -1
+        plain_max = self._plain_max
+        if len(s) <= plain_max:  # then so is each
+            for x in items:  # exact strs only: a subclass is converted by the loop
+                if type(x) is not str:
+                    return -1
+        else:
+            for x in items:
+                if type(x) is not str or len(x) > plain_max:
+                    return -1
+        return self._triage(s, True)
+
+    def _leaf(self, x: Any) -> tuple[Any, int]:
+        """An unusual value in a lean loop: converted when it holds no container (a date, a
+        path, bytes, a non-finite float...), else the full walk must do it (cycles)."""
+        if isinstance(x, (Mapping, list, tuple, set, frozenset, enum.Enum)):
+            raise _Again
+        return self._other(x, 0, set(), None, None)
+
+    # The full loops: findings() and unusual values.  Strings one by one, in order.
     def _mapping(
         self,
         v: Any,
@@ -214,72 +373,25 @@ class Sanitizer:
         out: dict[str, Any] = {}
         n = 0
         plain_keys = self._plain_keys
-        harmless = self._harmless
-        short = self._short
-        plain_max = self._plain_max
-        keyed = bool(self._extra_keys)
-        cls = P.CLS
-        big = _BIG
         for k, x in d.items():
-            try:
-                ck = plain_keys[k]  # only str keys are cached, and no str equals a non-str
-            except KeyError:
+            ck = plain_keys.get(k)  # only str keys are cached, and no str equals a non-str
+            if ck is None:
                 ck, flags, kinds = self._key(k)
-                if kinds:
-                    n += len(kinds)
-                    if found is not None:
-                        found.extend((_join(path or "", ck), kind) for kind in kinds)
-                if flags & _SECRET and _value_is_secret(x, flags):
-                    out[ck] = REDACTED
-                    n += 1
-                    if found is not None:
-                        found.append((_join(path or "", ck), "secret_key_name"))
-                    continue
-            tx = type(x)
-            if tx is str:
-                lx = len(x)
-                if lx <= plain_max and x.isascii():
-                    if lx < short or x in harmless:  # too short, or seen before
-                        out[ck] = x
-                        continue
-                    b = x.encode()
-                    c = b.translate(cls)
-                    if "--" not in x and (
-                        c.isspace()
-                        or (lx < 20 and len(r := c.replace(b" ", b"")) < 8 and r.isalnum())
-                    ):
-                        out[ck] = x
-                        continue
-                    fams = S.families(x, b, keyed)
-                    if not fams:
-                        if lx <= 512:
-                            harmless.add(x)
-                        out[ck] = x
-                        continue
-                    y, m = self._scan(x, b, fams, None if path is None else _join(path, ck), found)
-                    if y is x and lx <= 512:  # nothing found after all: remember that too
-                        harmless.add(x)
-                else:
-                    y, m = self._text(x, None if path is None else _join(path, ck), found)
-            elif tx is int:
-                out[ck] = x if -big < x < big else HUGE_INT
-                continue
-            elif x is None or tx is bool or (tx is float and x - x == 0.0):
-                out[ck] = x
-                continue
-            elif tx is dict:
-                y, m = self._mapping(
-                    x, x, depth + 1, active, None if path is None else _join(path, ck), found
-                )
-            elif tx is list:
-                y, m = self._sequence(
-                    x, x, depth + 1, active, None if path is None else _join(path, ck), found
-                )
             else:
-                y, m = self._walk(
-                    x, depth + 1, active, None if path is None else _join(path, ck), found
-                )
-            out[ck] = y
+                flags, kinds = 0, ()
+            if kinds:
+                n += len(kinds)
+                if found is not None:
+                    for kind in kinds:  # (a generator here would make `ck` a cell)
+                        found.append((_join(path or "", ck), kind))
+            where = None if path is None else _join(path, ck)
+            if flags & _SECRET and _value_is_secret(x, flags):
+                out[ck] = REDACTED
+                n += 1
+                if found is not None:
+                    found.append((where or "", "secret_key_name"))
+                continue
+            out[ck], m = self._walk(x, depth + 1, active, where, found)
             n += m
         active.discard(vid)
         return out, n
@@ -300,52 +412,10 @@ class Sanitizer:
             return CYCLE, 0
         active.add(vid)
         out: list[Any] = []
-        append = out.append
         n = 0
-        harmless = self._harmless
-        short = self._short
-        plain_max = self._plain_max
-        keyed = bool(self._extra_keys)
-        cls = P.CLS
-        big = _BIG
         for i, x in enumerate(items):
-            tx = type(x)
-            if tx is str:
-                lx = len(x)
-                if lx <= plain_max and x.isascii():
-                    if lx < short or x in harmless:  # too short, or seen before
-                        append(x)
-                        continue
-                    b = x.encode()
-                    c = b.translate(cls)
-                    if "--" not in x and (
-                        c.isspace()
-                        or (lx < 20 and len(r := c.replace(b" ", b"")) < 8 and r.isalnum())
-                    ):
-                        append(x)
-                        continue
-                    fams = S.families(x, b, keyed)
-                    if not fams:
-                        if lx <= 512:
-                            harmless.add(x)
-                        append(x)
-                        continue
-                    y, m = self._scan(x, b, fams, None if path is None else f"{path}[{i}]", found)
-                    if y is x and lx <= 512:  # nothing found after all: remember that too
-                        harmless.add(x)
-                else:
-                    y, m = self._text(x, None if path is None else f"{path}[{i}]", found)
-            elif tx is int:
-                append(x if -big < x < big else HUGE_INT)
-                continue
-            elif x is None or tx is bool or (tx is float and x - x == 0.0):
-                append(x)
-                continue
-            else:
-                y, m = self._walk(
-                    x, depth + 1, active, None if path is None else f"{path}[{i}]", found
-                )
-            append(y)
+            y, m = self._walk(x, depth + 1, active, None if path is None else f"{path}[{i}]", found)
+            out.append(y)
             n += m
         active.discard(vid)
         return out, n
@@ -407,7 +477,7 @@ class Sanitizer:
             s = repr(float(k)) if k - k == 0.0 else _float_text(k)
         else:
             try:
-                s = str(k) if not isinstance(k, int) or -_BIG < k < _BIG else HUGE_INT
+                s = str(k) if not isinstance(k, int) or _NEG_BIG < k < _BIG else HUGE_INT
             except Exception:
                 s = f"[UNSERIALIZABLE {type(k).__name__}]"
         hits: _Found = []
@@ -423,95 +493,3 @@ class Sanitizer:
             else:
                 self._plain_keys[k] = clean
         return clean, flags, kinds
-
-    def _name(self, key: str) -> tuple[int, str]:
-        """(flags, kind for an in-text assignment) for a key or variable name; cached."""
-        info = self._names.get(key)
-        if info is None:
-            info = P.name_info(P.R.MARKER.sub(" ", key), self._extra_keys)
-            if len(self._names) >= 4096:
-                self._names.clear()
-            self._names[key] = info
-        return info
-
-    # -- strings ---------------------------------------------------------------------------
-    def _text(self, s: str, path: str | None, found: _Found | None) -> tuple[str, int]:
-        """Redact and fit any string (the loops handle short and plain ASCII ones inline)."""
-        if s.isascii():
-            if len(s) < self._short:
-                return s, 0
-        elif P.R.SURROGATE.search(s) is not None:
-            s = P.R.SURROGATE.sub("\ufffd", s)
-        full = len(s)
-        if full > self._window:
-            s = s[: self._window]
-        tail = ""
-        if "…" in s and full == len(s) and s.endswith(" chars]"):
-            i = s.rfind("…[TRUNCATED ")
-            if 0 <= i <= self._maxc and P.R.TRUNC_TAIL.match(s, i):
-                # our own earlier cut: scan the kept text only, so a second pass is a no-op
-                s, tail = s[:i], s[i:]
-        b = s.encode()
-        c = b.translate(P.CLS)
-        if c.isspace() and "--" not in s and not self._extra:
-            fams = 0
-        else:
-            fams = S.families(s, b, bool(self._extra_keys))
-        if not fams and not self._extra:
-            if tail or full <= self._maxc:
-                return s + tail, 0
-            if full == len(s):  # a prefix of a plain string is plain: no rescan needed
-                return f"{s[: self._maxc]}…[TRUNCATED {full - self._maxc} chars]", 0
-        return self._scan(s, b, fams, path, found, full - len(s), tail)
-
-    def _scan(
-        self,
-        s: str,
-        b: bytes,
-        fams: int,
-        path: str | None,
-        found: _Found | None,
-        dropped: int = 0,
-        tail: str = "",
-    ) -> tuple[str, int]:
-        """Redact the rule `fams` found in `s` (`b` its UTF-8), then fit it; `dropped`
-        characters past the scan window were already cut off, `tail` is our own earlier
-        truncation marker."""
-        out, kinds = self._redact(s, b, fams) if fams or self._extra else (s, [])
-        if tail and len(out) <= self._maxc:
-            out += tail
-        elif len(out) > self._maxc or dropped:
-            out = self._fit(out, dropped, kinds)
-        if kinds and found is not None:
-            found.extend((path or "", kind) for kind in kinds)
-        return out, len(kinds)
-
-    def _fit(self, s: str, dropped: int, kinds: list[str]) -> str:
-        """Cut to max_value_chars plus a visible marker, never inside a redaction marker.
-
-        The kept text is scanned again: a cut can change what its end looks like
-        ("Authorization: Bearer <cut>"), and sanitize() must be idempotent.  What that finds
-        is redacted too and appended to `kinds`."""
-        keyed = bool(self._extra_keys)
-        for _ in range(4):
-            cut = min(self._maxc, len(s))
-            i = s.rfind("[", max(0, cut - 200), cut)  # markers hold no "[" inside
-            if i >= 0 and s.startswith(_MARK, i) and s.find("]", i) >= cut:
-                cut = i
-            body = s[:cut]
-            b = body.encode()
-            fams = S.families(body, b, keyed)
-            if not (fams or self._extra):
-                break
-            again, more = self._redact(body, b, fams)
-            if not more:
-                break
-            kinds.extend(more)
-            s = again + s[cut:]
-        return f"{body}…[TRUNCATED {len(s) - cut + dropped} chars]"
-
-    def _redact(self, s: str, b: bytes, fams: int) -> tuple[str, list[str]]:
-        """Replace every secret of the rule families `fams` in `s` (`b` its UTF-8)."""
-        found: list[S.Span] = []
-        S.find_spans(s, b, fams, self._name, self._extra, found.append)
-        return S.apply_spans(s, found) if found else (s, [])

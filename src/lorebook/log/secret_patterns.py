@@ -3,14 +3,16 @@
 The rule families follow gitleaks and detect-secrets (provider token formats, keyword
 assignments, URL credentials, private-key blocks, high-entropy strings), but are written
 in-house: the append path must stay stdlib-only and cheap to import, and those packages cost
-50-90 ms of imports.  Everything here is immutable (regexes, byte tables, word sets) or pure.
+50-90 ms of imports.  Everything here is immutable (regexes, byte tables, word sets) or pure,
+but for bounded caches of what names hold a keyword.
 
 Speed notes (this runs on the hot append path, on a machine where a str method call costs
 ~0.1 us and ``re`` walks a character class at ~10 ns/char):
 - regexes compile on first use (``R``): compiling the table costs ~10 ms, and most appends
   never need most of it;
-- ``families`` decides with operators and a few C calls (``bytes.translate`` to character
-  classes, ``in``) which rule families can match a string at all; most strings stop there;
+- ``secret_scan.families`` decides with operators and a few C calls (``bytes.translate`` to
+  character classes, ``in``) which rule families can match a string at all; most strings
+  stop there, and the regexes of ``keyword_in_key`` start with a literal, found in C;
 - ``find_spans`` then starts each pattern where C string search points (a literal prefix,
   a separator, an "@", a run of token characters) instead of letting ``re`` scan;
 - runs use possessive quantifiers, so a failed match never backtracks quadratically.
@@ -23,15 +25,11 @@ import re
 from functools import lru_cache
 from operator import mul
 
-TYPE_CHECKING = False  # `typing` costs ~5 ms to import: for type checkers only
-if TYPE_CHECKING:
-    pass
-
 # ---------------------------------------------------------------------------------------------
 # byte tables for the triage
 
 
-def _class_of(c: int, sep: int) -> int:
+def _class_of(c: int) -> int:
     if 65 <= c <= 90:
         return 0x41  # upper-case letters -> "A"
     if 48 <= c <= 57:
@@ -41,14 +39,13 @@ def _class_of(c: int, sep: int) -> int:
     if c >= 128:
         return 0x7E  # non-ASCII -> "~"
     if c in b" -.()":
-        return sep  # separators of phone/card/SSN digit groups
+        return 0x09  # separators of phone/card/SSN digit groups -> tab (still blank)
     return 0x20  # lower-case letters, whitespace, punctuation: harmless on their own
 
 
-#: a string's UTF-8 -> character classes: all blank means nothing to look at
-CLS = bytes(_class_of(c, 0x20) for c in range(256))
-#: the same, with the separators of digit groups as tabs (still blank), for digit shapes
-FAM = bytes(_class_of(c, 0x09) for c in range(256))
+#: a string's UTF-8 -> character classes: all blank (space, tab) means nothing to look at;
+#: the tabs mark the separators of digit groups, for the digit shapes of ``families``
+FAM = bytes(_class_of(c) for c in range(256))
 #: digits -> "0", phone/card separators -> " ", "+" kept, everything else -> "x"
 DIG = bytes(
     0x30 if 48 <= c <= 57 else 0x20 if c in b" -.()" else c if c == 0x2B else 0x78
@@ -60,6 +57,7 @@ RUN_MAP = bytes(0x61 if c in _TOKEN_BYTES else 0x20 for c in range(256))
 #: the same without "/": for strings without capitals, where a run through "/" is a path
 RUN_MAP_NO_SLASH = bytes(0x61 if c in _TOKEN_BYTES and c != 0x2F else 0x20 for c in range(256))
 RUN_MIN = "a" * 20
+RUN_END = RUN_MIN + " "  # the end of a run (searched for: "a" * 20 alone is slow, see families)
 DIGITS = b"0123456789"
 HEX_CHARS = "0123456789abcdefABCDEF-"
 AUTH_SCHEMES = frozenset({"bearer", "basic", "token", "digest", "negotiate", "ntlm"})
@@ -97,8 +95,6 @@ _SOURCES: dict[str, str] = {
     "SLACK_WEBHOOK": r"hooks\.slack\.com/services/([A-Za-z0-9_/\-]{8,}+)",
     # token candidates: runs of >= 20 token characters, classified in Python
     "TOKEN": r"[A-Za-z0-9_\-+/](?<![A-Za-z0-9_\-+/][A-Za-z0-9_\-+/])[A-Za-z0-9_\-+/]{19,}+=*",
-    # runs in the RUN_MAP image: a literal prefix, so re finds them with a fast C loop
-    "RUN_MAP_RUNS": "a" * 20 + "a*",
     # PII: a cheap "digit blob" scan first, then the precise patterns inside each blob
     "DIGIT_BLOB": r"[+(0-9][0-9 ().\-]{6,40}[0-9]",
     "PII": r"(?P<ssn>(?<![0-9\-])(?!000|666|9[0-9]{2})[0-9]{3}-(?!00)[0-9]{2}-(?!0000)[0-9]{4}"
@@ -107,6 +103,13 @@ _SOURCES: dict[str, str] = {
     r"|(?P<phone>(?<![0-9+(])(?:\+1[ .\-]?)?(?:\([0-9]{3}\) ?|[0-9]{3}[ .\-])[0-9]{3}[ .\-]"
     r"[0-9]{4}(?![0-9]))"
     r"|(?P<intl_phone>\+(?<![0-9+]\+)[0-9][0-9 ().\-]{5,22}[0-9](?![0-9]))",
+    # the names that the keyword test of the triage looks at: a flag name after "--", and a
+    # key before "=" / ":" read backwards (on the reversed string: separator, blanks, a
+    # quote, a backslash, then the key); each starts with a literal, which re finds fast
+    # a flag name, and its "=" when nothing before "--" can be part of a key (else group 3)
+    "FLAG_NAMES": r"--(?:(?<![A-Za-z0-9_.\-]--)([A-Za-z0-9_\-]*)(=?)|([A-Za-z0-9_\-]*))",
+    "EQ_KEY_NAMES": r"=[ \t]*[\"']?\\?([A-Za-z0-9_.\-]*)",
+    "COLON_KEY_NAMES": r":[ \t]*[\"']?\\?([A-Za-z0-9_.\-]*)",
     # helpers of the classifiers below
     "MARKER": r"\[REDACTED(?::[^\]]*)?\]",
     "TRUNC_TAIL": r"…\[TRUNCATED [0-9]+ chars\]\Z",
@@ -147,6 +150,29 @@ PROVIDERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("hf_",), "HUGGINGFACE_TOKEN", "huggingface_token"),
 )
 PROVIDER_PREFIXES = tuple(p for prefixes, _, _ in PROVIDERS for p in prefixes)
+#: the PROVIDERS entries (in order) with a prefix that starts with these two characters
+PROVIDERS_BY_HEAD: dict[str, list[tuple[tuple[str, ...], str, str]]] = {}
+for _entry in PROVIDERS:
+    for _head in dict.fromkeys(p[:2] for p in _entry[0]):
+        PROVIDERS_BY_HEAD.setdefault(_head, []).append(_entry)
+del _entry, _head
+
+
+#: every secret-named key or flag holds one of these (lower-case) words
+KEYWORDS = (
+    "pass",
+    "token",
+    "key",
+    "secret",
+    "auth",
+    "pwd",
+    "cred",
+    "sess",
+    "cookie",
+    "dsn",
+    "conn",
+    "jwt",
+)
 
 
 class _Patterns:
@@ -168,8 +194,9 @@ R = _Patterns()
 
 def classify_token(tok: str) -> tuple[str, int] | None:
     """(kind, length of the secret prefix) for a token candidate, or None when harmless."""
-    if tok.startswith(PROVIDER_PREFIXES):
-        for prefixes, name, kind in PROVIDERS:
+    providers = PROVIDERS_BY_HEAD.get(tok[:2])
+    if providers is not None:
+        for prefixes, name, kind in providers:
             if not tok.startswith(prefixes):
                 continue
             m = getattr(R, name).match(tok)
@@ -351,3 +378,105 @@ def name_info(key: str, extra: tuple[tuple[str, ...], ...] = ()) -> tuple[int, s
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------------------------
+# values and keys in text
+
+MARK = "[REDACTED"
+PLACEHOLDERS = frozenset({"null", "none", "nil", "true", "false", "undefined", "''", '""'})
+
+
+def harmless_value(flags: int, value: str) -> bool:
+    """A value that a secret-looking name holds without it being a secret: PWD's working
+    directory, a lorebook session id (a ULID) under "session_id"."""
+    if flags & PWD and R.PATHLIKE.match(value):
+        return True
+    return bool(flags & SESSION and len(value) == 26 and R.ULID.fullmatch(value))
+
+
+def unquote(value: str, start: int, end: int) -> tuple[int, int]:
+    """The span of a value without its quotes (so the JSON/shell syntax around stays)."""
+    if value.startswith('\\"') and len(value) >= 4:
+        return start + 2, end - 2
+    if value[:1] in ("'", '"') and len(value) >= 2:
+        return start + 1, end - 1
+    return start, end
+
+
+def plausible_value(value: str, numeric_ok: bool = True) -> bool:
+    """Whether an assigned value can be a real secret (not a placeholder or a marker)."""
+    if not value:
+        return False
+    first = value[0]
+    if first in "$<%{" or (first == "[" and value.startswith(MARK)):
+        return False  # $VAR / ${VAR} / <placeholder> / templating, already redacted
+    if (len(value) <= 9 and value.lower() in PLACEHOLDERS) or not value.strip(first):
+        return False  # null/true/..., "****", "xxxx"
+    return not (
+        numeric_ok and (first.isdigit() or first == ".") and value.replace(".", "", 1).isdigit()
+    )
+
+
+def has_keyword(s: str) -> bool:
+    """Whether `s` holds a word that every secret-named key or flag holds."""
+    low = s.lower()
+    return any(kw in low for kw in KEYWORDS)
+
+
+#: flag and key names seen by `keyword_in_key` (reversed, for keys) -> whether they hold a
+#: keyword: names repeat a lot in a log ("--maxfail", "PATH="), and a lookup costs less than
+#: the 12 `in` tests (bounded: cleared when full)
+_FLAG_NAMES: dict[str, bool] = {}
+_KEY_NAMES: dict[str, bool] = {}
+_REVERSED_KEYWORDS = tuple(kw[::-1] for kw in KEYWORDS)
+
+
+def _holds_keyword(names: dict[str, bool], name: str, keywords: tuple[str, ...]) -> bool:
+    low = name.lower()
+    hit = any(kw in low for kw in keywords)
+    if len(names) >= 4096:
+        names.clear()
+    names[name] = hit
+    return hit
+
+
+def keyword_in_key(s: str, dash: int) -> bool:
+    """Whether a keyword of a secret name (KEYWORDS) sits where the keyed rules look for a
+    name: in a `--flag` name (`dash`: where the first "--" is, or -1), or in the key right
+    before "=" / ":" (the key, a backslash, a quote, blanks, the separator).  "token" in a
+    commit message or "auth" in "tests/test_auth.py" is not.
+
+    A superset of what ``find_spans`` can find for F_KEYED: its flag names and keys are runs
+    of [A-Za-z0-9_.-] that ``name_info`` splits into words, one of which holds a keyword.
+    The names are found with regexes that start with a literal, which ``re`` finds fast (a
+    character class it scans at ~10 ns a char); keys are read backwards, on the reversed
+    text.  Neither crosses a newline.  An "=" right after a flag name ("--maxfail=1") ends a
+    key that is that name (when what comes before "--" cannot be part of a key): when every
+    "=" is one of those, the keys before "=" need no second look."""
+    flag_eqs = 0  # how many "=" end a key that is a flag name looked at
+    if dash >= 0:
+        for name, eq, other in R.FLAG_NAMES.findall(s, dash):
+            name = name or other
+            hit = _FLAG_NAMES.get(name)
+            if hit is None:
+                hit = _holds_keyword(_FLAG_NAMES, name, KEYWORDS)
+            if hit:
+                return True
+            if eq:
+                flag_eqs += 1
+    eq = "=" in s and (not flag_eqs or s.count("=") > flag_eqs)
+    colon = ":" in s
+    if not (eq or colon):
+        return False
+    rs = s[::-1]
+    names = R.EQ_KEY_NAMES.findall(rs) if eq else []
+    if colon:
+        names += R.COLON_KEY_NAMES.findall(rs)
+    for name in names:
+        hit = _KEY_NAMES.get(name)
+        if hit is None:
+            hit = _holds_keyword(_KEY_NAMES, name, _REVERSED_KEYWORDS)
+        if hit:
+            return True
+    return False

@@ -1,13 +1,16 @@
-"""Where secrets are in a string: the triage (which rule families can match) and the scan.
+"""Where secrets are in a string: the triage, the scan, and the strings' side of redaction.
 
-The rules and tables live in :mod:`lorebook.log.secret_patterns`; :mod:`lorebook.log.sanitize`
-calls ``families`` first and ``find_spans`` only for the families that can match.
+``families`` triages a string (which rule families can match at all, with a few C calls and
+operators), ``find_spans`` runs only those rules, ``apply_spans`` puts the markers in, and
+:class:`Redactor` does all that for one string, or for the strings of a container at once:
+joined by "\n", which no rule crosses, they take one triage.  The rules and tables live in
+:mod:`lorebook.log.secret_patterns`; :mod:`lorebook.log.sanitize` walks the values.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 from .secret_patterns import (
     AUTH,
@@ -15,9 +18,12 @@ from .secret_patterns import (
     DIG,
     FAM,
     HEX_CHARS,
+    MARK,
     PASSWORD,
     PROVIDER_PREFIXES,
+    PROVIDERS_BY_HEAD,
     PWD,
+    RUN_END,
     RUN_MAP,
     RUN_MAP_NO_SLASH,
     RUN_MIN,
@@ -25,20 +31,21 @@ from .secret_patterns import (
     SESSION,
     R,
     classify_token,
+    harmless_value,
+    key_words,
+    keyword_in_key,
     looks_random,
+    name_info,
     pii_kind,
+    plausible_value,
+    unquote,
+)
+from .secret_patterns import (
+    has_keyword as has_keyword,  # (tests and callers look for it here)
 )
 
-TYPE_CHECKING = False  # `typing` costs ~5 ms to import: for type checkers only
-if TYPE_CHECKING:
-    from typing import Any
-
-# detection: which families can match a string (the triage), then where exactly
-
-MARK = "[REDACTED"
-PLACEHOLDERS = frozenset({"null", "none", "nil", "true", "false", "undefined", "''", '""'})
 # rule families that a string's triage lets through
-F_KEYED = 1  # a secret-ish word near "--", "=" or ":": flags, KEY=value, "key": "value"
+F_KEYED = 1  # a secret-ish name before "=" / ":" or after "--": KEY=value, --token x
 F_AT = 2  # "@": emails, URL credentials
 F_DIGITS = 4  # phone / SSN / card shaped digits
 F_LONG = 8  # a run of >= 20 token characters, not just hex: tokens, JWTs, "Bearer x"
@@ -49,80 +56,60 @@ Span = tuple[int, int, int, str]  # (start, priority, end, kind): lower priority
 Add = Callable[[Span], None]
 Name = Callable[[str], tuple[int, str]]  # key name -> (flags, kind of an in-text assignment)
 Extra = tuple[tuple[str, re.Pattern[str]], ...]  # (kind, pattern) rules of the user
+Found = list[tuple[str, str]]  # (path, kind) of each redaction, collected by findings()
 
 
-def has_keyword(s: str) -> bool:
-    """Whether `s` holds a word that every secret-named key or flag holds."""
-    low = s.lower()
-    return (
-        "pass" in low
-        or "token" in low
-        or "key" in low
-        or "secret" in low
-        or "auth" in low
-        or "pwd" in low
-        or "cred" in low
-        or "sess" in low
-        or "cookie" in low
-        or "dsn" in low
-        or "conn" in low
-        or "jwt" in low
-    )
-
-
-def families(s: str, b: bytes, keyed: bool) -> int:
-    """Second triage (`b` is `s` as UTF-8): which rule families can match at all?  Most
-    strings that failed the first triage (a commit message, an ISO timestamp, a commit hash,
-    a command line) end here with 0.
-
-    Only operators and a few C calls: here a str method call costs as much as several `in`
-    tests.  `keyed`: extra secret key names are configured, so skip the keyword test."""
+def families(s: str, b: bytes, keyed: bool, cs: str | None = None, first: bool = False) -> int:
+    """Which rule families can match `s` at all (`b` is its UTF-8, `cs` its FAM image when
+    the caller has it)?  Most strings end here: a message, a timestamp, a command line.
+    `first`: only whether any can (the cheapest tests come first), for strings joined by
+    "\n": no rule crosses one and it maps to a blank, so they get at least the families of
+    each.  `keyed`: extra secret names are configured, so any name may be one.  Operators
+    and C calls on str (`in` on bytes costs ~10x more: it tries the operand as an int)."""
     # classes: "0" digit, "A" capital, "=" any of "@=:", "~" non-ASCII, tab a separator of
     # digit groups (space, dash, dot, parentheses), " " the rest
-    cs = b.translate(FAM).decode()
+    if cs is None:
+        cs = b.translate(FAM).decode()
     fams = 0
-    dash = "--" in s
-    if dash or "=" in cs:
-        if "@" in s:
-            fams = F_AT
-        if (dash or "=" in cs.replace("0=0", "")) and (keyed or has_keyword(s)):
-            fams |= F_KEYED  # ("07:05:00" has no assignment)
-        if dash and "-----BEGIN" in s:
-            fams |= F_PEM
+    dash = s.find("--") if "-" in s else -1
+    marks = dash >= 0 or "=" in cs
+    if marks and "@" in s:
+        fams = F_AT
+        if first:
+            return fams
+    if dash >= 0 and "-----BEGIN" in s:
+        fams |= F_PEM
     if (
-        "000\t0000" in cs
-        or "000\t00\t0000" in cs
+        ("000\t00" in cs and ("000\t0000" in cs or "000\t00\t0000" in cs))
         or "0000000000000" in cs
         or ("+" in s and "+0" in b.translate(DIG).decode())
     ):  # phone, SSN, card shapes
         fams |= F_DIGITS
+    if first and fams:
+        return fams
     upper = "A" in cs
     if (
         len(s) >= 20
         and (upper or "0" in cs)
         and s.strip(HEX_CHARS)
-        # without capitals, a run through "/" is a path: generated keys have capitals, and
-        # lower-case ones are only looked for between slashes
-        and RUN_MIN in b.translate(RUN_MAP if upper else RUN_MAP_NO_SLASH).decode()
+        # a run of 20 token characters; without capitals, a run through "/" is a path
+        # (generated keys have capitals, and lower-case ones are only looked for between
+        # slashes).  Searched with the blank after it: "a" * 20 alone makes the string
+        # search retry at every "a" of a shorter run.
+        and (
+            RUN_END in (image := b.translate(RUN_MAP if upper else RUN_MAP_NO_SLASH).decode())
+            or image.endswith(RUN_MIN)
+        )
     ):
         fams |= F_LONG  # a long run of token characters that is not just a digest
+        if first:
+            return fams
+    if marks and (
+        # keyed: any name may be a secret ("07:05:00" has no assignment)
+        (dash >= 0 or "=" in cs.replace("0=0", "")) if keyed else keyword_in_key(s, dash)
+    ):
+        fams |= F_KEYED  # the costliest test last: `first` seldom gets here
     return fams
-
-
-def separators(s: str) -> list[int]:
-    """Positions of "=" / ":" that may end a key: not a time or port ("07:05", "host:80"),
-    not a URL scheme ("https://")."""
-    found = []
-    last = len(s) - 1
-    for sep in "=:":
-        p = s.find(sep)
-        while p >= 0:
-            if 0 < p < last and not (
-                (s[p - 1].isdigit() and s[p + 1].isdigit()) or (sep == ":" and s[p + 1] == "/")
-            ):
-                found.append(p)
-            p = s.find(sep, p + 1)
-    return found
 
 
 def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) -> None:
@@ -140,7 +127,7 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
     if fams & F_AT:
         if "://" in s:
             for m in R.URL_CRED.finditer(s):
-                if _plausible_value(m.group(1)):
+                if plausible_value(m.group(1)):
                     add((m.start(1), 1, m.end(1), "url_password"))
         _emails(s, add)
     if fams & F_DIGITS:
@@ -159,7 +146,7 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
             for m in R.SLACK_WEBHOOK.finditer(s):
                 add((m.start(1), 0, m.end(1), "slack_webhook"))
         if "earer" in s or "EARER" in s:
-            for m in R.BEARER.finditer(s):
+            for m in R.BEARER.finditer(s) if "EARER" in s else _bearers(s):
                 tok = m.group(1)
                 if not (tok.isalpha() and len(tok) < 24):  # "Bearer authentication"
                     add((m.start(1), 1, m.end(1), "bearer_token"))
@@ -171,34 +158,69 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
                 add((start, 0, end, kind))
 
 
+def _bearers(s: str) -> list[re.Match[str]]:
+    """What ``R.BEARER.finditer(s)`` finds when `s` has no "EARER": matches tried only where
+    C string search finds "earer" (``re`` would scan for a "B"/"b" at ~10 ns a char)."""
+    found = []
+    end = 0
+    match = R.BEARER.match
+    p = s.find("earer", 1)
+    while p > 0:
+        if p > end:  # not inside the previous match
+            m = match(s, p - 1)
+            if m is not None:
+                found.append(m)
+                end = m.end()
+        p = s.find("earer", p + 1)
+    return found
+
+
 def _assignments(s: str, name: Name, add: Add) -> None:
     """`KEY=value` / `KEY: value` / `"key": "value"` with a secret-named KEY.
 
-    Keys are read backwards from each separator (an anchored match on the reversed
-    string), then classified by the cached name rules."""
-    rs = s[::-1]
+    Keys are read backwards from each "=" / ":" that may end one (not a time or port,
+    "07:05" / "host:80", nor a URL scheme, "https://"): an anchored match on the reversed
+    string, then classified by the cached name rules."""
+    rs = ""  # `s` reversed, made for the first separator that may end a key
     last = len(s) - 1
-    for sep in separators(s):
-        m = R.REV_ASSIGN.match(rs, last - sep)
-        if m is None:
-            continue
-        flags, kind = name(m.group(1)[::-1])
-        if not flags & SECRET:
-            continue
-        v = (R.VALUE_EQ if s[sep] == "=" else R.VALUE_COLON).match(s, sep + 1)
-        if v is None:
-            continue
-        start, end = _unquote(v.group(1), *v.span(1))
-        value = s[start:end]
-        if flags & AUTH:
-            scheme, _, cred = value.partition(" ")
-            if scheme.lower() in AUTH_SCHEMES and cred.strip():
-                start = end - len(cred.lstrip())
-                value = s[start:end]
-        if harmless_value(flags, value):
-            continue
-        if _plausible_value(value, numeric_ok=not flags & PASSWORD):
-            add((start, 2, end, kind))
+    rev = R.REV_ASSIGN.match
+    for sep in "=:":
+        p = s.find(sep)
+        while p >= 0:
+            if 0 < p < last and not (
+                (s[p - 1].isdigit() and s[p + 1].isdigit()) or (sep == ":" and s[p + 1] == "/")
+            ):
+                rs = rs or s[::-1]
+                m = rev(rs, last - p)
+                if m is not None:
+                    flags, kind = name(m.group(1)[::-1])
+                    if flags & SECRET:
+                        _assigned(s, p, flags, kind, add)
+            p = s.find(sep, p + 1)
+
+
+def _assigned(s: str, sep: int, flags: int, kind: str, add: Add) -> None:
+    """The value after a secret-named key and its separator at `sep`, when plausible."""
+    v = (R.VALUE_EQ if s[sep] == "=" else R.VALUE_COLON).match(s, sep + 1)
+    if v is None:
+        return
+    start, end = v.span(1)  # without its quotes (see unquote), so the syntax around stays
+    if s.startswith('\\"', start) and end - start >= 4:
+        start += 2
+        end -= 2
+    elif s[start] in "'\"" and end - start >= 2:
+        start += 1
+        end -= 1
+    value = s[start:end]
+    if flags & AUTH:
+        scheme, _, cred = value.partition(" ")
+        if scheme.lower() in AUTH_SCHEMES and cred.strip():
+            start = end - len(cred.lstrip())
+            value = s[start:end]
+    if flags & (PWD | SESSION) and harmless_value(flags, value):
+        return
+    if plausible_value(value, numeric_ok=not flags & PASSWORD):
+        add((start, 2, end, kind))
 
 
 def _flag(m: re.Match[str], name: Name, add: Add) -> None:
@@ -206,43 +228,9 @@ def _flag(m: re.Match[str], name: Name, add: Add) -> None:
     flags, kind = name(m.group(1))
     if not flags & SECRET or (m.group(2) != "=" and m.group(3).startswith("-")):
         return
-    start, end = _unquote(m.group(3), *m.span(3))
-    if _plausible_value(m.string[start:end], numeric_ok=not flags & PASSWORD):
+    start, end = unquote(m.group(3), *m.span(3))
+    if plausible_value(m.string[start:end], numeric_ok=not flags & PASSWORD):
         add((start, 2, end, kind))
-
-
-def harmless_value(flags: int, value: str) -> bool:
-    """A value that a secret-looking name holds without it being a secret: PWD's working
-    directory, a lorebook session id (a ULID) under "session_id"."""
-    if flags & PWD and R.PATHLIKE.match(value):
-        return True
-    return bool(flags & SESSION and len(value) == 26 and R.ULID.fullmatch(value))
-
-
-def _unquote(value: str, start: int, end: int) -> tuple[int, int]:
-    """The span of a value without its quotes (so the JSON/shell syntax around stays)."""
-    if value.startswith('\\"') and len(value) >= 4:
-        return start + 2, end - 2
-    if value[:1] in ("'", '"') and len(value) >= 2:
-        return start + 1, end - 1
-    return start, end
-
-
-def _plausible_value(value: str, numeric_ok: bool = True) -> bool:
-    """Whether an assigned value can be a real secret (not a placeholder or a marker)."""
-    if not value or value.startswith(MARK) or value[0] in "$<%{":
-        return False  # empty, already redacted, $VAR / ${VAR} / <placeholder> / templating
-    if value.lower() in PLACEHOLDERS or value.count(value[0]) == len(value):
-        return False  # null/true/..., "****", "xxxx"
-    return not (numeric_ok and value.replace(".", "", 1).isdigit())
-
-
-def _email_ok(s: str, start: int) -> bool:
-    """Skip the user part of URL authorities (ssh://git@host, creds handled elsewhere)."""
-    if s.startswith("git@", start):
-        return False
-    j = s.rfind("://", max(0, start - 256), start)
-    return j < 0 or any(ch in s[j + 3 : start] for ch in "/ \t\n")
 
 
 def _pii(s: str, add: Add) -> None:
@@ -262,16 +250,25 @@ def _pii(s: str, add: Add) -> None:
 
 def _emails(s: str, add: Add) -> None:
     """Emails, found from each "@": the local part is matched backwards (reversed string)."""
-    rs = s[::-1]
+    rs = ""  # `s` reversed, made when a domain follows an "@"
     last = len(s) - 1
+    url = "://" in s
     at = s.find("@")
     while at > 0:
-        local = R.REV_LOCAL.match(rs, last - at + 1)
         domain = R.DOMAIN.match(s, at + 1)
-        if local is not None and domain is not None:
-            start = at - local.end() + (last - at + 1)
-            if _email_ok(s, start):
-                add((start, 4, domain.end(), "email"))
+        if domain is not None:
+            rs = rs or s[::-1]
+            local = R.REV_LOCAL.match(rs, last - at + 1)
+            if local is not None:
+                start = at - local.end() + (last - at + 1)
+                if s.startswith("git@", start):
+                    pass  # the user of an ssh remote, not a mailbox
+                elif url and (j := s.rfind("://", max(0, start - 256), start)) >= 0:
+                    # the user part of a URL authority (ssh://git@host; URL_CRED has creds)
+                    if any(ch in s[j + 3 : start] for ch in "/ \t\n"):
+                        add((start, 4, domain.end(), "email"))
+                else:
+                    add((start, 4, domain.end(), "email"))
         at = s.find("@", at + 1)
 
 
@@ -279,32 +276,50 @@ def _tokens(s: str, b: bytes, add: Add) -> None:
     """Provider tokens and high-entropy strings among the runs of >= 20 token characters.
 
     The runs are found in C on the RUN_MAP image of `s` (same offsets when `s` is ASCII);
-    the TOKEN regex then only looks inside them."""
+    a run is a token as it is unless it holds an "=" before its end (then the TOKEN regex
+    splits it, as it does a non-ASCII string)."""
+    found: list[tuple[int, str]] = []  # (start, token)
     if len(b) == len(s):
-        runs = R.RUN_MAP_RUNS.finditer(b.translate(RUN_MAP).decode())
-        spans = [m.span() for m in runs]
+        image = b.translate(RUN_MAP).decode() + " "
+        q = image.find(RUN_END)  # the last 20 "a" of a run, then its end
+        while q >= 0:
+            lo = image.rfind(" ", 0, q) + 1
+            hi = q + 20
+            q = image.find(RUN_END, hi)
+            tok = s[lo:hi]
+            core = tok.rstrip("=")
+            if "=" not in core:  # what TOKEN would match: the run, if 20 before its "="s
+                if len(core) >= 20:
+                    found.append((lo, tok))
+            else:
+                found.extend((m.start(), m.group()) for m in R.TOKEN.finditer(s, lo, hi))
     else:
-        spans = [(0, len(s))]
-    for lo, hi in spans:
-        for m in R.TOKEN.finditer(s, lo, hi):
-            tok = m.group()
-            if tok.startswith(("sha1-", "sha256-", "sha384-", "sha512-")):
-                continue  # subresource-integrity digests (package-lock.json)
-            if "/" in tok and tok.islower() and not tok.startswith(PROVIDER_PREFIXES):
-                continue  # a lower-case path ("src/app/module_12/handler_3"): generated keys
-                # have capitals (a 24-char base62 run lacks one once in ~500,000)
-            hit = classify_token(tok)
-            if hit is None:
-                continue
-            kind, length = hit
-            start = m.start()
-            if kind == "high_entropy" and "/" in tok:
+        found.extend((m.start(), m.group()) for m in R.TOKEN.finditer(s))
+    for start, tok in found:
+        if tok[0] == "s" and tok.startswith(("sha1-", "sha256-", "sha384-", "sha512-")):
+            continue  # subresource-integrity digests (package-lock.json)
+        if (
+            "/" in tok
+            and tok.islower()
+            and not (tok[:2] in PROVIDERS_BY_HEAD and tok.startswith(PROVIDER_PREFIXES))
+        ):
+            continue  # a lower-case path ("src/app/module_12/handler_3"): generated keys
+            # have capitals (a 24-char base62 run lacks one once in ~500,000)
+        hit = classify_token(tok)
+        if hit is None:
+            continue
+        kind, length = hit
+        end = start + length
+        if kind == "high_entropy":
+            if "/" in tok:
                 # keep leading path words: "com/services/<random>" -> "com/services/[...]"
                 head, _, rest = tok.partition("/")
                 while head.isalpha() and head.islower() and looks_random(rest):
                     start += len(head) + 1
                     head, _, rest = rest.partition("/")
-            add((start, 3 if kind == "high_entropy" else 0, m.start() + length, kind))
+            add((start, 3, end, kind))
+        else:
+            add((start, 0, end, kind))
 
 
 def apply_spans(s: str, found: list[Span]) -> tuple[str, list[str]]:
@@ -314,20 +329,170 @@ def apply_spans(s: str, found: list[Span]) -> tuple[str, list[str]]:
         start, _, end, kind = found[0]
         return f"{s[:start]}[REDACTED:{kind}]{s[end:]}", [kind]
     found.sort()
-    merged: list[list[Any]] = []  # [start, end, kind, priority]
-    for start, prio, end, kind in found:
-        if merged and start < merged[-1][1]:
-            last = merged[-1]
-            last[1] = max(last[1], end)
-            if prio < last[3]:
-                last[2], last[3] = kind, prio
-        else:
-            merged.append([start, end, kind, prio])
     parts: list[str] = []
+    kinds: list[str] = []
     pos = 0
-    for start, end, kind, _ in merged:
-        parts.append(s[pos:start])
-        parts.append(f"[REDACTED:{kind}]")
-        pos = end
-    parts.append(s[pos:])
-    return "".join(parts), [m[2] for m in merged]
+    first, prio, last, kind = found[0]  # the span being merged
+    for start, p, end, k in found[1:]:
+        if start < last:  # overlaps: one marker, named after the lowest priority
+            if end > last:
+                last = end
+            if p < prio:
+                kind, prio = k, p
+        else:
+            parts.append(s[pos:first])
+            parts.append(f"[REDACTED:{kind}]")
+            kinds.append(kind)
+            pos = last
+            first, prio, last, kind = start, p, end, k
+    parts.append(s[pos:first])
+    parts.append(f"[REDACTED:{kind}]")
+    kinds.append(kind)
+    parts.append(s[last:])
+    return "".join(parts), kinds
+
+
+class Redactor:
+    """Redacts secrets and PII inside strings: the triage, the scan, the cut to length.
+    :class:`lorebook.log.sanitize.Sanitizer` walks values with it."""
+
+    def __init__(
+        self,
+        extra_secret_keys: Iterable[str] = (),
+        extra_patterns: Mapping[str, str] = {},
+        max_value_chars: int = 1000,
+    ) -> None:
+        self._extra_keys = tuple(w for w in (key_words(str(k)) for k in extra_secret_keys) if w)
+        self._keyed = bool(self._extra_keys)  # any word may name a secret: no keyword triage
+        self._extra = tuple((str(kind), re.compile(rx)) for kind, rx in extra_patterns.items())
+        self._maxc = max(int(max_value_chars), 0)
+        self._window = 2 * self._maxc + 8192  # longer strings are only scanned this far
+        # ASCII strings up to this long are kept whole (0 when extra patterns exist: those can
+        # match anything, so every string takes the long way, _text)
+        self._plain_max = 0 if self._extra else self._maxc
+        self._short = min(6, self._plain_max + 1)  # < 6 chars: nothing to find
+        self._names: dict[str, tuple[int, str]] = {}
+        # strings (<= 512 chars) found harmless by the costly part of the triage or by a scan:
+        # commands, paths, branch names repeat a lot in a log (bounded by Sanitizer.sanitize)
+        self._harmless: set[str] = set()
+
+    def _name(self, key: str) -> tuple[int, str]:
+        """(flags, kind for an in-text assignment) for a key or variable name; cached."""
+        info = self._names.get(key)
+        if info is None:
+            info = name_info(R.MARKER.sub(" ", key), self._extra_keys)
+            if len(self._names) >= 4096:
+                self._names.clear()
+            self._names[key] = info
+        return info
+
+    def _triage(self, s: str, first: bool = False) -> int:
+        """The rule families that can match ASCII text `s` (0: none), such as the strings of
+        a container that the loops keep whole, joined by "\n" (see ``families``);
+        `first`: only whether any can."""
+        if len(s) < 13 and s.isalnum():  # an id, a short hash, a word: nothing to match
+            return 0
+        b = s.encode()
+        c = b.translate(FAM)
+        if (
+            c.isspace()  # lower-case words, paths, punctuation
+            # fewer than 20 characters, with fewer than 8 digits or capitals and nothing else
+            or (len(s) < 20 and len(r := c.translate(None, b" \t")) < 8 and r.isalnum())
+        ) and "--" not in s:
+            return 0
+        return families(s, b, self._keyed, c.decode(), first)
+
+    def _ascii(
+        self, s: str, path: str | None, found: Found | None, fams: int = 0
+    ) -> tuple[str, int]:
+        """Redact an ASCII string that the loops keep whole: `_triage` (unless `fams` says
+        what it found), then the scan of what it lets through.  Strings shorter than `_short`
+        hold nothing to find; harmless ones are remembered (up to 512 characters)."""
+        if len(s) < self._short or s in self._harmless:
+            return s, 0
+        if not fams:
+            fams = self._triage(s)
+            if not fams:
+                if len(s) >= 20 and len(s) <= 512:  # the costly triage: remember it
+                    self._harmless.add(s)
+                return s, 0
+        spans: list[Span] = []
+        find_spans(s, s.encode(), fams, self._name, (), spans.append)
+        if not spans:
+            if len(s) <= 512:  # nothing found after all: remember that
+                self._harmless.add(s)
+            return s, 0
+        out, kinds = apply_spans(s, spans)
+        if len(out) > self._maxc:  # (markers can be longer than what they replace)
+            out = self._fit(out, 0, kinds)
+        if found is not None:
+            for kind in kinds:
+                found.append((path or "", kind))
+        return out, len(kinds)
+
+    def _text(self, s: str, path: str | None, found: Found | None) -> tuple[str, int]:
+        """Redact and fit any string (the loops handle short and plain ASCII ones inline)."""
+        if s.isascii():
+            if len(s) < self._short:
+                return s, 0
+        elif R.SURROGATE.search(s) is not None:
+            s = R.SURROGATE.sub("\ufffd", s)
+        full = len(s)
+        if full > self._window:
+            s = s[: self._window]
+        tail = ""
+        if "…" in s and full == len(s) and s.endswith(" chars]"):
+            i = s.rfind("…[TRUNCATED ")
+            if 0 <= i <= self._maxc and R.TRUNC_TAIL.match(s, i):
+                # our own earlier cut: scan the kept text only, so a second pass is a no-op
+                s, tail = s[:i], s[i:]
+        b = s.encode()
+        c = b.translate(FAM)
+        if c.isspace() and "--" not in s and not self._extra:
+            fams = 0
+        else:
+            fams = families(s, b, self._keyed, c.decode())
+        if not fams and not self._extra:
+            if tail or full <= self._maxc:
+                return s + tail, 0
+            if full == len(s):  # a prefix of a plain string is plain: no rescan needed
+                return f"{s[: self._maxc]}…[TRUNCATED {full - self._maxc} chars]", 0
+        out, kinds = self._redact(s, b, fams) if fams or self._extra else (s, [])
+        if tail and len(out) <= self._maxc:
+            out += tail
+        elif len(out) > self._maxc or full > len(s):  # (`full - len(s)` cut off above)
+            out = self._fit(out, full - len(s), kinds)
+        if kinds and found is not None:
+            for kind in kinds:
+                found.append((path or "", kind))
+        return out, len(kinds)
+
+    def _fit(self, s: str, dropped: int, kinds: list[str]) -> str:
+        """Cut to max_value_chars plus a visible marker, never inside a redaction marker.
+
+        The kept text is scanned again: a cut can change what its end looks like
+        ("Authorization: Bearer <cut>"), and sanitize() must be idempotent.  What that finds
+        is redacted too and appended to `kinds`."""
+        keyed = self._keyed
+        for _ in range(4):
+            cut = min(self._maxc, len(s))
+            i = s.rfind("[", max(0, cut - 200), cut)  # markers hold no "[" inside
+            if i >= 0 and s.startswith(MARK, i) and s.find("]", i) >= cut:
+                cut = i
+            body = s[:cut]
+            b = body.encode()
+            fams = families(body, b, keyed)
+            if not (fams or self._extra):
+                break
+            again, more = self._redact(body, b, fams)
+            if not more:
+                break
+            kinds.extend(more)
+            s = again + s[cut:]
+        return f"{body}…[TRUNCATED {len(s) - cut + dropped} chars]"
+
+    def _redact(self, s: str, b: bytes, fams: int) -> tuple[str, list[str]]:
+        """Replace every secret of the rule families `fams` in `s` (`b` its UTF-8)."""
+        found: list[Span] = []
+        find_spans(s, b, fams, self._name, self._extra, found.append)
+        return apply_spans(s, found) if found else (s, [])
