@@ -40,6 +40,21 @@ TARGET = 20_000  # actions/s
 SESSION = "bench-append-session"
 
 
+def plain_contexts(count: int) -> list[dict[str, Any]]:
+    """`count` distinct ~1 KB contexts without secrets: what most actions carry."""
+    return [{
+        "files": [f"src/app/module_{(i + k) % 97}/handler_{k}.py" for k in range(12)],
+        "commit_hash": f"{(i * 2654435761) % (1 << 28):07x}",
+        "branch": "feature/auth",
+        "message": f"Fix token refresh race in the auth client (#{i})\n\n"
+                   "The refresh and the retry could both rotate the token; serialise them "
+                   "behind a lock and add a regression test.",
+        "command": f"pytest -q tests/test_auth.py -k refresh_{i} --maxfail=1 --durations=5",
+        "params": {"retries": 3, "timeout_s": 120, "labels": ["bench", "auth"], "dry_run": False},
+        "notes": "Reviewer asked to keep the public API unchanged; roll out after the freeze.",
+    } for i in range(count)]
+
+
 def contexts(count: int) -> list[dict[str, Any]]:
     """`count` distinct ~1 KB contexts, each with secrets the sanitizer must catch."""
     out = []
@@ -94,10 +109,14 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dic
     book = store(workdir, "flush", "flush")
     sync_book = store(workdir, "fsync", "fsync")
     ctxs = contexts(actions)
+    plain = plain_contexts(actions)
     log_kwargs = {"session": SESSION, "agent": "PS", "project": "bench", "epic": "epic-012"}
 
     def full(i: int) -> None:
         book.log("commit", context=ctxs[i], **log_kwargs)
+
+    def full_plain(i: int) -> None:
+        book.log("commit", context=plain[i], **log_kwargs)
 
     def full_fsync(i: int) -> None:
         sync_book.log("commit", context=ctxs[i], **log_kwargs)
@@ -111,6 +130,7 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dic
     scratch = shard_path(book.layout.actionlog, built[0]["ts"], "bench-append-scratch")
     parts: dict[str, Callable[[int], Any]] = {
         "full": full,
+        "full_plain": full_plain,
         "build": build,
         "sanitize": lambda i: book.writer.redact(built[i]),
         "encode": lambda i: encode(redacted[i]),
@@ -135,6 +155,8 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dic
         "redactions_per_action": sample["meta"].get("redactions", 0),
         "throughput": actions / median(seconds["full"]),
         "throughput_rounds": [actions / s for s in seconds["full"]],
+        "throughput_plain": actions / median(seconds["full_plain"]),
+        "plain_context_bytes": len(encode(plain[0])),
         "fsync_throughput": fsync_actions / median(fsync_seconds),
         "us_per_action": {name: v * 1e6 for name, v in per_action.items()},
         "sample_context": sample["context"],
@@ -148,6 +170,8 @@ def report(res: dict[str, Any]) -> None:
           f"before redaction, {res['redactions_per_action']} redactions/action)")
     print(f"  Lorebook.log, durability=flush : {res['throughput']:>10,.0f} actions/s "
           f"(median; rounds {', '.join(f'{t:,.0f}' for t in res['throughput_rounds'])})")
+    print(f"  same, ~1 KB context, no secrets: {res['throughput_plain']:>10,.0f} actions/s "
+          f"(context {res['plain_context_bytes']} B)")
     print(f"  Lorebook.log, durability=fsync : {res['fsync_throughput']:>10,.0f} actions/s "
           f"({res['fsync_actions_per_round']} actions/round)")
     print(f"  target >= {TARGET:,}/s: {'MET' if res['throughput'] >= TARGET else 'NOT MET'} "

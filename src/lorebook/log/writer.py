@@ -181,20 +181,13 @@ class LogWriter:
 
     def redact(self, record: dict[str, Any]) -> dict[str, Any]:
         """Redact every free-form field; count the redactions in `meta.redactions`."""
-        out: dict[str, Any] = {}
-        total = 0
-        for key, value in record.items():
-            if key in STRUCTURAL or value is None or key == "meta":
-                out[key] = value
-                continue
-            out[key], count = self.sanitizer.sanitize(value, key)
-            total += count
-        meta, count = self.sanitizer.sanitize(record.get("meta") or {}, "meta")
-        total += count
+        free = {k: v for k, v in record.items() if k not in STRUCTURAL}
+        free["meta"] = free.get("meta") or {}
+        clean, total = self.sanitizer.sanitize(free)  # one walk over all fields
         if total:
+            meta = clean["meta"]
             meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
-        out["meta"] = meta
-        return out
+        return {**{k: record[k] for k in STRUCTURAL if k in record}, **clean}
 
     def _fit(self, record: dict[str, Any]) -> bytes:
         """Encode; when over the line cap, replace the bulky fields with a visible summary."""
