@@ -22,6 +22,59 @@ class Clock:
         return self.now
 
 
+class Build:
+    """A subagent implements one change: in-progress spawn, the file, its close, the commit."""
+
+    def __init__(
+        self,
+        epic: str,
+        agent_id: str,
+        model: str,
+        task: str,
+        path: str,
+        text: str,
+        message: str,
+        minutes: int,
+    ) -> None:
+        self.epic, self.agent_id, self.model, self.task = epic, agent_id, model, task
+        self.path, self.text, self.message, self.minutes = path, text, message, minutes
+
+    def run(self, s: Session, clock: Clock, commit: Commit, write: Write) -> None:
+        spawn = s.log(
+            "spawn",
+            outcome="in_progress",
+            epic=self.epic,
+            now=clock.tick(2),
+            context={
+                "subagent_type": "implementation",
+                "model": self.model,
+                "agent_id": self.agent_id,
+                "task_description": self.task,
+            },
+        )
+        write(self.path, self.text)
+        s.log(
+            "spawn",
+            parent=spawn["id"],
+            epic=self.epic,
+            duration_s=self.minutes * 60,
+            now=clock.tick(self.minutes),
+            context={"agent_id": self.agent_id, "subagent_type": "implementation"},
+        )
+        sha = commit(f"{self.message} ({self.epic})", clock.tick(2))
+        s.log(
+            "commit",
+            epic=self.epic,
+            now=clock.now,
+            context={
+                "files": [self.path],
+                "message": self.message,
+                "branch": "main",
+                "commit_hash": sha,
+            },
+        )
+
+
 def _rate_limit_session(book: Lorebook, clock: Clock, commit: Commit, write: Write) -> None:
     s = book.start_session(agent="PS", project="consilio", now=clock.now)
     s.log(
@@ -35,39 +88,16 @@ def _rate_limit_session(book: Lorebook, clock: Clock, commit: Commit, write: Wri
         },
     )
     s.log("search", now=clock.tick(1), context={"query": "rate limiting redis", "results": 2})
-    spawn = s.log(
-        "spawn",
-        outcome="in_progress",
-        epic="epic-011",
-        now=clock.tick(1),
-        context={
-            "subagent_type": "implementation",
-            "model": "haiku",
-            "agent_id": "impl-7f3a",
-            "task_description": "Implement token-bucket rate limiting",
-        },
-    )
-    write("src/api/ratelimit.py", "LIMIT_PER_MINUTE = 120\nBURST = 20\n")
-    s.log(
-        "spawn",
-        parent=spawn["id"],
-        epic="epic-011",
-        duration_s=1320,
-        now=clock.tick(22),
-        context={"agent_id": "impl-7f3a", "subagent_type": "implementation"},
-    )
-    sha = commit("feat(api): token-bucket rate limiting (epic-011)", clock.tick(2))
-    s.log(
-        "commit",
-        epic="epic-011",
-        now=clock.now,
-        context={
-            "files": ["src/api/ratelimit.py"],
-            "message": "feat(api): token-bucket rate limiting",
-            "branch": "main",
-            "commit_hash": sha,
-        },
-    )
+    Build(
+        "epic-011",
+        "impl-7f3a",
+        "haiku",
+        "Implement token-bucket rate limiting",
+        "src/api/ratelimit.py",
+        "LIMIT_PER_MINUTE = 120\nBURST = 20\n",
+        "feat(api): token-bucket rate limiting",
+        22,
+    ).run(s, clock, commit, write)
     s.log(
         "validate",
         epic="epic-011",
@@ -131,39 +161,16 @@ def _auth_planning_session(book: Lorebook, clock: Clock, commit: Commit, write: 
             "decisions": ["RS256", "15 minute access tokens", "rotate refresh tokens"],
         },
     )
-    spawn = s.log(
-        "spawn",
-        outcome="in_progress",
-        epic="epic-012",
-        now=clock.tick(2),
-        context={
-            "subagent_type": "implementation",
-            "model": "sonnet",
-            "agent_id": "impl-2b9c",
-            "task_description": "Implement JWT login and access tokens",
-        },
-    )
-    write("src/auth/jwt.py", "ALGORITHM = 'RS256'\nACCESS_TTL_MINUTES = 15\nISSUER = 'consilio'\n")
-    s.log(
-        "spawn",
-        parent=spawn["id"],
-        epic="epic-012",
-        duration_s=2400,
-        now=clock.tick(40),
-        context={"agent_id": "impl-2b9c", "subagent_type": "implementation"},
-    )
-    sha = commit("feat(auth): JWT login with RS256 access tokens (epic-012)", clock.tick(2))
-    s.log(
-        "commit",
-        epic="epic-012",
-        now=clock.now,
-        context={
-            "files": ["src/auth/jwt.py"],
-            "message": "feat(auth): JWT login with RS256 access tokens",
-            "branch": "main",
-            "commit_hash": sha,
-        },
-    )
+    Build(
+        "epic-012",
+        "impl-2b9c",
+        "sonnet",
+        "Implement JWT login and access tokens",
+        "src/auth/jwt.py",
+        "ALGORITHM = 'RS256'\nACCESS_TTL_MINUTES = 15\nISSUER = 'consilio'\n",
+        "feat(auth): JWT login with RS256 access tokens",
+        40,
+    ).run(s, clock, commit, write)
     s.log(
         "validate",
         epic="epic-012",
@@ -201,39 +208,16 @@ def _disconnected_session(book: Lorebook, clock: Clock, commit: Commit, write: W
             "decisions": ["token family id", "revoke family on reuse"],
         },
     )
-    spawn = s.log(
-        "spawn",
-        outcome="in_progress",
-        epic="epic-012",
-        now=clock.tick(2),
-        context={
-            "subagent_type": "implementation",
-            "model": "sonnet",
-            "agent_id": "impl-xyz789",
-            "task_description": "Implement refresh-token rotation",
-        },
-    )
-    write("src/auth/tokens.py", "def rotate(refresh_token):\n    return issue_new(refresh_token)\n")
-    s.log(
-        "spawn",
-        parent=spawn["id"],
-        epic="epic-012",
-        duration_s=1800,
-        now=clock.tick(30),
-        context={"agent_id": "impl-xyz789", "subagent_type": "implementation"},
-    )
-    sha = commit("feat(auth): refresh-token rotation (epic-012)", clock.tick(2))
-    s.log(
-        "commit",
-        epic="epic-012",
-        now=clock.now,
-        context={
-            "files": ["src/auth/tokens.py"],
-            "message": "feat(auth): refresh-token rotation",
-            "branch": "main",
-            "commit_hash": sha,
-        },
-    )
+    Build(
+        "epic-012",
+        "impl-xyz789",
+        "sonnet",
+        "Implement refresh-token rotation",
+        "src/auth/tokens.py",
+        "def rotate(refresh_token):\n    return issue_new(refresh_token)\n",
+        "feat(auth): refresh-token rotation",
+        30,
+    ).run(s, clock, commit, write)
     s.log(
         "validate",
         outcome="failure",
