@@ -164,7 +164,7 @@ NEGATIVES: list[str] = [
     "the password is required, the token expired",
     "Bearer authentication is used",
     "--password-file /run/secrets/db --token-env GH_TOKEN",
-    "PWD=/work/main",
+    "PWD=/home/dev/project",
     "export PATH=/usr/bin:$PATH API_KEY=$API_KEY TOKEN=${{ secrets.GH_TOKEN }}",
     'password: "" token: null',
     "refs/heads/feature/LORE-1234-add-sanitizer-v2",
@@ -352,8 +352,8 @@ def test_empty_and_already_redacted_values_are_left_alone() -> None:
 
 
 def test_pwd_holding_a_directory_is_not_a_password() -> None:
-    assert S.sanitize({"PWD": "/work/main", "OLDPWD": "~/src"}) == (
-        {"PWD": "/work/main", "OLDPWD": "~/src"},
+    assert S.sanitize({"PWD": "/home/dev/project", "OLDPWD": "~/src"}) == (
+        {"PWD": "/home/dev/project", "OLDPWD": "~/src"},
         0,
     )
     assert S.sanitize({"pwd": "hunter2"}) == ({"pwd": REDACTED}, 1)
