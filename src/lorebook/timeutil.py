@@ -45,8 +45,3 @@ def parse_when(text: str, *, now: datetime | None = None, option: str = "--since
         raise UsageError(
             f"{option} {text!r}: expected a duration like 7d, 24h, 30m, 2w or a date YYYY-MM-DD"
         ) from None
-
-
-def day_of(ts: str) -> str:
-    """The UTC day `YYYY-MM-DD` of a canonical timestamp."""
-    return ts[:10]

@@ -6,12 +6,11 @@ is enough: `lore log --session S` then inherits it instead of falling back to de
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from ..ids import ulid_ms
-from ..model import ULID_RE, decode_line
-from .writer import shard_path
+from ..model import decode_line
+from .writer import session_start_day, shard_path
 
 _HEAD_LINES = 5
 
@@ -35,14 +34,11 @@ def session_identity(
     actionlog: Path, session: str, now: datetime, max_days: int = 14
 ) -> tuple[str | None, str | None] | None:
     """Identity from the session's newest shard at or before `now`, or None if none is found."""
-    oldest = now - timedelta(days=max_days)
-    if ULID_RE.match(session):
-        ms = ulid_ms(session)
-        if ms is not None:
-            oldest = max(oldest, datetime.fromtimestamp(ms / 1000, UTC) - timedelta(days=1))
+    oldest = (now - timedelta(days=max_days)).strftime("%Y-%m-%d")
+    oldest = max(oldest, session_start_day(session) or oldest)
     day = now
-    while day >= oldest:
-        path = shard_path(actionlog, day.strftime("%Y-%m-%d"), session)
+    while (name := day.strftime("%Y-%m-%d")) >= oldest:
+        path = shard_path(actionlog, name, session)
         if path.is_file():
             found = _first_record_identity(path)
             if found is not None:

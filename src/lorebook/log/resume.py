@@ -7,16 +7,14 @@ newest day directories' shards, and the chosen session is read from its own shar
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..ids import ulid_ms
-from ..model import ULID_RE, decode_line
-from .reader import OnProblem, Problem, _ignore, read_shard, relative, walk_days
-from .sessions import SessionInfo, observe, session_status
+from ..model import decode_line
+from .reader import OnProblem, _ignore, read_shard, relative, walk_days
+from .writer import session_start_day
 
 _TAIL_BYTES = 1 << 16
 
@@ -120,15 +118,7 @@ def session_records(
     on_problem: OnProblem = _ignore,
 ) -> list[dict[str, Any]]:
     """All records of one session, read from its own shards only (newest day backwards)."""
-    first_day: str | None = None
-    if session.startswith("auto-") and len(session) > 13 and session[5:13].isdigit():
-        d = session[5:13]
-        first_day = f"{d[:4]}-{d[4:6]}-{d[6:]}"
-    elif ULID_RE.match(session):
-        ms = ulid_ms(session)
-        if ms is not None:
-            # a day of slack for clock skew between the id's maker and the writer
-            first_day = datetime.fromtimestamp(ms / 1000 - 86400, UTC).strftime("%Y-%m-%d")
+    first_day = session_start_day(session)
     if first_day is None:
         if last_day is None:  # an explicit session without a date in its id: from the newest day
             newest = next(walk_days(actionlog, newest_first=True), None)
@@ -155,17 +145,3 @@ def session_records(
 def _minus_days(day: str, count: int) -> str:
     start = datetime.strptime(day, "%Y-%m-%d") - timedelta(days=count)
     return start.strftime("%Y-%m-%d")
-
-
-Problems = list[Problem]
-GitReader = Callable[[], dict[str, Any] | None]
-
-
-def summarize_session(
-    session: str, records: list[dict[str, Any]], now: datetime, idle: float
-) -> SessionInfo:
-    info = SessionInfo(id=session)
-    for record in records:
-        observe(info, record)
-    info.status = session_status(info.ended, info.last_activity, now, idle)
-    return info

@@ -15,7 +15,8 @@ from .progress import (
     work_in_progress,
 )
 from .reader import OnProblem
-from .resume import choose, find_candidates, session_records, summarize_session
+from .resume import choose, find_candidates, session_records
+from .sessions import summarize
 
 if TYPE_CHECKING:
     from ..book import Lorebook
@@ -39,7 +40,7 @@ def build_resume(
         session, records = _target(book, project, agent, session, on_problem)
     finally:
         git = pending_git()
-    info = summarize_session(session, records, now, book.config.idle_minutes)
+    info = summarize(records, now, book.config.idle_minutes)[0]  # records of one session
     actions = [r for r in records if r["kind"] == "action"]
     still_open = open_actions(actions)
     failed = failed_validations(actions)

@@ -7,11 +7,11 @@ import math
 import os
 import zlib
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import UsageError
-from ..ids import new_ulid
+from ..ids import new_ulid, ulid_ms
 from ..model import (
     OUTCOMES,
     SCHEMA_VERSION,
@@ -57,6 +57,21 @@ def auto_session_id(agent: str, project: str, host: str, day: str) -> str:
     key = f"{agent}\0{project}\0{host}".encode()
     digest = f"{zlib.crc32(key):08x}{zlib.adler32(key):08x}"[:12]
     return f"auto-{day.replace('-', '')}-{digest}"
+
+
+def session_start_day(session: str) -> str | None:
+    """The earliest UTC day a session can have shards, when its id says so (auto ids, ULIDs).
+
+    A ULID gets a day of slack for clock skew between the id's maker and the writer.
+    """
+    if session.startswith("auto-") and len(session) > 13 and session[5:13].isdigit():
+        d = session[5:13]
+        return f"{d[:4]}-{d[4:6]}-{d[6:]}"
+    if ULID_RE.match(session):
+        ms = ulid_ms(session)
+        if ms is not None:
+            return datetime.fromtimestamp(ms / 1000 - 86400, UTC).strftime("%Y-%m-%d")
+    return None
 
 
 def check_session_id(session: str) -> str:

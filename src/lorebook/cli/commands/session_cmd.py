@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ...book import Lorebook
+from ...model import END_REASONS
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -65,7 +66,7 @@ def start(
     "--reason",
     default="normal",
     show_default=True,
-    help="normal, network_disconnect, timeout, error, ...",
+    help=f"Why it ended: {', '.join(END_REASONS)}, or another lowercase word.",
 )
 @click.option("--agent", help="Agent name recorded on the end event.")
 @click.option("--project", help="Project recorded on the end event.")
