@@ -21,6 +21,7 @@ COMMANDS = {
     "resume": ("resume_cmd", "resume", "Where the last session left off and what to do next."),
     "check": ("check_cmd", "check", "Validate the store: schema, duplicates, torn lines, secrets."),
     "demo": ("demo_cmd", "demo", "Build a realistic sample store and show it."),
+    "expertise": ("expertise_cmd", "expertise", "Per-domain expertise files: learn, validate, …"),
 }
 
 
