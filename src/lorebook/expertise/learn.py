@@ -34,6 +34,7 @@ TEST_COMMAND = re.compile(
     r"yarn test|pnpm test|make (test|check)|unittest)\b"
 )
 TASK_KEYS = ("task", "description", "title", "goal", "summary", "message")
+GOAL_KEYS = ("task", "title", "goal")  # what the session is about, not what one step did
 _NUMBERS = re.compile(r"0x[0-9a-f]+|[0-9a-f]{12,}|\d+")
 
 
@@ -142,7 +143,7 @@ def digest(
             continue
         out.action_count += 1
         context = _context(record)
-        texts += [str(context[k]) for k in TASK_KEYS if isinstance(context.get(k), str)]
+        texts += [str(context[k]) for k in GOAL_KEYS if isinstance(context.get(k), str)]
         texts += [str(record[k]) for k in ("epic", "issue") if isinstance(record.get(k), str)]
         if record.get("outcome") != "in_progress":
             finished.append(record)
