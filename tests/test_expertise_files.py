@@ -6,8 +6,8 @@ import difflib
 from pathlib import Path
 
 import pytest
-from conftest import git
 
+from conftest import git
 from lorebook import Lorebook, LoreError
 from lorebook.expertise import files as F
 from lorebook.expertise.prune import enforce_limit
@@ -172,7 +172,7 @@ def test_a_few_aliases_are_fine(tmp_path: Path) -> None:
 def test_non_utf8_and_huge_files_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "x.yaml"
     path.write_bytes(b"domain: \xff\n")
-    with pytest.raises(LoreError, match="x.yaml: invalid YAML: not UTF-8 at byte 9"):
+    with pytest.raises(LoreError, match=r"x\.yaml: invalid YAML: not UTF-8 at byte 9"):
         F.read(path, "x.yaml", "api")
     path.write_bytes(b"# " + b"x" * (F.MAX_FILE_BYTES + 1))
     with pytest.raises(LoreError, match="larger than"):

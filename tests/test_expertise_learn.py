@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import clean_env, git
 
+from conftest import clean_env, git
 from lorebook import Lorebook, LoreError
 from lorebook.expertise.api import NothingToLearn
 from lorebook.expertise.classify import classify
@@ -142,7 +143,8 @@ def test_read_edit_test_and_glob_read_patterns() -> None:
         return {"kind": "action", "type": "tool_call", "outcome": outcome,
                 "context": {"tool": name, **ctx}}
 
-    found = tool_patterns([call("Glob"), call("Read"), call("Edit"), call("Bash", command="pytest")])
+    found = tool_patterns([call("Glob"), call("Read"), call("Edit"),
+                           call("Bash", command="pytest")])
     assert found[:2] == [READ_EDIT_TEST, GLOB_READ]
     assert "Successful combo: Edit → test" in found
     # a failed test run is not an effective sequence; a failed Read breaks Glob -> Read
@@ -333,3 +335,21 @@ def test_subscriber_failures_become_a_warning_not_an_error(
 def test_classification_of_a_session_uses_task_text_and_files() -> None:
     assert classify("rotate JWT refresh tokens", ["tests/test_tokens.py"]).domain == "security"
     assert classify("", ["tests/test_a.py"]).domain == "testing"
+
+
+def test_subscriber_keeps_the_append_path_light(proj: Path) -> None:
+    """With learning on session end switched on, logging actions still loads no YAML library;
+    `import lorebook` never loads the expertise modules."""
+    (proj / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
+    code = ("import json, sys\nfrom lorebook import Lorebook\n"
+            f"book = Lorebook.open({str(proj)!r}, env={{}})\n"
+            "book.log('plan', session='light-1')\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    for _ in range(2):  # the first run parses the new config.yaml and caches it as JSON
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=clean_env(), timeout=60)
+        assert done.returncode == 0, done.stderr
+    modules = set(json.loads(done.stdout))
+    assert "lorebook.expertise.subscriber" in modules  # it is registered ...
+    assert not {m for m in modules if m.split(".")[0] in ("ruamel", "git", "click")}
+    assert "lorebook.expertise.api" not in modules  # ... and loads nothing until a session ends
