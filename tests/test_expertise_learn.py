@@ -76,7 +76,7 @@ def test_learn_from_a_session(proj: Path) -> None:
     lesson = by_type["failure_learning"][0]
     assert lesson["error"] == "AssertionError: token 1234 reused"
     assert lesson["sessions"] == ["sess-1"]
-    assert lesson["solution"] == "succeeded later in the session: run the token tests"
+    assert lesson["solution"] == "after Edit, test succeeded (run the token tests)"
     assert by_type["file_discovered"] == ["src/auth/tokens.py", "src/auth/jwt.py",
                                           "tests/test_tokens.py"]
     assert GLOB_READ in by_type["pattern_discovered"]

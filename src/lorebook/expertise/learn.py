@@ -34,7 +34,8 @@ TEST_COMMAND = re.compile(
     r"yarn test|pnpm test|make (test|check)|unittest)\b"
 )
 TASK_KEYS = ("task", "description", "title", "goal", "summary", "message")
-GOAL_KEYS = ("task", "title", "goal")  # what the session is about, not what one step did
+# what the session is about (not what one step did), most telling first
+GOAL_KEYS = ("task", "title", "goal", "task_description", "approach")
 _NUMBERS = re.compile(r"0x[0-9a-f]+|[0-9a-f]{12,}|\d+")
 
 
@@ -97,7 +98,7 @@ def label(record: dict[str, Any]) -> str:
 
 def describe(record: dict[str, Any]) -> str | None:
     context = _context(record)
-    return _field(context, *TASK_KEYS, "command", "file_path", "path")
+    return _field(context, *TASK_KEYS, "command", "file_path", "path", "service")
 
 
 def normalize_error(text: str) -> str:
@@ -131,6 +132,7 @@ def digest(
     skip = tuple(skip)
     finished: list[dict[str, Any]] = []
     texts: list[str] = []
+    goals: dict[str, str] = {}  # the first value of each goal key
     end_reason: str | None = None
     for record in records:
         if record.get("kind") == "session":
@@ -139,15 +141,20 @@ def digest(
             elif record.get("event") == "start":
                 meta = record.get("meta")
                 if isinstance(meta, dict):
-                    texts += [str(meta[k]) for k in TASK_KEYS if isinstance(meta.get(k), str)]
+                    found = {k: meta[k] for k in TASK_KEYS if isinstance(meta.get(k), str)}
+                    texts += found.values()
+                    goals = {**found, **goals}
             continue
         out.action_count += 1
         context = _context(record)
-        texts += [str(context[k]) for k in GOAL_KEYS if isinstance(context.get(k), str)]
+        found = {k: context[k] for k in GOAL_KEYS if isinstance(context.get(k), str)}
+        texts += found.values()
+        goals = {**found, **goals}
         texts += [str(record[k]) for k in ("epic", "issue") if isinstance(record.get(k), str)]
         if record.get("outcome") != "in_progress":
             finished.append(record)
-    out.task = one_line(texts[0], 80) if texts else ""
+    first = [goals[k] for k in (*TASK_KEYS, *GOAL_KEYS) if goals.get(k)] or texts
+    out.task = one_line(first[0], 80) if first else ""
     out.files = _modified_files(finished, root, skip)
     out.text = " ".join(dict.fromkeys(texts))
     out.failures = _failures(finished)
@@ -192,22 +199,27 @@ def _failures(finished: list[dict[str, Any]]) -> list[Failure]:
             one_line(str(error).strip().splitlines()[0] or error, 200),
             str(record.get("ts", "")),
         )
-        for later in finished[i + 1 :]:
+        for j in range(i + 1, len(finished)):
+            later = finished[j]
             if (
                 later.get("outcome") == "success"
                 and later.get("type") == record.get("type")
                 and tool_name(later) == tool_name(record)
             ):
-                how = describe(later)
-                failure.solution = one_line(
-                    f"succeeded later in the session: {how}"
-                    if how
-                    else f"a retried {what} succeeded later in the session",
-                    200,
-                )
+                failure.solution = _solution(what, finished[i + 1 : j], later)
                 break
         found.append(failure)
     return found
+
+
+def _solution(what: str, between: list[dict[str, Any]], success: dict[str, Any]) -> str:
+    """How the session got past a failure: the steps in between, then the successful retry."""
+    steps = list(dict.fromkeys(label(r) for r in between))
+    if len(steps) > 3:
+        steps = [*steps[:2], "…", steps[-1]]
+    how = _field(_context(success), *TASK_KEYS)
+    text = f"after {' → '.join(steps)}, {what} succeeded" if steps else f"retrying {what} succeeded"
+    return one_line(text + (f" ({how})" if how else ""), 200)
 
 
 def tool_patterns(calls: list[dict[str, Any]]) -> list[str]:
