@@ -243,3 +243,15 @@ def test_pruning_keeps_the_comment_after_a_shortened_list(tmp_path: Path) -> Non
     doc = F.read(write(tmp_path / "c.yaml", text), "c.yaml", "api")
     enforce_limit(doc, 10)
     assert F.dump(doc).endswith("  - f29.py\n# below\nx: 1\n")
+
+
+def test_the_projects_own_expertise_files_are_valid() -> None:
+    """lorebook dogfoods expertise files: they parse, and every core file they name exists."""
+    root = Path(__file__).resolve().parents[1]
+    found = sorted((root / ".expertise").glob("*.yaml"))
+    assert found
+    for path in found:
+        doc = F.read(path, path.name, path.stem)
+        assert doc.data["domain"] == path.stem
+        for rel in doc.data.get("core_files") or []:
+            assert (root / str(rel)).exists(), (path.name, rel)

@@ -9,7 +9,7 @@ def _text(value: Any) -> str:
     if isinstance(value, dict):  # a pattern written as {name, description}
         name, description = value.get("name"), value.get("description")
         if name and description:
-            return f"{name}: {description}"
+            return f"{name} — {description}"  # "name: text" would read as a secret assignment
         return " ".join(f"{k}: {v}" for k, v in value.items())
     return " ".join(str(value).split())
 
