@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .changes import Change, one_line
 from .files import ExpertiseDoc, block, seq_edit
@@ -87,13 +87,26 @@ def is_test_step(record: dict[str, Any]) -> bool:
     return "test" in name or bool(TEST_COMMAND.search(command))
 
 
-def label(record: dict[str, Any]) -> str:
-    """How a step reads in a pattern: the tool's name, `test` for a test run, else the type."""
-    if record.get("type") == "tool_call":
-        if is_test_step(record):
-            return "test"
-        return tool_name(record) or "tool_call"
-    return str(record.get("type"))
+class Step(NamedTuple):
+    """One finished action with what learning asks of it, computed once."""
+
+    record: dict[str, Any]
+    type: str
+    tool: str | None  # tool_call only
+    label: str
+    ok: bool
+    test: bool
+
+
+def steps_of(records: Iterable[dict[str, Any]]) -> list[Step]:
+    out = []
+    for record in records:
+        kind = str(record.get("type"))
+        tool = tool_name(record) if kind == "tool_call" else None
+        test = kind == "tool_call" and is_test_step(record)
+        name = ("test" if test else tool or "tool_call") if kind == "tool_call" else kind
+        out.append(Step(record, kind, tool, name, record.get("outcome") == "success", test))
+    return out
 
 
 def describe(record: dict[str, Any]) -> str | None:
@@ -155,42 +168,47 @@ def digest(
             finished.append(record)
     first = [goals[k] for k in (*TASK_KEYS, *GOAL_KEYS) if goals.get(k)] or texts
     out.task = one_line(first[0], 80) if first else ""
-    out.files = _modified_files(finished, root, skip)
     out.text = " ".join(dict.fromkeys(texts))
-    out.failures = _failures(finished)
-    out.patterns = tool_patterns([r for r in finished if r.get("type") == "tool_call"])
-    out.completed = _completed(finished, end_reason)
+    steps = steps_of(finished)
+    out.files = _modified_files(steps, root, skip)
+    out.failures = _failures(steps)
+    out.patterns = _patterns([s for s in steps if s.type == "tool_call"])
+    out.completed = _completed(steps, end_reason)
     if out.completed:
-        out.technique = _technique(out, finished)
+        out.technique = _technique(out, steps)
     return out
 
 
-def _modified_files(finished: list[dict[str, Any]], root: Path, skip: tuple[str, ...]) -> list[str]:
-    seen: dict[str, None] = {}
-    for record in finished:
-        if record.get("outcome") != "success":
+def _modified_files(steps: list[Step], root: Path, skip: tuple[str, ...]) -> list[str]:
+    raw: dict[str, None] = {}  # each distinct path is resolved and checked once
+    for step in steps:
+        if not step.ok:
             continue
-        context = _context(record)
-        paths: list[str] = []
-        if record.get("type") == "tool_call" and tool_name(record) in WRITE_TOOLS:
+        context = _context(step.record)
+        if step.tool in WRITE_TOOLS:
             path = _field(context, "file_path", "path", "notebook_path")
-            paths = [path] if path else []
-        elif record.get("type") == "commit":
+            if path:
+                raw.setdefault(path, None)
+        elif step.type == "commit":
             files = context.get("files")
-            paths = [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
-        for path in paths:
-            rel = relative_file(path, root, skip)
-            if rel is not None and (root / rel).exists():
-                seen.setdefault(rel, None)
+            for path in files if isinstance(files, list) else []:
+                if isinstance(path, str):
+                    raw.setdefault(path, None)
+    seen: dict[str, None] = {}
+    for path in raw:
+        rel = relative_file(path, root, skip)
+        if rel is not None and rel not in seen and (root / rel).exists():
+            seen[rel] = None
     return list(seen)
 
 
-def _failures(finished: list[dict[str, Any]]) -> list[Failure]:
+def _failures(steps: list[Step]) -> list[Failure]:
     found: list[Failure] = []
-    for i, record in enumerate(finished):
+    for i, step in enumerate(steps):
+        record = step.record
         if record.get("outcome") != "failure":
             continue
-        what = label(record) if record.get("type") == "tool_call" else str(record.get("type"))
+        what = step.label
         detail = describe(record)
         issue = one_line(f"{what} failed" + (f": {detail}" if detail else ""), 100)
         error = record.get("error") or _field(_context(record), "error") or "unknown error"
@@ -199,22 +217,18 @@ def _failures(finished: list[dict[str, Any]]) -> list[Failure]:
             one_line(str(error).strip().splitlines()[0] or error, 200),
             str(record.get("ts", "")),
         )
-        for j in range(i + 1, len(finished)):
-            later = finished[j]
-            if (
-                later.get("outcome") == "success"
-                and later.get("type") == record.get("type")
-                and tool_name(later) == tool_name(record)
-            ):
-                failure.solution = _solution(what, finished[i + 1 : j], later)
+        for j in range(i + 1, len(steps)):
+            later = steps[j]
+            if later.ok and later.type == step.type and later.tool == step.tool:
+                failure.solution = _solution(what, steps[i + 1 : j], later.record)
                 break
         found.append(failure)
     return found
 
 
-def _solution(what: str, between: list[dict[str, Any]], success: dict[str, Any]) -> str:
+def _solution(what: str, between: list[Step], success: dict[str, Any]) -> str:
     """How the session got past a failure: the steps in between, then the successful retry."""
-    steps = list(dict.fromkeys(label(r) for r in between))
+    steps = list(dict.fromkeys(s.label for s in between))
     if len(steps) > 3:
         steps = [*steps[:2], "…", steps[-1]]
     how = _field(_context(success), *TASK_KEYS)
@@ -225,13 +239,17 @@ def _solution(what: str, between: list[dict[str, Any]], success: dict[str, Any])
 def tool_patterns(calls: list[dict[str, Any]]) -> list[str]:
     """The seed's patterns, in this order: Read → Edit → test (a successful test within three
     steps of a Read and an Edit), Glob → Read, then successful two-tool combos, most used first."""
-    names = [tool_name(c) or "" for c in calls]
-    ok = [c.get("outcome") == "success" for c in calls]
+    return _patterns(steps_of(calls))
+
+
+def _patterns(calls: list[Step]) -> list[str]:
+    names = [c.tool or "" for c in calls]
+    ok = [c.ok for c in calls]
     found: list[str] = []
     for i in range(len(calls)):
         window = range(max(0, i - 2), i + 1)
         if (
-            is_test_step(calls[i])
+            calls[i].test
             and ok[i]
             and any(names[j] == "Read" for j in window)
             and any(names[j] in ("Edit", "MultiEdit") for j in window)
@@ -245,28 +263,24 @@ def tool_patterns(calls: list[dict[str, Any]]) -> list[str]:
         found.append(GLOB_READ)
     combos: Counter[str] = Counter()
     for i in range(len(calls) - 1):
-        a, b = label(calls[i]), label(calls[i + 1])
+        a, b = calls[i].label, calls[i + 1].label
         if ok[i] and ok[i + 1] and a != b and names[i] and names[i + 1]:
             combos[f"Successful combo: {a} → {b}"] += 1
     found += [combo for combo, _ in combos.most_common()]  # ties keep first-seen order
     return found
 
 
-def _completed(finished: list[dict[str, Any]], end_reason: str | None) -> bool:
-    if any(
-        r.get("type") in ("epic_complete", "issue_resolved") and r.get("outcome") == "success"
-        for r in finished
-    ):
+def _completed(steps: list[Step], end_reason: str | None) -> bool:
+    if any(s.type in ("epic_complete", "issue_resolved") and s.ok for s in steps):
         return True
-    return end_reason == "normal" and bool(finished) and finished[-1].get("outcome") == "success"
+    return end_reason == "normal" and bool(steps) and steps[-1].ok
 
 
-def _technique(facts: Digest, finished: list[dict[str, Any]]) -> str:
+def _technique(facts: Digest, finished: list[Step]) -> str:
     steps: list[str] = []
-    for record in finished:
-        step = label(record)
-        if not steps or steps[-1] != step:
-            steps.append(step)
+    for step in finished:
+        if not steps or steps[-1] != step.label:
+            steps.append(step.label)
     if len(steps) > 8:
         steps = [*steps[:4], "…", *steps[-3:]]
     goal = facts.task or "completed task"
