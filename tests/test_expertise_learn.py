@@ -353,3 +353,29 @@ def test_subscriber_keeps_the_append_path_light(proj: Path) -> None:
     assert "lorebook.expertise.subscriber" in modules  # it is registered ...
     assert not {m for m in modules if m.split(".")[0] in ("ruamel", "git", "click")}
     assert "lorebook.expertise.api" not in modules  # ... and loads nothing until a session ends
+
+
+def test_concurrent_learns_into_one_file_lose_nothing(proj: Path) -> None:
+    """Two `lore expertise learn` processes at once: both updates land, one commit each."""
+    book = open_book(proj)
+    for sid in ("par-1", "par-2"):
+        with book.session(session_id=sid) as s:
+            tool(s, "Bash", "failure", f"{sid} broke the build", command="make")
+            s.log("commit", context={"files": ["docs/notes.md" if sid == "par-1"
+                                               else "src/auth/jwt.py"]})
+    env = clean_env(proj)
+    procs = [subprocess.Popen([sys.executable, "-m", "lorebook", "expertise", "learn",
+                               "--session", sid, "--domain", "deployment", "--json"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for sid in ("par-1", "par-2")]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert json.loads(out)["committed"]
+    content = book.expertise.get("deployment")
+    assert sorted(content["core_files"]) == ["docs/notes.md", "src/auth/jwt.py"]
+    [lesson] = content["learned_from_failures"]  # the same error (numbers aside): merged
+    assert sorted(lesson["sessions"]) == ["par-1", "par-2"]
+    subjects = git(proj, "log", "-2", "--format=%s").splitlines()
+    assert all(s.startswith("lore(expertise): deployment:") for s in subjects)
+    assert git(proj, "status", "--porcelain", ".expertise") == ""

@@ -8,7 +8,11 @@ file with a structured message; if the commit fails the previous file is put bac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -274,7 +278,7 @@ class Expertise:
                 return changes
 
             result = self._update(name, correct, "Validated against the code.", commit)
-            result.update(status="validated", validated_at=stamp(moment))
+            result.update(status="validated", validated_at=str(stamp(moment)))
             results.append(result)
         return results
 
@@ -302,6 +306,43 @@ class Expertise:
         return result
 
     def _update(
+        self,
+        domain: str,
+        mutate: Callable[[F.ExpertiseDoc], list[Change]],
+        why: str,
+        commit: bool | None,
+    ) -> dict[str, Any]:
+
+        with self._locked():
+            return self._update_locked(domain, mutate, why, commit)
+
+    @contextmanager
+    def _locked(self, timeout: float = 60) -> Iterator[None]:
+        """One update at a time per store: read, change, write and commit are one step."""
+        lock = self.layout.cache / "expertise.lock"
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise LoreError(f"{self.layout.rel(lock)}: {exc.strerror or exc}") from None
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise LoreError(
+                            f"another expertise update held {self.layout.rel(lock)} for "
+                            f"{timeout:.0f}s; nothing was changed"
+                        ) from None
+                    time.sleep(0.05)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _update_locked(
         self,
         domain: str,
         mutate: Callable[[F.ExpertiseDoc], list[Change]],
