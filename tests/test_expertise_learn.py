@@ -378,4 +378,4 @@ def test_concurrent_learns_into_one_file_lose_nothing(proj: Path) -> None:
     assert sorted(lesson["sessions"]) == ["par-1", "par-2"]
     subjects = git(proj, "log", "-2", "--format=%s").splitlines()
     assert all(s.startswith("lore(expertise): deployment:") for s in subjects)
-    assert git(proj, "status", "--porcelain", ".expertise") == ""
+    assert git(proj, "status", "--porcelain", ".expertise/deployment.yaml") == ""
