@@ -6,6 +6,8 @@ import difflib
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import git
 from lorebook import Lorebook, LoreError
@@ -255,3 +257,22 @@ def test_the_projects_own_expertise_files_are_valid() -> None:
         assert doc.data["domain"] == path.stem
         for rel in doc.data.get("core_files") or []:
             assert (root / str(rel)).exists(), (path.name, rel)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.text(max_size=80), min_size=1, max_size=4))
+def test_any_text_written_reads_back_as_written(tmp_path: Path, texts: list[str]) -> None:
+    """Whatever an error message holds (quotes, colons, control characters, '#', '- '), the file
+    stays valid YAML and reads back to the text that was written: on one line, redacted."""
+    path = write(tmp_path / "p.yaml", HUMAN)
+    doc = F.read(path, "p.yaml", "database")
+    entries = [{"issue": t, "error": t[::-1], "sessions": ["s"]} for t in texts]
+    F.seq_edit(doc.get_list("learned_from_failures"),
+               lambda seq: seq.extend(F.block(e) for e in entries))
+    sanitizer = Sanitizer()
+    F.write(doc, sanitizer)
+    back = F.read(path, "p.yaml", "database").data["learned_from_failures"][-len(texts):]
+    for entry, text in zip(back, texts, strict=True):
+        assert entry["issue"] == sanitizer.redact_text(" ".join(text.split()))[0]
+        assert entry["error"] == sanitizer.redact_text(" ".join(text[::-1].split()))[0]

@@ -337,7 +337,8 @@ def seq_edit(seq: Any, edit: Callable[[Any], None]) -> None:
 
 
 def block(value: Any) -> Any:
-    """A plain value as a round-trip node in block style (mappings of new entries)."""
+    """A new entry as a round-trip node: mappings in block style, strings on one line (YAML
+    folds line breaks like U+0085 into spaces, so they would not read back as written)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     if isinstance(value, dict):
@@ -349,4 +350,6 @@ def block(value: Any) -> Any:
         seq = CommentedSeq([block(v) for v in value])
         seq.fa.set_flow_style()  # short lists of session ids read best inline
         return seq
+    if isinstance(value, str):
+        return " ".join(value.split())
     return value
