@@ -243,3 +243,18 @@ def test_real_lore_bad_input(proj: Path) -> None:
 
 def test_real_lore_without_store(tmp_path: Path) -> None:
     assert_one_error_line(lore("expertise", "list", env=clean_env(tmp_path)), "lore init")
+
+
+def test_show_json_and_commit_messages_are_redacted(proj: Path) -> None:
+    token = "ghp_" + "M5n6B7v8" * 4 + "qwer"
+    path = proj / ".expertise" / "security.yaml"
+    path.write_text(SECURITY.replace("Never log tokens", f"Never log {token}"))
+    assert token not in cli(proj, "show", "security", "--json").out
+    data = Lorebook.open(proj, env={}).expertise.get("security")
+    assert data["best_practices"] == ["Never log [REDACTED:github_token]"]
+    git(proj, "rm", "-q", "src/auth/jwt.py")
+    git(proj, "commit", "-q", "-m", "move auth out")
+    run = cli(proj, "validate", "security", "--json")
+    assert run.code == 0 and token not in run.out
+    assert token not in path.read_text()
+    assert token not in git(proj, "log", "-p", "-1")

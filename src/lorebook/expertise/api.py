@@ -159,7 +159,7 @@ class Expertise:
                 f"{doc.rel} does not exist yet: `lore expertise improve {domain}` or "
                 "`lore expertise learn --session ID` creates it"
             )
-        content: dict[str, Any] = plain(doc.data)
+        content: dict[str, Any] = self._redacted(plain(doc.data))
         return content
 
     def classify(self, text: str, files: Iterable[str] = ()) -> Classification:
@@ -381,7 +381,9 @@ class Expertise:
         if in_git:
             try:
                 result["committed"] = gitops.commit_file(
-                    self.root, path, commit_message(domain, changes, why)
+                    self.root,
+                    path,
+                    self.sanitizer.redact_text(commit_message(domain, changes, why))[0],
                 )
             except LoreError as exc:
                 self._restore(doc)
@@ -390,8 +392,13 @@ class Expertise:
             result["warnings"].append(
                 f"{self.root} is not a git repository: {rel} was updated but not committed"
             )
-        result["changes"] = plain(result["changes"])
+        result["changes"] = self._redacted(plain(result["changes"]))
         return result
+
+    def _redacted(self, value: Any) -> Any:
+        """Output is redacted like everything written: a person may have pasted a secret."""
+        clean, _ = self.sanitizer.sanitize(value)
+        return clean
 
     def _refuse_foreign_staged(self, path: Path) -> None:
         mine = gitops.repo_path(self.root, path)
