@@ -276,3 +276,12 @@ def test_any_text_written_reads_back_as_written(tmp_path: Path, texts: list[str]
     for entry, text in zip(back, texts, strict=True):
         assert entry["issue"] == sanitizer.redact_text(" ".join(text.split()))[0]
         assert entry["error"] == sanitizer.redact_text(" ".join(text[::-1].split()))[0]
+
+
+def test_four_space_files_keep_their_indentation(tmp_path: Path) -> None:
+    text = ("domain: api\nowner:\n    team: platform\n    chat: '#api'\ncore_files:\n"
+            "    - api/app.py\npatterns:\n    - name: x\n      description: y\n")
+    doc = F.read(write(tmp_path / "x.yaml", text), "x.yaml", "api")
+    assert F.dump(doc) == text
+    F.seq_edit(doc.get_list("core_files"), lambda seq: seq.append("api/users.py"))
+    assert F.dump(doc) == text.replace("app.py\n", "app.py\n    - api/users.py\n")

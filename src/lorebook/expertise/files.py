@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import io
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ class ExpertiseDoc:
     original: bytes | None  # None when the file did not exist
     seq_indent: int = 4
     seq_offset: int = 2
+    map_indent: int = 2
     pending_tail: Any = None  # the file's closing comment while keys are being added
 
     def get_list(self, key: str) -> Any:
@@ -69,14 +71,30 @@ class ExpertiseDoc:
         self.data[key] = value
 
 
-def _yaml(seq_indent: int = 4, seq_offset: int = 2) -> Any:
+def _yaml(seq_indent: int = 4, seq_offset: int = 2, map_indent: int = 2) -> Any:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap a person's long lines
-    yaml.indent(mapping=2, sequence=seq_indent, offset=seq_offset)
+    yaml.indent(mapping=map_indent, sequence=seq_indent, offset=seq_offset)
     return yaml
+
+
+_NESTED_KEY = re.compile(r"^( +)[^\s#\-'\"][^:]*:(\s|$)")
+
+
+def _guess_map_indent(text: str) -> int:
+    """The indent of the first mapping nested under a top-level key (2 when there is none)."""
+    previous = ""
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _NESTED_KEY.match(line)
+        if match and previous[:1] not in (" ", "") and previous.rstrip().endswith(":"):
+            return len(match.group(1))
+        previous = line
+    return 2
 
 
 def _guess_indent(text: str) -> tuple[int, int]:
@@ -123,9 +141,8 @@ def parse(text: str, rel: str) -> Any:
     """Parse text into a round-trip tree, refusing what `read` refuses (see the module doc)."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-    indent, offset = _guess_indent(text)
     try:
-        data = _yaml(indent, offset).load(text)
+        data = _yaml().load(text)  # indentation matters for dumping only
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{rel}:{mark.line + 1}" if mark is not None else rel
@@ -184,7 +201,7 @@ def read(path: Path, rel: str, domain: str) -> ExpertiseDoc:
         doc = new_doc(path, rel, domain)
         doc.original = raw
         return doc
-    return ExpertiseDoc(domain, path, rel, data, raw, indent, offset)
+    return ExpertiseDoc(domain, path, rel, data, raw, indent, offset, _guess_map_indent(text))
 
 
 def new_doc(path: Path, rel: str, domain: str) -> ExpertiseDoc:
@@ -200,7 +217,7 @@ def dump(doc: ExpertiseDoc) -> str:
         attach_tail(doc.data, doc.pending_tail)
         doc.pending_tail = None
     out = io.StringIO()
-    _yaml(doc.seq_indent, doc.seq_offset).dump(doc.data, out)
+    _yaml(doc.seq_indent, doc.seq_offset, doc.map_indent).dump(doc.data, out)
     return out.getvalue()
 
 
