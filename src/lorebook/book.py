@@ -7,8 +7,9 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
 from .errors import LoreError, UsageError
@@ -19,6 +20,9 @@ from .log.reader import OnProblem, _ignore, iter_records
 from .log.sessions import STATUSES, SessionInfo, summarize
 from .paths import require_store
 from .timeutil import format_ts, utcnow
+
+if TYPE_CHECKING:
+    from .knowledge.api import Learnings
 
 
 class Lorebook:
@@ -225,6 +229,13 @@ class Lorebook:
             now=now or utcnow(),
             on_problem=on_problem,
         )
+
+    @cached_property
+    def learnings(self) -> Learnings:
+        """The knowledge base: learnings, drafts, review through git, staleness."""
+        from .knowledge.api import Learnings
+
+        return Learnings(self)
 
     def check(self) -> CheckReport:
         """Validate every shard: schema, duplicate ids, torn lines, secrets left in the text."""
