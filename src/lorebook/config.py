@@ -25,6 +25,13 @@ DEFAULTS: dict[str, Any] = {
     "sessions": {"idle_minutes": 30},
     "resume": {"lookback_sessions": 50, "max_session_days": 14},
     "redaction": {"extra_secret_keys": [], "extra_patterns": {}},
+    "drafts": {
+        "auto": True,
+        "lookback_days": 90,
+        "validate_failures": 3,
+        "issue_min_chars": 200,
+    },
+    "rca": {"publish": False},
 }
 
 DURABILITY = ("flush", "fsync")

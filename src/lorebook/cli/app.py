@@ -21,6 +21,12 @@ COMMANDS = {
     "resume": ("resume_cmd", "resume", "Where the last session left off and what to do next."),
     "check": ("check_cmd", "check", "Validate the store: schema, duplicates, torn lines, secrets."),
     "demo": ("demo_cmd", "demo", "Build a realistic sample store and show it."),
+    "draft": ("draft_cmd", "draft", "Draft a learning from an epic's or an issue's actions."),
+    "pattern": ("pattern_cmd", "pattern", "Issue patterns: create one, record an occurrence."),
+    "extract": ("pattern_cmd", "extract", "Mine a retrospective into pattern drafts."),
+    "apply": ("apply_cmd", "apply", "Record that a learning was applied, and the outcome."),
+    "stats": ("stats_cmd", "stats", "Applications, success rates and pattern figures."),
+    "rca": ("rca_cmd", "rca", "Add an RCA report as an RCA lesson (idempotent)."),
 }
 
 
