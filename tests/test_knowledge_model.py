@@ -13,6 +13,7 @@ from lorebook.knowledge.fileformat import LearningFormatError, parse_learning, r
 from lorebook.knowledge.ids import new_learning_id, slugify
 from lorebook.knowledge.model import Learning, validate_id
 from lorebook.knowledge.store import LearningStore
+from lorebook.log.sanitize import Sanitizer
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -194,9 +195,11 @@ def test_validate_id_accepts_file_names() -> None:
 def test_ids_are_dated_slugs_with_a_random_suffix() -> None:
     ids = {new_learning_id("RLS policy blocks INSERT!", date(2026, 11, 22)) for _ in range(500)}
     assert len(ids) == 500  # same title, same day: never the same id
+    sanitizer = Sanitizer()
     for lid in ids:
         assert lid.startswith("2026-11-22-rls-policy-blocks-insert-")
         assert validate_id(lid) == lid
+        assert sanitizer.findings(f"id: {lid}") == []  # never mistaken for a secret
     assert slugify("Ünïcode — only") == "unicode-only"
     assert slugify("!!!") == "learning"
     assert len(slugify("word " * 40)) <= 48

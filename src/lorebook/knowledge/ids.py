@@ -1,7 +1,10 @@
-"""Learning ids: `<created>-<slug>-<6 random chars>`, equal to the file name.
+"""Learning ids: `<created>-<slug>-<7 random consonants>`, equal to the file name.
 
-The random suffix (30 bits) makes ids collision-free without coordination: two branches that
+The random suffix (~30 bits) makes ids collision-free without coordination: two branches that
 learn the same thing on the same day still create two files, and git merges them cleanly.
+Letters only, no vowels: the sanitizer's high-entropy rule leaves word-like segments alone
+(a mixed letter/digit suffix got a third of all ids redacted as secrets), and no suffix spells
+a word.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import re
 import unicodedata
 from datetime import date
 
-_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lower case
+_ALPHABET = "bcdfghjkmnpqrstvwxz"  # 19 consonants (no l, no y)
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 SLUG_MAX = 48
 
@@ -26,9 +29,13 @@ def slugify(title: str, limit: int = SLUG_MAX) -> str:
     return slug.strip("-") or "learning"
 
 
-def random_suffix(length: int = 6) -> str:
-    value = int.from_bytes(os.urandom(4), "big")
-    return "".join(_ALPHABET[(value >> (5 * i)) & 31] for i in range(length))
+def random_suffix(length: int = 7) -> str:
+    value = int.from_bytes(os.urandom(8), "big")
+    out = []
+    for _ in range(length):
+        value, digit = divmod(value, len(_ALPHABET))
+        out.append(_ALPHABET[digit])
+    return "".join(out)
 
 
 def new_learning_id(title: str, created: date) -> str:

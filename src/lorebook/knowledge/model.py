@@ -113,6 +113,8 @@ class Learning(BaseModel):
     @field_validator("title")
     @classmethod
     def _one_line_title(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the title must not be empty")
         if "\n" in value.strip():
             raise ValueError("the title must be one line")
         return value.strip()

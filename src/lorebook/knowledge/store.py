@@ -38,6 +38,10 @@ def with_skeleton(body: str) -> str:
     return f"## Problem\n{text}\n\n## Root Cause\n\n## Solution\n\n## Key Takeaway\n"
 
 
+# validated identifiers, never free text: redacting them would only break the file
+_STRUCTURAL = ("id", "kind", "status", "severity", "supersedes", "checksum")
+
+
 def _ignore(problem: Problem) -> None:
     pass
 
@@ -177,9 +181,10 @@ class LearningStore:
 
     def sanitized(self, learning: Learning) -> Learning:
         """A copy with secrets and PII redacted in every string (no truncation)."""
-        data = learning.model_dump(exclude={"path", "created"})
+        data = learning.model_dump(exclude={"path", "created", *_STRUCTURAL})
         clean = _redact(self.sanitizer, data)
-        return Learning(**clean, created=learning.created, path=learning.path)
+        kept = {key: getattr(learning, key) for key in _STRUCTURAL}
+        return Learning(**clean, **kept, created=learning.created, path=learning.path)
 
 
 def _redact(sanitizer: Sanitizer, value: Any) -> Any:
