@@ -261,8 +261,14 @@ class Lorebook:
         return KnowledgeOps(self)
 
     def check(self) -> CheckReport:
-        """Validate every shard: schema, duplicate ids, torn lines, secrets left in the text."""
-        return check_log(self.layout.actionlog, self.root, self.sanitizer)
+        """Validate every shard (schema, duplicate ids, torn lines, secrets left in the text),
+        every learning and draft (front matter, ids, supersedes, secrets) and expertise file."""
+        from .knowledge.check import check_expertise, check_learnings
+
+        report = check_log(self.layout.actionlog, self.root, self.sanitizer)
+        report.learnings = check_learnings(self.layout, self.sanitizer, report.findings.append)
+        report.expertise = check_expertise(self.layout, self.sanitizer, report.findings.append)
+        return report
 
 
 class Session:
