@@ -24,6 +24,13 @@ CONFIG_TEMPLATE = """\
 # redaction:
 #   extra_secret_keys: [vault_ref]
 #   extra_patterns: {internal_token: "itk_[A-Za-z0-9]{32}"}
+# drafts:
+#   auto: true                   # draft learnings from the log (see docs/patterns.md)
+#   lookback_days: 90            # how far back an epic's actions are read
+#   validate_failures: 3         # the Nth failed validate of an epic drafts
+#   issue_min_chars: 200         # a bug's resolution must be longer than this
+# rca:
+#   publish: false               # true: RCA lessons are published directly, not drafted
 """
 
 
