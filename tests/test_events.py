@@ -167,3 +167,30 @@ def test_fast_path_subscriber_failure_keeps_the_action(store: Path) -> None:
     assert actions[0]["type"] == "epic_complete" and actions[0]["id"] == result.out.strip()
     assert (actions[1]["type"], actions[1]["outcome"]) == ("learning_draft", "failure")
     assert "on_epic_complete" in actions[1]["error"]
+
+
+def test_the_guard_is_per_thread(book: Lorebook, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While one thread's subscriber runs, another thread's records still trigger."""
+    import threading
+
+    import lorebook.knowledge.triggers as triggers
+
+    started, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def dispatch(opened: Lorebook, record: dict[str, Any]) -> list[object]:
+        calls.append(record["epic"])
+        if record["epic"] == "slow":
+            started.set()
+            release.wait(10)
+        return []
+
+    monkeypatch.setattr(triggers, "dispatch", dispatch)
+    worker = threading.Thread(target=book.log, args=("epic_complete",),
+                              kwargs={"session": "a", "epic": "slow"})
+    worker.start()
+    assert started.wait(10)
+    book.log("epic_complete", session="b", epic="fast")  # while "slow" is still dispatching
+    release.set()
+    worker.join(10)
+    assert sorted(calls) == ["fast", "slow"]

@@ -96,22 +96,28 @@ class KnowledgeTriggers:
     own `learning_draft` action, say) never trigger again, so drafting cannot recurse.
     """
 
-    __slots__ = ("_busy", "open_book")
+    __slots__ = ("_state", "open_book")
 
     def __init__(self, open_book: Callable[[], Lorebook]) -> None:
         self.open_book = open_book
-        self._busy = False
+        self._state: Any = None  # a threading.local, made on the first wanted record
 
     def __call__(self, record: dict[str, Any]) -> None:
-        if self._busy or not wants_knowledge(record):
+        if not wants_knowledge(record):
             return
-        self._busy = True
+        if self._state is None:
+            import threading  # only now: the append path of ordinary records never needs it
+
+            self._state = threading.local()
+        if getattr(self._state, "busy", False):  # logged by a subscriber on this thread
+            return
+        self._state.busy = True
         try:
             from .knowledge.triggers import dispatch
 
             dispatch(self.open_book(), record)
         finally:
-            self._busy = False
+            self._state.busy = False
 
 
 def install_knowledge_triggers(
