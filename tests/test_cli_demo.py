@@ -24,7 +24,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 
 def test_json_shape(demo: tuple[Path, dict[str, Any]]) -> None:
     root, data = demo
-    assert set(data) == {"root", "sessions", "resume"}
+    assert set(data) == {"root", "sessions", "resume", "learnings", "drafts", "stale"}
     assert data["root"] == str(root.resolve())
 
 

@@ -140,6 +140,7 @@ def test_source_and_solution_keep_unknown_keys() -> None:
         ("id: a\ntitle: t\nstatus: draft\ncreated: 2026-11-22\nseverity: huge\n", 6, "severity"),
         ("id: ../x\ntitle: t\nstatus: draft\ncreated: 2026-11-22\n", 2, "invalid learning id"),
         ("- just\n- a list\n", 2, "mapping"),
+        ("id: a\n[x]: y\n", 3, "keys must be plain text"),
         ("id: a\ntitle: t\nstatus: draft\ncreated: 2026-11-22\ntags: [a, [b]]\n", 6, "tags"),
     ],
 )

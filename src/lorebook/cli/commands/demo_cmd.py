@@ -38,4 +38,16 @@ def demo(directory: str | None, as_json: bool) -> None:
     click.echo(sessions_table(summary["sessions"]))
     click.echo("\n$ lore resume --project consilio")
     click.echo(resume_brief(summary["resume"]))
+    click.echo("\n$ lore drafts")
+    for draft in summary["drafts"]:
+        click.echo(f"{draft['id']}  {draft['title']}")
+    click.echo("\n$ lore stale")
+    for report in summary["stale"]:
+        changes = "; ".join(f"{c['anchor']}: {c['reason']}" for c in report["anchors"])
+        click.echo(f"{report['id']}  {report['title']}\n  {changes}")
+    first = summary["drafts"][0]["id"] if summary["drafts"] else "ID"
+    click.echo(
+        f"\nReview the draft: cd {summary['root']} && lore show {first}, then "
+        f"lore promote {first} --branch"
+    )
     click.echo(f"\nExplore it: cd {summary['root']} && lore actions --since 7d")
