@@ -163,3 +163,17 @@ def test_cli_stats_unknown_id(store: Path) -> None:
     result = click_run(["stats", "../etc", "--json"], env={"LORE_ROOT": str(store)})
     assert result.code == 1 and result.out == ""
     assert "invalid learning id" in json.loads(result.err)["error"]
+
+
+def test_cli_stats_on_an_empty_store(store: Path) -> None:
+    assert json.loads(click_run(["stats", "--json"], env={"LORE_ROOT": str(store)}).out) == []
+    human = click_run(["stats"], env={"LORE_ROOT": str(store)})
+    assert human.code == 0 and human.out.startswith("no learnings yet")
+
+
+def test_applications_of_a_learning_without_a_file_are_reported(book: Lorebook) -> None:
+    """Logged on another branch for a learning this checkout does not have."""
+    book.log("apply_learning", session="s", context={"learning": "gone-elsewhere"})
+    entries = {e["id"]: e for e in book.knowledge.stats()}
+    assert entries["gone-elsewhere"]["status"] == "missing"
+    assert entries["gone-elsewhere"]["applications"] == 1
