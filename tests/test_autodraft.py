@@ -182,3 +182,18 @@ def test_cli_draft_bad_input(store: Path) -> None:
     Lorebook.open(store, env={}).log("issue_resolved", session="s", issue="5", context={})
     assert_one_error_line(lore("draft", "from-issue", "5", env=env), "no context.resolution")
     assert drafts(store) == []
+
+
+def test_backdated_validations_count_in_their_own_time(book: Lorebook) -> None:
+    """Failures logged with an old timestamp (an import, a replay) still draft on the 3rd,
+    and a later failure of the same epic does not change what the 3rd one saw."""
+    from datetime import UTC, datetime, timedelta
+
+    start = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+    for i in range(3):
+        book.log("validate", session="old", epic="e-old", outcome="failure",
+                 error=f"check {i}", now=start + timedelta(minutes=i))
+    [path] = drafts(book.root)
+    assert book.learnings.get(path.stem).title == "Repeated validation failures in e-old"
+    logged = draft_actions(book.root)[0]
+    assert logged["ts"].startswith("2024-03-01T09:02")

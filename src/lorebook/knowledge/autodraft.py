@@ -211,11 +211,12 @@ def draft_from_epic(
     """Extract a draft for `epic` (actions since `since`, default `drafts.lookback_days`)."""
     if not epic or not epic.strip():
         raise UsageError("an epic id is required")
-    actions = epic_actions(book, epic, since or lookback(book))
+    moment = parse_ts(trigger["ts"]) if trigger is not None else None
+    start = since or lookback(book, moment)  # a backdated trigger looks back from its own time
+    actions = epic_actions(book, epic, start)
     if not actions:
         raise UsageError(
-            f"no actions logged for epic {epic!r} since {(since or lookback(book))[:10]} "
-            "(see `lore actions --epic`)"
+            f"no actions logged for epic {epic!r} since {start[:10]} (see `lore actions --epic`)"
         )
     spec = epic_spec(
         book.root, epic, actions, trigger=trigger, commits=git_commits(book.root, epic)

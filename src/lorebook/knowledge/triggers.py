@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..log.query import ActionFilter
+from ..timeutil import format_ts, parse_ts
 from .drafting import after
 
 if TYPE_CHECKING:
@@ -23,11 +25,17 @@ if TYPE_CHECKING:
 
 
 def failed_validations(book: Lorebook, record: dict[str, Any]) -> int:
-    """Failed `validate` actions of the record's epic within the lookback window."""
+    """Failed `validate` actions of the record's epic up to and including it, within the
+    lookback window before it (a backdated record is counted in its own time)."""
     from .autodraft import lookback
 
+    moment = parse_ts(record["ts"])
     query = ActionFilter(
-        type="validate", outcome="failure", epic=record["epic"], since=lookback(book)
+        type="validate",
+        outcome="failure",
+        epic=record["epic"],
+        since=lookback(book, moment),
+        until=format_ts(moment + timedelta(milliseconds=1)),
     )
     ids = {action["id"] for action in book.iter_actions(query)}
     ids.add(record["id"])  # the trigger itself, even when it is older than the window
