@@ -122,6 +122,17 @@ def test_promote_push_to_a_bare_remote(book: Lorebook, tmp_path: Path) -> None:
     assert git(book.root, "branch", "--show-current").strip() == "main"
 
 
+def test_promote_push_failure_says_what_was_done(book: Lorebook) -> None:
+    lid = _draft(book)
+    with pytest.raises(LoreError) as info:
+        book.learnings.promote(lid, branch="review/x", push=True, remote="nowhere")
+    message = str(info.value)
+    assert message.startswith(f"published {lid} in ")
+    assert "on branch review/x, but git push failed: fatal: 'nowhere'" in message
+    assert "\n" not in message
+    assert git(book.root, "rev-parse", "--verify", "review/x").strip()
+
+
 def _fake_gh(tmp_path: Path, body: str) -> dict[str, str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -150,7 +150,12 @@ def promote(
     if push or pr:
         if target is None:
             raise UsageError("HEAD is detached: there is no branch to push")
-        run(repo, "push", remote, f"refs/heads/{target}:refs/heads/{target}")
+        try:
+            run(repo, "push", remote, f"refs/heads/{target}:refs/heads/{target}")
+        except GitError as exc:
+            raise GitError(
+                f"published {draft.id} in {commit[:12]} on branch {target}, but {exc}"
+            ) from None
         result.pushed, result.remote = True, remote
     if pr:
         assert branch is not None
