@@ -166,7 +166,7 @@ def show(book: Lorebook, learning_id: str, as_json: bool) -> None:
 
     \b
     Example:
-      lore show 2026-11-22-rls-policy-blocks-insert-7k2m9q --json
+      lore show 2026-11-22-rls-policy-blocks-insert-kqzmtdr --json
     """
     learning = book.learnings.get(learning_id)
     with contextlib.suppress(LoreError):  # outside a git repository nothing can be stale

@@ -42,8 +42,8 @@ def promote(
 
     \b
     Examples:
-      lore promote 2026-11-22-rls-policy-blocks-insert-7k2m9q
-      lore promote 2026-11-22-rls-policy-blocks-insert-7k2m9q --branch --pr
+      lore promote 2026-11-22-rls-policy-blocks-insert-kqzmtdr
+      lore promote 2026-11-22-rls-policy-blocks-insert-kqzmtdr --branch --pr
     """
     result = book.learnings.promote(learning_id, branch=branch, push=push, pr=pr, remote=remote)
     if as_json:
@@ -69,7 +69,7 @@ def reject(book: Lorebook, learning_id: str, reason: str, as_json: bool) -> None
 
     \b
     Example:
-      lore reject 2026-11-22-flaky-test-x1y2z3 --reason "duplicate of the retry lesson"
+      lore reject 2026-11-22-flaky-test-bvtqzhm --reason "duplicate of the retry lesson"
     """
     result = book.learnings.reject(learning_id, reason=reason)
     if as_json:
@@ -88,7 +88,7 @@ def history(book: Lorebook, learning_id: str, as_json: bool) -> None:
 
     \b
     Example:
-      lore history 2026-11-22-rls-policy-blocks-insert-7k2m9q --json
+      lore history 2026-11-22-rls-policy-blocks-insert-kqzmtdr --json
     """
     entries = book.learnings.history(learning_id)
     if as_json:
