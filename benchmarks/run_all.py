@@ -86,7 +86,10 @@ def learning_rows(learn: dict[str, Any]) -> list[tuple[str, str, str, str]]:
          f"{fig['parse']:.2f} s = {fig['parse'] / n * 1e6:.0f} µs/file", "-", "-"),
         ("  of which (µs/file)", ", ".join(f"{k} {v / n * 1e6:.0f}" for k, v in part.items()),
          "-", "-"),
-        (f"`lore learnings --json` / `lore check`, {n:,} learnings",
+        (f"`LearningStore.all()`, {n:,} learnings, cold / warm parse cache",
+         f"{fig['store_cold']:.2f} / {fig['store_warm']:.2f} s", "-", "-"),
+        (f"`lore learnings --json` cold / warm, `lore check`, {n:,} learnings",
+         f"{learn['cli']['lore learnings --json (cold)']:.2f} / "
          f"{learn['cli']['lore learnings --json']:.2f} / {learn['cli']['lore check']:.2f} s",
          "-", "-"),
         ("front matter: libyaml base vs ruamel safe", f"{learn['ruamel_ratio']:.1f}x faster",
