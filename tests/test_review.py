@@ -131,6 +131,19 @@ def test_promote_push_failure_says_what_was_done(book: Lorebook) -> None:
     assert "on branch review/x, but git push failed: fatal: 'nowhere'" in message
     assert "\n" not in message
     assert git(book.root, "rev-parse", "--verify", "review/x").strip()
+    logged = [a for a in stored_actions(book.root) if a["type"] == "learning_promoted"]
+    assert logged[0]["context"]["branch"] == "review/x"
+    assert logged[0]["context"]["pushed"] is False
+
+
+def test_push_from_a_detached_head_is_refused_before_committing(book: Lorebook) -> None:
+    lid = _draft(book)
+    git(book.root, "checkout", "-q", "--detach")
+    head = git(book.root, "rev-parse", "HEAD")
+    with pytest.raises(UsageError, match="HEAD is detached"):
+        book.learnings.promote(lid, push=True)
+    assert git(book.root, "rev-parse", "HEAD") == head
+    assert (book.layout.drafts / f"{lid}.md").exists()
 
 
 def _fake_gh(tmp_path: Path, body: str) -> dict[str, str]:

@@ -121,6 +121,8 @@ def promote(
     if branch is not None:
         branch = branch or f"lore/learning/{draft.id}"
         _check_branch_name(repo, branch)
+    elif push and current_branch(repo) is None:
+        raise UsageError("HEAD is detached: there is no branch to push (use --branch)")
     published = kb.store.sanitized(draft.model_copy(update={"status": "published"}))
     published.path = kb.book.layout.learnings / f"{draft.id}.md"
     if published.path.exists():
@@ -147,31 +149,30 @@ def promote(
         path=dest_rel,
         on_current_branch=branch is None,
     )
-    if push or pr:
-        if target is None:
-            raise UsageError("HEAD is detached: there is no branch to push")
-        try:
-            run(repo, "push", remote, f"refs/heads/{target}:refs/heads/{target}")
-        except GitError as exc:
-            raise GitError(
-                f"published {draft.id} in {commit[:12]} on branch {target}, but {exc}"
-            ) from None
-        result.pushed, result.remote = True, remote
-    if pr:
-        assert branch is not None
-        _open_pr(repo, result, base=current_branch(repo))
-    kb.book.log(
-        "learning_promoted",
-        outcome="success",
-        context={
-            "learning": draft.id,
-            "title": published.title,
-            "commit": commit,
-            "branch": target,
-            "pushed": result.pushed,
-            "pr": result.pr_url,
-        },
-    )
+    try:
+        if (push or pr) and target is not None:
+            try:
+                run(repo, "push", remote, f"refs/heads/{target}:refs/heads/{target}")
+            except GitError as exc:
+                raise GitError(
+                    f"published {draft.id} in {commit[:12]} on branch {target}, but {exc}"
+                ) from None
+            result.pushed, result.remote = True, remote
+        if pr:
+            _open_pr(repo, result, base=current_branch(repo))
+    finally:  # the commit exists whatever happens to the push or the pull request
+        kb.book.log(
+            "learning_promoted",
+            outcome="success",
+            context={
+                "learning": draft.id,
+                "title": published.title,
+                "commit": commit,
+                "branch": target,
+                "pushed": result.pushed,
+                "pr": result.pr_url,
+            },
+        )
     return result
 
 
