@@ -76,9 +76,13 @@ def test_deleted_and_missing_anchors(anchored: Lorebook) -> None:
     git(root, "commit", "-q", "-m", "drop policy")
     anchored.learnings.new(title="Typo", publish=True, learning_id="typo",
                            anchors=["src/nope.py"])
+    anchored.learnings.new(title="Odd", publish=True, learning_id="odd",
+                           anchors=["../elsewhere.py", "/etc/hosts", "./src/db.py"])
     stale = _stale(anchored)
     assert stale["rls"] == [("src/policy.sql", "deleted")]
     assert stale["typo"] == [("src/nope.py", "missing")]
+    assert stale["odd"] == [("../elsewhere.py", "outside the repository"),
+                            ("/etc/hosts", "outside the repository")]
 
 
 def test_stale_cli_json_and_human(anchored: Lorebook) -> None:

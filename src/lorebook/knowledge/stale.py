@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 @dataclass
 class AnchorChange:
     anchor: str
-    reason: str  # "deleted", "missing", "changed", "symbol removed"
+    reason: str  # "deleted", "missing", "changed", "symbol removed", "outside the repository"
     commits: list[str] = field(default_factory=list)  # short hashes, newest first
 
 
@@ -115,7 +115,11 @@ def find_stale(kb: Learnings, learnings: list[Learning]) -> list[StaleReport]:
             path, _ = split_anchor(anchor)
             if not path:
                 continue
-            target = rel_path(repo, kb.book.root / path) if not path.startswith("/") else path
+            try:
+                target = rel_path(repo, kb.book.root / path)
+            except ValueError:
+                changes.append(AnchorChange(anchor, "outside the repository"))
+                continue
             change = _check_anchor(repo, since, anchor, target)
             if change:
                 changes.append(change)
