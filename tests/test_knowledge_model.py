@@ -141,6 +141,8 @@ def test_source_and_solution_keep_unknown_keys() -> None:
         ("id: ../x\ntitle: t\nstatus: draft\ncreated: 2026-11-22\n", 2, "invalid learning id"),
         ("- just\n- a list\n", 2, "mapping"),
         ("id: a\n[x]: y\n", 3, "keys must be plain text"),
+        ("id: a\ntitle: t\nstatus: draft\ntitle: u\n", 5, "duplicate key 'title'"),
+        ("id: a\nsource: {epic: e, epic: f}\n", 3, "duplicate key 'epic'"),
         ("id: a\ntitle: t\nstatus: draft\ncreated: 2026-11-22\ntags: [a, [b]]\n", 6, "tags"),
     ],
 )

@@ -74,8 +74,9 @@ class _Composer(_BaseLoader):  # type: ignore[misc]
 
 
 class _KeyError(Exception):
-    def __init__(self, node: yaml.Node) -> None:
+    def __init__(self, node: yaml.Node, reason: str) -> None:
         self.node = node
+        self.reason = reason
 
 
 def _build(node: Any) -> Any:
@@ -88,7 +89,9 @@ def _build(node: Any) -> Any:
     out: dict[str, Any] = {}
     for key_node, value_node in node.value:
         if type(key_node) is not yaml.ScalarNode:
-            raise _KeyError(key_node)
+            raise _KeyError(key_node, "front matter keys must be plain text")
+        if key_node.value in out:  # YAML forbids it; a silent "last one wins" hides edits
+            raise _KeyError(key_node, f"duplicate key {key_node.value!r}")
         out[key_node.value] = _build(value_node)
     return out
 
@@ -118,7 +121,7 @@ def _load_yaml(fm: str, where: str, first_line: int) -> Any:
         return None if node is None else _build(node)
     except _KeyError as exc:
         line = first_line + exc.node.start_mark.line
-        raise LearningFormatError(where, line, "front matter keys must be plain text") from None
+        raise LearningFormatError(where, line, exc.reason) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         offset = mark.line if mark else 0
