@@ -197,3 +197,20 @@ def test_backdated_validations_count_in_their_own_time(book: Lorebook) -> None:
     assert book.learnings.get(path.stem).title == "Repeated validation failures in e-old"
     logged = draft_actions(book.root)[0]
     assert logged["ts"].startswith("2024-03-01T09:02")
+
+
+def test_failed_validations_outside_the_window_do_not_count(book: Lorebook) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
+    for days in (20, 15):  # older than drafts.validate_lookback_days (14)
+        book.log("validate", session="w", epic="e-w", outcome="failure",
+                 now=now - timedelta(days=days))
+    book.log("validate", session="w", epic="e-w", outcome="failure", now=now)
+    assert drafts(book.root) == []
+    book.log("validate", session="w", epic="e-w", outcome="failure",
+             now=now + timedelta(minutes=1))
+    assert drafts(book.root) == []
+    book.log("validate", session="w", epic="e-w", outcome="failure",
+             now=now + timedelta(minutes=2))
+    assert len(drafts(book.root)) == 1

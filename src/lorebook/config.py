@@ -29,6 +29,7 @@ DEFAULTS: dict[str, Any] = {
         "auto": True,
         "lookback_days": 90,
         "validate_failures": 3,
+        "validate_lookback_days": 14,
         "issue_min_chars": 200,
     },
     "rca": {"publish": False},

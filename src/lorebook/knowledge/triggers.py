@@ -1,7 +1,7 @@
 """The knowledge subscribers of the event bus, behind `events.KnowledgeTriggers`.
 
 * `epic_complete`                       -> a draft `auto-<epic>-<timestamp>`
-* the Nth (3rd) failed `validate` of an epic within `drafts.lookback_days` -> a draft
+* the Nth (3rd) failed `validate` of an epic within `drafts.validate_lookback_days` -> a draft
 * `issue_resolved` with a `bug` label and a resolution over 200 characters -> a draft
 * any action with outcome `failure` carrying `context.rca` -> an RCA lesson (once)
 
@@ -27,14 +27,13 @@ if TYPE_CHECKING:
 def failed_validations(book: Lorebook, record: dict[str, Any]) -> int:
     """Failed `validate` actions of the record's epic up to and including it, within the
     lookback window before it (a backdated record is counted in its own time)."""
-    from .autodraft import lookback
-
     moment = parse_ts(record["ts"])
+    days = float(book.config.section("drafts").get("validate_lookback_days", 14))
     query = ActionFilter(
         type="validate",
         outcome="failure",
         epic=record["epic"],
-        since=lookback(book, moment),
+        since=format_ts(moment - timedelta(days=days)),
         until=format_ts(moment + timedelta(milliseconds=1)),
     )
     ids = {action["id"] for action in book.iter_actions(query)}
