@@ -324,3 +324,21 @@ def test_cli_promote_and_history_via_subprocess(store: Path) -> None:
     dirty = lore("promote", "nope", "--json", env=env)
     assert dirty.code == 1 and dirty.out == ""
     assert dirty.err.strip().startswith('{"error": "no draft with id')
+
+
+def test_two_branches_learning_the_same_thing_the_same_day_merge_cleanly(book: Lorebook) -> None:
+    root = book.root
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "store")
+    git(root, "checkout", "-q", "-b", "other")
+    theirs = book.learnings.new(title="Pin torch", publish=True).id
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "theirs")
+    git(root, "checkout", "-q", "main")
+    ours = book.learnings.new(title="Pin torch", publish=True).id
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "ours")
+    assert ours != theirs and ours[:-8] == theirs[:-8]  # same date and slug, own suffix
+    git(root, "merge", "-q", "--no-edit", "other")
+    assert {x.id for x in book.learnings.all()} == {ours, theirs}
+    assert click_run(["--root", str(root), "check"]).code == 0
