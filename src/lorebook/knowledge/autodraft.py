@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 import subprocess
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
@@ -69,7 +71,7 @@ def _latest(actions: list[dict[str, Any]], keys: tuple[str, ...]) -> Any:
     return None
 
 
-def git_commits(root: Any, needle: str, limit: int = MAX_ITEMS) -> list[tuple[str, str]]:
+def git_commits(root: Path, needle: str, limit: int = MAX_ITEMS) -> list[tuple[str, str]]:
     """(short hash, subject) of commits whose message names `needle`, newest first."""
     try:
         done = subprocess.run(
@@ -115,12 +117,11 @@ def _hours(estimated: Any, actual: Any, actions: list[dict[str, Any]]) -> str:
 
 
 def epic_spec(
-    root: Any,
     epic: str,
     actions: list[dict[str, Any]],
     *,
     trigger: dict[str, Any] | None = None,
-    commits: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    commits: Sequence[tuple[str, str]] = (),
 ) -> DraftSpec:
     """The draft for `epic` from its actions (oldest first) and the commits naming it."""
     failures = [a for a in actions if a.get("outcome") in ("failure", "blocked")]
@@ -218,9 +219,7 @@ def draft_from_epic(
         raise UsageError(
             f"no actions logged for epic {epic!r} since {start[:10]} (see `lore actions --epic`)"
         )
-    spec = epic_spec(
-        book.root, epic, actions, trigger=trigger, commits=git_commits(book.root, epic)
-    )
+    spec = epic_spec(epic, actions, trigger=trigger, commits=git_commits(book.root, epic))
     return write_draft(book, spec, trigger=trigger)
 
 

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
 from ..log.query import ActionFilter
 from ..timeutil import utcnow
 from .stats import APPLY, OCCURRENCE, Figures, SolutionFigures, collect
@@ -113,9 +112,7 @@ class KnowledgeOps:
 
         return self.add_rca(load_report(text, source))
 
-    def rca_from_action(
-        self, record: dict[str, Any], *, log_to: dict[str, Any] | None = None
-    ) -> RCAResult | None:
+    def rca_from_action(self, record: dict[str, Any]) -> RCAResult | None:
         """The subscriber: a failed action carrying `context.rca` -> its lesson (once)."""
         from .rca import add_rca, parse_report
 
@@ -176,9 +173,3 @@ def _entry(figures: Figures, learning: Learning, now: datetime) -> dict[str, Any
 def _occurrences(entry: dict[str, Any]) -> int:
     pattern = entry.get("pattern")
     return int(pattern["occurrence_count"]) if isinstance(pattern, dict) else 0
-
-
-def require_text(value: str | None, what: str) -> str:
-    if value is None or not value.strip():
-        raise UsageError(f"{what} is required")
-    return value
