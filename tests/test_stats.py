@@ -177,3 +177,20 @@ def test_applications_of_a_learning_without_a_file_are_reported(book: Lorebook) 
     entries = {e["id"]: e for e in book.knowledge.stats()}
     assert entries["gone-elsewhere"]["status"] == "missing"
     assert entries["gone-elsewhere"]["applications"] == 1
+
+
+def test_stats_warns_about_a_bad_learning_file_and_a_torn_line(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    lesson = book.learnings.new(title="Rotate refresh tokens", publish=True)
+    book.knowledge.apply(lesson.id, outcome="success", session="s")
+    (store / "learnings" / "broken.md").write_text("---\ntitle: [unclosed\n---\nbody\n")
+    [shard] = shard_files(store)
+    with shard.open("a") as handle:
+        handle.write('{"v":1,"kind":"action","type":"apply_lea')  # a torn last line
+    result = lore("stats", "--json", env=clean_env(store))
+    assert result.code == 0, result.err
+    assert [e["id"] for e in json.loads(result.out)] == [lesson.id]
+    warnings = result.err.strip().splitlines()
+    assert any("broken.md" in w for w in warnings)
+    assert any("torn line" in w for w in warnings)
+    assert all(w.startswith("lore: warning: skipped ") for w in warnings)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..log.query import ActionFilter
+from ..log.reader import OnProblem, _ignore
 from ..timeutil import utcnow
 from .stats import APPLY, OCCURRENCE, Figures, SolutionFigures, collect
 
@@ -62,31 +63,41 @@ class KnowledgeOps:
         return apply_learning(self.book, learning_id, **fields)
 
     # -- figures ---------------------------------------------------------------------------
-    def _events(self, *, occurrences: bool) -> Iterator[dict[str, Any]]:
+    def _events(
+        self, *, occurrences: bool, on_problem: OnProblem | None = None
+    ) -> Iterator[dict[str, Any]]:
         """`apply_learning` (and `occurrence`) actions through the query layer."""
         types = (APPLY, OCCURRENCE) if occurrences else (APPLY,)
         for action_type in types:
-            yield from self.book.iter_actions(ActionFilter(type=action_type), newest_first=False)
+            yield from self.book.iter_actions(
+                ActionFilter(type=action_type), newest_first=False, on_problem=on_problem or _ignore
+            )
 
     def figures(self, learning_id: str | None = None) -> dict[str, Figures]:
         """Figures per learning id, straight from the log (no learning files read)."""
         return collect(self._events(occurrences=True), only=learning_id)
 
     def stats(
-        self, learning_id: str | None = None, *, now: datetime | None = None
+        self,
+        learning_id: str | None = None,
+        *,
+        now: datetime | None = None,
+        on_problem: OnProblem | None = None,
     ) -> list[dict[str, Any]]:
-        """`lore stats`: one entry per learning (or just `learning_id`), most applied first."""
+        """`lore stats`: one entry per learning (or just `learning_id`), most applied first;
+        unreadable learning files and log lines are reported to `on_problem` and skipped."""
         moment = now or utcnow()
         store = self.book.learnings.store
         if learning_id is not None:
             learning = self.book.learnings.get(learning_id)
             pattern = learning.kind == "pattern"
-            found = collect(self._events(occurrences=pattern), only=learning.id)
+            events = self._events(occurrences=pattern, on_problem=on_problem)
+            found = collect(events, only=learning.id)
             figures = found.get(learning.id) or Figures(learning.id)
             return [_entry(figures, learning, moment)]
-        found = self.figures()
+        found = collect(self._events(occurrences=True, on_problem=on_problem))
         entries = []
-        for learning in store.all():
+        for learning in store.all(on_problem=on_problem):
             figures = found.pop(learning.id) if learning.id in found else Figures(learning.id)
             entries.append(_entry(figures, learning, moment))
         for orphan in found.values():  # logged for a learning with no file (here)

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ...book import Lorebook
-from ..output import to_json
+from ..output import ProblemPrinter, to_json
 from .common import json_option, pass_book
 
 
@@ -56,8 +56,10 @@ def stats(book: Lorebook, learning_id: str | None, as_json: bool) -> None:
       lore stats
       lore stats 2026-11-22-rls-policy-blocks-insert-k3x9qa --json
     """
-    entries = book.knowledge.stats(learning_id)
+    problems = ProblemPrinter()
+    entries = book.knowledge.stats(learning_id, on_problem=problems)
     if as_json:
         click.echo(to_json(entries[0] if learning_id else entries))
     else:
         click.echo(render(entries))
+    problems.finish()
