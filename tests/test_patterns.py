@@ -177,3 +177,16 @@ def test_extract_retro_bad_input(store: Path, tmp_path: Path, name: str, text: s
     assert_one_error_line(click_run(["extract", "retro", str(path)], env=env_of(store)),
                           *needles)
     assert drafts(store) == [] and stored_actions(store) == []
+
+
+def test_extract_retro_from_stdin_yaml_with_a_comment_and_markdown(store: Path) -> None:
+    yaml_text = "# retrospective of epic 12\n" + RETRO_YAML
+    result = click_run(["extract", "retro", "-", "--json"], input=yaml_text, env=env_of(store))
+    assert result.code == 0, result.err
+    assert len(json.loads(result.out)) == 2
+    md = RETRO_MD.replace("Refresh tokens were accepted twice", "Cache keys collided")
+    result = click_run(["extract", "retro", "-", "--json"], input=md, env=env_of(store))
+    assert result.code == 0, result.err
+    outcomes = json.loads(result.out)
+    assert outcomes[0]["status"] == "written"
+    assert outcomes[0]["title"] == "Cache keys collided"  # read as Markdown

@@ -139,9 +139,21 @@ def parse_structured(data: Any, text: str, source: str) -> Retro:
 
 def parse_retro(text: str, source: str) -> Retro:
     """A retrospective from YAML, JSON or Markdown (one-line file:line errors)."""
-    if source.endswith((".md", ".markdown")) or text.lstrip().startswith("#"):
+    if source.endswith((".md", ".markdown")) or (
+        not source.endswith((".yaml", ".yml", ".json")) and _looks_like_markdown(text)
+    ):
         return parse_markdown(text, source)
     return parse_structured(load_document(text, source), text, source)
+
+
+def _looks_like_markdown(text: str) -> bool:
+    """Stdin or an unknown extension: Markdown when a `## Failure patterns`-style heading is
+    there (a YAML comment line also starts with `#`, so that alone says nothing)."""
+    for line in text.splitlines():
+        heading = _HEADING.match(line)
+        if heading and len(heading.group(1)) > 1 and _key(heading.group(2)) in KNOWN:
+            return True
+    return False
 
 
 def pattern_specs(retro: Retro) -> list[DraftSpec]:
