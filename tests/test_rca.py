@@ -179,3 +179,17 @@ def test_parse_report_rejects_wrong_types() -> None:
                            "preventionNotes": ["one", "two"], "created_at": "2026-01-02"}, "r")
     assert isinstance(report, RCAReport)
     assert report.prevention_notes == "- one\n- two" and str(report.created) == "2026-01-02"
+
+
+def test_lore_log_fast_path_adds_the_rca_lesson_once(store: Path) -> None:
+    context = json.dumps({"rca": REPORT})
+    env = clean_env(store)
+    for _ in range(2):
+        result = lore("log", "deploy", "--outcome", "failure", "--context", context, env=env)
+        assert result.code == 0 and result.err == "", result.err
+    [name] = drafts(store)
+    assert name.endswith(".md") and "-rca-deploy-failed-on-a-port-conflict-" in name
+    types = [a["type"] for a in stored_actions(store)]
+    assert types == ["deploy", "learning_draft", "deploy"]
+    ok = lore("log", "deploy", "--outcome", "success", "--context", context, env=env)
+    assert ok.code == 0 and drafts(store) == [name]
