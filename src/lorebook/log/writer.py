@@ -31,14 +31,24 @@ if TYPE_CHECKING:
     from typing import Any
 
 STRUCTURAL = ("v", "id", "ts", "kind", "session")  # validated, never redacted
+_STRUCTURAL = frozenset(STRUCTURAL)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)
 
 
 def encode(record: Mapping[str, Any]) -> bytes:
     """Canonical line: compact, sorted keys, UTF-8, newline-terminated."""
-    text = json.dumps(
-        record, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
-    )
-    return text.encode("utf-8") + b"\n"
+    # `json.dumps(record, **options)` builds a JSONEncoder and, in `iterencode`, its closures
+    # on every call (~5 µs of a ~15 µs encode); calling the C encoder directly skips that and
+    # writes the same bytes with the same checks (a fresh `markers` dict: cycles still raise).
+    if _make_c_encoder is None:  # an interpreter without the _json accelerator
+        return (_JSON.encode(record) + "\n").encode("utf-8")
+    chunks = _make_c_encoder(
+        {}, _JSON.default, json.encoder.encode_basestring, None, ":", ",", True, False, False
+    )(record, 0)
+    return ("".join(chunks) + "\n").encode("utf-8")
 
 
 def shard_path(actionlog: Path, ts: str, session: str) -> Path:
@@ -196,13 +206,15 @@ class LogWriter:
 
     def redact(self, record: dict[str, Any]) -> dict[str, Any]:
         """Redact every free-form field; count the redactions in `meta.redactions`."""
-        free = {k: v for k, v in record.items() if k not in STRUCTURAL}
+        free = {k: v for k, v in record.items() if k not in _STRUCTURAL}
         free["meta"] = free.get("meta") or {}
         clean, total = self.sanitizer.sanitize(free)  # one walk over all fields
         if total:
             meta = clean["meta"]
             meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
-        return {**{k: record[k] for k in STRUCTURAL if k in record}, **clean}
+        stored = {k: record[k] for k in STRUCTURAL if k in record}  # as they are, in this order
+        stored.update(clean)
+        return stored
 
     def _fit(self, record: dict[str, Any]) -> bytes:
         """Encode; when over the line cap, replace the bulky fields with a visible summary."""
