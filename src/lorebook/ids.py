@@ -27,10 +27,22 @@ _PAIRS = [a + b for a in _ALPHABET for b in _ALPHABET]  # 10 bits -> 2 character
 _SHIFTS = range(120, -1, -10)
 
 
+_RAND_SHIFTS = range(70, -1, -10)  # the last 8 pairs: bits 79..0, the random part only
+# the last millisecond and its first 10 characters (bits 129..80: the time part only), one
+# tuple swapped whole so threads never see one's millisecond with another's characters
+_head = [(-1, "")]
+
+
 def _encode(ms: int, rand: int) -> str:
-    """48-bit time + 80-bit randomness as 26 Crockford base32 characters (13 table lookups)."""
-    value = (ms << 80) | rand
-    return "".join([_PAIRS[(value >> shift) & 1023] for shift in _SHIFTS])
+    """48-bit time + 80-bit randomness as 26 Crockford base32 characters (13 table lookups;
+    the 5 of the time part are kept for the millisecond, which many ids share when logging
+    fast)."""
+    head = _head[0]
+    if head[0] != ms:
+        value = ms << 80
+        head = (ms, "".join([_PAIRS[(value >> shift) & 1023] for shift in _SHIFTS[:5]]))
+        _head[0] = head
+    return head[1] + "".join([_PAIRS[(rand >> shift) & 1023] for shift in _RAND_SHIFTS])
 
 
 def new_ulid(now_ms: int | None = None) -> str:

@@ -17,7 +17,9 @@ def utcnow() -> datetime:
 
 def format_ts(moment: datetime) -> str:
     """`2026-11-22T10:00:00.000Z`: fixed width, so string order is time order."""
-    text = moment.astimezone(UTC).isoformat(timespec="milliseconds")  # C, unlike strftime
+    if moment.tzinfo is not UTC:  # (utcnow()'s are: no conversion on the append path)
+        moment = moment.astimezone(UTC)
+    text = moment.isoformat(timespec="milliseconds")  # C, unlike strftime
     return text[:-6] + "Z"  # "+00:00" -> "Z"
 
 
