@@ -14,7 +14,12 @@ parts are interleaved and the medians reported:
 * append    `append_line(path, line)` (open, flock, write, close)
 * full      `Lorebook.log(...)` (all of the above)
 
-The same breakdown is printed for the plain context (no secrets), and a *floor* for reference:
+Each part alone in a tight loop runs faster than inside the pipeline (warm caches and branch
+predictors), so those parts never add up to the full path. The *pipeline* rows time each stage
+inside one loop that runs them all in turn (build, redact, encode, append, publish to the event
+bus: what `Lorebook.log` does, minus its argument passing), so they add up.
+
+The same breakdowns are printed for the plain context (no secrets), and a *floor* for reference:
 the same record built by hand (ULID, timestamp, literal dict), encoded by one reused
 `json.JSONEncoder` and written with `os.write` to an already-open `O_APPEND` fd: no argument
 checks, no sanitizer, no lock, no torn-tail check. It is what Python itself costs for the job.
@@ -114,6 +119,38 @@ def timed(fn: Callable[[int], Any], count: int) -> float:
     return time.perf_counter() - started
 
 
+STAGES = ("build", "redact", "encode", "append", "publish")
+
+
+def pipeline(book: Lorebook, ctxs: list[dict[str, Any]], log_kwargs: dict[str, Any],
+             path: Path) -> tuple[float, list[float]]:
+    """Seconds for the whole loop, and per stage, of the append path run stage by stage."""
+    writer = book.writer
+    clock = time.perf_counter
+    spent = [0.0] * len(STAGES)
+    gc.collect()
+    started = clock()
+    for ctx in ctxs:
+        t0 = clock()
+        record = action_record("commit", context=ctx, **log_kwargs)
+        t1 = clock()
+        stored = writer.redact(record)
+        t2 = clock()
+        line = encode(stored)
+        t3 = clock()
+        append_line(path, line)
+        t4 = clock()
+        for listener in writer.listeners:
+            listener(stored)
+        t5 = clock()
+        spent[0] += t1 - t0
+        spent[1] += t2 - t1
+        spent[2] += t3 - t2
+        spent[3] += t4 - t3
+        spent[4] += t5 - t4
+    return clock() - started, spent
+
+
 def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dict[str, Any]:
     book = store(workdir, "flush", "flush")
     sync_book = store(workdir, "fsync", "fsync")
@@ -169,10 +206,14 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dic
     }
     seconds: dict[str, list[float]] = {name: [] for name in parts}
     fsync_seconds: list[float] = []
+    piped: dict[str, list[tuple[float, list[float]]]] = {"secret": [], "plain": []}
     for _ in range(rounds):  # interleaved: every part once per round
         for name, fn in parts.items():
             wait_for_idle()
             seconds[name].append(timed(fn, actions))
+        for label, cs in (("secret", ctxs), ("plain", plain)):
+            wait_for_idle()
+            piped[label].append(pipeline(book, cs, log_kwargs, scratch))
         wait_for_idle()
         fsync_seconds.append(timed(full_fsync, fsync_actions))
     os.close(floor_fd)
@@ -192,6 +233,11 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dic
         "plain_context_bytes": len(encode(plain[0])),
         "fsync_throughput": fsync_actions / median(fsync_seconds),
         "us_per_action": {name: v * 1e6 for name, v in per_action.items()},
+        # the median round (by its total) of each pipeline, per stage
+        "pipeline_us": {label: dict(zip(("total", *STAGES),
+                                        (x * 1e6 / actions for x in (r[0], *r[1])), strict=True))
+                        for label, runs in piped.items()
+                        for r in [sorted(runs)[len(runs) // 2]]},
         "sample_context": sample["context"],
     }
 
@@ -222,6 +268,11 @@ def report(res: dict[str, Any]) -> None:
         print(f"    {'sum':<9} {parts:8.1f} µs   vs full {us[full]:.1f} µs "
               f"(rest: {us[full] - parts:.1f} µs)")
     print(f"    {'floor':<9} {us['floor']:8.1f} µs   (reference, plain context)")
+    for label, name in (("secret-heavy", "secret"), ("plain", "plain")):
+        pipe = res["pipeline_us"][name]
+        stages = "  ".join(f"{stage} {pipe[stage]:.1f}" for stage in STAGES)
+        print(f"  pipeline, {label:<12} (µs, stages timed in one loop): {stages}  "
+              f"-> {pipe['total']:.1f} µs/action, {1e6 / pipe['total']:,.0f}/s")
     print(f"  redacted context: {res['sample_context']}")
     print(f"  {idle_note()}")
 
