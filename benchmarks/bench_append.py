@@ -151,7 +151,8 @@ def pipeline(book: Lorebook, ctxs: list[dict[str, Any]], log_kwargs: dict[str, A
     return clock() - started, spent
 
 
-def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dict[str, Any]:
+def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
+            idle_wait: float = 20.0) -> dict[str, Any]:
     book = store(workdir, "flush", "flush")
     sync_book = store(workdir, "fsync", "fsync")
     ctxs = contexts(actions)
@@ -209,12 +210,12 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int) -> dic
     piped: dict[str, list[tuple[float, list[float]]]] = {"secret": [], "plain": []}
     for _ in range(rounds):  # interleaved: every part once per round
         for name, fn in parts.items():
-            wait_for_idle()
+            wait_for_idle(timeout=idle_wait)
             seconds[name].append(timed(fn, actions))
         for label, cs in (("secret", ctxs), ("plain", plain)):
-            wait_for_idle()
+            wait_for_idle(timeout=idle_wait)
             piped[label].append(pipeline(book, cs, log_kwargs, scratch))
-        wait_for_idle()
+        wait_for_idle(timeout=idle_wait)
         fsync_seconds.append(timed(full_fsync, fsync_actions))
     os.close(floor_fd)
     sample = redacted[0]
@@ -285,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median)")
     parser.add_argument("--fsync-actions", type=int, default=300,
                         help="actions per round in fsync mode")
+    parser.add_argument("--idle-wait", type=float, default=20.0,
+                        help="seconds to wait for idle CPUs before each part (0: do not wait)")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="where the throwaway stores go (default: a temp dir)")
     parser.add_argument("--profile", action="store_true",
@@ -293,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     base = Path(tempfile.mkdtemp(prefix="lore-append-", dir=args.workdir))
     try:
-        res = measure(base, args.actions, args.rounds, args.fsync_actions)
+        res = measure(base, args.actions, args.rounds, args.fsync_actions, args.idle_wait)
         report(res)
         if args.profile:
             import cProfile
