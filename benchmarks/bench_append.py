@@ -24,6 +24,11 @@ the same record built by hand (ULID, timestamp, literal dict), encoded by one re
 `json.JSONEncoder` and written with `os.write` to an already-open `O_APPEND` fd: no argument
 checks, no sanitizer, no lock, no torn-tail check. It is what Python itself costs for the job.
 
+`--baseline SRC` also times another version of lorebook in the same process, interleaved with
+this one (before/after in one run): SRC is that version's `src` folder, e.g. from
+`git archive <rev> src | tar -x -C /tmp/lore-before`; its package is loaded as
+`lorebook_baseline` and logs into a store of its own.
+
 `fsync` mode (`log.durability: fsync` in `.lore/config.yaml`) is measured on a second store with
 fewer actions. Target: >= 20,000 actions/s in the default mode.
 """
@@ -151,8 +156,19 @@ def pipeline(book: Lorebook, ctxs: list[dict[str, Any]], log_kwargs: dict[str, A
     return clock() - started, spent
 
 
+def load_baseline(src: Path, workdir: Path) -> Any:
+    """The `Lorebook` class of the lorebook package under `src`, imported as
+    `lorebook_baseline` (its imports are relative, so a renamed copy is independent)."""
+    import importlib
+
+    target = workdir / "baseline"
+    shutil.copytree(src / "lorebook", target / "lorebook_baseline")
+    sys.path.insert(0, str(target))
+    return importlib.import_module("lorebook_baseline").Lorebook
+
+
 def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
-            idle_wait: float = 20.0) -> dict[str, Any]:
+            idle_wait: float = 20.0, baseline: Path | None = None) -> dict[str, Any]:
     book = store(workdir, "flush", "flush")
     sync_book = store(workdir, "fsync", "fsync")
     ctxs = contexts(actions)
@@ -205,6 +221,14 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
         "encode_plain": lambda i: encode(redacted_plain[i]),
         "append_plain": lambda i: append_line(scratch, lines_plain[i]),
     }
+    if baseline is not None:
+        before_cls = load_baseline(baseline, workdir)
+        (workdir / "before").mkdir()
+        before_cls.init(workdir / "before")
+        before = before_cls.open(workdir / "before")
+        parts["before_full"] = lambda i: before.log("commit", context=ctxs[i], **log_kwargs)
+        parts["before_full_plain"] = lambda i: before.log("commit", context=plain[i],
+                                                          **log_kwargs)
     seconds: dict[str, list[float]] = {name: [] for name in parts}
     fsync_seconds: list[float] = []
     piped: dict[str, list[tuple[float, list[float]]]] = {"secret": [], "plain": []}
@@ -231,6 +255,8 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
         "throughput_rounds": [actions / s for s in seconds["full"]],
         "throughput_plain": actions / median(seconds["full_plain"]),
         "throughput_floor": actions / median(seconds["floor"]),
+        "throughput_before": ({k: actions / median(seconds[f"before_{k}"])
+                               for k in ("full", "full_plain")} if baseline else None),
         "plain_context_bytes": len(encode(plain[0])),
         "fsync_throughput": fsync_actions / median(fsync_seconds),
         "us_per_action": {name: v * 1e6 for name, v in per_action.items()},
@@ -254,6 +280,13 @@ def report(res: dict[str, Any]) -> None:
           f"(context {res['plain_context_bytes']} B)")
     print(f"  floor (hand-built, no checks)  : {res['throughput_floor']:>10,.0f} actions/s "
           f"(plain context; full plain path = {us['full_plain'] / us['floor']:.2f}x the floor)")
+    if res["throughput_before"]:
+        before = res["throughput_before"]
+        print(f"  baseline (--baseline), secrets : {before['full']:>10,.0f} actions/s "
+              f"(this version {res['throughput'] / before['full']:.2f}x)")
+        print(f"  baseline (--baseline), plain   : {before['full_plain']:>10,.0f} actions/s "
+              f"(this version {res['throughput_plain'] / before['full_plain']:.2f}x; baseline "
+              f"{us['before_full_plain'] / us['floor']:.2f}x the floor)")
     print(f"  Lorebook.log, durability=fsync : {res['fsync_throughput']:>10,.0f} actions/s "
           f"({res['fsync_actions_per_round']} actions/round)")
     for label, key in (("secret-heavy", "throughput"), ("plain", "throughput_plain")):
@@ -288,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="actions per round in fsync mode")
     parser.add_argument("--idle-wait", type=float, default=20.0,
                         help="seconds to wait for idle CPUs before each part (0: do not wait)")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
+                        help="also time the lorebook package in SRC/lorebook (before/after)")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="where the throwaway stores go (default: a temp dir)")
     parser.add_argument("--profile", action="store_true",
@@ -296,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     base = Path(tempfile.mkdtemp(prefix="lore-append-", dir=args.workdir))
     try:
-        res = measure(base, args.actions, args.rounds, args.fsync_actions, args.idle_wait)
+        res = measure(base, args.actions, args.rounds, args.fsync_actions, args.idle_wait,
+                      args.baseline)
         report(res)
         if args.profile:
             import cProfile
