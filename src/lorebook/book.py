@@ -23,6 +23,7 @@ from .timeutil import format_ts, utcnow
 
 if TYPE_CHECKING:
     from .expertise.api import Expertise
+    from .log.catalog_query import CatalogView
 
 
 class Lorebook:
@@ -157,15 +158,28 @@ class Lorebook:
         )
 
     # -- reading ---------------------------------------------------------------------------
+    @cached_property
+    def catalog(self) -> CatalogView:
+        """The action catalog under `.lore/cache/` (synced on use; see lorebook.log.catalog)."""
+        from .log.catalog_query import open_view
+
+        return open_view(self.layout, self.config)
+
     def iter_actions(
         self,
         query: ActionFilter | None = None,
         *,
         newest_first: bool = True,
         on_problem: OnProblem = _ignore,
+        include_archive: bool = False,
     ) -> Iterator[dict[str, Any]]:
-        """Stream matching actions; day directories outside the window are never opened."""
+        """Stream matching actions from the catalog, else from the shards (same results)."""
         query = query or ActionFilter()
+        found = self.catalog.iter_actions(
+            query, newest_first=newest_first, include_archive=include_archive, on_problem=on_problem
+        )
+        if found is not None:
+            return found
         records = iter_records(
             self.layout.actionlog,
             base=self.root,
@@ -174,11 +188,17 @@ class Lorebook:
             newest_first=newest_first,
             sessions=[query.session] if query.session else None,
             on_problem=on_problem,
+            include_archive=include_archive,
         )
         return (r for r in records if query.matches(r))
 
     def actions(
-        self, *, limit: int | None = 50, on_problem: OnProblem = _ignore, **filters: Any
+        self,
+        *,
+        limit: int | None = 50,
+        on_problem: OnProblem = _ignore,
+        include_archive: bool = False,
+        **filters: Any,
     ) -> list[dict[str, Any]]:
         """Matching actions, newest first (filters: type, outcome, project, agent, epic, issue,
         session, category, since, until — times as canonical timestamps or datetimes)."""
@@ -188,10 +208,16 @@ class Lorebook:
         if limit is not None and limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
         out = []
-        for record in self.iter_actions(ActionFilter(**filters), on_problem=on_problem):
+        found = self.iter_actions(
+            ActionFilter(**filters), on_problem=on_problem, include_archive=include_archive
+        )
+        for record in found:
             out.append(record)
             if limit is not None and len(out) >= limit:
                 break
+        close = getattr(found, "close", None)
+        if close is not None:
+            close()  # release the catalog's connection and files now, not at collection
         return out
 
     def sessions(
@@ -206,8 +232,13 @@ class Lorebook:
         """Every session with its status, most recently active first."""
         if status is not None and status not in STATUSES:
             raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
-        records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
-        infos = summarize(records, now or utcnow(), self.config.idle_minutes)
+        now = now or utcnow()
+        infos = self.catalog.sessions(
+            project=project, agent=agent, now=now, idle=self.config.idle_minutes
+        )
+        if infos is None:
+            records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
+            infos = summarize(records, now, self.config.idle_minutes)
         return [
             s
             for s in infos

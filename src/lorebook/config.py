@@ -32,6 +32,8 @@ DEFAULTS: dict[str, Any] = {
         "commit": True,
         "domains": {},
     },
+    "catalog": {"enabled": True, "verify": "recent"},
+    "retention": {"archive_days": 90, "prune_days": 365},
 }
 
 DURABILITY = ("flush", "fsync")
