@@ -94,25 +94,32 @@ class Catalog:
         return self.path.is_file()
 
     def connect(self) -> sqlite3.Connection:
-        """An open connection on a catalog of the current schema (tables created if needed)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = self._open()
-        except (OSError, sqlite3.Error) as exc:
-            raise CatalogUnavailable(f"cannot open {self.path}: {exc}") from None
-        try:
-            self._ensure_schema(conn)
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise CatalogUnavailable(str(exc)) from None
-            self._remove_files()  # not a database (or damaged): start over
+        """An open connection on a catalog of the current schema (tables created if needed).
+
+        A file that is not a database (or is damaged) is deleted and created again.
+        """
+        for attempt in (1, 2):
+            conn = None
             try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = self._open()
                 self._ensure_schema(conn)
-            except sqlite3.Error as again:
-                raise CatalogUnavailable(f"cannot recreate {self.path}: {again}") from None
-        return conn
+                return conn
+            except sqlite3.DatabaseError as exc:
+                if conn is not None:
+                    conn.close()
+                text = str(exc)
+                if attempt == 2 or "locked" in text or "busy" in text or "unable to open" in text:
+                    raise CatalogUnavailable(f"cannot open {self.path}: {exc}") from None
+                try:
+                    self._remove_files()
+                except OSError as gone:
+                    raise CatalogUnavailable(f"cannot replace {self.path}: {gone}") from None
+            except OSError as exc:
+                if conn is not None:
+                    conn.close()
+                raise CatalogUnavailable(f"cannot open {self.path}: {exc}") from None
+        raise AssertionError("unreachable")
 
     def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=_BUSY_MS / 1000, isolation_level=None)
