@@ -75,5 +75,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # e.g. the parent is a file: there is no temporary file to remove
         raise LoreError(_describe(exc, path)) from None

@@ -72,12 +72,12 @@ def resolve_window(
         raise UsageError(f"--days must be a positive number of days, not {days}")
     start = parse_when(since, now=now, option="--since") if since else None
     end = parse_when(until, now=now, option="--until") if until else now
+    if end > now + timedelta(days=1):
+        raise UsageError(f"--until {until} is in the future (now is {format_ts(now)})")
     if start is None:
         start = end - timedelta(days=days or 7)
     if start > now:
         raise UsageError(f"--since {since} is in the future (now is {format_ts(now)})")
-    if end > now + timedelta(days=1):
-        raise UsageError(f"--until {until} is in the future (now is {format_ts(now)})")
     if start >= end:
         raise UsageError(f"--since {format_ts(start)} is not before --until {format_ts(end)}")
     return Window(start, end)
