@@ -75,7 +75,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        try:
+        try:  # noqa: SIM105 - contextlib would cost an import on the append path
             tmp.unlink(missing_ok=True)
         except OSError:
             pass  # e.g. the parent is a file: there is no temporary file to remove
