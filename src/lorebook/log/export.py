@@ -8,6 +8,7 @@ from which commit, with which filters and how many values were redacted.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -167,7 +168,8 @@ def export(
             count = WRITERS[fmt](handle, records)
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
         raise LoreError(f"{path}: cannot write the export ({exc.strerror or exc})") from None
     manifest = {
         "file": path.name,
