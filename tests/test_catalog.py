@@ -278,7 +278,7 @@ def test_concurrent_processes_sync_and_append(filled: Path) -> None:
     procs.append(subprocess.Popen([*LORE, "catalog", "--json"], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     for proc in procs:
-        out, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err.decode()
         assert b"Traceback" not in err
     final = fresh(filled)
