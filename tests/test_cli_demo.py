@@ -39,6 +39,17 @@ def test_the_finished_session_taught_its_domain(demo: tuple[Path, dict[str, Any]
     assert "  - src/api/ratelimit.py\n" in text
     history = lore("expertise", "history", "api", "--json", env=clean_env(root))
     assert json.loads(history.out)[0]["subject"] == "lore(expertise): api: 3 changes"
+    assert set(data) == {"root", "sessions", "resume", "report"}
+    assert data["root"] == str(root.resolve())
+
+
+def test_report_summary_of_the_demo_week(demo: tuple[Path, dict[str, Any]]) -> None:
+    _, data = demo
+    summary = data["report"]["summary"]
+    assert summary["total_actions"] == sum(s["action_count"] for s in data["sessions"])
+    assert summary["active_projects"] == ["consilio"]
+    assert data["report"]["deployments"]["total"] >= 1
+    assert data["report"]["recent_failures"]
 
 
 def test_sessions_over_several_days(demo: tuple[Path, dict[str, Any]]) -> None:
@@ -122,6 +133,8 @@ def test_human_output(tmp_path: Path) -> None:
     assert "fix-42" in result.out
     assert "$ lore expertise learn --session" in result.out
     assert ".expertise/api.yaml: 3 changes" in result.out
+    assert "$ lore report --days 7" in result.out
+    assert "Success rate: " in result.out and "Active projects: consilio" in result.out
 
 
 def test_refuses_a_non_empty_directory(tmp_path: Path) -> None:

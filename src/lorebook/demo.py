@@ -239,9 +239,15 @@ def learn_expertise(book: Lorebook) -> dict[str, Any]:
 
 def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dict[str, Any]:
     """What `lore demo` shows: the sessions, the resume brief's data, what expertise learned."""
+def demo_summary(book: Lorebook) -> dict[str, Any]:
+    """What `lore demo` shows first: the sessions, the resume brief's data, a week's report."""
+    from .log.report import build_report, resolve_window
+
+    window = resolve_window(days=7, since=None, until=None, now=utcnow())
     return {
         "root": str(book.root),
         "sessions": [s.to_dict() for s in book.sessions()],
         "resume": book.resume(project=PROJECT),
         "expertise": expertise,
+        "report": build_report(book, window, group_by="type"),
     }

@@ -30,6 +30,12 @@ CONFIG_TEMPLATE = """\
 #   learn_on_session_end: false  # learn from each session when it ends
 #   commit: true                 # commit every expertise update (false: write only)
 #   domains: {mobile: {keywords: [ios, android], globs: ["**/*.swift"]}}
+# catalog:
+#   enabled: true                # false: queries scan the shards instead of .lore/cache/
+#   verify: recent               # all: stat every shard on every query
+# retention:
+#   archive_days: 90             # `lore archive` moves older shards to actionlog/archive/
+#   prune_days: 365              # `lore prune` deletes older archives
 """
 
 

@@ -9,6 +9,8 @@ import click
 
 from ...demo import build_demo, demo_summary, learn_expertise
 from ...expertise.render import update
+from ...demo import build_demo, demo_summary
+from ...log.report_render import summary_lines
 from ...render import resume_brief, sessions_table
 from ..output import to_json
 from .common import json_option
@@ -24,6 +26,7 @@ def demo(directory: str | None, as_json: bool) -> None:
     its last session disconnected after a failed validation while a fix subagent was running.
     Shown: the sessions, the resume brief an agent would read first, and what the finished
     session taught its domain's expertise file.
+    Shown: the sessions, the resume brief an agent would read first, and a week's report summary.
 
     \b
     Example:
@@ -43,4 +46,6 @@ def demo(directory: str | None, as_json: bool) -> None:
     learned = summary["expertise"]
     click.echo(f"\n$ lore expertise learn --session {learned['session']}")
     click.echo(update(learned, "learned"))
+    click.echo("\n$ lore report --days 7   (summary)")
+    click.echo("\n".join(summary_lines(summary["report"])))
     click.echo(f"\nExplore it: cd {summary['root']} && lore actions --since 7d")
