@@ -285,3 +285,15 @@ def test_concurrent_processes_sync_and_append(filled: Path) -> None:
     assert final.actions(limit=None) == scanned(filled)
     assert final.catalog.unavailable is None
     assert len(final.actions(limit=None)) == 94
+
+
+def test_a_long_history_is_scanned_until_lore_catalog_builds_it(filled: Path) -> None:
+    (filled / ".lore" / "config.yaml").write_text("catalog:\n  auto_build_days: 3\n")
+    book = fresh(filled)
+    assert book.actions(limit=None) == scanned(filled)
+    assert "run `lore catalog`" in str(book.catalog.unavailable)
+    assert not catalog_file(filled).exists()
+    assert click_run(["--root", str(filled), "catalog"]).code == 0
+    again = fresh(filled)
+    assert again.actions(limit=None) == scanned(filled)
+    assert again.catalog.unavailable is None and catalog_file(filled).exists()

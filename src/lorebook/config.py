@@ -33,6 +33,7 @@ DEFAULTS: dict[str, Any] = {
         "domains": {},
     },
     "catalog": {"enabled": True, "verify": "recent"},
+    "catalog": {"enabled": True, "verify": "recent", "auto_build_days": 60},
     "retention": {"archive_days": 90, "prune_days": 365},
 }
 

@@ -33,6 +33,7 @@ CONFIG_TEMPLATE = """\
 # catalog:
 #   enabled: true                # false: queries scan the shards instead of .lore/cache/
 #   verify: recent               # all: stat every shard on every query
+#   auto_build_days: 60          # longer logs: `lore catalog` builds the catalog once
 # retention:
 #   archive_days: 90             # `lore archive` moves older shards to actionlog/archive/
 #   prune_days: 365              # `lore prune` deletes older archives

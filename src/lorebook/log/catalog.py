@@ -294,7 +294,7 @@ class _Sync:
     def _dirs(self, hot: str) -> Iterator[tuple[str, str, Any, bool]]:
         """(key, directory, lister of (day, session, path), is_hot) for day and archive dirs."""
         root = str(self.cat.actionlog)
-        for day in _day_names(root):
+        for day in day_names(root):
             directory = os.path.join(root, day[:4], day[5:7], day[8:10])
 
             def live(directory: str = directory, day: str = day) -> Iterator[Any]:
@@ -458,7 +458,7 @@ def _numbered(path: str, width: int) -> list[str]:
         return []
 
 
-def _day_names(root: str) -> Iterator[str]:
+def day_names(root: str) -> Iterator[str]:
     """`YYYY-MM-DD` of every live day directory, oldest first (the archive is not one)."""
     for year in _numbered(root, 4):
         for month in _numbered(os.path.join(root, year), 2):

@@ -12,11 +12,12 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from ..model import decode_line
 from .archive_io import read_archive_bytes
-from .catalog import Catalog, CatalogUnavailable, SyncStats
+from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_rows import problems_for
 from .query import ActionFilter
 from .reader import OnProblem, Problem
@@ -29,16 +30,32 @@ _MAX_OPEN = 64
 class CatalogView:
     """A store's catalog, synced on use; every method returns None when it cannot be used."""
 
-    def __init__(self, catalog: Catalog, *, enabled: bool = True) -> None:
+    def __init__(
+        self, catalog: Catalog, *, enabled: bool = True, auto_build_days: int = 60
+    ) -> None:
         self.catalog = catalog
         self.enabled = enabled
+        self.auto_build_days = auto_build_days
         self.last_sync: SyncStats | None = None
         self.unavailable: str | None = None
 
-    def open(self, *, full: bool = False, rebuild: bool = False) -> sqlite3.Connection | None:
-        """A connection on a freshly synced catalog, or None (the reason in `unavailable`)."""
+    def open(
+        self, *, full: bool = False, rebuild: bool = False, create: bool = False
+    ) -> sqlite3.Connection | None:
+        """A connection on a freshly synced catalog, or None (the reason in `unavailable`).
+
+        A missing catalog is built here only for a log of at most `auto_build_days` day
+        directories (a few seconds at most) or with `create`; a longer history is scanned until
+        `lore catalog` builds it once.
+        """
         if not self.enabled:
             self.unavailable = "disabled by catalog.enabled: false"
+            return None
+        if not (create or rebuild or self.catalog.exists()) and self._long_history():
+            self.unavailable = (
+                f"no catalog yet and more than {self.auto_build_days} days of log: "
+                "run `lore catalog` once to build it"
+            )
             return None
         conn = None
         try:
@@ -51,6 +68,10 @@ class CatalogView:
             return None
         self.unavailable = None
         return conn
+
+    def _long_history(self) -> bool:
+        days = day_names(str(self.catalog.actionlog))
+        return any(True for _ in islice(days, self.auto_build_days, None))
 
     def iter_actions(
         self,
@@ -222,4 +243,8 @@ def open_view(layout: Any, config: Any) -> CatalogView:
     catalog = Catalog(
         layout.actionlog, layout.cache, verify_all=str(section.get("verify", "recent")) == "all"
     )
-    return CatalogView(catalog, enabled=bool(section.get("enabled", True)))
+    return CatalogView(
+        catalog,
+        enabled=bool(section.get("enabled", True)),
+        auto_build_days=int(section.get("auto_build_days", 60)),
+    )

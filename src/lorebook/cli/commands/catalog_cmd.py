@@ -29,7 +29,7 @@ def catalog(book: Lorebook, rebuild: bool, as_json: bool) -> None:
     view = book.catalog
     if not view.enabled:
         raise LoreError("the action catalog is disabled (catalog.enabled: false in config)")
-    conn = view.open(full=True, rebuild=rebuild)
+    conn = view.open(full=True, rebuild=rebuild, create=True)
     if conn is None:
         raise LoreError(f"the action catalog cannot be used: {view.unavailable}")
     conn.close()
