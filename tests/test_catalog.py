@@ -297,3 +297,12 @@ def test_a_long_history_is_scanned_until_lore_catalog_builds_it(filled: Path) ->
     again = fresh(filled)
     assert again.actions(limit=None) == scanned(filled)
     assert again.catalog.unavailable is None and catalog_file(filled).exists()
+
+
+def test_import_lorebook_loads_no_sqlite_or_gzip() -> None:
+    code = "import json, sys\nimport lorebook\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=clean_env(), timeout=60)
+    modules = set(json.loads(done.stdout))
+    assert "lorebook" in modules
+    assert not modules & {"sqlite3", "_sqlite3", "gzip", "csv"}
