@@ -306,3 +306,38 @@ def test_import_lorebook_loads_no_sqlite_or_gzip() -> None:
     modules = set(json.loads(done.stdout))
     assert "lorebook" in modules
     assert not modules & {"sqlite3", "_sqlite3", "gzip", "csv"}
+
+
+def test_session_summaries_follow_appends_ends_and_late_records(filled: Path) -> None:
+    fresh(filled).sessions(now=NOW)  # built
+    book = fresh(filled)
+    book.log("commit", session="s1", agent="MS", project="odin")
+    book.end_session("s1", agent="MS", project="odin", reason="timeout")
+    book.log("plan", session="s0", agent="PS", project="consilio",
+             now=NOW - timedelta(days=13, hours=2))  # older than s0's last activity
+    book.start_session(session_id="s9", agent="XS", project="new")
+    via_catalog = [s.to_dict() for s in fresh(filled).sessions(now=NOW)]
+    via_scan = [s.to_dict() for s in
+                summarize(iter_records(filled / "actionlog", base=filled), NOW, 30)]
+    assert via_catalog == via_scan
+    s1 = next(s for s in via_catalog if s["id"] == "s1")
+    assert (s1["status"], s1["end_reason"], s1["action_count"]) == ("ended", "timeout", 31)
+
+
+def test_shards_of_the_days_since_the_last_sync_are_checked(filled: Path) -> None:
+    """Appends (not through the writer) to a day that was recent at the last sync are seen
+    however long ago that sync was."""
+    fresh(filled).actions(limit=1)
+    conn = sqlite3.connect(catalog_file(filled))
+    long_ago = (NOW - timedelta(days=13)).timestamp()
+    conn.execute("UPDATE meta SET value=? WHERE key='synced_at'", (str(long_ago),))
+    conn.commit()
+    conn.close()
+    path = sorted((filled / "actionlog").rglob("s1.jsonl"))[0]  # 13 days ago
+    rec = [json.loads(t) for t in path.read_text().splitlines() if '"kind":"action"' in t][-1]
+    rec.update(id=rec["id"][:-4] + "YYYY")
+    with path.open("a") as handle:
+        handle.write(json.dumps(rec, separators=(",", ":"), sort_keys=True) + "\n")
+    found = fresh(filled).actions(limit=None, session="s1")
+    assert rec["id"] in [a["id"] for a in found]
+    assert found == scanned(filled, session="s1")

@@ -7,10 +7,12 @@ Rows are keyed by action id, so union-merge duplicates count once. A catalog of 
 version, or one that is not a database, is rebuilt. Writers serialize on SQLite's write lock
 (WAL mode, busy timeout), so concurrent `lore` processes never corrupt it; readers never wait.
 
-Which shards a sync looks at: every shard of the newest days (`HOT_DAYS`) and of every day
-directory whose mtime changed (files created, replaced or removed: writes, git checkouts and
-merges, archiving). With `full=True` (`lore catalog`, or `catalog.verify: all`) every shard is
-stat-ed, which also catches an in-place edit of an old shard in an unchanged directory.
+Which shards a sync looks at: every shard of the days from `HOT_DAYS` before the previous sync on
+(appends since then land there; the writer bumps the directory mtime of any other day it writes
+to), and of every day directory whose mtime changed (files created, replaced or removed: new
+sessions, git checkouts and merges, archiving). With `full=True` (`lore catalog`, or
+`catalog.verify: all`) every shard is stat-ed, which also catches a hand edit of an old shard in
+an unchanged directory.
 """
 
 from __future__ import annotations
@@ -22,13 +24,12 @@ import stat
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..timeutil import utcnow
 from .archive_io import iter_archives, read_archive_bytes
-from .catalog_rows import INDEXES, INSERT, TABLES, parse_lines, refresh_sessions
+from .catalog_rows import INDEXES, INSERT, TABLES, fold_sessions, parse_lines, refresh_sessions
 
 SCHEMA_VERSION = 4
 FILE_NAME = "catalog.sqlite"
@@ -233,14 +234,20 @@ class _Sync:
         self.conn = conn
         self.stats = stats
         self.full = full
-        self.touched: set[str] = set()
+        self.touched: set[str] = set()  # sessions whose summary is recomputed from all rows
+        self.appended: dict[str, list[tuple[Any, ...]]] = {}  # rows to fold into a summary
         self.dup_risk = False
 
     def run(self) -> None:
         conn = self.conn
         dirs = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
         self.dup_risk = self.cat._meta(conn, "dup_risk") == "1"
-        hot = (utcnow() - timedelta(days=HOT_DAYS)).strftime("%Y-%m-%d")
+        # appends since the last sync can only be in its days or later ones (the writer bumps
+        # the directory of any other day): those shards are stat-ed, the rest only on change
+        last = float(self.cat._meta(conn, "synced_at") or 0) or time.time()
+        since = datetime.fromtimestamp(min(last, time.time()), UTC) - timedelta(days=HOT_DAYS)
+        hot = since.strftime("%Y-%m-%d")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced_at', ?)", (str(time.time()),))
         present: dict[str, int] = {}
         changed = []
         for key, directory, files, is_hot in self._dirs(hot):
@@ -269,8 +276,8 @@ class _Sync:
                 self._check(known.get(rel), rel, path, key, day, session, key[0] == "a")
             if dirs.get(key) != present[key]:
                 conn.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?)", (key, present[key]))
-        if self.touched and self.sessions:
-            refresh_sessions(conn, self.touched)
+        if self.sessions and (self.touched or self.appended):
+            fold_sessions(conn, self.appended, self.touched)
         if self.dup_risk:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('dup_risk', '1')")
 
@@ -412,7 +419,13 @@ class _Sync:
         if added < len(rows):
             self._note_duplicates(shard, rows)
         conn.executemany("INSERT INTO problems VALUES (?,?,?,?)", problems)
-        self.touched.update(r[3] for r in rows)
+        if not self.sessions:
+            pass  # a full build summarizes every session at the end
+        elif arch or added < len(rows):
+            self.touched.update(r[3] for r in rows)
+        else:
+            for row in rows:
+                self.appended.setdefault(row[3], []).append(row)
         if arch:
             tail = _hash(data[-_TAIL:])
         else:

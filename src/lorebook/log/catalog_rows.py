@@ -129,6 +129,46 @@ def refresh_sessions(conn: sqlite3.Connection, sessions: Iterable[str] | None) -
         _store_sessions(conn, cursor)
 
 
+_SESSION_COLUMNS = (
+    "id", "agent", "project", "session_type", "started", "last_activity", "ended", "end_reason",
+    "action_count",
+)  # fmt: skip
+
+
+def fold_sessions(
+    conn: sqlite3.Connection, appended: dict[str, list[tuple[Any, ...]]], touched: set[str]
+) -> None:
+    """Fold newly appended rows into their sessions' summaries (cost: the new rows, not the
+    session's history); sessions with older-than-summary rows or removals are recomputed."""
+    full = set(touched)
+    for session, rows in appended.items():
+        if session in full:
+            continue
+        stored = conn.execute(
+            f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions WHERE id=?", (session,)
+        ).fetchone()
+        info = SessionInfo(id=session)
+        if stored is not None:
+            for key, value in zip(_SESSION_COLUMNS, stored, strict=True):
+                setattr(info, key, value)
+        rows.sort(key=lambda r: (r[1], r[0]))
+        if info.last_activity is not None and rows[0][1] < info.last_activity:
+            full.add(session)  # arrived out of order: fold everything again, in order
+            continue
+        for row in rows:
+            record = {
+                "session": row[3], "ts": row[1], "kind": row[2], "event": row[11],
+                "agent": row[4], "project": row[5], "session_type": row[13], "reason": row[12],
+            }  # fmt: skip
+            observe(info, record)
+        conn.execute(
+            "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
+            tuple(getattr(info, key) for key in _SESSION_COLUMNS),
+        )
+    if full:
+        refresh_sessions(conn, full)
+
+
 def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
