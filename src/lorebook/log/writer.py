@@ -248,7 +248,7 @@ class LogWriter:
         path, late = entry
         append_line(path, line, fsync=self.fsync, header=head)
         if late:  # a record for another day: bump its directory's mtime so that incremental
-            try:  # readers (the action catalog) look at that day again
+            try:  # noqa: SIM105 - readers (the action catalog) look at that day again
                 os.utime(os.path.dirname(path))
             except OSError:
                 pass  # only a hint; the record is stored
