@@ -227,3 +227,14 @@ def test_aggregate_is_pure_and_empty_safe() -> None:
     assert empty["summary"]["most_common_action"] is None
     label, week = week_window(None, NOW)
     assert week.until - week.since == timedelta(days=7) and label.count("-W") == 1
+
+
+def test_python_api_report_and_export(active: Path) -> None:
+    book = Lorebook.open(active, env={})
+    data = book.report(days=7, group_by="outcome", project="consilio")
+    assert data["summary"]["total_actions"] == 11 and data["group_by"] == "outcome"
+    assert book.report(since="3d")["window"]["since"] < book.report(since="1d")["window"]["since"]
+    out = active / "x.jsonl"
+    manifest = book.export_training_data("jsonl", out, project="odin", with_context=False)
+    assert manifest["record_count"] == 4
+    assert all("context" not in json.loads(line)["input"] for line in out.read_text().splitlines())

@@ -276,6 +276,37 @@ class Lorebook:
         """Validate every shard: schema, duplicate ids, torn lines, secrets left in the text."""
         return check_log(self.layout.actionlog, self.root, self.sanitizer)
 
+    def report(
+        self,
+        *,
+        days: int | None = 7,
+        since: str | None = None,
+        until: str | None = None,
+        group_by: str = "day",
+        **filters: Any,
+    ) -> dict[str, Any]:
+        """The activity report of `lore report --json` (filters: project, agent, include_archive;
+        since/until as `7d`, dates or timestamps)."""
+        from .log.report import build_report, resolve_window
+
+        window = resolve_window(
+            days=None if since else days, since=since, until=until, now=utcnow()
+        )
+        return build_report(self, window, group_by=group_by, **filters)
+
+    def export_training_data(
+        self, fmt: str = "jsonl", path: str | Path | None = None, **options: Any
+    ) -> dict[str, Any]:
+        """Write training records and their manifest (see `lore export`); returns the manifest.
+        Options: since, until (canonical timestamps), project, with_context, include_archive."""
+        from .log.export import default_path, export
+
+        target = Path(path) if path else default_path(self, fmt, utcnow())
+        options.setdefault("since", None)
+        options.setdefault("until", None)
+        options.setdefault("project", None)
+        return export(self, fmt=fmt, path=target, **options)
+
 
 class Session:
     """A handle for logging into one session."""
