@@ -24,8 +24,17 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 
 def test_json_shape(demo: tuple[Path, dict[str, Any]]) -> None:
     root, data = demo
-    assert set(data) == {"root", "sessions", "resume", "expertise"}
+    assert set(data) == {"root", "sessions", "resume", "expertise", "report"}
     assert data["root"] == str(root.resolve())
+
+
+def test_report_summary_of_the_demo_week(demo: tuple[Path, dict[str, Any]]) -> None:
+    _, data = demo
+    summary = data["report"]["summary"]
+    assert summary["total_actions"] == sum(s["action_count"] for s in data["sessions"])
+    assert summary["active_projects"] == ["consilio"]
+    assert data["report"]["deployments"]["total"] >= 1
+    assert data["report"]["recent_failures"]
 
 
 def test_the_finished_session_taught_its_domain(demo: tuple[Path, dict[str, Any]]) -> None:
@@ -39,17 +48,6 @@ def test_the_finished_session_taught_its_domain(demo: tuple[Path, dict[str, Any]
     assert "  - src/api/ratelimit.py\n" in text
     history = lore("expertise", "history", "api", "--json", env=clean_env(root))
     assert json.loads(history.out)[0]["subject"] == "lore(expertise): api: 3 changes"
-    assert set(data) == {"root", "sessions", "resume", "report"}
-    assert data["root"] == str(root.resolve())
-
-
-def test_report_summary_of_the_demo_week(demo: tuple[Path, dict[str, Any]]) -> None:
-    _, data = demo
-    summary = data["report"]["summary"]
-    assert summary["total_actions"] == sum(s["action_count"] for s in data["sessions"])
-    assert summary["active_projects"] == ["consilio"]
-    assert data["report"]["deployments"]["total"] >= 1
-    assert data["report"]["recent_failures"]
 
 
 def test_sessions_over_several_days(demo: tuple[Path, dict[str, Any]]) -> None:

@@ -238,9 +238,8 @@ def learn_expertise(book: Lorebook) -> dict[str, Any]:
 
 
 def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What `lore demo` shows: the sessions, the resume brief's data, what expertise learned."""
-def demo_summary(book: Lorebook) -> dict[str, Any]:
-    """What `lore demo` shows first: the sessions, the resume brief's data, a week's report."""
+    """What `lore demo` shows: the sessions, the resume brief's data, what expertise learned,
+    and a week's activity report."""
     from .log.report import build_report, resolve_window
 
     window = resolve_window(days=7, since=None, until=None, now=utcnow())

@@ -24,12 +24,6 @@ CONFIG_TEMPLATE = """\
 # redaction:
 #   extra_secret_keys: [vault_ref]
 #   extra_patterns: {internal_token: "itk_[A-Za-z0-9]{32}"}
-# expertise:
-#   max_lines: 1000              # .expertise/<domain>.yaml is pruned past this
-#   failure_max_age_days: 30     # `lore expertise validate` drops older failure lessons
-#   learn_on_session_end: false  # learn from each session when it ends
-#   commit: true                 # commit every expertise update (false: write only)
-#   domains: {mobile: {keywords: [ios, android], globs: ["**/*.swift"]}}
 # catalog:
 #   enabled: true                # false: queries scan the shards instead of .lore/cache/
 #   verify: recent               # all: stat every shard on every query
@@ -37,6 +31,12 @@ CONFIG_TEMPLATE = """\
 # retention:
 #   archive_days: 90             # `lore archive` moves older shards to actionlog/archive/
 #   prune_days: 365              # `lore prune` deletes older archives
+# expertise:
+#   max_lines: 1000              # .expertise/<domain>.yaml is pruned past this
+#   failure_max_age_days: 30     # `lore expertise validate` drops older failure lessons
+#   learn_on_session_end: false  # learn from each session when it ends
+#   commit: true                 # commit every expertise update (false: write only)
+#   domains: {mobile: {keywords: [ios, android], globs: ["**/*.swift"]}}
 """
 
 

@@ -21,12 +21,12 @@ COMMANDS = {
     "resume": ("resume_cmd", "resume", "Where the last session left off and what to do next."),
     "check": ("check_cmd", "check", "Validate the store: schema, duplicates, torn lines, secrets."),
     "demo": ("demo_cmd", "demo", "Build a realistic sample store and show it."),
-    "expertise": ("expertise_cmd", "expertise", "Per-domain expertise files: learn, validate, …"),
     "catalog": ("catalog_cmd", "catalog", "Sync (or --rebuild) the action catalog cache."),
     "report": ("report_cmd", "report", "Activity report; daily/weekly report files."),
     "export": ("export_cmd", "export_cmd", "Export actions as training data (csv, json, jsonl)."),
     "archive": ("archive_cmd", "archive", "Move old shards to actionlog/archive/ as gzip."),
     "prune": ("archive_cmd", "prune", "Delete archived shards past the second cut-off."),
+    "expertise": ("expertise_cmd", "expertise", "Per-domain expertise files: learn, validate, …"),
 }
 
 

@@ -9,7 +9,6 @@ import click
 
 from ...demo import build_demo, demo_summary, learn_expertise
 from ...expertise.render import update
-from ...demo import build_demo, demo_summary
 from ...log.report_render import summary_lines
 from ...render import resume_brief, sessions_table
 from ..output import to_json
@@ -24,9 +23,8 @@ def demo(directory: str | None, as_json: bool) -> None:
 
     The sample is a git repository where a supervisor agent worked on two epics over four days;
     its last session disconnected after a failed validation while a fix subagent was running.
-    Shown: the sessions, the resume brief an agent would read first, and what the finished
-    session taught its domain's expertise file.
-    Shown: the sessions, the resume brief an agent would read first, and a week's report summary.
+    Shown: the sessions, the resume brief an agent would read first, what the finished
+    session taught its domain's expertise file, and a week's report summary.
 
     \b
     Example:
