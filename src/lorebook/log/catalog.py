@@ -36,6 +36,7 @@ FILE_NAME = "catalog.sqlite"
 HOT_DAYS = 2
 _TAIL = 4096
 _BUSY_MS = 15000
+_RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a change in the same tick
 
 
 class CatalogUnavailable(Exception):
@@ -274,8 +275,11 @@ class _Sync:
             known = self._known(key)
             for rel, day, session, path in entries:
                 self._check(known.get(rel), rel, path, key, day, session, key[0] == "a")
-            if dirs.get(key) != present[key]:
-                conn.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?)", (key, present[key]))
+            mtime = present[key]
+            if time.time_ns() - mtime < _RACY_NS:
+                mtime = -1  # changed just now, maybe within the clock's tick: look again next time
+            if dirs.get(key) != mtime:
+                conn.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?)", (key, mtime))
         if self.sessions and (self.touched or self.appended):
             fold_sessions(conn, self.appended, self.touched)
         if self.dup_risk:
