@@ -4,7 +4,8 @@
 
 Runs, in order: bench_append.py, bench_cold_log.py, bench_resume.py (which generates and caches
 the 1,000,000-action and 1,000-action stores under --workdir the first time: a few minutes),
-bench_catalog.py (the action catalog on the same 1M store: another few minutes).
+bench_learnings.py (10,000 generated learning files, also cached under --workdir),
+bench_catalog.py (the action catalog on the 1M store: another few minutes).
 Each script's own detailed output is shown as it runs; its figures are saved as JSON under
 `--workdir/results/` and summarised at the end.
 """
@@ -101,6 +102,25 @@ def rows(append: dict[str, Any], cold: dict[str, Any], resume: dict[str, Any]
     return out
 
 
+def learning_rows(learn: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(figure, measured, target, verdict) rows of bench_learnings.py."""
+    n, fig, part = learn["count"], learn["figures"], learn["parts"]
+    return [
+        (f"parse {n:,} learnings (read + split + YAML + model)",
+         f"{fig['parse']:.2f} s = {fig['parse'] / n * 1e6:.0f} µs/file", "-", "-"),
+        ("  of which (µs/file)", ", ".join(f"{k} {v / n * 1e6:.0f}" for k, v in part.items()),
+         "-", "-"),
+        (f"`LearningStore.all()`, {n:,} learnings, cold / warm parse cache",
+         f"{fig['store_cold']:.2f} / {fig['store_warm']:.2f} s", "-", "-"),
+        (f"`lore learnings --json` cold / warm, `lore check`, {n:,} learnings",
+         f"{learn['cli']['lore learnings --json (cold)']:.2f} / "
+         f"{learn['cli']['lore learnings --json']:.2f} / {learn['cli']['lore check']:.2f} s",
+         "-", "-"),
+        ("front matter: libyaml base vs ruamel safe", f"{learn['ruamel_ratio']:.1f}x faster",
+         "-", "-"),
+    ]
+
+
 def print_table(table: list[tuple[str, str, str, str]], markdown: bool) -> None:
     headers = ("figure", "measured", "target", "verdict")
     if markdown:
@@ -137,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
                  ["--workdir", str(args.workdir), "--runs", "7" if quick else "21",
                   "--query-runs", "3" if quick else "7"],
                  results / "resume.json")
+    learn = run("bench_learnings.py",
+                ["--workdir", str(args.workdir), "--count", "10000",
+                 "--rounds", "1" if quick else "3"],
+                results / "learnings.json")
     catalog = run("bench_catalog.py",
                   ["--workdir", str(args.workdir), "--runs", "3" if quick else "7",
                    *(["--quick"] if quick else [])],
@@ -152,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n=== summary ({info.get('cpu', '?')}, {info['nproc']} CPUs, "
           f"{info.get('ram_gib', '?')} GiB RAM, Python {info['python']}, "
           f"disk {info.get('disk', '?')})")
-    table = rows(append, cold, resume) + catalog_rows(catalog)
+    table = rows(append, cold, resume) + learning_rows(learn) + catalog_rows(catalog)
     print_table(table, args.markdown)
     missed = [r[0] for r in table if r[3] == "NOT MET"]
     print(f"\n{len(missed)} target(s) not met{': ' + '; '.join(missed) if missed else ''}")

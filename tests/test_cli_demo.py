@@ -24,7 +24,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 
 def test_json_shape(demo: tuple[Path, dict[str, Any]]) -> None:
     root, data = demo
-    assert set(data) == {"root", "sessions", "resume", "expertise", "report"}
+    assert set(data) == {"root", "sessions", "resume", "expertise", "learnings", "drafts",
+                         "stale", "report"}
     assert data["root"] == str(root.resolve())
 
 

@@ -75,8 +75,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        try:  # noqa: SIM105 - contextlib would cost an import on the append path
+        try:  # noqa: SIM105 - contextlib is not imported on the append path
             tmp.unlink(missing_ok=True)
-        except OSError:
-            pass  # e.g. the parent is a file: there is no temporary file to remove
+        except OSError:  # e.g. the parent is a file: there is no temp file to remove
+            pass
         raise LoreError(_describe(exc, path)) from None

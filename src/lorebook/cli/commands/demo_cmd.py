@@ -24,7 +24,8 @@ def demo(directory: str | None, as_json: bool) -> None:
     The sample is a git repository where a supervisor agent worked on two epics over four days;
     its last session disconnected after a failed validation while a fix subagent was running.
     Shown: the sessions, the resume brief an agent would read first, what the finished
-    session taught its domain's expertise file, and a week's report summary.
+    session taught its domain's expertise file, the drafts awaiting review, a stale learning
+    and a week's report summary.
 
     \b
     Example:
@@ -44,6 +45,18 @@ def demo(directory: str | None, as_json: bool) -> None:
     learned = summary["expertise"]
     click.echo(f"\n$ lore expertise learn --session {learned['session']}")
     click.echo(update(learned, "learned"))
+    click.echo("\n$ lore drafts")
+    for draft in summary["drafts"]:
+        click.echo(f"{draft['id']}  {draft['title']}")
+    click.echo("\n$ lore stale")
+    for report in summary["stale"]:
+        changes = "; ".join(f"{c['anchor']}: {c['reason']}" for c in report["anchors"])
+        click.echo(f"{report['id']}  {report['title']}\n  {changes}")
     click.echo("\n$ lore report --days 7   (summary)")
     click.echo("\n".join(summary_lines(summary["report"])))
+    first = summary["drafts"][0]["id"] if summary["drafts"] else "ID"
+    click.echo(
+        f"\nReview the draft: cd {summary['root']} && lore show {first}, then "
+        f"lore promote {first} --branch"
+    )
     click.echo(f"\nExplore it: cd {summary['root']} && lore actions --since 7d")
