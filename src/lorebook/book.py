@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,10 @@ from .log.sessions import STATUSES, SessionInfo, summarize
 from .paths import require_store
 from .timeutil import format_ts, utcnow
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .index import SearchIndex
+
 
 class Lorebook:
     """A store rooted at a directory: append actions, query them, resume, check."""
@@ -28,6 +33,7 @@ class Lorebook:
         self.appender = Appender(root, config, env)
         self.root = root
         self.config = config
+        self.env = env
         self.layout = self.appender.layout
         self.sanitizer = self.appender.sanitizer
         self.writer = self.appender.writer
@@ -225,6 +231,13 @@ class Lorebook:
             now=now or utcnow(),
             on_problem=on_problem,
         )
+
+    @cached_property
+    def index(self) -> SearchIndex:
+        """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
+        from .index import SearchIndex
+
+        return SearchIndex(self.layout, self.config, env=self.env)
 
     def check(self) -> CheckReport:
         """Validate every shard: schema, duplicate ids, torn lines, secrets left in the text."""

@@ -21,6 +21,9 @@ COMMANDS = {
     "resume": ("resume_cmd", "resume", "Where the last session left off and what to do next."),
     "check": ("check_cmd", "check", "Validate the store: schema, duplicates, torn lines, secrets."),
     "demo": ("demo_cmd", "demo", "Build a realistic sample store and show it."),
+    "eval": ("eval_cmd", "eval_", "Measure search quality on golden queries (recall, MRR)."),
+    "index": ("index_cmd", "index", "Bring the search index up to date with learnings/."),
+    "search": ("search_cmd", "search", "Search the learnings (keywords + meaning, ranked)."),
 }
 
 
