@@ -95,11 +95,10 @@ class ChromaStore:
     def close(self) -> None:
         """Release the client and Chroma's per-process system cache (chroma#6499)."""
         client, self._client, self._collection = self._client, None, None
-        if client is None:
-            return
-        with contextlib.suppress(Exception):
-            client.close()
-        if not self.url:
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+        if not self.url:  # even without a client of ours: another one may cache this path
             try:
                 from chromadb.api.shared_system_client import SharedSystemClient
 

@@ -270,10 +270,10 @@ class SearchIndex:
             kw = float(kw_sim[i])
             sem = None if dense is None else max(dense.get(key, 0.0), 0.0)
             sim = fuse(kw, sem, mode, self.rank.dense_weight)
-            if sim <= 0 or sim < floor or not filters.admits(doc, superseded):
+            if sim < floor or not filters.admits(doc, superseded):
                 continue
             scored.append((key, doc, kw, sem, sim))
-        top = max((s[4] for s in scored), default=1.0)
+        top = max(max((s[4] for s in scored), default=1.0), 1e-9)
         out = []
         for key, doc, kw, sem, sim in scored:
             applications, rate, occurrences = self.stats(doc["id"])
