@@ -36,7 +36,7 @@ LEARNINGS: dict[str, dict[str, Any]] = {
         "category": "deployment", "severity": "high", "tags": ["docker"],
         "created": "2026-09-15",
         "body": "## Problem\nThe new service could not bind: address already in use.\n\n"
-                "## Key Takeaway\nStop and remove the previous container before starting the new one.",
+                "## Key Takeaway\nStop and remove the previous container first.",
         "prevention": ["Run docker compose down before up"],
     },
     "jwt-clock-skew": {
