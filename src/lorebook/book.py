@@ -239,6 +239,17 @@ class Lorebook:
 
         return SearchIndex(self.layout, self.config, env=self.env)
 
+    def preflight(self, task: str, *, phase: str = "plan", limit: int = 5) -> dict[str, Any]:
+        """What the team learned about `task` (see `lore preflight`); logged as a search action."""
+        from .index.preflight import build_preflight
+
+        brief = build_preflight(
+            self.index, self.sanitizer, self.layout.expertise, task, phase=phase, limit=limit
+        )
+        ids = [item["id"] for item in brief["learnings"]]
+        self.log("search", context={"query": task, "phase": phase, "results": ids})
+        return brief
+
     def check(self) -> CheckReport:
         """Validate every shard: schema, duplicate ids, torn lines, secrets left in the text."""
         return check_log(self.layout.actionlog, self.root, self.sanitizer)

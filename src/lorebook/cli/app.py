@@ -24,6 +24,11 @@ COMMANDS = {
     "eval": ("eval_cmd", "eval_", "Measure search quality on golden queries (recall, MRR)."),
     "index": ("index_cmd", "index", "Bring the search index up to date with learnings/."),
     "search": ("search_cmd", "search", "Search the learnings (keywords + meaning, ranked)."),
+    "preflight": (
+        "preflight_cmd",
+        "preflight",
+        "What the team learned about a task (for prompts).",
+    ),
 }
 
 
