@@ -70,6 +70,9 @@ class ChromaStore:
         else:
             assert self.path is not None
             self.path.mkdir(parents=True, exist_ok=True)
+            # Chroma caches one system per path and process, with its HNSW segments: a store
+            # opened earlier in this process would not see what other processes wrote since.
+            _clear_system_cache()
             try:
                 self._client = chromadb.PersistentClient(path=str(self.path), settings=_settings())
             except Exception as exc:
@@ -99,12 +102,7 @@ class ChromaStore:
             with contextlib.suppress(Exception):
                 client.close()
         if not self.url:  # even without a client of ours: another one may cache this path
-            try:
-                from chromadb.api.shared_system_client import SharedSystemClient
-
-                SharedSystemClient.clear_system_cache()
-            except Exception:
-                pass
+            _clear_system_cache()
 
     # -- data ------------------------------------------------------------------------------
     def drop(self) -> None:
@@ -160,7 +158,20 @@ class ChromaStore:
         )
         metas = found["metadatas"][0] if found.get("metadatas") else []
         dists = found["distances"][0] if found.get("distances") else []
-        return [(str(m["key"]), 1.0 - float(d)) for m, d in zip(metas, dists, strict=False)]
+        # a passage another process deleted since this process loaded its vectors has no
+        # metadata any more (chroma#3792): skip it, the next search reloads
+        return [
+            (str(m["key"]), 1.0 - float(d))
+            for m, d in zip(metas, dists, strict=False)
+            if m and "key" in m and d is not None
+        ]
+
+
+def _clear_system_cache() -> None:
+    with contextlib.suppress(Exception):
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
 
 
 def _reason(exc: BaseException) -> str:

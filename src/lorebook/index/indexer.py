@@ -10,6 +10,7 @@ import contextlib
 import os
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,7 +174,7 @@ class Indexer:
             except OSError:
                 continue
             old = manifest.files.get(rel)
-            if old is not None and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
+            if old is not None and old.stat_matches(st.st_size, st.st_mtime_ns):
                 report.unchanged += 1
                 continue
             got = read_document(path, self.layout, problem)
@@ -184,10 +185,10 @@ class Indexer:
             dirty = True
             digest, doc = got
             if old is not None and old.hash == digest:
-                old.size, old.mtime_ns = st.st_size, st.st_mtime_ns
+                old.size, old.mtime_ns, old.checked_ns = st.st_size, st.st_mtime_ns, time.time_ns()
                 report.unchanged += 1
                 continue
-            entry = Entry(hash=digest, size=st.st_size, mtime_ns=st.st_mtime_ns)
+            entry = Entry(digest, st.st_size, st.st_mtime_ns, checked_ns=time.time_ns())
             if doc is None:
                 entry.problem = report.skipped[-1] if report.skipped else "unreadable"
                 if old is not None and old.doc is not None:

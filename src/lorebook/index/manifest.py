@@ -30,6 +30,16 @@ class Entry:
     chunks: int = 0
     doc: dict[str, Any] | None = None  # None: the file could not be parsed
     problem: str | None = None
+    checked_ns: int = 0  # when the bytes were last hashed (stat is trusted only well after)
+
+    def stat_matches(self, size: int, mtime_ns: int) -> bool:
+        """Same size and mtime, and the mtime not within a second of our hashing: a file
+        rewritten in the same clock tick with the same size is hashed again (racy stat)."""
+        return (
+            self.size == size
+            and self.mtime_ns == mtime_ns
+            and mtime_ns < self.checked_ns - 1_000_000_000
+        )
 
 
 @dataclass
