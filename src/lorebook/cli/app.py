@@ -24,6 +24,7 @@ COMMANDS = {
     "eval": ("eval_cmd", "eval_", "Measure search quality on golden queries (recall, MRR)."),
     "index": ("index_cmd", "index", "Bring the search index up to date with learnings/."),
     "search": ("search_cmd", "search", "Search the learnings (keywords + meaning, ranked)."),
+    "watch": ("watch_cmd", "watch", "Keep the search index fresh as learnings are saved."),
     "preflight": (
         "preflight_cmd",
         "preflight",
