@@ -24,8 +24,21 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 
 def test_json_shape(demo: tuple[Path, dict[str, Any]]) -> None:
     root, data = demo
-    assert set(data) == {"root", "sessions", "resume"}
+    assert set(data) == {"root", "sessions", "resume", "expertise"}
     assert data["root"] == str(root.resolve())
+
+
+def test_the_finished_session_taught_its_domain(demo: tuple[Path, dict[str, Any]]) -> None:
+    root, data = demo
+    learned = data["expertise"]
+    assert learned["domain"] == "api" and learned["completed"] is True
+    assert learned["committed"]
+    text = (root / ".expertise" / "api.yaml").read_text(encoding="utf-8")
+    assert "address already in use (port 5000)" in text
+    assert "after mcp_meta_allocate_port, deploy succeeded" in text
+    assert "  - src/api/ratelimit.py\n" in text
+    history = lore("expertise", "history", "api", "--json", env=clean_env(root))
+    assert json.loads(history.out)[0]["subject"] == "lore(expertise): api: 3 changes"
 
 
 def test_sessions_over_several_days(demo: tuple[Path, dict[str, Any]]) -> None:
@@ -107,6 +120,8 @@ def test_human_output(tmp_path: Path) -> None:
     assert "$ lore resume --project consilio" in result.out
     assert "## Resume: session" in result.out
     assert "fix-42" in result.out
+    assert "$ lore expertise learn --session" in result.out
+    assert ".expertise/api.yaml: 3 changes" in result.out
 
 
 def test_refuses_a_non_empty_directory(tmp_path: Path) -> None:

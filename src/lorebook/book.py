@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
 from .errors import LoreError, UsageError
@@ -21,8 +21,8 @@ from .log.sessions import STATUSES, SessionInfo, summarize
 from .paths import require_store
 from .timeutil import format_ts, utcnow
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .expertise.api import Expertise
     from .index import SearchIndex
 
 
@@ -38,6 +38,10 @@ class Lorebook:
         self.sanitizer = self.appender.sanitizer
         self.writer = self.appender.writer
         self.listeners = self.appender.listeners
+        if self.config.section("expertise").get("learn_on_session_end") is True:
+            from .expertise.subscriber import subscribe
+
+            subscribe(self)
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -61,6 +65,13 @@ class Lorebook:
         root = resolve_root(path, environ)
         create_store(root)
         return cls(root, load_config(root), environ)
+
+    @cached_property
+    def expertise(self) -> Expertise:
+        """Expertise files: list, get, classify, learn, validate, improve, history, prompt."""
+        from .expertise.api import Expertise
+
+        return Expertise(self)
 
     def on(self, event: str, listener: Listener) -> None:
         """Subscribe to `action` events: called with every record after it is stored."""

@@ -25,6 +25,13 @@ DEFAULTS: dict[str, Any] = {
     "sessions": {"idle_minutes": 30},
     "resume": {"lookback_sessions": 50, "max_session_days": 14},
     "redaction": {"extra_secret_keys": [], "extra_patterns": {}},
+    "expertise": {
+        "max_lines": 1000,
+        "failure_max_age_days": 30,
+        "learn_on_session_end": False,
+        "commit": True,
+        "domains": {},
+    },
 }
 
 DURABILITY = ("flush", "fsync")

@@ -2,7 +2,8 @@
 
 Four sessions over four days of a supervisor agent ("PS") building JWT authentication for the
 "consilio" project; the last one disconnected mid-epic after a failed validation while a fix
-subagent was still running. Also a few learnings, an expertise file and real git history.
+subagent was still running. Also a few learnings, expertise files (one written by hand, one
+learned from the finished rate-limiting session) and real git history.
 """
 
 from __future__ import annotations
@@ -210,7 +211,8 @@ def build_demo(directory: Path, now: datetime | None = None) -> Lorebook:
     day = start.strftime("%Y-%m-%d")
     for name, text in LEARNINGS.items():
         _write(directory, f"learnings/{day}-{name}.md", text.format(date=day))
-    _write(directory, ".expertise/security.yaml", EXPERTISE.format(ts=start.isoformat()))
+    stamp = start.strftime("%Y-%m-%dT%H:%M:%SZ")
+    _write(directory, ".expertise/security.yaml", EXPERTISE.format(ts=stamp))
     _commit(directory, "docs: lessons from epic-009 and epic-011", start + timedelta(minutes=5))
     play(
         book,
@@ -227,10 +229,19 @@ def build_demo(directory: Path, now: datetime | None = None) -> Lorebook:
     return book
 
 
-def demo_summary(book: Lorebook) -> dict[str, Any]:
-    """What `lore demo` shows first: the sessions and the resume brief's data."""
+def learn_expertise(book: Lorebook) -> dict[str, Any]:
+    """ACT -> LEARN: the finished rate-limiting session updates (and commits) its domain's file."""
+    _git(book.root, "config", "user.name", "Demo Agent")
+    _git(book.root, "config", "user.email", "agent@consilio.invalid")
+    finished = book.actions(type="epic_complete", limit=1)[0]["session"]
+    return book.expertise.learn(finished)
+
+
+def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What `lore demo` shows: the sessions, the resume brief's data, what expertise learned."""
     return {
         "root": str(book.root),
         "sessions": [s.to_dict() for s in book.sessions()],
         "resume": book.resume(project=PROJECT),
+        "expertise": expertise,
     }

@@ -24,6 +24,12 @@ CONFIG_TEMPLATE = """\
 # redaction:
 #   extra_secret_keys: [vault_ref]
 #   extra_patterns: {internal_token: "itk_[A-Za-z0-9]{32}"}
+# expertise:
+#   max_lines: 1000              # .expertise/<domain>.yaml is pruned past this
+#   failure_max_age_days: 30     # `lore expertise validate` drops older failure lessons
+#   learn_on_session_end: false  # learn from each session when it ends
+#   commit: true                 # commit every expertise update (false: write only)
+#   domains: {mobile: {keywords: [ios, android], globs: ["**/*.swift"]}}
 """
 
 

@@ -30,6 +30,7 @@ COMMANDS = {
         "preflight",
         "What the team learned about a task (for prompts).",
     ),
+    "expertise": ("expertise_cmd", "expertise", "Per-domain expertise files: learn, validate, …"),
 }
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from ...demo import build_demo, demo_summary
+from ...demo import build_demo, demo_summary, learn_expertise
+from ...expertise.render import update
 from ...render import resume_brief, sessions_table
 from ..output import to_json
 from .common import json_option
@@ -21,7 +22,8 @@ def demo(directory: str | None, as_json: bool) -> None:
 
     The sample is a git repository where a supervisor agent worked on two epics over four days;
     its last session disconnected after a failed validation while a fix subagent was running.
-    Shown: the sessions, then the resume brief an agent would read first.
+    Shown: the sessions, the resume brief an agent would read first, and what the finished
+    session taught its domain's expertise file.
 
     \b
     Example:
@@ -29,7 +31,7 @@ def demo(directory: str | None, as_json: bool) -> None:
     """
     target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="lore-demo-"))
     book = build_demo(target.resolve())
-    summary = demo_summary(book)
+    summary = demo_summary(book, learn_expertise(book))
     if as_json:
         click.echo(to_json(summary))
         return
@@ -38,4 +40,7 @@ def demo(directory: str | None, as_json: bool) -> None:
     click.echo(sessions_table(summary["sessions"]))
     click.echo("\n$ lore resume --project consilio")
     click.echo(resume_brief(summary["resume"]))
+    learned = summary["expertise"]
+    click.echo(f"\n$ lore expertise learn --session {learned['session']}")
+    click.echo(update(learned, "learned"))
     click.echo(f"\nExplore it: cd {summary['root']} && lore actions --since 7d")
