@@ -28,7 +28,7 @@ class Weights:
 class RankSettings:
     weights: Weights = field(default_factory=Weights)
     threshold: float = 0.15  # minimum similarity (0..1) a result must reach
-    dense_weight: float = 0.6  # share of the dense similarity in the hybrid similarity
+    dense_weight: float = 0.7  # share of the dense similarity in the hybrid similarity
     recency_half_life_days: float = 365.0
     stale_factor: float = 0.8  # stale learnings' score is multiplied by this
     unknown_success: float = 0.5  # success term for a learning never applied
