@@ -91,3 +91,14 @@ def test_real_process_preflight(search_store: Path) -> None:
                 timeout=300)
     assert done.code == 0, done.err
     assert done.out.startswith("Task (deploy): deploy the api\n\nRELEVANT PAST LEARNINGS:\n")
+
+
+def test_broken_expertise_file_is_a_warning(search_store: Path) -> None:
+    (search_store / ".expertise" / "database.yaml").write_text("domain: [database\n")
+    result = click_run(["preflight", "row level security insert", "--json"],
+                       env={"LORE_ROOT": str(search_store)})
+    assert result.code == 0, result.err
+    assert "expertise skipped" in result.err and "database.yaml" in result.err
+    data = result.json()
+    assert isinstance(data, dict) and data["expertise"] == []
+    assert data["learnings"][0]["id"] == "rls-anon-insert"

@@ -250,15 +250,32 @@ class Lorebook:
 
         return SearchIndex(self.layout, self.config, env=self.env)
 
-    def preflight(self, task: str, *, phase: str = "plan", limit: int = 5) -> dict[str, Any]:
+    def preflight(
+        self, task: str, *, phase: str = "plan", limit: int = 5, log: bool = True
+    ) -> dict[str, Any]:
         """What the team learned about `task` (see `lore preflight`); logged as a search action."""
         from .index.preflight import build_preflight
 
+        def expertise(text: str, categories: list[str]) -> list[dict[str, Any]]:
+            known = set(self.expertise.domains())
+            wanted = [self.expertise.classify(text).domain, *categories]
+            found = []
+            for domain in dict.fromkeys(d for d in wanted if d in known):
+                try:
+                    block = self.expertise.prompt(domain=domain)
+                except LoreError as exc:  # a broken expertise file must not break preflight
+                    self.index.warn(f"expertise skipped: {exc}")
+                    continue
+                if block["exists"]:
+                    found.append({"domain": domain, "prompt": block["prompt"]})
+            return found
+
         brief = build_preflight(
-            self.index, self.sanitizer, self.layout.expertise, task, phase=phase, limit=limit
+            self.index, self.sanitizer, expertise, task, phase=phase, limit=limit
         )
-        ids = [item["id"] for item in brief["learnings"]]
-        self.log("search", context={"query": task, "phase": phase, "results": ids})
+        if log:
+            ids = [item["id"] for item in brief["learnings"]]
+            self.log("search", context={"query": task, "phase": phase, "results": ids})
         return brief
 
     def check(self) -> CheckReport:

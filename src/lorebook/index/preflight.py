@@ -6,12 +6,11 @@ learning may predate a redaction rule, and the block goes straight into a model'
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .rank import Filters
-from .synonyms import words
 
 if TYPE_CHECKING:
     from ..log.sanitize import Sanitizer
@@ -20,7 +19,8 @@ if TYPE_CHECKING:
 PHASES = ("plan", "implement", "deploy")
 _SEVERITY = {"high": 0, "medium": 1, "low": 2}
 _DEPLOY_WORDS = {"deploy", "deployment", "release", "rollout", "infra", "ops"}
-EXPERTISE_ITEMS = 5
+# (task, categories of the learnings found) -> [{"domain": ..., "prompt": Markdown}]
+ExpertiseFor = Callable[[str, list[str]], list[dict[str, Any]]]
 
 
 def _is_deployment(result: SearchResult) -> bool:
@@ -46,38 +46,6 @@ def find_learnings(index: SearchIndex, task: str, phase: str, limit: int) -> lis
     return candidates[:limit]
 
 
-def _expertise(folder: Path, task: str, results: list[SearchResult]) -> list[dict[str, Any]]:
-    """Domain files whose name is a word of the task or a result's category (a simple read)."""
-    try:
-        files = {p.stem.lower(): p for p in folder.glob("*.yaml") if p.is_file()}
-    except OSError:
-        return []
-    wanted = [w for w in words(task) if w in files]
-    wanted += [str(r.doc.get("category") or "").lower() for r in results]
-    out = []
-    for domain in dict.fromkeys(w for w in wanted if w in files):
-        try:
-            from ruamel.yaml import YAML
-
-            data = YAML(typ="safe", pure=True).load(files[domain].read_text(encoding="utf-8"))
-        except Exception:  # a broken expertise file must not break preflight
-            continue
-        if not isinstance(data, dict):
-            continue
-        practices = data.get("best_practices") or []
-        out.append(
-            {
-                "domain": str(data.get("domain") or domain),
-                "overview": " ".join(str(data.get("overview") or "").split()),
-                "best_practices": [str(p) for p in practices][:EXPERTISE_ITEMS]
-                if isinstance(practices, list)
-                else [],
-                "path": f"{folder.name}/{files[domain].name}",
-            }
-        )
-    return out
-
-
 def _pct(rate: float | None) -> str:
     return "no recorded applications" if rate is None else f"{round(rate * 100)}% success"
 
@@ -85,7 +53,7 @@ def _pct(rate: float | None) -> str:
 def build_preflight(
     index: SearchIndex,
     sanitizer: Sanitizer,
-    expertise: Path,
+    expertise: ExpertiseFor,
     task: str,
     *,
     phase: str = "plan",
@@ -130,10 +98,11 @@ def build_preflight(
             text = clean(step)
             if text and text not in prevention:
                 prevention.append(text)
-    domains = _expertise(expertise, task, results)
-    for d in domains:
-        d["overview"] = clean(d["overview"])
-        d["best_practices"] = [clean(p) for p in d["best_practices"]]
+    categories = [str(r.doc.get("category") or "") for r in results]
+    domains = [
+        {"domain": d["domain"], "prompt": sanitizer.redact_text(d["prompt"])[0].strip()}
+        for d in expertise(task, [c for c in categories if c])
+    ]
     brief = {
         "task": clean(task),
         "phase": phase,
@@ -166,7 +135,7 @@ def preflight_text(brief: dict[str, Any]) -> str:
         lines += ["", "PREVENTION CHECKLIST:"]
         lines += [f"- [ ] {step}" for step in brief["prevention"]]
     for d in brief["expertise"]:
-        lines += ["", f"DOMAIN EXPERTISE ({d['domain']}):", d["overview"]]
-        lines += [f"- {p}" for p in d["best_practices"]]
+        body = [line for line in d["prompt"].splitlines() if not line.startswith("## ")]
+        lines += ["", f"DOMAIN EXPERTISE ({d['domain']}):", *[b for b in body if b.strip()]]
     lines += ["", "Based on these learnings, plan the work so that it avoids past mistakes."]
     return "\n".join(lines)

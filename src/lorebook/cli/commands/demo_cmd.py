@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from ...demo import build_demo, demo_summary, learn_expertise
+from ...demo import PREFLIGHT_TASK, build_demo, demo_summary, learn_expertise, search_demo
 from ...expertise.render import update
 from ...render import resume_brief, sessions_table
+from ...render_search import search_text
 from ..output import to_json
 from .common import json_option
 
@@ -32,6 +33,7 @@ def demo(directory: str | None, as_json: bool) -> None:
     target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="lore-demo-"))
     book = build_demo(target.resolve())
     summary = demo_summary(book, learn_expertise(book))
+    summary.update(search_demo(book))
     if as_json:
         click.echo(to_json(summary))
         return
@@ -43,4 +45,9 @@ def demo(directory: str | None, as_json: bool) -> None:
     learned = summary["expertise"]
     click.echo(f"\n$ lore expertise learn --session {learned['session']}")
     click.echo(update(learned, "learned"))
+    found = summary["search"]
+    click.echo(f'\n$ lore search "{found["query"]}"')
+    click.echo(search_text(found["query"], found["results"]))
+    click.echo(f'\n$ lore preflight "{PREFLIGHT_TASK}" --phase deploy')
+    click.echo(summary["preflight"]["text"])
     click.echo(f"\nExplore it: cd {summary['root']} && lore actions --since 7d")
