@@ -221,3 +221,9 @@ def test_real_process_search_json(search_store: Path) -> None:
     done = lore("index", env=clean_env(search_store), timeout=300)
     assert done.code == 0, done.err
     assert "1 added" in done.out and "7 unchanged" in done.out
+
+
+def test_bad_dates_are_one_error_line(search_store: Path) -> None:
+    result = click_run(["search", "deploy", "--since", "yesterday"],
+                       env={"LORE_ROOT": str(search_store)})
+    assert_one_error_line(result, "--since 'yesterday' is not a date (YYYY-MM-DD)")

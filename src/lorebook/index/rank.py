@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from ..errors import UsageError
+
 HIDDEN_STATUSES = ("superseded", "retired")
 MODES = ("hybrid", "keyword", "semantic")
 
@@ -67,6 +69,17 @@ class Filters:
     created_from: str | None = None  # YYYY-MM-DD, inclusive
     created_to: str | None = None
     include_hidden: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("created_from", "created_to"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            try:
+                date.fromisoformat(value)
+            except (TypeError, ValueError):
+                flag = "--since" if name == "created_from" else "--until"
+                raise UsageError(f"{flag} {value!r} is not a date (YYYY-MM-DD)") from None
 
     def admits(self, doc: dict[str, Any], superseded: set[str]) -> bool:
         status = doc.get("status") or "published"
