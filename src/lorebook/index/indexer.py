@@ -135,7 +135,8 @@ class Indexer:
             else:
                 self.store.close()
                 shutil.rmtree(self.folder / "chroma", ignore_errors=True)
-            self.manifest_path.unlink(missing_ok=True)
+            # the old manifest stays until the new one replaces it: searches during a rebuild
+            # still have the keyword index, and a crashed rebuild is detected as damage
 
     # -- the update ------------------------------------------------------------------------
     def update(
