@@ -17,7 +17,7 @@ from ..paths import Layout
 from .chroma_store import ChromaStore
 from .embed import ModelUnavailable, load_embedder
 from .indexer import Indexer, IndexReport, Progress
-from .keyword import KeywordIndex
+from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks
 from .manifest import Manifest, ManifestCorrupt
 from .rank import MODES, Filters, RankSettings, fuse, leo_score, recency, recommendation
@@ -117,6 +117,7 @@ class SearchIndex:
         self._embedder: Embedder | None = None
         self._embedder_tried = False
         self._keyword: tuple[tuple[int, int], Manifest, KeywordIndex] | None = None
+        self._terms: dict[str, tuple[str, list[str]]] = {}  # file -> (hash, BM25 terms)
 
     # -- model -----------------------------------------------------------------------------
     def on_warning(self, callback: Callable[[str], None]) -> None:
@@ -180,8 +181,20 @@ class SearchIndex:
             manifest = Manifest(None, None, 0, self.store.backend)
         from .documents import Document
 
-        docs = [Document.from_dict(e.doc) for e in manifest.files.values() if e.doc]
-        keyword = KeywordIndex(docs, self.synonyms)
+        entries = [(k, e) for k, e in manifest.files.items() if e.doc]
+        docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]
+        cache = self._terms
+        fresh: dict[str, tuple[str, list[str]]] = {}
+
+        def terms_of(i: int, doc: Document) -> list[str]:
+            key, entry = entries[i]
+            known = cache.get(key)
+            found = known[1] if known and known[0] == entry.hash else document_terms(doc)
+            fresh[key] = (entry.hash, found)
+            return found
+
+        keyword = KeywordIndex(docs, self.synonyms, terms_of)
+        self._terms = fresh
         if self._keyword is not None:
             self.store.close()  # another process wrote: Chroma caches segments per process
         self._keyword = (stamp, manifest, keyword)

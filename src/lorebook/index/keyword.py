@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .documents import Document
@@ -31,12 +32,19 @@ def document_terms(doc: Document) -> list[str]:
 class KeywordIndex:
     """BM25 scores of every document for a query, plus a [0, 1] similarity per document."""
 
-    def __init__(self, docs: list[Document], synonyms: SynonymTable) -> None:
+    def __init__(
+        self,
+        docs: list[Document],
+        synonyms: SynonymTable,
+        terms_of: Callable[[int, Document], list[str]] | None = None,
+    ) -> None:
+        """`terms_of(i, doc)` may return cached terms (tokenizing is most of the build time)."""
         import bm25s
 
         self.ids = [d.id for d in docs]
         self.synonyms = synonyms
-        corpus = [document_terms(d) or [""] for d in docs]
+        get = terms_of or (lambda _, doc: document_terms(doc))
+        corpus = [get(i, d) or [""] for i, d in enumerate(docs)]
         self.size = len(corpus)
         self.df: Counter[str] = Counter()
         for tokens in corpus:

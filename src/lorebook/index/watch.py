@@ -2,8 +2,10 @@
 
 Events only say *which* files to look at; the indexer decides what changed by content hash, so
 editor save patterns (temp file + rename), bursts and files that vanish mid-read all reduce to
-"update these paths". A quiet period of `debounce` seconds closes a batch; a continuous stream
-of events is still flushed every `max_delay` seconds.
+"update these paths". The first change after a quiet period is indexed almost at once (after
+LEADING_QUIET seconds without events, so an editor's write-then-rename is seen whole); changes
+that keep coming within `debounce` seconds of each other are batched until `debounce` seconds of
+quiet, and a continuous stream is still flushed every `max_delay` seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 if TYPE_CHECKING:
     from .engine import SearchIndex
     from .indexer import IndexReport
+
+LEADING_QUIET = 0.25
 
 
 class Watcher:
@@ -42,7 +46,8 @@ class Watcher:
         self.pending: dict[str, None] = {}
         self.rescan = False
         self.first_event = 0.0
-        self.last_event = 0.0
+        self.last_event = -1e9
+        self.leading = False  # this batch started after a quiet period: index it soon
         self.cond = threading.Condition()
 
     # -- events (watchdog thread) ----------------------------------------------------------
@@ -58,6 +63,7 @@ class Watcher:
             now = time.monotonic()
             if not self.pending and not self.rescan:
                 self.first_event = now
+                self.leading = now - self.last_event >= self.debounce
             self.last_event = now
             for p in wanted:
                 self.pending[p] = None
@@ -70,13 +76,14 @@ class Watcher:
             while not stop.is_set():
                 if self.pending or self.rescan:
                     now = time.monotonic()
-                    quiet = now - self.last_event >= self.debounce
+                    wait = min(self.debounce, LEADING_QUIET) if self.leading else self.debounce
+                    quiet = now - self.last_event >= wait
                     overdue = now - self.first_event >= self.max_delay
                     if quiet or overdue:
                         batch, rescan = list(self.pending), self.rescan
-                        self.pending, self.rescan = {}, False
+                        self.pending, self.rescan, self.leading = {}, False, False
                         return batch, rescan
-                    self.cond.wait(timeout=min(self.debounce - (now - self.last_event), 0.5))
+                    self.cond.wait(timeout=max(min(wait - (now - self.last_event), 0.5), 0.01))
                 else:
                     self.cond.wait(timeout=0.5)
         return None
