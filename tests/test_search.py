@@ -227,3 +227,11 @@ def test_bad_dates_are_one_error_line(search_store: Path) -> None:
     result = click_run(["search", "deploy", "--since", "yesterday"],
                        env={"LORE_ROOT": str(search_store)})
     assert_one_error_line(result, "--since 'yesterday' is not a date (YYYY-MM-DD)")
+
+
+def test_no_refresh_searches_the_index_as_it_is(search_store: Path) -> None:
+    search(search_store, "deploy")  # builds the index
+    write_learning(search_store, "fresh-one", title="Zebracorn outage in the payment service")
+    stale = search(search_store, "zebracorn outage", "--no-refresh")
+    assert "fresh-one" not in ids(stale)
+    assert ids(search(search_store, "zebracorn outage"))[0] == "fresh-one"

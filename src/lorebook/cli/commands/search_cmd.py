@@ -56,6 +56,12 @@ def filter_options(func: click.decorators.FC) -> click.decorators.FC:
     help="hybrid = keywords + meaning; keyword = BM25 only; semantic = vectors only.",
 )
 @click.option(
+    "--no-refresh",
+    "no_refresh",
+    is_flag=True,
+    help="Search the index as it is (skip the incremental refresh; e.g. when `lore watch` runs).",
+)
+@click.option(
     "--threshold",
     type=float,
     default=None,
@@ -70,6 +76,7 @@ def search(
     limit: int,
     mode: str,
     threshold: float | None,
+    no_refresh: bool,
     as_json: bool,
     kind: str | None,
     category: str | None,
@@ -104,7 +111,9 @@ def search(
         created_to=created_to,
         include_hidden=include_hidden,
     )
-    results = searcher.search(text, mode=mode, limit=limit, threshold=threshold, filters=filters)
+    results = searcher.search(
+        text, mode=mode, limit=limit, threshold=threshold, filters=filters, refresh=not no_refresh
+    )
     used = "keyword" if searcher.embedder() is None else mode
     if as_json:
         payload = {
