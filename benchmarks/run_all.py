@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/run_all.py [--workdir /tmp/lore-bench] [--quick] [--markdown]
 
 Runs, in order: bench_append.py, bench_cold_log.py, bench_resume.py (which generates and caches
-the 1,000,000-action and 1,000-action stores under --workdir the first time: a few minutes).
+the 1,000,000-action and 1,000-action stores under --workdir the first time: a few minutes),
+bench_learnings.py (10,000 generated learning files, also cached under --workdir).
 Each script's own detailed output is shown as it runs; its figures are saved as JSON under
 `--workdir/results/` and summarised at the end.
 """
@@ -77,6 +78,25 @@ def rows(append: dict[str, Any], cold: dict[str, Any], resume: dict[str, Any]
     return out
 
 
+def learning_rows(learn: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(figure, measured, target, verdict) rows of bench_learnings.py."""
+    n, fig, part = learn["count"], learn["figures"], learn["parts"]
+    return [
+        (f"parse {n:,} learnings (read + split + YAML + model)",
+         f"{fig['parse']:.2f} s = {fig['parse'] / n * 1e6:.0f} µs/file", "-", "-"),
+        ("  of which (µs/file)", ", ".join(f"{k} {v / n * 1e6:.0f}" for k, v in part.items()),
+         "-", "-"),
+        (f"`LearningStore.all()`, {n:,} learnings, cold / warm parse cache",
+         f"{fig['store_cold']:.2f} / {fig['store_warm']:.2f} s", "-", "-"),
+        (f"`lore learnings --json` cold / warm, `lore check`, {n:,} learnings",
+         f"{learn['cli']['lore learnings --json (cold)']:.2f} / "
+         f"{learn['cli']['lore learnings --json']:.2f} / {learn['cli']['lore check']:.2f} s",
+         "-", "-"),
+        ("front matter: libyaml base vs ruamel safe", f"{learn['ruamel_ratio']:.1f}x faster",
+         "-", "-"),
+    ]
+
+
 def print_table(table: list[tuple[str, str, str, str]], markdown: bool) -> None:
     headers = ("figure", "measured", "target", "verdict")
     if markdown:
@@ -113,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
                  ["--workdir", str(args.workdir), "--runs", "7" if quick else "21",
                   "--query-runs", "3" if quick else "7"],
                  results / "resume.json")
+    learn = run("bench_learnings.py",
+                ["--workdir", str(args.workdir), "--count", "10000",
+                 "--rounds", "1" if quick else "3"],
+                results / "learnings.json")
     info = machine()
     head = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True, check=False).stdout.strip()
@@ -124,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n=== summary ({info.get('cpu', '?')}, {info['nproc']} CPUs, "
           f"{info.get('ram_gib', '?')} GiB RAM, Python {info['python']}, "
           f"disk {info.get('disk', '?')})")
-    table = rows(append, cold, resume)
+    table = rows(append, cold, resume) + learning_rows(learn)
     print_table(table, args.markdown)
     missed = [r[0] for r in table if r[3] == "NOT MET"]
     print(f"\n{len(missed)} target(s) not met{': ' + '; '.join(missed) if missed else ''}")

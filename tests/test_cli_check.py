@@ -47,16 +47,18 @@ def reasons(report: dict[str, Any]) -> list[tuple[str, int, str]]:
 def test_clean_store_passes(logged: Path) -> None:
     result = lore("check", env=clean_env(logged))
     assert result.code == 0, result.out + result.err
-    assert result.out.strip() == "checked 4 records in 1 shards: ok"
+    assert result.out.strip() == "checked 4 records in 1 shards, 0 learnings, 0 expertise files: ok"
     code, report = check(logged)
     assert code == 0
-    assert report == {"ok": True, "shards": 1, "records": 4, "findings": []}
+    assert report == {"ok": True, "shards": 1, "records": 4, "learnings": 0, "expertise": 0,
+                      "findings": []}
 
 
 def test_empty_store_passes(store: Path) -> None:
     code, report = check(store)
     assert code == 0
-    assert report == {"ok": True, "shards": 0, "records": 0, "findings": []}
+    assert report == {"ok": True, "shards": 0, "records": 0, "learnings": 0, "expertise": 0,
+                      "findings": []}
 
 
 def test_torn_last_line(logged: Path) -> None:
@@ -71,7 +73,8 @@ def test_torn_last_line(logged: Path) -> None:
     assert result.code == 1
     lines = result.out.splitlines()
     assert lines[0].startswith(f"{REL}:5: torn line at end of file")
-    assert lines[-1] == "checked 4 records in 1 shards: 1 finding(s)"
+    assert lines[-1] == (
+        "checked 4 records in 1 shards, 0 learnings, 0 expertise files: 1 finding(s)")
 
 
 def test_invalid_json_line(logged: Path) -> None:
@@ -167,4 +170,5 @@ def test_several_findings_are_all_reported(logged: Path) -> None:
     assert result.code == 1
     findings = result.out.splitlines()[:-1]
     assert [f.split(": ")[0] for f in findings] == [f"{REL}:5", f"{REL}:6", f"{REL}:7"]
-    assert result.out.splitlines()[-1] == "checked 6 records in 1 shards: 3 finding(s)"
+    assert result.out.splitlines()[-1] == (
+        "checked 6 records in 1 shards, 0 learnings, 0 expertise files: 3 finding(s)")

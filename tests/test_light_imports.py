@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import clean_env, lore
 
 HEAVY = {"torch", "sentence_transformers", "chromadb", "git", "textual", "mcp", "click",
-         "pydantic", "ruamel"}
+         "pydantic", "ruamel", "yaml", "frontmatter", "gitdb"}
 
 LOG_WRAPPER = """
 import json, sys

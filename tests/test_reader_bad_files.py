@@ -295,7 +295,7 @@ def test_cli_check_lists_every_finding_and_exits_1(store: Path) -> None:
     for got, want in zip(findings, expected_prefixes, strict=True):
         assert got.startswith(want), (got, want)
     # 4 good + a duplicate + 4 in d.jsonl; bad.jsonl counts as a shard that could not be read
-    assert out[-1] == "checked 9 records in 6 shards: 10 finding(s)"
+    assert out[-1] == "checked 9 records in 6 shards, 0 learnings, 0 expertise files: 10 finding(s)"
     assert "Traceback" not in run.err
 
     as_json = lore("check", "--json", env=clean_env(store))
@@ -312,14 +312,16 @@ def test_cli_check_lists_every_finding_and_exits_1(store: Path) -> None:
 
 def test_cli_check_exits_0_on_a_clean_store(store: Path) -> None:
     empty = lore("check", env=clean_env(store))
-    assert (empty.code, empty.out.strip()) == (0, "checked 0 records in 0 shards: ok"), empty.err
+    assert (empty.code, empty.out.strip()) == (
+        0, "checked 0 records in 0 shards, 0 learnings, 0 expertise files: ok"), empty.err
     write_shard(store, "s1.jsonl", line(record()) + line(record()))
     write_shard(store, "s2.jsonl", line(record(session="s2")))
     write_shard(store, "notes.txt", b"{oops\n")
     run = lore("check", env=clean_env(store))
     assert run.code == 0, run.out + run.err
-    assert run.out.strip() == "checked 3 records in 2 shards: ok"
+    assert run.out.strip() == "checked 3 records in 2 shards, 0 learnings, 0 expertise files: ok"
     assert run.err == ""
     as_json = lore("check", "--json", env=clean_env(store))
     assert as_json.code == 0
-    assert as_json.json() == {"ok": True, "shards": 2, "records": 3, "findings": []}
+    assert as_json.json() == {"ok": True, "shards": 2, "records": 3, "learnings": 0,
+                              "expertise": 0, "findings": []}

@@ -277,7 +277,8 @@ def test_sigkill_mid_stream_then_torn_tail(store: Path) -> None:
     assert check.code == 1
     assert check.out.splitlines()[0].startswith(f"{rel}:{count + 1}: invalid JSON")
     assert check.out.splitlines()[-1] == (
-        f"checked {count + 1} records in 1 shards: 1 finding(s)"
+        f"checked {count + 1} records in 1 shards, 0 learnings, 0 expertise files: "
+        "1 finding(s)"
     )
 
 
@@ -397,7 +398,8 @@ def test_two_clones_log_and_merge_both_ways(tmp_path: Path) -> None:
         assert len(Lorebook.open(clone, env={}).actions(limit=None)) == 800
         check = lore("check", env=clean_env(clone))
         assert check.code == 0, check.out + check.err
-        assert check.out.strip() == "checked 802 records in 3 shards: ok"
+        assert check.out.strip() == (
+            "checked 802 records in 3 shards, 0 learnings, 0 expertise files: ok")
 
 
 @pytest.mark.parametrize("placement", ["only-change", "interleaved"])
@@ -455,5 +457,6 @@ def test_identical_line_in_both_clones(tmp_path: Path, placement: str) -> None:
                          if raw == line.rstrip(b"\n"))
         assert check.out.splitlines() == [
             f"{shard_rel}:{second}: duplicate id {same['id']} (first at {shard_rel}:{first})",
-            f"checked {len(got) + 1} records in 1 shards: 1 finding(s)",
+            f"checked {len(got) + 1} records in 1 shards, 0 learnings, 0 expertise files: "
+            "1 finding(s)",
         ]

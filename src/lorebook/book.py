@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
 from .errors import LoreError, UsageError
+from .events import install_knowledge_triggers
 from .log.append import Appender, Listener, resolve_root
 from .log.check import CheckReport, check_log
 from .log.query import ActionFilter
@@ -24,13 +25,22 @@ from .timeutil import format_ts, utcnow
 if TYPE_CHECKING:
     from .expertise.api import Expertise
     from .index import SearchIndex
+    from .knowledge.api import Learnings
+    from .knowledge.ops import KnowledgeOps
 
 
 class Lorebook:
     """A store rooted at a directory: append actions, query them, resume, check."""
 
-    def __init__(self, root: Path, config: Config, env: Mapping[str, str]) -> None:
-        self.appender = Appender(root, config, env)
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        env: Mapping[str, str],
+        *,
+        appender: Appender | None = None,
+    ) -> None:
+        self.appender = appender or Appender(root, config, env)
         self.root = root
         self.config = config
         self.env = env
@@ -38,6 +48,8 @@ class Lorebook:
         self.sanitizer = self.appender.sanitizer
         self.writer = self.appender.writer
         self.listeners = self.appender.listeners
+        self.events = self.appender.events  # knowledge subscribers: automatic drafts, RCA
+        install_knowledge_triggers(self.events, lambda: self, config.section("drafts"))
         if self.config.section("expertise").get("learn_on_session_end") is True:
             from .expertise.subscriber import subscribe
 
@@ -73,11 +85,16 @@ class Lorebook:
 
         return Expertise(self)
 
+    @classmethod
+    def around(cls, appender: Appender) -> Lorebook:
+        """The API over an existing appender (same writer and event bus): `lore log`'s fast
+        path opens one only when a record wakes the knowledge subscribers."""
+        return cls(appender.root, appender.config, {}, appender=appender)
+
     def on(self, event: str, listener: Listener) -> None:
-        """Subscribe to `action` events: called with every record after it is stored."""
-        if event != "action":
-            raise UsageError(f"unknown event {event!r}: only 'action' is published")
-        self.listeners.append(listener)
+        """Subscribe to `action` events: called with every record after it is stored (a
+        listener that raises is reported as a warning; the record stays stored)."""
+        self.events.on(event, listener)
 
     # -- identity defaults -----------------------------------------------------------------
     def default_agent(self, agent: str | None = None) -> str:
@@ -278,9 +295,29 @@ class Lorebook:
             self.log("search", context={"query": task, "phase": phase, "results": ids})
         return brief
 
+    @cached_property
+    def learnings(self) -> Learnings:
+        """The knowledge base: learnings, drafts, review through git, staleness."""
+        from .knowledge.api import Learnings
+
+        return Learnings(self)
+
+    @cached_property
+    def knowledge(self) -> KnowledgeOps:
+        """What the log teaches: automatic drafts, patterns, applications, RCA lessons, stats."""
+        from .knowledge.ops import KnowledgeOps
+
+        return KnowledgeOps(self)
+
     def check(self) -> CheckReport:
-        """Validate every shard: schema, duplicate ids, torn lines, secrets left in the text."""
-        return check_log(self.layout.actionlog, self.root, self.sanitizer)
+        """Validate every shard (schema, duplicate ids, torn lines, secrets left in the text),
+        every learning and draft (front matter, ids, supersedes, secrets) and expertise file."""
+        from .knowledge.check import check_expertise, check_learnings
+
+        report = check_log(self.layout.actionlog, self.root, self.sanitizer)
+        report.learnings = check_learnings(self.layout, self.sanitizer, report.findings.append)
+        report.expertise = check_expertise(self.layout, self.sanitizer, report.findings.append)
+        return report
 
 
 class Session:

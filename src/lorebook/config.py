@@ -32,6 +32,14 @@ DEFAULTS: dict[str, Any] = {
         "commit": True,
         "domains": {},
     },
+    "drafts": {
+        "auto": True,
+        "lookback_days": 90,
+        "validate_failures": 3,
+        "validate_lookback_days": 14,
+        "issue_min_chars": 200,
+    },
+    "rca": {"publish": False},
 }
 
 DURABILITY = ("flush", "fsync")

@@ -2,8 +2,9 @@
 
 Four sessions over four days of a supervisor agent ("PS") building JWT authentication for the
 "consilio" project; the last one disconnected mid-epic after a failed validation while a fix
-subagent was still running. Also a few learnings, expertise files (one written by hand, one
-learned from the finished rate-limiting session) and real git history.
+subagent was still running. Also learnings (one made stale by a later commit to the code it
+is anchored to), a draft awaiting review, expertise files (one written by hand, one learned from
+the finished rate-limiting session) and real git history.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ APP_FILES = {
     "src/auth/jwt.py": "ALGORITHM = 'RS256'\nACCESS_TTL_MINUTES = 15\n",
     "src/auth/tokens.py": "def rotate(refresh_token):\n    raise NotImplementedError\n",
     "tests/test_auth.py": "def test_login():\n    assert True\n",
+    "supabase/policies.sql": "create policy owner_insert on cases for insert\n"
+    "  with check (auth.uid() = owner_id);\n",
+    "deploy/compose.yaml": "services:\n  api:\n    ports: ['${API_PORT}:8000']\n",
 }
 
 LEARNINGS = {
@@ -87,6 +91,33 @@ Ask the port registry for a free port and pass it to the container.
 
 ## Key Takeaway
 Never hard-code service ports in deploy scripts.
+""",
+    "refresh-tokens-single-use": """\
+---
+id: {date}-refresh-tokens-single-use
+title: A refresh token must be single-use
+kind: lesson
+category: security
+severity: high
+tags: [jwt, auth, refresh-token]
+status: published
+created: {date}
+source: {{epic: epic-010, issue: null, session: null}}
+anchors: ['src/auth/tokens.py#rotate']
+supersedes: []
+prevention: [Test that a used refresh token is refused before shipping rotation]
+---
+## Problem
+A stolen refresh token kept working after the user had refreshed.
+
+## Root Cause
+Refreshing issued a new access token but left the old refresh token valid.
+
+## Solution
+`rotate()` invalidates the presented refresh token and issues a new one.
+
+## Key Takeaway
+Accept each refresh token once; every refresh spends it.
 """,
 }
 
@@ -252,10 +283,14 @@ def search_demo(book: Lorebook) -> dict[str, Any]:
 
 
 def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What `lore demo` shows: the sessions, the resume brief's data, what expertise learned."""
+    """What `lore demo` shows: the sessions, the resume brief's data, what expertise learned,
+    the learnings (drafts awaiting review, learnings whose code changed since)."""
     return {
         "root": str(book.root),
         "sessions": [s.to_dict() for s in book.sessions()],
         "resume": book.resume(project=PROJECT),
         "expertise": expertise,
+        "learnings": [x.to_dict() for x in book.learnings.query(status="published")],
+        "drafts": [x.to_dict() for x in book.learnings.drafts()],
+        "stale": [r.to_dict() for r in book.learnings.stale()],
     }

@@ -40,6 +40,14 @@ CONFIG_TEMPLATE = """\
 #   synonyms: [[pg, postgres, postgresql]]   # added to the built-in table
 # watch:
 #   debounce_seconds: 2          # quiet time before `lore watch` indexes
+# drafts:
+#   auto: true                   # draft learnings from the log (see docs/patterns.md)
+#   lookback_days: 90            # how far back an epic's actions are read
+#   validate_failures: 3         # the Nth failed validate of an epic drafts
+#   validate_lookback_days: 14   # how far back failed validations are counted
+#   issue_min_chars: 200         # a bug's resolution must be longer than this
+# rca:
+#   publish: false               # true: RCA lessons are published directly, not drafted
 """
 
 

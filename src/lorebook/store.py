@@ -75,5 +75,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        try:  # noqa: SIM105 - contextlib is not imported on the append path
+            tmp.unlink(missing_ok=True)
+        except OSError:  # e.g. the parent is a file: there is no temp file to remove
+            pass
         raise LoreError(_describe(exc, path)) from None

@@ -31,6 +31,20 @@ COMMANDS = {
         "What the team learned about a task (for prompts).",
     ),
     "expertise": ("expertise_cmd", "expertise", "Per-domain expertise files: learn, validate, …"),
+    "learn": ("learn_cmd", "learn", "Create a learning (a draft unless --publish)."),
+    "learnings": ("learn_cmd", "learnings", "List learnings (status, kind, tag, stale filters)."),
+    "show": ("learn_cmd", "show", "Show one learning or draft."),
+    "drafts": ("learn_cmd", "drafts", "List drafts awaiting review."),
+    "stale": ("learn_cmd", "stale", "Learnings whose anchored code changed since."),
+    "promote": ("review_cmd", "promote", "Publish a draft in a git commit (or on a new branch)."),
+    "reject": ("review_cmd", "reject", "Remove a draft in a git commit and log the reason."),
+    "history": ("review_cmd", "history", "The commits of one learning, draft to published."),
+    "draft": ("draft_cmd", "draft", "Draft a learning from an epic's or an issue's actions."),
+    "pattern": ("pattern_cmd", "pattern", "Issue patterns: create one, record an occurrence."),
+    "extract": ("pattern_cmd", "extract", "Mine a retrospective into pattern drafts."),
+    "apply": ("apply_cmd", "apply", "Record that a learning was applied, and the outcome."),
+    "stats": ("stats_cmd", "stats", "Applications, success rates and pattern figures."),
+    "rca": ("rca_cmd", "rca", "Add an RCA report as an RCA lesson (idempotent)."),
 }
 
 

@@ -13,6 +13,9 @@ TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy stil
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
+    from ..book import Lorebook
+    from ..log.append import Appender
+
 
 def _decode_context(text: str, source: str) -> Any:
     try:
@@ -43,6 +46,19 @@ def parse_context(raw: str | None, stdin: TextIO | None = None) -> dict[str, Any
     return dict(_decode_context(raw, "--context"))
 
 
+def watch_knowledge(appender: Appender) -> None:
+    """Wake the knowledge subscribers (automatic drafts, RCA lessons) for the records that
+    concern them; ordinary records pay one field check and import nothing more."""
+    from ..events import install_knowledge_triggers
+
+    def open_book() -> Lorebook:
+        from ..book import Lorebook
+
+        return Lorebook.around(appender)
+
+    install_knowledge_triggers(appender.events, open_book, appender.config.section("drafts"))
+
+
 def run_log(
     values: Mapping[str, Any],
     env: Mapping[str, str],
@@ -53,6 +69,7 @@ def run_log(
     from ..log.append import Appender
 
     appender = Appender.open(root, env)
+    watch_knowledge(appender)
     context = parse_context(values.get("context"), stdin)
     record = appender.log(
         str(values["type"]),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..config import Config, load_config
 from ..errors import UsageError
+from ..events import EventBus
 from ..ids import new_ulid
 from ..paths import find_root, require_store
 from ..timeutil import format_ts, utcnow
@@ -55,7 +56,8 @@ class Appender:
             extra_patterns=redaction.get("extra_patterns") or {},
             max_value_chars=config.max_value_chars,
         )
-        self.listeners: list[Listener] = []
+        self.events = EventBus()  # `events.on("action", handler)`: loosely coupled subscribers
+        self.listeners: list[Listener] = [self.events.publish_record]
         self.writer = LogWriter(
             self.layout,
             self.sanitizer,

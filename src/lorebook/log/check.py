@@ -17,6 +17,8 @@ class CheckReport:
     shards: int = 0
     records: int = 0
     findings: list[Problem] = field(default_factory=list)
+    learnings: int = 0  # learning and draft files
+    expertise: int = 0  # .expertise/*.yaml files
 
     @property
     def ok(self) -> bool:
@@ -27,6 +29,8 @@ class CheckReport:
             "ok": self.ok,
             "shards": self.shards,
             "records": self.records,
+            "learnings": self.learnings,
+            "expertise": self.expertise,
             "findings": [asdict(f) for f in self.findings],
         }
 

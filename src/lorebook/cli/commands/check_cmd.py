@@ -16,7 +16,10 @@ def check(book: Lorebook, as_json: bool) -> None:
     """Validate the store; exit 1 with file:line findings when anything is wrong.
 
     Checks every action-log line against schema v1, duplicate ids, torn lines, records in the
-    wrong shard, and secrets or PII that are still present. Suitable for pre-commit and CI.
+    wrong shard, and secrets or PII that are still present; every learning and draft (front
+    matter schema, id = file name, folder matches status, duplicate ids, `supersedes` naming a
+    learning that exists, secrets); and every .expertise/*.yaml (schema, <= 1000 lines,
+    secrets). Suitable for pre-commit and CI.
     """
     report = book.check()
     if as_json:
@@ -25,6 +28,9 @@ def check(book: Lorebook, as_json: bool) -> None:
         for finding in report.findings:
             click.echo(str(finding))
         state = "ok" if report.ok else f"{len(report.findings)} finding(s)"
-        click.echo(f"checked {report.records} records in {report.shards} shards: {state}")
+        click.echo(
+            f"checked {report.records} records in {report.shards} shards, "
+            f"{report.learnings} learnings, {report.expertise} expertise files: {state}"
+        )
     if not report.ok:
         click.get_current_context().exit(1)

@@ -23,8 +23,8 @@ def demo(directory: str | None, as_json: bool) -> None:
 
     The sample is a git repository where a supervisor agent worked on two epics over four days;
     its last session disconnected after a failed validation while a fix subagent was running.
-    Shown: the sessions, the resume brief an agent would read first, and what the finished
-    session taught its domain's expertise file.
+    Shown: the sessions, the resume brief an agent would read first, what the finished
+    session taught its domain's expertise file, the drafts awaiting review and a stale learning.
 
     \b
     Example:
@@ -50,4 +50,16 @@ def demo(directory: str | None, as_json: bool) -> None:
     click.echo(search_text(found["query"], found["results"]))
     click.echo(f'\n$ lore preflight "{PREFLIGHT_TASK}" --phase deploy')
     click.echo(summary["preflight"]["text"])
+    click.echo("\n$ lore drafts")
+    for draft in summary["drafts"]:
+        click.echo(f"{draft['id']}  {draft['title']}")
+    click.echo("\n$ lore stale")
+    for report in summary["stale"]:
+        changes = "; ".join(f"{c['anchor']}: {c['reason']}" for c in report["anchors"])
+        click.echo(f"{report['id']}  {report['title']}\n  {changes}")
+    first = summary["drafts"][0]["id"] if summary["drafts"] else "ID"
+    click.echo(
+        f"\nReview the draft: cd {summary['root']} && lore show {first}, then "
+        f"lore promote {first} --branch"
+    )
     click.echo(f"\nExplore it: cd {summary['root']} && lore actions --since 7d")

@@ -1,0 +1,70 @@
+"""`lore draft from-epic` / `lore draft from-issue`: extractive drafts from the action log."""
+
+from __future__ import annotations
+
+import click
+
+from ...book import Lorebook
+from ...knowledge.drafting import DraftOutcome
+from ...timeutil import format_ts, parse_when
+from ..output import to_json
+from .common import json_option, pass_book
+
+
+def describe(outcome: DraftOutcome, book: Lorebook) -> str:
+    """One line for people: where the draft went, or which learning it duplicates."""
+    if outcome.status == "duplicate" and outcome.duplicate_of is not None:
+        match = outcome.duplicate_of
+        return (
+            f"not written: near-duplicate of {match.learning} ({match.similarity:.0%} similar); "
+            "logged as a blocked learning_draft action"
+        )
+    assert outcome.learning is not None and outcome.learning.path is not None
+    line = f"draft {book.layout.rel(outcome.learning.path)}"
+    if outcome.supersedes:
+        similar = ", ".join(f"{m.learning} ({m.similarity:.0%})" for m in outcome.supersedes)
+        line += f"  (supersedes suggested: {similar})"
+    return line
+
+
+@click.group("draft")
+def draft() -> None:
+    """Draft learnings from what the action log shows (LLM-free, extractive).
+
+    \b
+    Drafts are also written automatically: on `epic_complete`, on an epic's 3rd failed
+    `validate`, and on `issue_resolved` with a `bug` label and a long resolution.
+    """
+
+
+@draft.command("from-epic")
+@click.argument("epic")
+@click.option("--since", help="Read the epic's actions since (default: drafts.lookback_days).")
+@json_option
+@pass_book
+def from_epic(book: Lorebook, epic: str, since: str | None, as_json: bool) -> None:
+    """Draft a learning from an epic's failures, fixes and timing.
+
+    \b
+    Example:
+      lore draft from-epic epic-012 --since 60d
+    """
+    start = format_ts(parse_when(since, option="--since")) if since else None
+    outcome = book.knowledge.draft_from_epic(epic, since=start)
+    click.echo(to_json(outcome.to_dict()) if as_json else describe(outcome, book))
+
+
+@draft.command("from-issue")
+@click.argument("issue")
+@json_option
+@pass_book
+def from_issue(book: Lorebook, issue: str, as_json: bool) -> None:
+    """Draft a learning from an issue's latest `issue_resolved` action.
+
+    \b
+    Example:
+      lore log issue_resolved --issue 42 --context '{"labels": ["bug"], "resolution": "..."}'
+      lore draft from-issue 42
+    """
+    outcome = book.knowledge.draft_from_issue(issue)
+    click.echo(to_json(outcome.to_dict()) if as_json else describe(outcome, book))

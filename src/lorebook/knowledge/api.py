@@ -1,0 +1,122 @@
+"""`Learnings`: the knowledge-base API behind `Lorebook.learnings`.
+
+The store (files), review through git (promote / reject / history), staleness and the
+learnings part of `lore check`, in one place for the CLI, TUI and MCP server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from .model import KINDS, STATUSES, Learning
+from .store import LearningStore, OnProblem, with_skeleton
+
+if TYPE_CHECKING:
+    from ..book import Lorebook
+    from .review import HistoryEntry, Promotion
+    from .stale import StaleReport
+
+
+class Learnings:
+    """Learnings and drafts of one store."""
+
+    def __init__(self, book: Lorebook) -> None:
+        self.book = book
+        self.store = LearningStore(book.layout, book.sanitizer)
+
+    # -- files -----------------------------------------------------------------------------
+    def new(self, *, title: str, body: str = "", **fields: Any) -> Learning:
+        """Create a draft (or, with `publish=True`, a published learning); a body without
+        `## ` sections gets the Problem / Root Cause / Solution / Key Takeaway skeleton."""
+        return self.store.create(title=title, body=with_skeleton(body), **fields)
+
+    def get(self, learning_id: str) -> Learning:
+        return self.store.get(learning_id)
+
+    def all(
+        self, *, drafts: bool = True, published: bool = True, on_problem: OnProblem | None = None
+    ) -> Iterator[Learning]:
+        return self.store.all(drafts=drafts, published=published, on_problem=on_problem)
+
+    def drafts(self, *, on_problem: OnProblem | None = None) -> list[Learning]:
+        return list(self.store.all(published=False, on_problem=on_problem))
+
+    def query(
+        self,
+        *,
+        status: str | None = None,
+        kind: str | None = None,
+        category: str | None = None,
+        tags: Iterable[str] = (),
+        stale: bool | None = None,
+        on_problem: OnProblem | None = None,
+    ) -> list[Learning]:
+        """Learnings matching every given filter (tags: all of them), oldest id first."""
+        if status is not None and status not in STATUSES:
+            raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
+        if kind is not None and kind not in KINDS:
+            raise UsageError(f"kind {kind!r} is not one of: {', '.join(KINDS)}")
+        wanted = set(tags)
+        found = [
+            learning
+            for learning in self.all(on_problem=on_problem)
+            if (status is None or learning.status == status)
+            and (kind is None or learning.kind == kind)
+            and (category is None or learning.category == category)
+            and wanted <= set(learning.tags)
+        ]
+        if stale is not None:
+            self.mark_stale(found)
+            found = [learning for learning in found if learning.stale == stale]
+        return found
+
+    # -- review through git ----------------------------------------------------------------
+    def promote(
+        self,
+        learning_id: str,
+        *,
+        branch: str | None = None,
+        push: bool = False,
+        pr: bool = False,
+        remote: str = "origin",
+    ) -> Promotion:
+        """Publish a draft in one commit (on `branch`, leaving the current one as it was)."""
+        from .review import promote
+
+        return promote(self, learning_id, branch=branch, push=push, pr=pr, remote=remote)
+
+    def reject(self, learning_id: str, *, reason: str) -> dict[str, Any]:
+        """Remove a draft in one commit and log the reason."""
+        from .review import reject
+
+        return reject(self, learning_id, reason=reason)
+
+    def history(self, learning_id: str) -> list[HistoryEntry]:
+        """The commits that touched the learning, newest first, across drafts/ -> learnings/."""
+        from .review import history
+
+        return history(self, learning_id)
+
+    # -- staleness -------------------------------------------------------------------------
+    def stale(self, *, on_problem: OnProblem | None = None) -> list[StaleReport]:
+        """Learnings whose anchors changed or vanished after the learning's last commit."""
+        from .stale import find_stale
+
+        return find_stale(self, list(self.all(on_problem=on_problem)))
+
+    def mark_stale(self, learnings: list[Learning]) -> list[Learning]:
+        """Set `stale` on each learning (for ranking and review) and return them."""
+        from .stale import find_stale
+
+        stale_ids = {report.id for report in find_stale(self, learnings)}
+        for learning in learnings:
+            learning.stale = learning.id in stale_ids
+        return learnings
+
+    def today(self) -> date:
+        from ..timeutil import utcnow
+
+        return utcnow().date()

@@ -1,0 +1,291 @@
+"""Extractive (LLM-free) drafts from what the action log shows about an epic or an issue.
+
+From an epic's actions: failed validations and other failures become the Problem, their error
+texts and any `root_cause` / `reason` notes the Root Cause candidates, commits whose message
+names the epic (git history and logged `commit` actions) the Solution, and estimated vs actual
+time (when logged) part of the Key Takeaway. From an `issue_resolved` action: its description,
+resolution and labels.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from ..log.query import ActionFilter
+from ..timeutil import format_ts, parse_ts, utcnow
+from .drafting import DraftOutcome, DraftSpec, write_draft
+from .ids import slugify
+
+if TYPE_CHECKING:
+    from ..book import Lorebook
+
+MAX_ITEMS = 12  # per section: a draft is a starting point for a reviewer, not a dump
+CAUSE_KEYS = ("root_cause", "cause", "reason", "blocker", "notes", "finding")
+ESTIMATE_KEYS = ("estimated_hours", "estimate_hours", "time_estimate", "estimated_h")
+ACTUAL_KEYS = ("actual_hours", "time_actual", "actual_h")
+OWN_TYPES = ("learning_", "apply_learning", "occurrence")
+_CAUSE_SENTENCE = re.compile(r"\b(because|caused|root cause|due to|turned out)\b", re.I)
+
+
+def stamp(ts: str) -> str:
+    """`2026-11-22T10:15:00.000Z` -> `20261122-101500` (UTC, for ids)."""
+    return ts[:10].replace("-", "") + "-" + ts[11:19].replace(":", "")
+
+
+def _first_line(text: Any, limit: int = 240) -> str:
+    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _context(record: dict[str, Any]) -> dict[str, Any]:
+    context = record.get("context")
+    return context if isinstance(context, dict) else {}
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip().rstrip("h"))
+        except ValueError:
+            return None
+    return None
+
+
+def _latest(actions: list[dict[str, Any]], keys: tuple[str, ...]) -> Any:
+    for action in reversed(actions):
+        context = _context(action)
+        for key in keys:
+            if context.get(key) not in (None, ""):
+                return context[key]
+    return None
+
+
+def git_commits(root: Path, needle: str, limit: int = MAX_ITEMS) -> list[tuple[str, str]]:
+    """(short hash, subject) of commits whose message names `needle`, newest first."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "log", f"--grep={needle}", "--fixed-strings", "-i",
+             f"-n{limit}", "--format=%h%x00%s"],
+            capture_output=True, text=True, timeout=20, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if done.returncode != 0:
+        return []
+    out = []
+    for line in done.stdout.splitlines():
+        short, _, subject = line.partition("\0")
+        if short:
+            out.append((short, subject))
+    return out
+
+
+def _failure_line(action: dict[str, Any]) -> str:
+    context = _context(action)
+    detail = action.get("error") or context.get("error") or context.get("failures")
+    detail = detail or context.get("message") or context.get("reason") or ""
+    when = action["ts"][:16].replace("T", " ")
+    text = f"- `{action['type']}` {action['outcome']} ({when})"
+    return f"{text}: {_first_line(detail)}" if detail else text
+
+
+def _hours(estimated: Any, actual: Any, actions: list[dict[str, Any]]) -> str:
+    est, act = _number(estimated), _number(actual)
+    if act is None and len(actions) > 1:
+        span = parse_ts(actions[-1]["ts"]) - parse_ts(actions[0]["ts"])
+        hours = round(span.total_seconds() / 3600, 1)
+        act = hours if hours > 0 else None  # a span under six minutes says nothing
+    if est is None and act is None:
+        return ""
+    if est is None:
+        return f"Took {act:g} h (no estimate logged)."
+    if act is None:
+        return f"Estimated {est:g} h (actual time not logged)."
+    change = f" ({(act - est) / est:+.0%})" if est else ""
+    return f"Estimated {est:g} h, took {act:g} h{change}."
+
+
+def epic_spec(
+    epic: str,
+    actions: list[dict[str, Any]],
+    *,
+    trigger: dict[str, Any] | None = None,
+    commits: Sequence[tuple[str, str]] = (),
+) -> DraftSpec:
+    """The draft for `epic` from its actions (oldest first) and the commits naming it."""
+    failures = [a for a in actions if a.get("outcome") in ("failure", "blocked")]
+    failed_validations = [a for a in failures if a.get("type") == "validate"]
+    problem = [_failure_line(a) for a in failures[:MAX_ITEMS]]
+    if len(failures) > MAX_ITEMS:
+        problem.append(f"- … and {len(failures) - MAX_ITEMS} more failures")
+    causes: list[str] = []
+    for action in failures + actions:
+        context = _context(action)
+        for value in (action.get("error"), *(context.get(k) for k in CAUSE_KEYS)):
+            if isinstance(value, str) and value.strip():
+                causes.append(f"- {_first_line(value)}")
+    causes = list(dict.fromkeys(causes))[:MAX_ITEMS]
+    solution_lines = [f"- {subject} ({short})" for short, subject in commits]
+    for action in actions:
+        context = _context(action)
+        message = context.get("message") or context.get("commit_message")
+        if action.get("type") == "commit" and action.get("outcome") == "success" and message:
+            short = str(context.get("commit_hash") or context.get("hash") or "")[:7]
+            line = f"- {_first_line(message)}" + (f" ({short})" if short else "")
+            if not any(short and short in existing for existing in solution_lines):
+                solution_lines.append(line)
+    approach = _latest(actions, ("approach", "resolution", "solution"))
+    if approach:
+        solution_lines.insert(0, f"Approach: {_first_line(approach, 400)}")
+    solution_lines = list(dict.fromkeys(solution_lines))[: MAX_ITEMS + 1]
+    title_text = _latest(actions, ("title", "epic_title"))
+    if trigger is not None and trigger.get("type") == "validate":
+        title = f"Repeated validation failures in {epic}"
+    elif title_text:
+        title = f"Learnings from {_first_line(title_text, 120)} ({epic})"
+    else:
+        title = f"Learnings from {epic}"
+    summary = [
+        f"{epic}: {len(failures)} failed or blocked action(s), "
+        f"{len(failed_validations)} of them validations, "
+        f"{len(solution_lines)} change(s) in the solution."
+    ]
+    hours = _hours(_latest(actions, ESTIMATE_KEYS), _latest(actions, ACTUAL_KEYS), actions)
+    if hours:
+        summary.append(hours)
+    category = _latest(actions, ("category",))
+    failed_types = Counter(str(a.get("type")) for a in failures)
+    tags = ["auto-draft", *(t for t, _ in failed_types.most_common(3))]
+    extra_tags = _latest(actions, ("tags",))
+    if isinstance(extra_tags, list):
+        tags += [str(t) for t in extra_tags if isinstance(t, str | int)]
+    origin = epic if trigger is None else f"{epic} ({trigger['type']} action {trigger['id']})"
+    moment = trigger["ts"] if trigger is not None else format_ts(utcnow())
+    return DraftSpec(
+        title=title,
+        origin=origin,
+        problem="\n".join(problem) or "No failed or blocked actions were logged for this epic.",
+        root_cause="\n".join(causes),
+        solution="\n".join(solution_lines),
+        takeaway=" ".join(summary),
+        severity="high" if failures else "medium",
+        category=str(category) if isinstance(category, str) and category else None,
+        tags=list(dict.fromkeys(tags)),
+        source={"epic": epic, "session": trigger.get("session") if trigger else None},
+        learning_id=f"auto-{slugify(epic, 60)}-{stamp(moment)}",
+    )
+
+
+def epic_actions(book: Lorebook, epic: str, since: str | None) -> list[dict[str, Any]]:
+    """The epic's actions, oldest first, through the query layer."""
+    query = ActionFilter(epic=epic, since=since)
+    return [
+        action
+        for action in book.iter_actions(query, newest_first=False)
+        if not str(action.get("type")).startswith(OWN_TYPES)  # not our own drafts' actions
+    ]
+
+
+def lookback(book: Lorebook, now: datetime | None = None) -> str:
+    days = float(book.config.section("drafts").get("lookback_days", 90))
+    return format_ts((now or utcnow()) - timedelta(days=days))
+
+
+def draft_from_epic(
+    book: Lorebook,
+    epic: str,
+    *,
+    since: str | None = None,
+    trigger: dict[str, Any] | None = None,
+) -> DraftOutcome:
+    """Extract a draft for `epic` (actions since `since`, default `drafts.lookback_days`)."""
+    if not epic or not epic.strip():
+        raise UsageError("an epic id is required")
+    moment = parse_ts(trigger["ts"]) if trigger is not None else None
+    start = since or lookback(book, moment)  # a backdated trigger looks back from its own time
+    actions = epic_actions(book, epic, start)
+    if not actions:
+        raise UsageError(
+            f"no actions logged for epic {epic!r} since {start[:10]} (see `lore actions --epic`)"
+        )
+    spec = epic_spec(epic, actions, trigger=trigger, commits=git_commits(book.root, epic))
+    return write_draft(book, spec, trigger=trigger)
+
+
+# -- issues --------------------------------------------------------------------------------
+def labels_of(context: dict[str, Any]) -> list[str]:
+    raw = context.get("labels")
+    if isinstance(raw, str):
+        raw = raw.split(",")
+    if not isinstance(raw, list):
+        return []
+    return [str(x).strip() for x in raw if isinstance(x, str | int) and str(x).strip()]
+
+
+def resolution_of(context: dict[str, Any]) -> str:
+    value = context.get("resolution") or context.get("resolution_notes") or ""
+    return value if isinstance(value, str) else ""
+
+
+def issue_qualifies(record: dict[str, Any], min_chars: int) -> bool:
+    """The seed's rule: a `bug` label and a resolution longer than `min_chars` characters."""
+    context = _context(record)
+    bug = any(label.lower() == "bug" for label in labels_of(context))
+    return bug and len(resolution_of(context).strip()) > min_chars
+
+
+def issue_spec(record: dict[str, Any]) -> DraftSpec:
+    context = _context(record)
+    issue = record.get("issue") or context.get("issue") or context.get("issue_id") or "issue"
+    labels = labels_of(context)
+    resolution = resolution_of(context).strip()
+    sentences = re.split(r"(?<=[.!?])\s+", resolution)
+    causes = list(dict.fromkeys(s for s in sentences if _CAUSE_SENTENCE.search(s)))
+    title = context.get("title")
+    title = _first_line(title, 120) if isinstance(title, str) and title.strip() else None
+    problem = context.get("description") or context.get("problem") or title or ""
+    lowered = {label.lower() for label in labels}
+    severity = "high" if lowered & {"critical", "p0", "p1", "high", "security"} else "medium"
+    return DraftSpec(
+        title=f"Bug {issue}: {title}" if title else f"Resolved bug {issue}",
+        origin=f"issue {issue} (issue_resolved action {record['id']})",
+        problem=str(problem),
+        root_cause="\n".join(f"- {s}" for s in causes),
+        solution=resolution,
+        takeaway=_first_line(causes[0] if causes else resolution, 300),
+        severity=severity,
+        category=context.get("category") if isinstance(context.get("category"), str) else None,
+        tags=list(dict.fromkeys(["auto-draft", *labels])),
+        source={"issue": str(issue), "epic": record.get("epic"), "session": record.get("session")},
+        learning_id=f"auto-issue-{slugify(str(issue), 60)}-{stamp(record['ts'])}",
+    )
+
+
+def draft_from_issue(
+    book: Lorebook, issue: str, *, trigger: dict[str, Any] | None = None
+) -> DraftOutcome:
+    """Draft from the issue's `issue_resolved` action (the triggering one, else the latest)."""
+    record = trigger
+    if record is None:
+        found = book.iter_actions(ActionFilter(type="issue_resolved", issue=issue))
+        record = next(iter(found), None)
+        if record is None:
+            raise UsageError(
+                f"no issue_resolved action for issue {issue!r} "
+                f"(log one: lore log issue_resolved --issue {issue} --context "
+                '\'{"labels": ["bug"], "resolution": "..."}\')'
+            )
+    if not resolution_of(_context(record)).strip():
+        raise UsageError(f"issue {issue!r}: its issue_resolved action has no context.resolution")
+    return write_draft(book, issue_spec(record), trigger=trigger)

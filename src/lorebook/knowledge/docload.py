@@ -1,0 +1,84 @@
+"""Read a small YAML or JSON input document (an RCA report, a retrospective) safely.
+
+Errors are one line naming the file and line. YAML is loaded with the safe loader and aliases
+are refused outright: an input document never needs them, and refusing them rules out the
+"billion laughs" expansion when the data is later walked.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+MAX_BYTES = 1 << 20  # an RCA report or a retrospective is a few KB
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """(text, source name) of FILE, or of stdin for `-`."""
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_BYTES:
+        raise UsageError(f"{path}: larger than {MAX_BYTES} bytes; not an input document")
+    try:
+        return raw.decode("utf-8"), path
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise UsageError(f"{path}:{line}: invalid UTF-8 at byte {exc.start + 1}") from None
+
+
+def load_json(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{source}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+
+
+def load_yaml(text: str, source: str) -> Any:
+    """Safe YAML without aliases; a syntax error names the line."""
+    import yaml
+
+    class _NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise UsageError(
+                    f"{source}:{mark.line + 1}: YAML aliases (*name) are not accepted in input "
+                    "documents"
+                )
+            return super().compose_node(parent, index)
+
+    try:
+        return yaml.load(text, Loader=_NoAliases)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        last = max(1, len(text.splitlines()))  # an error at the end of the stream
+        where = f"{source}:{min(mark.line + 1, last)}" if mark is not None else source
+        raise UsageError(f"{where}: invalid YAML: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{source}: invalid YAML: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{source}: invalid YAML: nested too deeply") from None
+
+
+def load_document(text: str, source: str) -> Any:
+    """JSON when the file says so (`.json` or a leading `{`), else YAML (JSON is YAML too)."""
+    if source.endswith(".json") or text.lstrip().startswith("{"):
+        return load_json(text, source)
+    return load_yaml(text, source)
+
+
+def key_line(text: str, key: str) -> int:
+    """The line a top-level-ish `key` appears on (for error messages), else 1."""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip().lstrip("{,").strip()
+        if stripped.startswith((f"{key}:", f'"{key}"', f"'{key}'")):
+            return number
+    return 1

@@ -1,0 +1,208 @@
+"""The one write path of generated drafts: seed template, near-duplicate check, a logged action.
+
+Every generated draft (from an epic, an issue, a retrospective) is compared with the existing
+learnings (see `similar`): at >= 95 % it is not written and a `learning_draft` action with
+outcome `blocked` says which learning it duplicates; at 80-95 % it is written with `supersedes`
+suggested in its front matter and a checklist line asking the reviewer to confirm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..timeutil import parse_ts, utcnow
+from .ids import random_suffix
+from .similar import DUPLICATE, REVIEW_HEADING, SIMILAR, Match, best_matches, substance
+
+if TYPE_CHECKING:
+    from ..book import Lorebook
+    from .model import Learning
+    from .store import LearningStore
+
+CHECKLIST = (
+    "Problem description accurate?",
+    "Root cause correct?",
+    "Solution generalizable?",
+    "Tags appropriate?",
+)
+PLACEHOLDER = "_Nothing in the log; fill in during review._"
+
+
+@dataclass
+class DraftSpec:
+    """What an extractor found; `render_body` turns it into the seed's draft template."""
+
+    title: str
+    origin: str  # "epic-012 (epic_complete action 01J...)"
+    problem: str = ""
+    root_cause: str = ""
+    solution: str = ""
+    takeaway: str = ""
+    kind: str = "lesson"
+    severity: str | None = None
+    category: str | None = None
+    tags: list[str] = field(default_factory=list)
+    source: dict[str, Any] = field(default_factory=dict)
+    solutions: list[dict[str, str]] = field(default_factory=list)
+    prevention: list[str] = field(default_factory=list)
+    learning_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class DraftOutcome:
+    """`written` with the learning, or `duplicate` with the learning it duplicates."""
+
+    status: str
+    learning: Learning | None = None
+    duplicate_of: Match | None = None
+    supersedes: list[Match] = field(default_factory=list)
+    action: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status}
+        if self.learning is not None:
+            out["id"] = self.learning.id
+            out["title"] = self.learning.title
+            out["path"] = str(self.learning.path) if self.learning.path else None
+        if self.duplicate_of is not None:
+            out["duplicate_of"] = self.duplicate_of.learning
+            out["similarity"] = self.duplicate_of.similarity
+        out["supersedes"] = [
+            {"id": m.learning, "similarity": m.similarity} for m in self.supersedes
+        ]
+        return out
+
+
+def render_body(spec: DraftSpec, day: date, learning_id: str, similar: list[Match]) -> str:
+    """The seed's draft template (pure)."""
+    tags = ", ".join(spec.tags) or "none"
+    checks = [f"- [ ] {item}" for item in CHECKLIST]
+    for match in similar:
+        checks.append(
+            f"- [ ] Supersedes {match.learning} ({match.similarity:.0%} similar)? "
+            "If not, remove it from `supersedes`."
+        )
+    checks.append(f"- [ ] Publish with `lore promote {learning_id}` when approved")
+    return "\n".join(
+        [
+            f"# Learning [AUTO-GENERATED]: {spec.title}",
+            "",
+            f"**Date:** {day.isoformat()}",
+            f"**Severity:** {(spec.severity or 'unknown').upper()}",
+            f"**Category:** {spec.category or 'uncategorized'}",
+            f"**Tags:** {tags}",
+            "**Status:** DRAFT - Review and approve before publishing",
+            "",
+            "---",
+            "",
+            f"## Problem\n{spec.problem.strip() or PLACEHOLDER}",
+            "",
+            f"## Root Cause\n{spec.root_cause.strip() or PLACEHOLDER}",
+            "",
+            f"## Solution\n{spec.solution.strip() or PLACEHOLDER}",
+            "",
+            f"## Key Takeaway\n{spec.takeaway.strip() or PLACEHOLDER}",
+            "",
+            REVIEW_HEADING,
+            f"**Auto-generated from:** {spec.origin}",
+            *checks,
+            "",
+        ]
+    )
+
+
+def free_id(store: LearningStore, wanted: str) -> str:
+    """`wanted`, or `wanted-2`, `-3`, ... when a learning already has that id.
+
+    An id the sanitizer would redact (an epic name that looks like a token) is replaced by
+    `auto-<random>`: a file name never carries a secret, and the id must survive redaction.
+    """
+    if store.sanitizer.redact_text(wanted)[1]:
+        wanted = f"auto-{random_suffix(10)}"
+    candidate, n = wanted, 1
+    while store.exists(candidate):
+        n += 1
+        candidate = f"{wanted}-{n}"
+    return candidate
+
+
+def compare(store: LearningStore, spec: DraftSpec, body: str) -> list[Match]:
+    candidates = ((item.id, substance(item.title, item.body)) for item in store.all())
+    return best_matches(substance(spec.title, body), candidates, threshold=SIMILAR)
+
+
+def write_draft(
+    book: Lorebook,
+    spec: DraftSpec,
+    *,
+    trigger: dict[str, Any] | None = None,
+    duplicate: float = DUPLICATE,
+) -> DraftOutcome:
+    """Write the draft unless it duplicates a learning; log a `learning_draft` action."""
+    store = book.learnings.store
+    day = utcnow().date()
+    learning_id = free_id(store, spec.learning_id or store.new_id(spec.title, day))
+    matches = compare(store, spec, render_body(spec, day, learning_id, []))
+    if matches and matches[0].similarity >= duplicate:
+        outcome = DraftOutcome("duplicate", duplicate_of=matches[0])
+        outcome.action = _log(book, spec, trigger, outcome)
+        return outcome
+    similar = [m for m in matches if m.similarity < duplicate]
+    learning = store.create(
+        title=spec.title,
+        kind=spec.kind,
+        category=spec.category,
+        severity=spec.severity,
+        tags=spec.tags,
+        body=render_body(spec, day, learning_id, similar),
+        source=spec.source,
+        solutions=spec.solutions,
+        prevention=spec.prevention,
+        supersedes=[m.learning for m in similar],
+        extra=spec.extra,
+        learning_id=learning_id,
+        created=day,
+    )
+    outcome = DraftOutcome("written", learning=learning, supersedes=similar)
+    outcome.action = _log(book, spec, trigger, outcome)
+    return outcome
+
+
+def _log(
+    book: Lorebook, spec: DraftSpec, trigger: dict[str, Any] | None, outcome: DraftOutcome
+) -> dict[str, Any]:
+    """The `learning_draft` action, in the triggering action's session when there is one."""
+    context: dict[str, Any] = {"title": spec.title, "origin": spec.origin, **outcome.to_dict()}
+    if outcome.learning is not None:
+        context["learning"] = outcome.learning.id
+        if outcome.learning.path is not None:
+            context["path"] = book.layout.rel(outcome.learning.path)
+    fields: dict[str, Any] = {
+        "outcome": "success" if outcome.status == "written" else "blocked",
+        "context": context,
+        "epic": spec.source.get("epic"),
+        "issue": spec.source.get("issue"),
+    }
+    if outcome.status != "written" and outcome.duplicate_of is not None:
+        fields["error"] = (
+            f"near-duplicate of {outcome.duplicate_of.learning} "
+            f"({outcome.duplicate_of.similarity:.0%} similar): not written"
+        )
+    if trigger is not None:
+        context["trigger"] = trigger.get("id")
+        fields.update(after(trigger))
+    return book.log("learning_draft", **fields)
+
+
+def after(trigger: dict[str, Any]) -> dict[str, Any]:
+    """Log fields that place a subscriber's action right after its trigger: same session,
+    agent and project, stamped 1 ms later (a backdated trigger keeps a coherent timeline)."""
+    return {
+        "session": trigger.get("session"),
+        "agent": trigger.get("agent"),
+        "project": trigger.get("project"),
+        "now": parse_ts(trigger["ts"]) + timedelta(milliseconds=1),
+    }

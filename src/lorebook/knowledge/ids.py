@@ -1,0 +1,43 @@
+"""Learning ids: `<created>-<slug>-<7 random consonants>`, equal to the file name.
+
+The random suffix (~30 bits) makes ids collision-free without coordination: two branches that
+learn the same thing on the same day still create two files, and git merges them cleanly.
+Letters only, no vowels: the sanitizer's high-entropy rule leaves word-like segments alone
+(a mixed letter/digit suffix got a third of all ids redacted as secrets), and no suffix spells
+a word.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from datetime import date
+
+_ALPHABET = "bcdfghjkmnpqrstvwxz"  # 19 consonants (no l, no y)
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+SLUG_MAX = 48
+
+
+def slugify(title: str, limit: int = SLUG_MAX) -> str:
+    """Lower-case ASCII words joined by '-', cut at a word boundary ('learning' if empty)."""
+    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    slug = _NON_WORD.sub("-", ascii_text.lower()).strip("-")
+    if len(slug) > limit:
+        cut = slug[: limit + 1]
+        slug = cut[: cut.rfind("-")] if "-" in cut else slug[:limit]
+    return slug.strip("-") or "learning"
+
+
+def random_suffix(length: int = 7) -> str:
+    value = int.from_bytes(os.urandom(8), "big")
+    out = []
+    for _ in range(length):
+        value, digit = divmod(value, len(_ALPHABET))
+        out.append(_ALPHABET[digit])
+    return "".join(out)
+
+
+def new_learning_id(title: str, created: date) -> str:
+    """A fresh id for a learning titled `title` created on `created`."""
+    return f"{created.isoformat()}-{slugify(title)}-{random_suffix()}"

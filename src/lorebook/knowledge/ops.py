@@ -1,0 +1,186 @@
+"""`KnowledgeOps`: what the log teaches, behind `Lorebook.knowledge`.
+
+Automatic drafts (from an epic, an issue, a retrospective), issue patterns and their
+occurrences, application tracking, RCA lessons and the figures derived from the log. The CLI,
+the event-bus subscribers and (later) the MCP server all come through here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..log.query import ActionFilter
+from ..log.reader import OnProblem, _ignore
+from ..timeutil import utcnow
+from .stats import APPLY, OCCURRENCE, Figures, SolutionFigures, collect
+
+if TYPE_CHECKING:
+    from ..book import Lorebook
+    from .drafting import DraftOutcome
+    from .model import Learning
+    from .rca import RCAReport, RCAResult
+
+
+class KnowledgeOps:
+    def __init__(self, book: Lorebook) -> None:
+        self.book = book
+
+    # -- drafts ----------------------------------------------------------------------------
+    def draft_from_epic(self, epic: str, *, since: str | None = None) -> DraftOutcome:
+        from .autodraft import draft_from_epic
+
+        return draft_from_epic(self.book, epic, since=since)
+
+    def draft_from_issue(self, issue: str) -> DraftOutcome:
+        from .autodraft import draft_from_issue
+
+        return draft_from_issue(self.book, issue)
+
+    def extract_retro(self, text: str, source: str) -> list[DraftOutcome]:
+        """Pattern drafts from a retrospective; the whole file is parsed before any write."""
+        from .drafting import write_draft
+        from .retro import parse_retro, pattern_specs
+
+        specs = pattern_specs(parse_retro(text, source))
+        return [write_draft(self.book, spec) for spec in specs]
+
+    # -- patterns and applications ---------------------------------------------------------
+    def new_pattern(self, *, title: str, **fields: Any) -> Learning:
+        from .patterns import new_pattern
+
+        return new_pattern(self.book, title=title, **fields)
+
+    def record(self, pattern_id: str, **fields: Any) -> dict[str, Any]:
+        from .patterns import record_occurrence
+
+        return record_occurrence(self.book, pattern_id, **fields)
+
+    def apply(self, learning_id: str, **fields: Any) -> dict[str, Any]:
+        from .patterns import apply_learning
+
+        return apply_learning(self.book, learning_id, **fields)
+
+    # -- figures ---------------------------------------------------------------------------
+    def _events(
+        self, *, occurrences: bool, on_problem: OnProblem | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """`apply_learning` (and `occurrence`) actions through the query layer."""
+        types = (APPLY, OCCURRENCE) if occurrences else (APPLY,)
+        for action_type in types:
+            yield from self.book.iter_actions(
+                ActionFilter(type=action_type), newest_first=False, on_problem=on_problem or _ignore
+            )
+
+    def figures(self, learning_id: str | None = None) -> dict[str, Figures]:
+        """Figures per learning id, straight from the log (no learning files read)."""
+        return collect(self._events(occurrences=True), only=learning_id)
+
+    def stats(
+        self,
+        learning_id: str | None = None,
+        *,
+        now: datetime | None = None,
+        on_problem: OnProblem | None = None,
+    ) -> list[dict[str, Any]]:
+        """`lore stats`: one entry per learning (or just `learning_id`), most applied first;
+        unreadable learning files and log lines are reported to `on_problem` and skipped."""
+        moment = now or utcnow()
+        store = self.book.learnings.store
+        if learning_id is not None:
+            learning = self.book.learnings.get(learning_id)
+            pattern = learning.kind == "pattern"
+            events = self._events(occurrences=pattern, on_problem=on_problem)
+            found = collect(events, only=learning.id)
+            figures = found.get(learning.id) or Figures(learning.id)
+            return [_entry(figures, learning, moment)]
+        found = collect(self._events(occurrences=True, on_problem=on_problem))
+        entries = []
+        for learning in store.all(on_problem=on_problem):
+            figures = found.pop(learning.id) if learning.id in found else Figures(learning.id)
+            entries.append(_entry(figures, learning, moment))
+        for orphan in found.values():  # logged for a learning with no file (here)
+            entry = orphan.to_dict(moment)
+            entry.update(title=None, kind=None, status="missing")
+            entries.append(entry)
+        entries.sort(key=lambda e: (-e["applications"], -_occurrences(e), e["id"]))
+        return entries
+
+    # -- RCA lessons -----------------------------------------------------------------------
+    def add_rca(self, report: RCAReport) -> RCAResult:
+        """Write the RCA lesson once (draft unless `rca.publish`); log it when new."""
+        from .rca import add_rca
+
+        publish = self.book.config.section("rca").get("publish", False) is True
+        result = add_rca(self.book.learnings.store, self.book.sanitizer, report, publish=publish)
+        if result.created:
+            self._log_rca(result, report)
+        return result
+
+    def add_rca_text(self, text: str, source: str) -> RCAResult:
+        from .rca import load_report
+
+        return self.add_rca(load_report(text, source))
+
+    def rca_from_action(self, record: dict[str, Any]) -> RCAResult | None:
+        """The subscriber: a failed action carrying `context.rca` -> its lesson (once)."""
+        from .rca import add_rca, parse_report
+
+        context = record.get("context")
+        if record.get("outcome") != "failure" or not isinstance(context, dict):
+            return None
+        raw = context.get("rca")
+        if not isinstance(raw, dict):
+            return None
+        data = dict(raw)
+        data.setdefault("epic_id", record.get("epic"))
+        data.setdefault("task_id", context.get("task_id") or record.get("issue"))
+        data.setdefault("project_id", record.get("project"))
+        report = parse_report(data, f"action {record.get('id')} context.rca")
+        publish = self.book.config.section("rca").get("publish", False) is True
+        result = add_rca(self.book.learnings.store, self.book.sanitizer, report, publish=publish)
+        if result.created:
+            self._log_rca(result, report, trigger=record)
+        return result
+
+    def _log_rca(
+        self, result: RCAResult, report: RCAReport, trigger: dict[str, Any] | None = None
+    ) -> None:
+        learning = result.learning
+        fields: dict[str, Any] = {
+            "context": {
+                "learning": learning.id,
+                "kind": "rca",
+                "status": learning.status,
+                "title": learning.title,
+                "checksum": learning.checksum,
+                "path": self.book.layout.rel(learning.path) if learning.path else None,
+            },
+            "epic": report.epic_id,
+        }
+        if trigger is not None:
+            from .drafting import after
+
+            fields["context"]["trigger"] = trigger.get("id")
+            fields.update(after(trigger))
+        action = "learning_draft" if learning.status == "draft" else "learning_promoted"
+        self.book.log(action, **fields)
+
+
+def _entry(figures: Figures, learning: Learning, now: datetime) -> dict[str, Any]:
+    pattern = learning.kind == "pattern"
+    texts = {s.id: s.text for s in learning.solutions}
+    for sid in texts:  # every documented solution is listed, applied or not
+        figures.solutions.setdefault(sid, SolutionFigures())
+    entry = figures.to_dict(now, pattern=pattern)
+    if pattern:
+        for sid, solution in entry["pattern"]["solutions"].items():
+            solution["text"] = texts.get(sid)
+    entry.update(title=learning.title, kind=learning.kind, status=learning.status)
+    return entry
+
+
+def _occurrences(entry: dict[str, Any]) -> int:
+    pattern = entry.get("pattern")
+    return int(pattern["occurrence_count"]) if isinstance(pattern, dict) else 0

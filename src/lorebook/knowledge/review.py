@@ -1,0 +1,348 @@
+"""Review through git: promote a draft, reject it, list a learning's history.
+
+Promotion with `branch` builds the commit from a temporary index (read-tree, update-index,
+write-tree, commit-tree), so the user's branch, HEAD, index and working tree stay exactly as
+they were; without `branch` it commits on the current branch and refuses when the index holds
+staged changes that would be mixed into that commit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import git
+
+from ..errors import LoreError, UsageError
+from ..store import atomic_write
+from .fileformat import render_learning
+from .gitrepo import (
+    GitError,
+    current_branch,
+    head_commit,
+    open_repo,
+    rel_path,
+    run,
+    staged_paths,
+    store_blob,
+    tracked_in_head,
+)
+from .model import Learning, validate_id
+
+if TYPE_CHECKING:
+    from .api import Learnings
+
+_GIT_FIELDS = "%H%x00%h%x00%an%x00%aI%x00%s"
+
+
+@dataclass
+class Promotion:
+    """What `promote` did: the commit, where it went, push and pull-request state."""
+
+    id: str
+    title: str
+    commit: str
+    branch: str | None
+    path: str
+    on_current_branch: bool
+    pushed: bool = False
+    remote: str | None = None
+    pr_url: str | None = None
+    pr_command: list[str] = field(default_factory=list)
+    warning: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class HistoryEntry:
+    """One commit that touched a learning file."""
+
+    commit: str
+    short: str
+    author: str
+    date: str
+    subject: str
+    change: str  # A, M, D or R (added, modified, deleted, renamed)
+    path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _draft(kb: Learnings, learning_id: str) -> Learning:
+    lid = validate_id(learning_id)
+    path = kb.book.layout.drafts / f"{lid}.md"
+    if not path.is_file():
+        if (kb.book.layout.learnings / f"{lid}.md").is_file():
+            raise UsageError(f"{lid} is already published (learnings/{lid}.md), not a draft")
+        raise LoreError(f"no draft with id {lid!r} (see `lore drafts`)")
+    return kb.store.get(lid)
+
+
+def _refuse_staged(repo: git.Repo, allowed: set[str], action: str) -> None:
+    other = [p for p in staged_paths(repo) if p not in allowed]
+    if other:
+        shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+        raise UsageError(
+            f"the git index already holds staged changes ({shown}) that would be mixed into "
+            f"the {action} commit: commit or unstage them first (git restore --staged), "
+            "or use --branch"
+        )
+
+
+def _message(verb: str, learning: Learning, body: str = "") -> str:
+    subject = f"lore(learning): {verb} {learning.id}: {learning.title}"
+    return f"{subject}\n\n{body}\n" if body else subject + "\n"
+
+
+def promote(
+    kb: Learnings,
+    learning_id: str,
+    *,
+    branch: str | None = None,
+    push: bool = False,
+    pr: bool = False,
+    remote: str = "origin",
+) -> Promotion:
+    """Publish a draft in one commit (see the module docstring); log `learning_promoted`."""
+    if pr and branch is None:
+        raise UsageError("--pr needs --branch: a pull request is opened from a new branch")
+    draft = _draft(kb, learning_id)
+    repo = open_repo(kb.book.root)
+    if branch is not None:
+        branch = branch or f"lore/learning/{draft.id}"
+        _check_branch_name(repo, branch)
+    elif push and current_branch(repo) is None:
+        raise UsageError("HEAD is detached: there is no branch to push (use --branch)")
+    published = kb.store.sanitized(draft.model_copy(update={"status": "published"}))
+    published.path = kb.book.layout.learnings / f"{draft.id}.md"
+    if published.path.exists():
+        raise LoreError(f"{kb.book.layout.rel(published.path)} already exists; nothing was done")
+    assert draft.path is not None
+    draft_rel = rel_path(repo, draft.path)
+    dest_rel = rel_path(repo, published.path)
+    data = render_learning(published).encode("utf-8")
+    message = _message("publish", published)
+    if branch is not None:
+        commit = _commit_on_new_branch(repo, branch, message, {dest_rel: data}, [draft_rel])
+        target: str | None = branch
+    else:
+        _refuse_staged(repo, {draft_rel, dest_rel}, "promotion")
+        commit = _commit_here(
+            repo, message, writes={published.path: data}, removes=[draft.path], rels=[dest_rel]
+        )
+        target = current_branch(repo)
+    result = Promotion(
+        id=draft.id,
+        title=published.title,
+        commit=commit,
+        branch=target,
+        path=dest_rel,
+        on_current_branch=branch is None,
+    )
+    try:
+        if (push or pr) and target is not None:
+            try:
+                run(repo, "push", remote, f"refs/heads/{target}:refs/heads/{target}")
+            except GitError as exc:
+                raise GitError(
+                    f"published {draft.id} in {commit[:12]} on branch {target}, but {exc}"
+                ) from None
+            result.pushed, result.remote = True, remote
+        if pr:
+            _open_pr(repo, result, base=current_branch(repo))
+    finally:  # the commit exists whatever happens to the push or the pull request
+        kb.book.log(
+            "learning_promoted",
+            outcome="success",
+            context={
+                "learning": draft.id,
+                "title": published.title,
+                "commit": commit,
+                "branch": target,
+                "pushed": result.pushed,
+                "pr": result.pr_url,
+            },
+        )
+    return result
+
+
+def _check_branch_name(repo: git.Repo, branch: str) -> None:
+    try:
+        run(repo, "check-ref-format", "--branch", branch)
+    except GitError:
+        raise UsageError(f"{branch!r} is not a valid branch name") from None
+    if branch in {h.name for h in repo.heads}:
+        raise UsageError(f"branch {branch!r} already exists: choose another name with --branch")
+
+
+def _commit_on_new_branch(
+    repo: git.Repo, branch: str, message: str, writes: dict[str, bytes], removes: list[str]
+) -> str:
+    """A commit on a new branch from HEAD, built in a temporary index; nothing else moves."""
+    head = head_commit(repo)
+    if head is None:
+        raise UsageError("the repository has no commits yet: commit once before using --branch")
+    with tempfile.TemporaryDirectory(prefix="lore-index-") as tmp:
+        env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+        run(repo, "read-tree", head, env=env)
+        for rel, data in writes.items():
+            blob = store_blob(repo, data, Path(tmp))
+            run(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}", env=env)
+        for rel in removes:
+            run(repo, "update-index", "--force-remove", "--", rel, env=env)
+        tree = run(repo, "write-tree", env=env).strip()
+    commit = run(repo, "commit-tree", tree, "-p", head, "-m", message.rstrip("\n")).strip()
+    # create only: fails (and changes nothing) if the branch appeared meanwhile
+    run(repo, "update-ref", f"refs/heads/{branch}", commit, "0" * 40)
+    return commit
+
+
+def _commit_here(
+    repo: git.Repo,
+    message: str,
+    *,
+    writes: dict[Path, bytes],
+    removes: list[Path],
+    rels: list[str],
+) -> str:
+    """Write/remove files, stage exactly those, commit on the current branch; undo on failure."""
+    saved = {p: p.read_bytes() for p in removes if p.exists()}
+    removed_rels = [rel_path(repo, p) for p in removes]
+    tracked = [r for r in removed_rels if tracked_in_head(repo, r) or _in_index(repo, r)]
+    try:
+        for path, data in writes.items():
+            atomic_write(path, data)
+        for path in removes:
+            path.unlink(missing_ok=True)
+        run(repo, "add", "--", *rels)
+        if tracked:
+            run(repo, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *tracked)
+        run(repo, "commit", "--quiet", "-m", message.rstrip("\n"))
+    except LoreError:
+        for path in writes:
+            path.unlink(missing_ok=True)
+        for path, data in saved.items():
+            atomic_write(path, data)
+        if head_commit(repo) is not None:
+            with contextlib.suppress(GitError):  # best effort: the original error is the news
+                run(repo, "reset", "--quiet", "HEAD", "--", *rels, *tracked)
+        raise
+    return repo.head.commit.hexsha
+
+
+def _in_index(repo: git.Repo, rel: str) -> bool:
+    return bool(run(repo, "ls-files", "--cached", "--", rel).strip())
+
+
+def _open_pr(repo: git.Repo, result: Promotion, base: str | None) -> None:
+    command = ["gh", "pr", "create", "--head", result.branch or ""]
+    if base:
+        command += ["--base", base]
+    command += ["--title", f"lore(learning): publish {result.id}: {result.title}"]
+    command += ["--body", f"Publishes the learning `{result.path}` for review."]
+    result.pr_command = command
+    gh = shutil.which("gh")
+    if gh is None:
+        result.warning = f"gh is not on PATH; open the pull request with: {shlex.join(command)}"
+        return
+    done = subprocess.run(
+        [gh, *command[1:]],
+        cwd=repo.working_tree_dir,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines() or ["(no output)"]
+        raise LoreError(
+            f"published {result.id} on branch {result.branch} (pushed) but `gh pr create` "
+            f"failed: {detail[0]}"
+        )
+    result.pr_url = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else None
+
+
+def reject(kb: Learnings, learning_id: str, *, reason: str) -> dict[str, Any]:
+    """Remove a draft (in a commit when git tracks it) and log `learning_rejected`."""
+    if not reason or not reason.strip():
+        raise UsageError("a rejection needs a reason (--reason TEXT)")
+    draft = _draft(kb, learning_id)
+    assert draft.path is not None
+    reason_text, _ = kb.book.sanitizer.redact_text(" ".join(reason.split()))
+    repo = open_repo(kb.book.root)
+    rel = rel_path(repo, draft.path)
+    commit = None
+    if tracked_in_head(repo, rel) or _in_index(repo, rel):
+        _refuse_staged(repo, {rel}, "rejection")
+        message = _message("reject", draft, f"Reason: {reason_text}")
+        commit = _commit_here(repo, message, writes={}, removes=[draft.path], rels=[])
+    else:  # never committed: nothing to record in git, the log keeps the reason
+        draft.path.unlink()
+    kb.book.log(
+        "learning_rejected",
+        outcome="success",
+        context={
+            "learning": draft.id,
+            "title": draft.title,
+            "reason": reason_text,
+            "commit": commit,
+        },
+    )
+    return {
+        "id": draft.id,
+        "title": draft.title,
+        "reason": reason_text,
+        "commit": commit,
+        "path": rel,
+    }
+
+
+def history(kb: Learnings, learning_id: str) -> list[HistoryEntry]:
+    """Commits touching `learnings/<id>.md` or `learnings/drafts/<id>.md`, newest first."""
+    lid = validate_id(learning_id)
+    repo = open_repo(kb.book.root)
+    if head_commit(repo) is None:
+        return []
+    layout = kb.book.layout
+    paths = [
+        rel_path(repo, layout.learnings / f"{lid}.md"),
+        rel_path(repo, layout.drafts / f"{lid}.md"),
+    ]
+    out = run(
+        repo,
+        "log",
+        f"--format=\x01{_GIT_FIELDS}",
+        "--name-status",
+        "--no-renames",
+        "HEAD",
+        "--",
+        *paths,
+    )
+    entries: list[HistoryEntry] = []
+    for chunk in out.split("\x01")[1:]:
+        header, _, names = chunk.partition("\n")
+        full, short, author, date, subject = (header.split("\0") + [""] * 5)[:5]
+        changes = [line.split("\t") for line in names.splitlines() if "\t" in line]
+        kinds = {c[0][0] for c in changes}
+        path = changes[-1][-1] if changes else ""
+        change = (
+            "R"
+            if kinds == {"A", "D"} and len(changes) == 2
+            else (changes[0][0][0] if changes else "M")
+        )
+        if change == "R":
+            path = next(c[1] for c in changes if c[0].startswith("A"))
+        entries.append(HistoryEntry(full, short, author, date, subject, change, path))
+    if not entries and not kb.store.exists(lid):
+        raise LoreError(f"no learning or draft with id {lid!r} and no commits that touched one")
+    return entries

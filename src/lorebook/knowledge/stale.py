@@ -1,0 +1,129 @@
+"""Staleness: a learning is stale when code it is anchored to changed or vanished after the
+learning's own last commit.
+
+Anchors are paths relative to the store root, optionally `path#symbol`: then only commits
+whose diff mentions the symbol count (and the symbol vanishing from the file does too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import git
+
+from .gitrepo import head_commit, open_repo, rel_path, run
+from .model import Learning
+
+if TYPE_CHECKING:
+    from .api import Learnings
+
+
+@dataclass
+class AnchorChange:
+    anchor: str
+    reason: str  # "deleted", "missing", "changed", "symbol removed", "outside the repository"
+    commits: list[str] = field(default_factory=list)  # short hashes, newest first
+
+
+@dataclass
+class StaleReport:
+    id: str
+    title: str
+    path: str
+    since: str | None  # the learning's last commit (None: never committed)
+    anchors: list[AnchorChange]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def split_anchor(anchor: str) -> tuple[str, str | None]:
+    path, _, symbol = anchor.partition("#")
+    return path.strip().rstrip("/"), (symbol.strip() or None)
+
+
+def _last_commits(repo: git.Repo, dirs: list[str]) -> dict[str, str]:
+    """Newest commit per file under `dirs` (one `git log` for all learnings)."""
+    out = run(repo, "log", "--format=\x01%H", "--name-only", "--no-renames", "HEAD", "--", *dirs)
+    newest: dict[str, str] = {}
+    for chunk in out.split("\x01")[1:]:
+        sha, _, names = chunk.partition("\n")
+        for name in names.splitlines():
+            if name:
+                newest.setdefault(name, sha.strip())
+    return newest
+
+
+def _exists_in_head(repo: git.Repo, rel: str) -> bool:
+    return bool(run(repo, "ls-tree", "--name-only", "HEAD", "--", rel).strip())
+
+
+def _check_anchor(repo: git.Repo, since: str | None, anchor: str, rel: str) -> AnchorChange | None:
+    _, symbol = split_anchor(anchor)
+    if not _exists_in_head(repo, rel):
+        ever = run(repo, "log", "-1", "--format=%h", "HEAD", "--", rel).strip()
+        return AnchorChange(anchor, "deleted" if ever else "missing", [ever] if ever else [])
+    if since is None:
+        return None
+    if symbol is None:
+        out = run(repo, "log", "--format=%h", f"{since}..HEAD", "--", rel)
+        commits = out.split()
+        return AnchorChange(anchor, "changed", commits) if commits else None
+    out = run(repo, "log", "-p", "--format=\x01%h", "--unified=0", f"{since}..HEAD", "--", rel)
+    commits = []
+    for chunk in out.split("\x01")[1:]:
+        short, _, patch = chunk.partition("\n")
+        for line in patch.splitlines():
+            changed = line.startswith(("+", "-", "@@")) and not line.startswith(("+++", "---"))
+            if changed and symbol in line:
+                commits.append(short.strip())
+                break
+    if commits:
+        return AnchorChange(anchor, "changed", commits)
+    if symbol not in _blob_text(repo, rel):
+        return AnchorChange(anchor, "symbol removed", [])
+    return None
+
+
+def _blob_text(repo: git.Repo, rel: str) -> str:
+    try:
+        return run(repo, "show", f"HEAD:{rel}")
+    except Exception:  # a directory anchor with a symbol: search every file under it
+        return run(repo, "grep", "-h", "-e", "", "HEAD", "--", rel)
+
+
+def find_stale(kb: Learnings, learnings: list[Learning]) -> list[StaleReport]:
+    """The stale learnings among `learnings`, each with the anchors that moved."""
+    anchored = [x for x in learnings if x.anchors and x.path is not None]
+    if not anchored:
+        return []
+    repo = open_repo(kb.book.root)
+    if head_commit(repo) is None:
+        return []
+    layout = kb.book.layout
+    newest = _last_commits(repo, [rel_path(repo, layout.learnings)])
+    reports = []
+    for learning in anchored:
+        assert learning.path is not None
+        rel = rel_path(repo, learning.path)
+        since = newest.get(rel)
+        if since is None:  # a draft promoted from drafts/: its history is under drafts/
+            since = newest.get(rel_path(repo, layout.drafts / learning.path.name))
+        changes = []
+        for anchor in learning.anchors:
+            path, _ = split_anchor(anchor)
+            if not path:
+                continue
+            try:
+                target = rel_path(repo, kb.book.root / path)
+            except ValueError:
+                changes.append(AnchorChange(anchor, "outside the repository"))
+                continue
+            change = _check_anchor(repo, since, anchor, target)
+            if change:
+                changes.append(change)
+        if changes:
+            learning.stale = True
+            reports.append(StaleReport(learning.id, learning.title, rel, since, changes))
+    return reports

@@ -1,0 +1,113 @@
+"""Staleness: anchors changed or deleted in commits after the learning's own last commit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import click_run, git
+from lorebook import Lorebook
+
+
+@pytest.fixture
+def anchored(book: Lorebook) -> Lorebook:
+    root = book.root
+    (root / "src").mkdir()
+    (root / "src" / "db.py").write_text("def connect():\n    return 1\n\n\ndef other():\n"
+                                        "    return 2\n")
+    (root / "src" / "policy.sql").write_text("create policy p;\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "code")
+    book.learnings.new(title="Connect retries", publish=True, learning_id="connect",
+                       anchors=["src/db.py#connect"])
+    book.learnings.new(title="RLS policy", publish=True, learning_id="rls",
+                       anchors=["src/policy.sql"])
+    book.learnings.new(title="Whole folder", publish=True, learning_id="folder",
+                       anchors=["src/"])
+    book.learnings.new(title="No anchors", publish=True, learning_id="free")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "learnings")
+    return book
+
+
+def _stale(book: Lorebook) -> dict[str, list[tuple[str, str]]]:
+    return {r.id: [(c.anchor, c.reason) for c in r.anchors] for r in book.learnings.stale()}
+
+
+def test_nothing_is_stale_right_after_the_learning_was_committed(anchored: Lorebook) -> None:
+    assert _stale(anchored) == {}
+    assert [x.stale for x in anchored.learnings.query(stale=False)] == [False] * 4
+
+
+def test_a_change_after_the_learning_marks_it_stale(anchored: Lorebook) -> None:
+    root = anchored.root
+    (root / "src" / "policy.sql").write_text("create policy p with check (true);\n")
+    git(root, "commit", "-q", "-am", "loosen policy")
+    short = git(root, "rev-parse", "--short", "HEAD").strip()
+    reports = {r.id: r for r in anchored.learnings.stale()}
+    assert set(reports) == {"rls", "folder"}
+    assert reports["rls"].anchors[0].reason == "changed"
+    assert reports["rls"].anchors[0].commits == [short]
+    assert [x.id for x in anchored.learnings.query(stale=True)] == ["folder", "rls"]
+    # rewriting the learning (a newer commit of it) makes it fresh again
+    learning = anchored.learnings.get("rls")
+    learning.body = "## Problem\nUpdated after the policy change.\n"
+    anchored.learnings.store.write(learning)
+    git(root, "commit", "-q", "-am", "refresh rls lesson")
+    assert set(_stale(anchored)) == {"folder"}
+
+
+def test_symbol_anchors_count_only_changes_that_mention_the_symbol(anchored: Lorebook) -> None:
+    root = anchored.root
+    db = root / "src" / "db.py"
+    db.write_text(db.read_text().replace("return 2", "return 3"))
+    git(root, "commit", "-q", "-am", "touch other()")
+    assert "connect" not in _stale(anchored)
+    db.write_text(db.read_text().replace("def connect():\n    return 1",
+                                         "def connect():\n    return retry(1)"))
+    git(root, "commit", "-q", "-am", "retry connect()")
+    assert _stale(anchored)["connect"] == [("src/db.py#connect", "changed")]
+
+
+def test_deleted_and_missing_anchors(anchored: Lorebook) -> None:
+    root = anchored.root
+    git(root, "rm", "-q", "src/policy.sql")
+    git(root, "commit", "-q", "-m", "drop policy")
+    anchored.learnings.new(title="Typo", publish=True, learning_id="typo",
+                           anchors=["src/nope.py"])
+    anchored.learnings.new(title="Odd", publish=True, learning_id="odd",
+                           anchors=["../elsewhere.py", "/etc/hosts", "./src/db.py"])
+    stale = _stale(anchored)
+    assert stale["rls"] == [("src/policy.sql", "deleted")]
+    assert stale["typo"] == [("src/nope.py", "missing")]
+    assert stale["odd"] == [("../elsewhere.py", "outside the repository"),
+                            ("/etc/hosts", "outside the repository")]
+
+
+def test_stale_cli_json_and_human(anchored: Lorebook) -> None:
+    root = anchored.root
+    (root / "src" / "policy.sql").write_text("drop policy p;\n")
+    git(root, "commit", "-q", "-am", "drop it")
+    result = click_run(["--root", str(root), "stale", "--json"])
+    assert result.code == 0, result.err
+    data = result.json()
+    assert isinstance(data, list)
+    assert [r["id"] for r in data] == ["folder", "rls"]
+    assert data[1]["anchors"][0]["anchor"] == "src/policy.sql"
+    human = click_run(["--root", str(root), "stale"])
+    assert "rls  RLS policy" in human.out and "src/policy.sql: changed" in human.out
+    listed = click_run(["--root", str(root), "learnings", "--stale"])
+    assert [line.split()[0] for line in listed.out.splitlines()] == ["folder", "rls"]
+    shown = click_run(["--root", str(root), "show", "rls", "--json"])
+    assert shown.json()["stale"] is True  # type: ignore[index]
+
+
+def test_no_stale_learnings_outside_history(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    book = Lorebook.init(root, env={})
+    book.learnings.new(title="x", publish=True, anchors=["a.py"])
+    assert book.learnings.stale() == []  # no commits yet: nothing to compare with
+    assert click_run(["--root", str(root), "stale"]).out.strip() == "no stale learnings"
