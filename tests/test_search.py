@@ -145,7 +145,7 @@ def test_limit_and_order(search_store: Path) -> None:
 def test_recommendation_from_stats(search_store: Path) -> None:
     book = open_book(search_store)
     figures = {"rls-anon-insert": (4, 1.0, 1), "deploy-port-conflict": (5, 0.7, 2)}
-    book.index.stats = lambda i: figures.get(i, (0, None, 1))
+    book.index.stats_snapshot = lambda: lambda i: figures.get(i, (0, None, 1))
     top = book.index.search("RLS insert anonymous", limit=1)[0].to_dict()
     assert (top["applications"], top["success_rate"]) == (4, 1.0)
     assert top["recommendation"] == "HIGH SUCCESS — apply preemptively"
@@ -235,3 +235,17 @@ def test_no_refresh_searches_the_index_as_it_is(search_store: Path) -> None:
     stale = search(search_store, "zebracorn outage", "--no-refresh")
     assert "fresh-one" not in ids(stale)
     assert ids(search(search_store, "zebracorn outage"))[0] == "fresh-one"
+
+
+def test_applications_from_the_log_drive_the_recommendation(search_store: Path) -> None:
+    book = open_book(search_store)
+    for _ in range(3):
+        book.knowledge.apply("rls-anon-insert", outcome="success")
+    book.knowledge.apply("deploy-port-conflict", outcome="success")
+    book.knowledge.apply("deploy-port-conflict", outcome="failure")
+    rls = search(search_store, "RLS insert anonymous")["results"][0]
+    assert (rls["id"], rls["applications"], rls["success_rate"]) == ("rls-anon-insert", 3, 1.0)
+    assert rls["recommendation"] == "HIGH SUCCESS — apply preemptively"
+    port = search(search_store, "port 8080 already in use")["results"][0]
+    assert (port["applications"], port["success_rate"]) == (2, 0.5)
+    assert port["recommendation"].startswith("LOW SUCCESS")

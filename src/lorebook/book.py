@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from functools import cached_property
@@ -265,7 +265,35 @@ class Lorebook:
         """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
         from .index import SearchIndex
 
-        return SearchIndex(self.layout, self.config, env=self.env)
+        return SearchIndex(
+            self.layout, self.config, env=self.env, stats_snapshot=self._learning_figures
+        )
+
+    def _learning_figures(self) -> Callable[[str], tuple[int, float | None, int]]:
+        """Applications, success rate and occurrences per learning id, from the log now."""
+        from .knowledge.stats import rate
+
+        figures = self.knowledge.figures()
+
+        def of(learning_id: str) -> tuple[int, float | None, int]:
+            found = figures.get(learning_id)
+            if found is None:
+                return 0, None, 1
+            if found.applications:
+                return (
+                    found.applications,
+                    rate(found.successes, found.applications),
+                    max(found.occurrences, 1),
+                )
+            if found.occurrences:  # a pattern: its occurrences say how well it was solved
+                return (
+                    found.occurrences,
+                    rate(found.occurrence_successes, found.occurrences),
+                    found.occurrences,
+                )
+            return 0, None, 1
+
+        return of
 
     def preflight(
         self, task: str, *, phase: str = "plan", limit: int = 5, log: bool = True

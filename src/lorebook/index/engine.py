@@ -95,8 +95,11 @@ class SearchIndex:
         *,
         env: Mapping[str, str] | None = None,
         stats: StatsProvider = no_stats,
+        stats_snapshot: Callable[[], StatsProvider] | None = None,
         warn: Callable[[str], None] | None = None,
     ) -> None:
+        """`stats_snapshot`, when given, is called once per search for fresh figures
+        (applications, success rate, occurrences) of the learnings found; else `stats`."""
         environ = os.environ if env is None else env
         index = config.section("index")
         search = config.section("search")
@@ -112,6 +115,7 @@ class SearchIndex:
         self.rank = RankSettings.from_config(search)
         self.synonyms = SynonymTable.from_config(search.get("synonyms"))
         self.stats = stats
+        self.stats_snapshot = stats_snapshot
         self.warnings: list[str] = []
         self._warn = warn
         self._embedder: Embedder | None = None
@@ -287,9 +291,10 @@ class SearchIndex:
                 continue
             scored.append((key, doc, kw, sem, sim))
         top = max(max((s[4] for s in scored), default=1.0), 1e-9)
+        stats = self.stats_snapshot() if (scored and self.stats_snapshot) else self.stats
         out = []
         for key, doc, kw, sem, sim in scored:
-            applications, rate, occurrences = self.stats(doc["id"])
+            applications, rate, occurrences = stats(doc["id"])
             score = leo_score(
                 sim / top,
                 success_rate=rate,
