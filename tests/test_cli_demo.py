@@ -25,7 +25,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 def test_json_shape(demo: tuple[Path, dict[str, Any]]) -> None:
     root, data = demo
     assert set(data) == {"root", "sessions", "resume", "expertise", "learnings", "drafts",
-                         "stale", "report"}
+                         "stale", "report", "search", "preflight"}
     assert data["root"] == str(root.resolve())
 
 
@@ -150,3 +150,16 @@ def test_refuses_a_regular_file(tmp_path: Path) -> None:
     target = tmp_path / "file.txt"
     target.write_text("x")
     assert_one_error_line(lore("demo", str(target)), str(target))
+
+
+def test_demo_shows_search_and_preflight(demo: tuple[Path, dict[str, Any]]) -> None:
+    _, data = demo
+    found = data["search"]
+    assert found["query"] == "row level security stops inserts"
+    assert found["results"][0]["title"] == "RLS policy blocks INSERT with the anon key"
+    brief = data["preflight"]
+    assert brief["phase"] == "deploy"
+    titles = [item["title"] for item in brief["learnings"]]
+    assert "Deploy failed because port 5000 was already allocated" in titles
+    assert "RELEVANT PAST LEARNINGS:" in brief["text"]
+    assert brief["expertise"] and brief["expertise"][0]["domain"] == "api"

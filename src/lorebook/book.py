@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from functools import cached_property
@@ -24,6 +24,7 @@ from .timeutil import format_ts, utcnow
 
 if TYPE_CHECKING:
     from .expertise.api import Expertise
+    from .index import SearchIndex
     from .knowledge.api import Learnings
     from .knowledge.ops import KnowledgeOps
     from .log.catalog_query import CatalogView
@@ -43,6 +44,7 @@ class Lorebook:
         self.appender = appender or Appender(root, config, env)
         self.root = root
         self.config = config
+        self.env = env
         self.layout = self.appender.layout
         self.sanitizer = self.appender.sanitizer
         self.writer = self.appender.writer
@@ -288,6 +290,69 @@ class Lorebook:
             now=now or utcnow(),
             on_problem=on_problem,
         )
+
+    @cached_property
+    def index(self) -> SearchIndex:
+        """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
+        from .index import SearchIndex
+
+        return SearchIndex(
+            self.layout, self.config, env=self.env, stats_snapshot=self._learning_figures
+        )
+
+    def _learning_figures(self) -> Callable[[str], tuple[int, float | None, int]]:
+        """Applications, success rate and occurrences per learning id, from the log now."""
+        from .knowledge.stats import rate
+
+        figures = self.knowledge.figures()
+
+        def of(learning_id: str) -> tuple[int, float | None, int]:
+            found = figures.get(learning_id)
+            if found is None:
+                return 0, None, 1
+            if found.applications:
+                return (
+                    found.applications,
+                    rate(found.successes, found.applications),
+                    max(found.occurrences, 1),
+                )
+            if found.occurrences:  # a pattern: its occurrences say how well it was solved
+                return (
+                    found.occurrences,
+                    rate(found.occurrence_successes, found.occurrences),
+                    found.occurrences,
+                )
+            return 0, None, 1
+
+        return of
+
+    def preflight(
+        self, task: str, *, phase: str = "plan", limit: int = 5, log: bool = True
+    ) -> dict[str, Any]:
+        """What the team learned about `task` (see `lore preflight`); logged as a search action."""
+        from .index.preflight import build_preflight
+
+        def expertise(text: str, categories: list[str]) -> list[dict[str, Any]]:
+            known = set(self.expertise.domains())
+            wanted = [self.expertise.classify(text).domain, *categories]
+            found = []
+            for domain in dict.fromkeys(d for d in wanted if d in known):
+                try:
+                    block = self.expertise.prompt(domain=domain)
+                except LoreError as exc:  # a broken expertise file must not break preflight
+                    self.index.warn(f"expertise skipped: {exc}")
+                    continue
+                if block["exists"]:
+                    found.append({"domain": domain, "prompt": block["prompt"]})
+            return found
+
+        brief = build_preflight(
+            self.index, self.sanitizer, expertise, task, phase=phase, limit=limit
+        )
+        if log:
+            ids = [item["id"] for item in brief["learnings"]]
+            self.log("search", context={"query": task, "phase": phase, "results": ids})
+        return brief
 
     @cached_property
     def learnings(self) -> Learnings:

@@ -268,6 +268,20 @@ def learn_expertise(book: Lorebook) -> dict[str, Any]:
     return book.expertise.learn(finished)
 
 
+SEARCH_QUERY = "row level security stops inserts"
+PREFLIGHT_TASK = "deploy the api service"
+
+
+def search_demo(book: Lorebook) -> dict[str, Any]:
+    """Search (the RLS lesson found without the word RLS) and a deploy preflight."""
+    hits = book.index.search(SEARCH_QUERY, limit=3)
+    return {
+        "search": {"query": SEARCH_QUERY, "results": [h.to_dict() for h in hits]},
+        # not logged: the sample's action log tells its own story (see `lore resume`)
+        "preflight": book.preflight(PREFLIGHT_TASK, phase="deploy", limit=3, log=False),
+    }
+
+
 def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dict[str, Any]:
     """What `lore demo` shows: the sessions, the resume brief's data, what expertise learned,
     the learnings (drafts awaiting review, learnings whose code changed since) and a week's

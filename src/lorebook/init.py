@@ -37,6 +37,16 @@ CONFIG_TEMPLATE = """\
 #   learn_on_session_end: false  # learn from each session when it ends
 #   commit: true                 # commit every expertise update (false: write only)
 #   domains: {mobile: {keywords: [ios, android], globs: ["**/*.swift"]}}
+# embedding:
+#   model: all-MiniLM-L6-v2      # the packaged model, or a local sentence-transformers folder
+# index:
+#   chroma_url: null             # a shared `chroma run` server (else LORE_CHROMA_URL, else local)
+# search:
+#   threshold: 0.15              # minimum similarity of a result (0..1)
+#   weights: {similarity: 0.4, success: 0.3, recency: 0.2, specificity: 0.1}
+#   synonyms: [[pg, postgres, postgresql]]   # added to the built-in table
+# watch:
+#   debounce_seconds: 2          # quiet time before `lore watch` indexes
 # drafts:
 #   auto: true                   # draft learnings from the log (see docs/patterns.md)
 #   lookback_days: 90            # how far back an epic's actions are read
