@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore
+from conftest import assert_one_error_line, clean_env, click_run, git, lore
 from lorebook.index import Filters
-from search_fixtures import Backend, open_book, write_learning
+from search_fixtures import LEARNINGS, Backend, open_book, write_learning
 
 JSON_FIELDS = {"id", "title", "kind", "category", "severity", "status", "tags", "created",
                "score", "similarity", "keyword_score", "semantic_score", "takeaway",
@@ -249,3 +249,26 @@ def test_applications_from_the_log_drive_the_recommendation(search_store: Path) 
     port = search(search_store, "port 8080 already in use")["results"][0]
     assert (port["applications"], port["success_rate"]) == (2, 0.5)
     assert port["recommendation"].startswith("LOW SUCCESS")
+
+
+def test_stale_learning_is_flagged_and_down_ranked(search_store: Path) -> None:
+    policies = search_store / "db" / "policies.sql"
+    policies.parent.mkdir()
+    policies.write_text("create policy anon_insert on items;\n")
+    write_learning(search_store, "rls-anon-insert",
+                   **{**LEARNINGS["rls-anon-insert"], "anchors": ["db/policies.sql"]})
+    git(search_store, "add", "-A")
+    git(search_store, "commit", "-q", "-m", "the lesson and the code it is about")
+    fresh = search(search_store, "RLS policy blocks insert")["results"][0]
+    assert (fresh["id"], fresh["stale"]) == ("rls-anon-insert", False)
+    assert "stale" not in fresh["recommendation"]
+
+    policies.write_text("create policy anon_insert on items with check (true);\n")
+    git(search_store, "commit", "-q", "-a", "-m", "change the policy")
+    stale = search(search_store, "RLS policy blocks insert")["results"][0]
+    assert (stale["id"], stale["stale"]) == ("rls-anon-insert", True)
+    assert "stale" in stale["recommendation"]
+    assert stale["score"] < fresh["score"]  # same similarity, down-ranked
+    assert stale["similarity"] == fresh["similarity"]
+    # the answer is cached per commit; a further commit is seen again
+    assert (search_store / ".lore" / "cache" / "stale-v1.json").is_file()

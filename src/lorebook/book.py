@@ -297,7 +297,11 @@ class Lorebook:
         from .index import SearchIndex
 
         return SearchIndex(
-            self.layout, self.config, env=self.env, stats_snapshot=self._learning_figures
+            self.layout,
+            self.config,
+            env=self.env,
+            stats_snapshot=self._learning_figures,
+            stale_snapshot=self.learnings.stale_ids,
         )
 
     def _learning_figures(self) -> Callable[[str], tuple[int, float | None, int]]:

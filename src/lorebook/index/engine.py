@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -96,10 +96,12 @@ class SearchIndex:
         env: Mapping[str, str] | None = None,
         stats: StatsProvider = no_stats,
         stats_snapshot: Callable[[], StatsProvider] | None = None,
+        stale_snapshot: Callable[[], Collection[str]] | None = None,
         warn: Callable[[str], None] | None = None,
     ) -> None:
         """`stats_snapshot`, when given, is called once per search for fresh figures
-        (applications, success rate, occurrences) of the learnings found; else `stats`."""
+        (applications, success rate, occurrences) of the learnings found; else `stats`.
+        `stale_snapshot` likewise gives the ids of stale learnings (down-ranked, flagged)."""
         environ = os.environ if env is None else env
         index = config.section("index")
         search = config.section("search")
@@ -116,6 +118,7 @@ class SearchIndex:
         self.synonyms = SynonymTable.from_config(search.get("synonyms"))
         self.stats = stats
         self.stats_snapshot = stats_snapshot
+        self.stale_snapshot = stale_snapshot
         self.warnings: list[str] = []
         self._warn = warn
         self._embedder: Embedder | None = None
@@ -292,8 +295,11 @@ class SearchIndex:
             scored.append((key, doc, kw, sem, sim))
         top = max(max((s[4] for s in scored), default=1.0), 1e-9)
         stats = self.stats_snapshot() if (scored and self.stats_snapshot) else self.stats
+        stale_ids = self.stale_snapshot() if (scored and self.stale_snapshot) else ()
         out = []
         for key, doc, kw, sem, sim in scored:
+            if doc["id"] in stale_ids:
+                doc = {**doc, "stale": True}
             applications, rate, occurrences = stats(doc["id"])
             score = leo_score(
                 sim / top,
