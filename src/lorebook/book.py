@@ -379,7 +379,10 @@ class Lorebook:
 
         report = check_log(self.layout.actionlog, self.root, self.sanitizer)
         report.learnings = check_learnings(self.layout, self.sanitizer, report.findings.append)
-        report.expertise = check_expertise(self.layout, self.sanitizer, report.findings.append)
+        max_lines = int(self.config.section("expertise").get("max_lines", 1000))
+        report.expertise = check_expertise(
+            self.layout, self.sanitizer, report.findings.append, max_lines=max_lines
+        )
         return report
 
     def report(

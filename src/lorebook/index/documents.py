@@ -7,16 +7,15 @@ The index depends only on this interface, so the source of learnings (the knowle
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..knowledge.sections import split_sections
 from ..log.reader import Problem
 from ..paths import Layout
 
-_HEADING = re.compile(r"^## +(.+?)\s*#*\s*$", re.MULTILINE)
 _FENCE = "---"
 
 
@@ -41,15 +40,7 @@ class Document:
 
     def sections(self) -> dict[str, str]:
         """The body's `## ` sections by heading; text before the first heading is `""`."""
-        found = list(_HEADING.finditer(self.body))
-        out: dict[str, str] = {}
-        head = self.body[: found[0].start()] if found else self.body
-        if head.strip():
-            out[""] = head.strip()
-        for i, match in enumerate(found):
-            end = found[i + 1].start() if i + 1 < len(found) else len(self.body)
-            out.setdefault(match.group(1), self.body[match.end() : end].strip())
-        return out
+        return split_sections(self.body, keep_head=True)
 
     @property
     def takeaway(self) -> str:
