@@ -102,3 +102,17 @@ def test_broken_expertise_file_is_a_warning(search_store: Path) -> None:
     data = result.json()
     assert isinstance(data, dict) and data["expertise"] == []
     assert data["learnings"][0]["id"] == "rls-anon-insert"
+
+
+def test_drafts_awaiting_review_stay_out_of_the_prompt(search_store: Path) -> None:
+    write_learning(search_store, "draft-rls-tip", folder="learnings/drafts", status="draft",
+                   title="Row level security blocks anonymous inserts on the orders table",
+                   created="2026-11-01", body="## Key Takeaway\nUnreviewed advice.")
+    text = click_run(["preflight", "add row level security policies to the orders table"],
+                     env={"LORE_ROOT": str(search_store)}).out
+    assert "Unreviewed advice" not in text
+    assert "Check the table's policies before mutating with the anon key." in text
+    found = click_run(["search", "row level security orders table anonymous inserts", "--json"],
+                      env={"LORE_ROOT": str(search_store)}).json()
+    assert isinstance(found, dict)
+    assert "draft-rls-tip" in [r["id"] for r in found["results"]]  # search still finds it

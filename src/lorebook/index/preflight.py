@@ -33,9 +33,10 @@ def find_learnings(index: SearchIndex, task: str, phase: str, limit: int) -> lis
     """The learnings for `task`; for deploy, deployment learnings first, high severity first."""
     if phase not in PHASES:
         raise UsageError(f"phase {phase!r} is not one of: {', '.join(PHASES)}")
+    reviewed = Filters(status="published")  # drafts await review: not for an agent's prompt yet
     if phase != "deploy":
-        return index.search(task, limit=limit, filters=Filters())
-    candidates = index.search(f"{task} deployment", limit=max(limit * 4, 20), filters=Filters())
+        return index.search(task, limit=limit, filters=reviewed)
+    candidates = index.search(f"{task} deployment", limit=max(limit * 4, 20), filters=reviewed)
     candidates.sort(
         key=lambda r: (
             not _is_deployment(r),
