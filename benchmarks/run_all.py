@@ -4,7 +4,8 @@
 
 Runs, in order: bench_append.py, bench_cold_log.py, bench_resume.py (which generates and caches
 the 1,000,000-action and 1,000-action stores under --workdir the first time: a few minutes),
-bench_learnings.py (10,000 generated learning files, also cached under --workdir).
+bench_learnings.py (10,000 generated learning files, also cached under --workdir),
+bench_catalog.py (the action catalog on the 1M store: another few minutes).
 Each script's own detailed output is shown as it runs; its figures are saved as JSON under
 `--workdir/results/` and summarised at the end.
 """
@@ -28,6 +29,29 @@ def run(script: str, args: list[str], out: Path) -> dict[str, Any]:
     if done.returncode != 0:
         raise SystemExit(f"{script} failed with exit status {done.returncode}")
     return dict(json.loads(out.read_text()))
+
+
+def catalog_rows(catalog: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """The action catalog's rows (bench_catalog.py)."""
+    f = catalog["figures"]
+    out = [("catalog: first build, 1M actions",
+            f"{f['build_s']:.1f} s, peak RSS {f['build_rss_mb']:.0f} MB, "
+            f"{f['catalog_mb']:.0f} MB", "report", "-")]
+    for name, label in (("actions", "`lore actions --type deploy --outcome failure --since 30d`"),
+                        ("report", "`lore report --days 7`")):
+        cat, scan = f[f"{name}_catalog_s"], f[f"{name}_scan_s"]
+        out.append((f"{label}, catalog warm (vs scan)",
+                    f"{cat * 1000:.0f} ms (scan {scan * 1000:.0f} ms)", "<= 1 s",
+                    "met" if cat <= 1.0 else "NOT MET"))
+    out.append(("catalog sync after 1,000 appends", f"{f['sync_1000_s'] * 1000:.0f} ms",
+                "<= 200 ms", "met" if f["sync_1000_s"] <= 0.2 else "NOT MET"))
+    for name in ("catalog all", "scan all"):
+        e = f.get(f"export {name}")
+        if e:
+            out.append((f"`lore export --format jsonl`, every action ({name.split()[0]})",
+                        f"{e['mb_per_s']:.1f} MB/s, peak RSS {e['peak_rss_mb']:.0f} MB",
+                        "flat memory", "-"))
+    return out
 
 
 def rows(append: dict[str, Any], cold: dict[str, Any], resume: dict[str, Any]
@@ -137,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
                 ["--workdir", str(args.workdir), "--count", "10000",
                  "--rounds", "1" if quick else "3"],
                 results / "learnings.json")
+    catalog = run("bench_catalog.py",
+                  ["--workdir", str(args.workdir), "--runs", "3" if quick else "7",
+                   *(["--quick"] if quick else [])],
+                  results / "catalog.json")
     info = machine()
     head = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True, check=False).stdout.strip()
@@ -148,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n=== summary ({info.get('cpu', '?')}, {info['nproc']} CPUs, "
           f"{info.get('ram_gib', '?')} GiB RAM, Python {info['python']}, "
           f"disk {info.get('disk', '?')})")
-    table = rows(append, cold, resume) + learning_rows(learn)
+    table = rows(append, cold, resume) + learning_rows(learn) + catalog_rows(catalog)
     print_table(table, args.markdown)
     missed = [r[0] for r in table if r[3] == "NOT MET"]
     print(f"\n{len(missed)} target(s) not met{': ' + '; '.join(missed) if missed else ''}")

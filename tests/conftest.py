@@ -18,6 +18,8 @@ from click.testing import CliRunner
 from lorebook import Lorebook
 from lorebook.cli.app import run
 
+pytest_plugins = ["search_fixtures"]  # model / Chroma server fixtures for the search tests
+
 ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 LORE = [sys.executable, "-m", "lorebook"]

@@ -25,8 +25,17 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 def test_json_shape(demo: tuple[Path, dict[str, Any]]) -> None:
     root, data = demo
     assert set(data) == {"root", "sessions", "resume", "expertise", "learnings", "drafts",
-                         "stale"}
+                         "stale", "report", "search", "preflight"}
     assert data["root"] == str(root.resolve())
+
+
+def test_report_summary_of_the_demo_week(demo: tuple[Path, dict[str, Any]]) -> None:
+    _, data = demo
+    summary = data["report"]["summary"]
+    assert summary["total_actions"] == sum(s["action_count"] for s in data["sessions"])
+    assert summary["active_projects"] == ["consilio"]
+    assert data["report"]["deployments"]["total"] >= 1
+    assert data["report"]["recent_failures"]
 
 
 def test_the_finished_session_taught_its_domain(demo: tuple[Path, dict[str, Any]]) -> None:
@@ -123,6 +132,8 @@ def test_human_output(tmp_path: Path) -> None:
     assert "fix-42" in result.out
     assert "$ lore expertise learn --session" in result.out
     assert ".expertise/api.yaml: 3 changes" in result.out
+    assert "$ lore report --days 7" in result.out
+    assert "Success rate: " in result.out and "Active projects: consilio" in result.out
 
 
 def test_refuses_a_non_empty_directory(tmp_path: Path) -> None:
@@ -139,3 +150,16 @@ def test_refuses_a_regular_file(tmp_path: Path) -> None:
     target = tmp_path / "file.txt"
     target.write_text("x")
     assert_one_error_line(lore("demo", str(target)), str(target))
+
+
+def test_demo_shows_search_and_preflight(demo: tuple[Path, dict[str, Any]]) -> None:
+    _, data = demo
+    found = data["search"]
+    assert found["query"] == "row level security stops inserts"
+    assert found["results"][0]["title"] == "RLS policy blocks INSERT with the anon key"
+    brief = data["preflight"]
+    assert brief["phase"] == "deploy"
+    titles = [item["title"] for item in brief["learnings"]]
+    assert "Deploy failed because port 5000 was already allocated" in titles
+    assert "RELEVANT PAST LEARNINGS:" in brief["text"]
+    assert brief["expertise"] and brief["expertise"][0]["domain"] == "api"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from functools import cached_property
@@ -24,8 +24,10 @@ from .timeutil import format_ts, utcnow
 
 if TYPE_CHECKING:
     from .expertise.api import Expertise
+    from .index import SearchIndex
     from .knowledge.api import Learnings
     from .knowledge.ops import KnowledgeOps
+    from .log.catalog_query import CatalogView
 
 
 class Lorebook:
@@ -42,6 +44,7 @@ class Lorebook:
         self.appender = appender or Appender(root, config, env)
         self.root = root
         self.config = config
+        self.env = env
         self.layout = self.appender.layout
         self.sanitizer = self.appender.sanitizer
         self.writer = self.appender.writer
@@ -174,15 +177,28 @@ class Lorebook:
         )
 
     # -- reading ---------------------------------------------------------------------------
+    @cached_property
+    def catalog(self) -> CatalogView:
+        """The action catalog under `.lore/cache/` (synced on use; see lorebook.log.catalog)."""
+        from .log.catalog_query import open_view
+
+        return open_view(self.layout, self.config)
+
     def iter_actions(
         self,
         query: ActionFilter | None = None,
         *,
         newest_first: bool = True,
         on_problem: OnProblem = _ignore,
+        include_archive: bool = False,
     ) -> Iterator[dict[str, Any]]:
-        """Stream matching actions; day directories outside the window are never opened."""
+        """Stream matching actions from the catalog, else from the shards (same results)."""
         query = query or ActionFilter()
+        found = self.catalog.iter_actions(
+            query, newest_first=newest_first, include_archive=include_archive, on_problem=on_problem
+        )
+        if found is not None:
+            return found
         records = iter_records(
             self.layout.actionlog,
             base=self.root,
@@ -191,11 +207,17 @@ class Lorebook:
             newest_first=newest_first,
             sessions=[query.session] if query.session else None,
             on_problem=on_problem,
+            include_archive=include_archive,
         )
         return (r for r in records if query.matches(r))
 
     def actions(
-        self, *, limit: int | None = 50, on_problem: OnProblem = _ignore, **filters: Any
+        self,
+        *,
+        limit: int | None = 50,
+        on_problem: OnProblem = _ignore,
+        include_archive: bool = False,
+        **filters: Any,
     ) -> list[dict[str, Any]]:
         """Matching actions, newest first (filters: type, outcome, project, agent, epic, issue,
         session, category, since, until — times as canonical timestamps or datetimes)."""
@@ -205,10 +227,16 @@ class Lorebook:
         if limit is not None and limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
         out = []
-        for record in self.iter_actions(ActionFilter(**filters), on_problem=on_problem):
+        found = self.iter_actions(
+            ActionFilter(**filters), on_problem=on_problem, include_archive=include_archive
+        )
+        for record in found:
             out.append(record)
             if limit is not None and len(out) >= limit:
                 break
+        close = getattr(found, "close", None)
+        if close is not None:
+            close()  # release the catalog's connection and files now, not at collection
         return out
 
     def sessions(
@@ -223,8 +251,13 @@ class Lorebook:
         """Every session with its status, most recently active first."""
         if status is not None and status not in STATUSES:
             raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
-        records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
-        infos = summarize(records, now or utcnow(), self.config.idle_minutes)
+        now = now or utcnow()
+        infos = self.catalog.sessions(
+            project=project, agent=agent, now=now, idle=self.config.idle_minutes
+        )
+        if infos is None:
+            records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
+            infos = summarize(records, now, self.config.idle_minutes)
         return [
             s
             for s in infos
@@ -259,6 +292,73 @@ class Lorebook:
         )
 
     @cached_property
+    def index(self) -> SearchIndex:
+        """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
+        from .index import SearchIndex
+
+        return SearchIndex(
+            self.layout,
+            self.config,
+            env=self.env,
+            stats_snapshot=self._learning_figures,
+            stale_snapshot=self.learnings.stale_ids,
+        )
+
+    def _learning_figures(self) -> Callable[[str], tuple[int, float | None, int]]:
+        """Applications, success rate and occurrences per learning id, from the log now."""
+        from .knowledge.stats import rate
+
+        figures = self.knowledge.figures()
+
+        def of(learning_id: str) -> tuple[int, float | None, int]:
+            found = figures.get(learning_id)
+            if found is None:
+                return 0, None, 1
+            if found.applications:
+                return (
+                    found.applications,
+                    rate(found.successes, found.applications),
+                    max(found.occurrences, 1),
+                )
+            if found.occurrences:  # a pattern: its occurrences say how well it was solved
+                return (
+                    found.occurrences,
+                    rate(found.occurrence_successes, found.occurrences),
+                    found.occurrences,
+                )
+            return 0, None, 1
+
+        return of
+
+    def preflight(
+        self, task: str, *, phase: str = "plan", limit: int = 5, log: bool = True
+    ) -> dict[str, Any]:
+        """What the team learned about `task` (see `lore preflight`); logged as a search action."""
+        from .index.preflight import build_preflight
+
+        def expertise(text: str, categories: list[str]) -> list[dict[str, Any]]:
+            known = set(self.expertise.domains())
+            wanted = [self.expertise.classify(text).domain, *categories]
+            found = []
+            for domain in dict.fromkeys(d for d in wanted if d in known):
+                try:
+                    block = self.expertise.prompt(domain=domain)
+                except LoreError as exc:  # a broken expertise file must not break preflight
+                    self.index.warn(f"expertise skipped: {exc}")
+                    continue
+                if block["exists"]:
+                    found.append({"domain": domain, "prompt": block["prompt"]})
+            return found
+
+        brief = build_preflight(
+            self.index, self.sanitizer, expertise, task, phase=phase, limit=limit
+        )
+        if log:
+            ids = [item["id"] for item in brief["learnings"]]
+            self.log("search", context={"query": task, "phase": phase, "results": ids})
+        return brief
+
+    @cached_property
     def learnings(self) -> Learnings:
         """The knowledge base: learnings, drafts, review through git, staleness."""
         from .knowledge.api import Learnings
@@ -279,8 +379,42 @@ class Lorebook:
 
         report = check_log(self.layout.actionlog, self.root, self.sanitizer)
         report.learnings = check_learnings(self.layout, self.sanitizer, report.findings.append)
-        report.expertise = check_expertise(self.layout, self.sanitizer, report.findings.append)
+        max_lines = int(self.config.section("expertise").get("max_lines", 1000))
+        report.expertise = check_expertise(
+            self.layout, self.sanitizer, report.findings.append, max_lines=max_lines
+        )
         return report
+
+    def report(
+        self,
+        *,
+        days: int | None = 7,
+        since: str | None = None,
+        until: str | None = None,
+        group_by: str = "day",
+        **filters: Any,
+    ) -> dict[str, Any]:
+        """The activity report of `lore report --json` (filters: project, agent, include_archive;
+        since/until as `7d`, dates or timestamps)."""
+        from .log.report import build_report, resolve_window
+
+        window = resolve_window(
+            days=None if since else days, since=since, until=until, now=utcnow()
+        )
+        return build_report(self, window, group_by=group_by, **filters)
+
+    def export_training_data(
+        self, fmt: str = "jsonl", path: str | Path | None = None, **options: Any
+    ) -> dict[str, Any]:
+        """Write training records and their manifest (see `lore export`); returns the manifest.
+        Options: since, until (canonical timestamps), project, with_context, include_archive."""
+        from .log.export import default_path, export
+
+        target = Path(path) if path else default_path(self, fmt, utcnow())
+        options.setdefault("since", None)
+        options.setdefault("until", None)
+        options.setdefault("project", None)
+        return export(self, fmt=fmt, path=target, **options)
 
 
 class Session:

@@ -25,6 +25,8 @@ DEFAULTS: dict[str, Any] = {
     "sessions": {"idle_minutes": 30},
     "resume": {"lookback_sessions": 50, "max_session_days": 14},
     "redaction": {"extra_secret_keys": [], "extra_patterns": {}},
+    "catalog": {"enabled": True, "verify": "recent", "auto_build_days": 60},
+    "retention": {"archive_days": 90, "prune_days": 365},
     "expertise": {
         "max_lines": 1000,
         "failure_max_age_days": 30,

@@ -268,9 +268,27 @@ def learn_expertise(book: Lorebook) -> dict[str, Any]:
     return book.expertise.learn(finished)
 
 
+SEARCH_QUERY = "row level security stops inserts"
+PREFLIGHT_TASK = "deploy the api service"
+
+
+def search_demo(book: Lorebook) -> dict[str, Any]:
+    """Search (the RLS lesson found without the word RLS) and a deploy preflight."""
+    hits = book.index.search(SEARCH_QUERY, limit=3)
+    return {
+        "search": {"query": SEARCH_QUERY, "results": [h.to_dict() for h in hits]},
+        # not logged: the sample's action log tells its own story (see `lore resume`)
+        "preflight": book.preflight(PREFLIGHT_TASK, phase="deploy", limit=3, log=False),
+    }
+
+
 def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dict[str, Any]:
     """What `lore demo` shows: the sessions, the resume brief's data, what expertise learned,
-    the learnings (drafts awaiting review, learnings whose code changed since)."""
+    the learnings (drafts awaiting review, learnings whose code changed since) and a week's
+    activity report."""
+    from .log.report import build_report, resolve_window
+
+    window = resolve_window(days=7, since=None, until=None, now=utcnow())
     return {
         "root": str(book.root),
         "sessions": [s.to_dict() for s in book.sessions()],
@@ -279,4 +297,5 @@ def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dic
         "learnings": [x.to_dict() for x in book.learnings.query(status="published")],
         "drafts": [x.to_dict() for x in book.learnings.drafts()],
         "stale": [r.to_dict() for r in book.learnings.stale()],
+        "report": build_report(book, window, group_by="type"),
     }

@@ -24,12 +24,29 @@ CONFIG_TEMPLATE = """\
 # redaction:
 #   extra_secret_keys: [vault_ref]
 #   extra_patterns: {internal_token: "itk_[A-Za-z0-9]{32}"}
+# catalog:
+#   enabled: true                # false: queries scan the shards instead of .lore/cache/
+#   verify: recent               # all: stat every shard on every query
+#   auto_build_days: 60          # longer logs: `lore catalog` builds the catalog once
+# retention:
+#   archive_days: 90             # `lore archive` moves older shards to actionlog/archive/
+#   prune_days: 365              # `lore prune` deletes older archives
 # expertise:
 #   max_lines: 1000              # .expertise/<domain>.yaml is pruned past this
 #   failure_max_age_days: 30     # `lore expertise validate` drops older failure lessons
 #   learn_on_session_end: false  # learn from each session when it ends
 #   commit: true                 # commit every expertise update (false: write only)
 #   domains: {mobile: {keywords: [ios, android], globs: ["**/*.swift"]}}
+# embedding:
+#   model: all-MiniLM-L6-v2      # the packaged model, or a local sentence-transformers folder
+# index:
+#   chroma_url: null             # a shared `chroma run` server (else LORE_CHROMA_URL, else local)
+# search:
+#   threshold: 0.15              # minimum similarity of a result (0..1)
+#   weights: {similarity: 0.4, success: 0.3, recency: 0.2, specificity: 0.1}
+#   synonyms: [[pg, postgres, postgresql]]   # added to the built-in table
+# watch:
+#   debounce_seconds: 2          # quiet time before `lore watch` indexes
 # drafts:
 #   auto: true                   # draft learnings from the log (see docs/patterns.md)
 #   lookback_days: 90            # how far back an epic's actions are read

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from ..expertise.schema import LIST_KEYS
 from ..log.reader import Problem
 from ..log.sanitize import Sanitizer
 from ..paths import Layout
@@ -24,15 +25,6 @@ Report = Callable[[Problem], None]
 
 # front-matter lines holding validated identifiers, not free text
 _STRUCTURAL_LINE = re.compile(r"^(id|created|checksum|status|kind|severity)\s*:")
-EXPERTISE_MAX_LINES = 1000
-_EXPERTISE_LISTS = (
-    "core_files",
-    "patterns",
-    "best_practices",
-    "learned_from_failures",
-    "effective_patterns",
-    "successful_techniques",
-)
 
 
 def _line_of(text: str, key: str) -> int:
@@ -115,7 +107,7 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def _expertise(path: Path, rel: str, sanitizer: Sanitizer, report: Report) -> None:
+def _expertise(path: Path, rel: str, sanitizer: Sanitizer, report: Report, max_lines: int) -> None:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -123,10 +115,8 @@ def _expertise(path: Path, rel: str, sanitizer: Sanitizer, report: Report) -> No
         return
     _secrets(rel, text, sanitizer, report, skip=False)
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    if lines > EXPERTISE_MAX_LINES:
-        report(
-            Problem(rel, EXPERTISE_MAX_LINES + 1, f"{lines} lines: more than {EXPERTISE_MAX_LINES}")
-        )
+    if lines > max_lines:
+        report(Problem(rel, max_lines + 1, f"{lines} lines: more than {max_lines}"))
     try:
         data = yaml.load(text, Loader=_NoAliasLoader)
     except yaml.MarkedYAMLError as exc:
@@ -154,12 +144,14 @@ def _expertise(path: Path, rel: str, sanitizer: Sanitizer, report: Report) -> No
         )
     if "overview" in data and not isinstance(data["overview"], (str, type(None))):
         report(Problem(rel, _line_of(text, "overview"), "overview: must be text"))
-    for key in _EXPERTISE_LISTS:
+    for key in LIST_KEYS:
         if key in data and not isinstance(data[key], (list, type(None))):
             report(Problem(rel, _line_of(text, key), f"{key}: must be a list"))
 
 
-def check_expertise(layout: Layout, sanitizer: Sanitizer, report: Report) -> int:
+def check_expertise(
+    layout: Layout, sanitizer: Sanitizer, report: Report, *, max_lines: int = 1000
+) -> int:
     """Check every `.expertise/*.yaml` (and .yml); the number of files read."""
     if not layout.expertise.is_dir():
         return 0
@@ -167,5 +159,5 @@ def check_expertise(layout: Layout, sanitizer: Sanitizer, report: Report) -> int
         p for p in layout.expertise.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml")
     )
     for path in files:
-        _expertise(path, layout.rel(path), sanitizer, report)
+        _expertise(path, layout.rel(path), sanitizer, report, max_lines)
     return len(files)

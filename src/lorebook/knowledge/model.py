@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import UsageError
+from .sections import split_sections
 
 KINDS = ("lesson", "pattern", "rca", "guide")
 STATUSES = ("draft", "published", "superseded", "retired")
@@ -42,7 +43,6 @@ KNOWN_KEYS = (
 SECTIONS = ("Problem", "Root Cause", "Solution", "Key Takeaway")
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,159}")
-_HEADING = re.compile(r"^## +(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 def validate_id(learning_id: object) -> str:
@@ -121,12 +121,7 @@ class Learning(BaseModel):
 
     def sections(self) -> dict[str, str]:
         """The body's `## ` sections by heading (text before the first heading is skipped)."""
-        found = list(_HEADING.finditer(self.body))
-        out: dict[str, str] = {}
-        for i, match in enumerate(found):
-            end = found[i + 1].start() if i + 1 < len(found) else len(self.body)
-            out.setdefault(match.group(1), self.body[match.end() : end].strip())
-        return out
+        return split_sections(self.body)
 
     @property
     def takeaway(self) -> str:

@@ -115,6 +115,9 @@ def read_shard(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for every valid line of one shard, in file order."""
     seen: set[str] = set()
+    if path.name.endswith(".gz"):
+        yield from _read_archive(path, rel, on_problem, dedupe=dedupe)
+        return
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed below, generator-friendly
     except IsADirectoryError:
@@ -143,6 +146,31 @@ def read_shard(
                     continue
                 seen.add(record["id"])
             yield number, record
+
+
+def _read_archive(
+    path: Path, rel: str, on_problem: OnProblem, *, dedupe: bool
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Records of a gzip-compressed (archived) shard; a corrupt archive is reported, not fatal."""
+    from .archive_io import read_archive_bytes
+
+    data, error = read_archive_bytes(path)
+    if error is not None:
+        on_problem(Problem(rel, 0, error))
+        return
+    seen: set[str] = set()
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        record, reason = decode_line(raw)
+        if record is None:
+            on_problem(Problem(rel, number, str(reason)))
+            continue
+        if dedupe:
+            if record["id"] in seen:
+                continue
+            seen.add(record["id"])
+        yield number, record
 
 
 def _sort_key(record: dict[str, Any]) -> tuple[str, str]:
@@ -175,6 +203,17 @@ def read_day(
     return records
 
 
+def _unique(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drop repeated ids (a shard both live and archived after a pull), keeping the first."""
+    seen: set[str] = set()
+    out = []
+    for record in records:
+        if record["id"] not in seen:
+            seen.add(record["id"])
+            out.append(record)
+    return out
+
+
 def iter_records(
     actionlog: Path,
     *,
@@ -184,20 +223,37 @@ def iter_records(
     newest_first: bool = False,
     sessions: Iterable[str] | None = None,
     on_problem: OnProblem = _ignore,
+    include_archive: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Every valid record with `since <= ts < until` (canonical timestamps), in time order.
 
-    Day directories outside the range are never opened.
+    Day directories outside the range are never opened. With `include_archive`, the gzip
+    shards under `archive/` are read too, merged into their days.
     """
     wanted = list(sessions) if sessions is not None else None
-    days = walk_days(
-        actionlog,
-        newest_first=newest_first,
-        first=since[:10] if since else None,
-        last=until[:10] if until else None,
+    first, last = (since[:10] if since else None), (until[:10] if until else None)
+    days: Iterable[tuple[str, Path | None]] = walk_days(
+        actionlog, newest_first=newest_first, first=first, last=last
     )
-    for _day, path in days:
-        records = read_day(path, base or actionlog.parent, on_problem, wanted)
+    archived: dict[str, list[Path]] = {}
+    if include_archive:
+        from .archive_io import archived_days
+
+        archived = archived_days(actionlog / "archive", first=first, last=last, sessions=wanted)
+        live = dict(days)
+        order = sorted(set(live) | set(archived), reverse=newest_first)
+        days = [(day, live.get(day)) for day in order]
+    for day, path in days:
+        records = read_day(path, base or actionlog.parent, on_problem, wanted) if path else []
+        if day in archived:
+            records.extend(
+                record
+                for archive in archived[day]
+                for _, record in read_shard(
+                    archive, relative(archive, base or actionlog.parent), on_problem
+                )
+            )
+            records = _unique(sorted(records, key=_sort_key))
         if newest_first:
             records.reverse()
         for record in records:

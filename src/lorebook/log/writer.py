@@ -202,7 +202,7 @@ class LogWriter:
         self.fsync = fsync
         self.max_line_bytes = max_line_bytes
         self.listeners = listeners if listeners is not None else []
-        self._paths: dict[tuple[str, str], str] = {}
+        self._paths: dict[tuple[str, str], tuple[str, bool]] = {}  # -> (path, not today)
 
     def redact(self, record: dict[str, Any]) -> dict[str, Any]:
         """Redact every free-form field; count the redactions in `meta.redactions`."""
@@ -248,12 +248,22 @@ class LogWriter:
         if header is not None:
             head = self._fit(self.redact(header))
         key = (stored["ts"][:10], stored["session"])
-        path = self._paths.get(key)
-        if path is None:  # building a Path costs more than the append itself
+        entry = self._paths.get(key)
+        if entry is None:  # building a Path costs more than the append itself
             if len(self._paths) > 256:
                 self._paths.clear()
-            path = self._paths[key] = str(shard_path(self.layout.actionlog, *key))
+            today = format_ts(utcnow())[:10]
+            entry = self._paths[key] = (
+                str(shard_path(self.layout.actionlog, *key)),
+                key[0] != today,
+            )
+        path, late = entry
         append_line(path, line, fsync=self.fsync, header=head)
+        if late:  # a record for another day: bump its directory's mtime so that incremental
+            try:  # noqa: SIM105 - readers (the action catalog) look at that day again
+                os.utime(os.path.dirname(path))
+            except OSError:
+                pass  # only a hint; the record is stored
         for listener in self.listeners:
             listener(stored)
         return stored

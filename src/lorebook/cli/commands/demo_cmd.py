@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
-from ...demo import build_demo, demo_summary, learn_expertise
+from ...demo import PREFLIGHT_TASK, build_demo, demo_summary, learn_expertise, search_demo
 from ...expertise.render import update
+from ...log.report_render import summary_lines
 from ...render import resume_brief, sessions_table
+from ...render_search import search_text
 from ..output import to_json
 from .common import json_option
 
@@ -23,7 +25,8 @@ def demo(directory: str | None, as_json: bool) -> None:
     The sample is a git repository where a supervisor agent worked on two epics over four days;
     its last session disconnected after a failed validation while a fix subagent was running.
     Shown: the sessions, the resume brief an agent would read first, what the finished
-    session taught its domain's expertise file, the drafts awaiting review and a stale learning.
+    session taught its domain's expertise file, a search and a deploy preflight, the drafts
+    awaiting review, a stale learning and a week's report summary.
 
     \b
     Example:
@@ -32,6 +35,7 @@ def demo(directory: str | None, as_json: bool) -> None:
     target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="lore-demo-"))
     book = build_demo(target.resolve())
     summary = demo_summary(book, learn_expertise(book))
+    summary.update(search_demo(book))
     if as_json:
         click.echo(to_json(summary))
         return
@@ -43,6 +47,11 @@ def demo(directory: str | None, as_json: bool) -> None:
     learned = summary["expertise"]
     click.echo(f"\n$ lore expertise learn --session {learned['session']}")
     click.echo(update(learned, "learned"))
+    found = summary["search"]
+    click.echo(f'\n$ lore search "{found["query"]}"')
+    click.echo(search_text(found["query"], found["results"]))
+    click.echo(f'\n$ lore preflight "{PREFLIGHT_TASK}" --phase deploy')
+    click.echo(summary["preflight"]["text"])
     click.echo("\n$ lore drafts")
     for draft in summary["drafts"]:
         click.echo(f"{draft['id']}  {draft['title']}")
@@ -50,6 +59,8 @@ def demo(directory: str | None, as_json: bool) -> None:
     for report in summary["stale"]:
         changes = "; ".join(f"{c['anchor']}: {c['reason']}" for c in report["anchors"])
         click.echo(f"{report['id']}  {report['title']}\n  {changes}")
+    click.echo("\n$ lore report --days 7   (summary)")
+    click.echo("\n".join(summary_lines(summary["report"])))
     first = summary["drafts"][0]["id"] if summary["drafts"] else "ID"
     click.echo(
         f"\nReview the draft: cd {summary['root']} && lore show {first}, then "

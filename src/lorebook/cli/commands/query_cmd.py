@@ -24,6 +24,9 @@ from .common import json_option, pass_book
 @click.option("--since", help="7d, 24h, 30m, 2w, YYYY-MM-DD or an ISO timestamp.")
 @click.option("--until", help="Same forms as --since; exclusive.")
 @click.option("--limit", type=int, default=50, show_default=True)
+@click.option(
+    "--include-archive", is_flag=True, help="Also read shards archived by `lore archive`."
+)
 @json_option
 @pass_book
 def actions(
@@ -39,6 +42,7 @@ def actions(
     since: str | None,
     until: str | None,
     limit: int,
+    include_archive: bool,
     as_json: bool,
 ) -> None:
     """List actions, newest first.
@@ -62,6 +66,7 @@ def actions(
         until=format_ts(parse_when(until, option="--until")) if until else None,
         limit=limit,
         on_problem=problems,
+        include_archive=include_archive,
     )
     click.echo(to_json(found) if as_json else actions_table(found))
     problems.finish()

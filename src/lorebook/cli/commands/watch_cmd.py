@@ -1,0 +1,61 @@
+"""`lore watch`."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from types import FrameType
+
+import click
+
+from ...book import Lorebook
+from .common import pass_book
+from .index_cmd import warn
+
+
+@click.command("watch")
+@click.option(
+    "--debounce",
+    type=float,
+    default=None,
+    help="Seconds of quiet before a batch is indexed (default: watch.debounce_seconds, 2).",
+)
+@pass_book
+def watch(book: Lorebook, debounce: float | None) -> None:
+    """Keep the search index fresh: index learnings as they are saved, until interrupted.
+
+    Created and modified files are (re)indexed, deleted ones leave the index, renames move;
+    each file indexed prints `Indexed <path>`. Stop it with Ctrl-C (or SIGTERM).
+
+    \b
+    Example:
+      lore watch                 # in a second terminal, or as a background service
+      lore watch --debounce 0.5
+    """
+    from ...index.watch import Watcher
+
+    seconds = debounce
+    if seconds is None:
+        seconds = float(book.config.section("watch").get("debounce_seconds", 2.0))
+    if seconds < 0:
+        raise click.BadParameter("must not be negative", param_hint="--debounce")
+    searcher = book.index
+    searcher.on_warning(warn)
+    folders = [book.layout.learnings, book.layout.drafts]
+    stop = threading.Event()
+
+    def stop_on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    signal.signal(signal.SIGINT, stop_on_signal)
+
+    def echo(line: str) -> None:
+        click.echo(line)
+
+    def ready() -> None:
+        rels = ", ".join(book.layout.rel(f) + "/" for f in folders)
+        click.echo(f"Watching {rels} (debounce {seconds:g} s); Ctrl-C stops")
+
+    Watcher(searcher, folders, debounce=seconds, echo=echo, warn=warn).run(stop, ready)
+    click.echo("Stopped watching")

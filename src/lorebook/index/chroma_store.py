@@ -1,0 +1,179 @@
+"""Passage vectors in Chroma: embedded (`PersistentClient` under `.lore/cache/index/`) or a shared
+server (`HttpClient`, `index.chroma_url` / `LORE_CHROMA_URL`).
+
+Vectors are always passed explicitly: Chroma's default embedding function downloads a model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from ..errors import LoreError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+COLLECTION_PREFIX = "lore"
+_BATCH = 2000
+
+
+class ChromaUnavailable(LoreError):
+    """The Chroma server cannot be reached, or the embedded store cannot be opened."""
+
+
+def _settings() -> Any:
+    from chromadb.config import Settings
+
+    return Settings(anonymized_telemetry=False, allow_reset=False)
+
+
+class ChromaStore:
+    """One collection of passages; each passage's metadata names its file (`key`)."""
+
+    def __init__(self, *, path: Path | None = None, url: str | None = None, name: str) -> None:
+        self.path = path
+        self.url = url
+        self.name = name
+        self._client: Any = None
+        self._collection: Any = None
+
+    @property
+    def backend(self) -> str:
+        return self.url or "embedded"
+
+    # -- connection ------------------------------------------------------------------------
+    def client(self) -> Any:
+        if self._client is not None:
+            return self._client
+        import chromadb
+
+        if self.url:
+            parsed = urlparse(self.url if "://" in self.url else f"http://{self.url}")
+            try:
+                self._client = chromadb.HttpClient(
+                    host=parsed.hostname or "localhost",
+                    port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+                    ssl=parsed.scheme == "https",
+                    settings=_settings(),
+                )
+                self._client.heartbeat()
+            except Exception as exc:
+                self._client = None
+                raise ChromaUnavailable(
+                    f"cannot reach the Chroma server at {self.url}: {_reason(exc)} "
+                    "(check index.chroma_url / LORE_CHROMA_URL, or unset it for the local index)"
+                ) from None
+        else:
+            assert self.path is not None
+            self.path.mkdir(parents=True, exist_ok=True)
+            # Chroma caches one system per path and process, with its HNSW segments: a store
+            # opened earlier in this process would not see what other processes wrote since.
+            _clear_system_cache()
+            try:
+                self._client = chromadb.PersistentClient(path=str(self.path), settings=_settings())
+            except Exception as exc:
+                raise ChromaUnavailable(
+                    f"{self.path}: cannot open the index: {_reason(exc)}"
+                ) from None
+        return self._client
+
+    def collection(self, *, create: bool) -> Any:
+        if self._collection is None:
+            client = self.client()
+            if create:
+                self._collection = client.get_or_create_collection(
+                    self.name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                )
+            else:
+                try:
+                    self._collection = client.get_collection(self.name, embedding_function=None)
+                except Exception:
+                    return None
+        return self._collection
+
+    def close(self) -> None:
+        """Release the client and Chroma's per-process system cache (chroma#6499)."""
+        client, self._client, self._collection = self._client, None, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+        if not self.url:  # even without a client of ours: another one may cache this path
+            _clear_system_cache()
+
+    # -- data ------------------------------------------------------------------------------
+    def drop(self) -> None:
+        """Delete the collection (server mode) — the embedded store is deleted as a folder."""
+        try:
+            self.client().delete_collection(self.name)
+        except ChromaUnavailable:
+            raise
+        except Exception:
+            pass  # it did not exist
+        self._collection = None
+
+    def count(self) -> int:
+        collection = self.collection(create=False)
+        return 0 if collection is None else int(collection.count())
+
+    def delete_keys(self, keys: Sequence[str]) -> None:
+        collection = self.collection(create=True)
+        for i in range(0, len(keys), 500):
+            part = list(keys[i : i + 500])
+            where = {"key": part[0]} if len(part) == 1 else {"key": {"$in": part}}
+            collection.delete(where=where)
+
+    def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        """Store passage vectors; `keys[i]` is the file of `vectors[i]` (passages in order)."""
+        collection = self.collection(create=True)
+        seen: dict[str, int] = {}
+        ids, metas = [], []
+        for key in keys:
+            n = seen.get(key, 0)
+            seen[key] = n + 1
+            ids.append(f"{key}#{n}")
+            metas.append({"key": key})
+        for i in range(0, len(ids), _BATCH):
+            collection.upsert(
+                ids=ids[i : i + _BATCH],
+                embeddings=vectors[i : i + _BATCH],
+                metadatas=metas[i : i + _BATCH],
+            )
+
+    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+        """(file key, cosine similarity) of the `n` nearest passages, best first."""
+        collection = self.collection(create=False)
+        if collection is None:
+            return []
+        total = int(collection.count())
+        if total == 0:
+            return []
+        found = collection.query(
+            query_embeddings=vector.reshape(1, -1),
+            n_results=min(n, total),
+            include=["metadatas", "distances"],
+        )
+        metas = found["metadatas"][0] if found.get("metadatas") else []
+        dists = found["distances"][0] if found.get("distances") else []
+        # a passage another process deleted since this process loaded its vectors has no
+        # metadata any more (chroma#3792): skip it, the next search reloads
+        return [
+            (str(m["key"]), 1.0 - float(d))
+            for m, d in zip(metas, dists, strict=False)
+            if m and "key" in m and d is not None
+        ]
+
+
+def _clear_system_cache() -> None:
+    with contextlib.suppress(Exception):
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return (text[:200] or type(exc).__name__).rstrip(".")

@@ -1,0 +1,347 @@
+"""`SearchIndex`: the search capability of one store (update, search), over files in learnings/."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config import Config
+from ..errors import UsageError
+from ..log.reader import Problem
+from ..paths import Layout
+from .chroma_store import ChromaStore
+from .embed import ModelUnavailable, load_embedder
+from .indexer import Indexer, IndexReport, Progress
+from .keyword import KeywordIndex, document_terms
+from .lock import IndexBusy, IndexLocks
+from .manifest import Manifest, ManifestCorrupt
+from .rank import MODES, Filters, RankSettings, fuse, leo_score, recency, recommendation
+from .synonyms import SynonymTable
+
+if TYPE_CHECKING:
+    from .embed import Embedder
+
+MAX_QUERY_CHARS = 10_000
+DENSE_CANDIDATES = 200  # nearest passages asked of Chroma per query
+
+# (applications, success rate or None, occurrences) of a learning id
+StatsProvider = Callable[[str], tuple[int, float | None, int]]
+
+
+def no_stats(learning_id: str) -> tuple[int, float | None, int]:
+    return 0, None, 1
+
+
+@dataclass
+class SearchResult:
+    """One learning found by a search; `to_dict()` is the `lore search --json` item."""
+
+    id: str
+    title: str
+    path: str
+    score: float
+    similarity: float
+    keyword_score: float
+    semantic_score: float | None
+    doc: dict[str, Any]
+    applications: int = 0
+    success_rate: float | None = None
+    recommendation: str = ""
+
+    @property
+    def takeaway(self) -> str:
+        from .documents import Document
+
+        return Document.from_dict(self.doc).takeaway
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.doc
+        return {
+            "id": self.id,
+            "title": self.title,
+            "kind": d.get("kind"),
+            "category": d.get("category"),
+            "severity": d.get("severity"),
+            "status": d.get("status"),
+            "tags": d.get("tags") or [],
+            "created": d.get("created"),
+            "score": round(self.score, 4),
+            "similarity": round(self.similarity, 4),
+            "keyword_score": round(self.keyword_score, 4),
+            "semantic_score": None
+            if self.semantic_score is None
+            else round(self.semantic_score, 4),
+            "takeaway": self.takeaway,
+            "applications": self.applications,
+            "success_rate": self.success_rate,
+            "stale": bool(d.get("stale")),
+            "recommendation": self.recommendation,
+            "path": self.path,
+        }
+
+
+class SearchIndex:
+    """Hybrid search over a store's learnings; the index under `.lore/cache/index/` is derived."""
+
+    def __init__(
+        self,
+        layout: Layout,
+        config: Config,
+        *,
+        env: Mapping[str, str] | None = None,
+        stats: StatsProvider = no_stats,
+        stats_snapshot: Callable[[], StatsProvider] | None = None,
+        stale_snapshot: Callable[[], Collection[str]] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        """`stats_snapshot`, when given, is called once per search for fresh figures
+        (applications, success rate, occurrences) of the learnings found; else `stats`.
+        `stale_snapshot` likewise gives the ids of stale learnings (down-ranked, flagged)."""
+        environ = os.environ if env is None else env
+        index = config.section("index")
+        search = config.section("search")
+        embedding = config.section("embedding")
+        self.layout = layout
+        self.folder = layout.cache / "index"
+        self.model_name: str | None = embedding.get("model")
+        self.embedding_enabled = embedding.get("enabled", True) is not False
+        url = environ.get("LORE_CHROMA_URL") or index.get("chroma_url") or None
+        collection = str(index.get("collection") or f"lore-{_slug(layout.root.name)}")
+        self.store = ChromaStore(path=self.folder / "chroma", url=url, name=collection)
+        self.locks = IndexLocks(self.folder, read_timeout=float(index.get("read_timeout", 2.0)))
+        self.rank = RankSettings.from_config(search)
+        self.synonyms = SynonymTable.from_config(search.get("synonyms"))
+        self.stats = stats
+        self.stats_snapshot = stats_snapshot
+        self.stale_snapshot = stale_snapshot
+        self.warnings: list[str] = []
+        self._warn = warn
+        self._embedder: Embedder | None = None
+        self._embedder_tried = False
+        self._keyword: tuple[tuple[int, int], Manifest, KeywordIndex] | None = None
+        self._terms: dict[str, tuple[str, list[str]]] = {}  # file -> (hash, BM25 terms)
+
+    # -- model -----------------------------------------------------------------------------
+    def on_warning(self, callback: Callable[[str], None]) -> None:
+        """Report warnings (model missing, index busy, rebuilt) as they happen."""
+        self._warn = callback
+        for message in self.warnings:
+            callback(message)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+            if self._warn is not None:
+                self._warn(message)
+
+    def embedder(self) -> Embedder | None:
+        """The embedding model, loaded once; None (with one warning) when it cannot load."""
+        if not self._embedder_tried:
+            self._embedder_tried = True
+            if self.embedding_enabled:
+                try:
+                    self._embedder = load_embedder(self.model_name)
+                except ModelUnavailable as exc:
+                    self.warn(f"{exc}; searching by keywords only")
+        return self._embedder
+
+    # -- writing ---------------------------------------------------------------------------
+    def update(
+        self,
+        *,
+        rebuild: bool = False,
+        paths: list[Path] | None = None,
+        progress: Progress | None = None,
+        on_problem: Callable[[Problem], None] | None = None,
+        wait: float | None = None,
+    ) -> IndexReport:
+        """Bring the index up to date with the files (only `paths` when given)."""
+        indexer = Indexer(self.layout, self.folder, self.store, self.locks, self.embedder())
+        with self.locks.writer(wait):
+            report = indexer.update(
+                rebuild=rebuild, paths=paths, progress=progress, on_problem=on_problem
+            )
+        for notice in report.notices:
+            self.warn(notice)
+        return report
+
+    # -- reading ---------------------------------------------------------------------------
+    def _manifest(self) -> tuple[Manifest, KeywordIndex]:
+        path = self.folder / "manifest.json"
+        try:
+            st = path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            stamp = (0, 0)
+        if self._keyword is not None and self._keyword[0] == stamp:
+            return self._keyword[1], self._keyword[2]
+        try:
+            manifest = Manifest.load(path)
+        except ManifestCorrupt:
+            manifest = None
+        if manifest is None:
+            manifest = Manifest(None, None, 0, self.store.backend)
+        from .documents import Document
+
+        entries = [(k, e) for k, e in manifest.files.items() if e.doc]
+        docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]
+        cache = self._terms
+        fresh: dict[str, tuple[str, list[str]]] = {}
+
+        def terms_of(i: int, doc: Document) -> list[str]:
+            key, entry = entries[i]
+            known = cache.get(key)
+            found = known[1] if known and known[0] == entry.hash else document_terms(doc)
+            fresh[key] = (entry.hash, found)
+            return found
+
+        keyword = KeywordIndex(docs, self.synonyms, terms_of)
+        self._terms = fresh
+        if self._keyword is not None:
+            self.store.close()  # another process wrote: Chroma caches segments per process
+        self._keyword = (stamp, manifest, keyword)
+        return manifest, keyword
+
+    def search(
+        self,
+        query: str,
+        *,
+        mode: str = "hybrid",
+        limit: int = 5,
+        refresh: bool = True,
+        threshold: float | None = None,
+        filters: Filters | None = None,
+        today: date | None = None,
+        **filter_fields: Any,
+    ) -> list[SearchResult]:
+        """The best `limit` learnings for `query`, best first (see `lore search --help`)."""
+        query = _check_query(query, self.warn)
+        if mode not in MODES:
+            raise UsageError(f"mode {mode!r} is not one of: {', '.join(MODES)}")
+        if limit < 1:
+            raise UsageError(f"limit must be a positive number, not {limit}")
+        filters = filters or Filters(**filter_fields)
+        if refresh:
+            self._refresh()
+        manifest, keyword = self._manifest()
+        if not manifest.files:
+            return []
+        _, kw_sim = keyword.scores(query)
+        dense = self._dense(query, manifest) if mode != "keyword" else None
+        if mode == "semantic" and dense is None:
+            mode = "keyword"
+        return self._rank(
+            query,
+            manifest,
+            keyword,
+            kw_sim,
+            dense,
+            mode,
+            limit,
+            threshold,
+            filters,
+            today or date.today(),
+        )
+
+    def _refresh(self) -> None:
+        with contextlib.suppress(IndexBusy):  # another process is updating: search what is there
+            self.update(wait=0.0)
+
+    def _dense(self, query: str, manifest: Manifest) -> dict[str, float] | None:
+        embedder = self.embedder()
+        if embedder is None or manifest.model != embedder.name:
+            return None
+        vector = embedder.encode([query])[0]
+        try:
+            with self.locks.read():
+                hits = self.store.query(vector, DENSE_CANDIDATES)
+        except IndexBusy as exc:
+            self.warn(f"{exc}: searched by keywords only")
+            return None
+        best: dict[str, float] = {}
+        for key, sim in hits:
+            if sim > best.get(key, -1.0):
+                best[key] = sim
+        return best
+
+    def _rank(
+        self,
+        query: str,
+        manifest: Manifest,
+        keyword: KeywordIndex,
+        kw_sim: Any,
+        dense: dict[str, float] | None,
+        mode: str,
+        limit: int,
+        threshold: float | None,
+        filters: Filters,
+        today: date,
+    ) -> list[SearchResult]:
+        docs = [(k, e.doc) for k, e in manifest.files.items() if e.doc]
+        superseded = {s for _, d in docs for s in d.get("supersedes") or []}
+        floor = self.rank.threshold if threshold is None else threshold
+        scored = []
+        for i, (key, doc) in enumerate(docs):
+            kw = float(kw_sim[i])
+            sem = None if dense is None else max(dense.get(key, 0.0), 0.0)
+            sim = fuse(kw, sem, mode, self.rank.dense_weight)
+            if sim < floor or not filters.admits(doc, superseded):
+                continue
+            scored.append((key, doc, kw, sem, sim))
+        top = max(max((s[4] for s in scored), default=1.0), 1e-9)
+        stats = self.stats_snapshot() if (scored and self.stats_snapshot) else self.stats
+        stale_ids = self.stale_snapshot() if (scored and self.stale_snapshot) else ()
+        out = []
+        for key, doc, kw, sem, sim in scored:
+            if doc["id"] in stale_ids:
+                doc = {**doc, "stale": True}
+            applications, rate, occurrences = stats(doc["id"])
+            score = leo_score(
+                sim / top,
+                success_rate=rate,
+                recency_value=recency(doc.get("created"), today, self.rank.recency_half_life_days),
+                occurrences=occurrences,
+                stale=bool(doc.get("stale")),
+                settings=self.rank,
+            )
+            out.append(
+                SearchResult(
+                    id=doc["id"],
+                    title=doc["title"],
+                    path=key,
+                    score=score,
+                    similarity=sim,
+                    keyword_score=kw,
+                    semantic_score=sem,
+                    doc=doc,
+                    applications=applications,
+                    success_rate=rate,
+                    recommendation=recommendation(applications, rate, bool(doc.get("stale"))),
+                )
+            )
+        out.sort(key=lambda r: (-r.score, -r.similarity, r.id))
+        return out[:limit]
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _check_query(query: str, warn: Callable[[str], None]) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError(
+            'empty query: say what to search for, e.g. lore search "RLS blocks insert"'
+        )
+    if len(query) > MAX_QUERY_CHARS:
+        warn(f"the query is {len(query)} characters long; searched its first {MAX_QUERY_CHARS}")
+        query = query[:MAX_QUERY_CHARS]
+    return query
+
+
+def _slug(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    return (cleaned or "store")[:40]

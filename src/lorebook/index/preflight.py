@@ -1,0 +1,142 @@
+"""`preflight`: what the team already learned about a task, as a block to paste into a prompt.
+
+Every piece of text is redacted again with the store's sanitizer before it is returned: a
+learning may predate a redaction rule, and the block goes straight into a model's context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from .rank import Filters
+
+if TYPE_CHECKING:
+    from ..log.sanitize import Sanitizer
+    from .engine import SearchIndex, SearchResult
+
+PHASES = ("plan", "implement", "deploy")
+_SEVERITY = {"high": 0, "medium": 1, "low": 2}
+_DEPLOY_WORDS = {"deploy", "deployment", "release", "rollout", "infra", "ops"}
+# (task, categories of the learnings found) -> [{"domain": ..., "prompt": Markdown}]
+ExpertiseFor = Callable[[str, list[str]], list[dict[str, Any]]]
+
+
+def _is_deployment(result: SearchResult) -> bool:
+    doc = result.doc
+    labels = {str(doc.get("category") or "").lower(), *(t.lower() for t in doc.get("tags") or [])}
+    return bool(labels & _DEPLOY_WORDS)
+
+
+def find_learnings(index: SearchIndex, task: str, phase: str, limit: int) -> list[SearchResult]:
+    """The learnings for `task`; for deploy, deployment learnings first, high severity first."""
+    if phase not in PHASES:
+        raise UsageError(f"phase {phase!r} is not one of: {', '.join(PHASES)}")
+    reviewed = Filters(status="published")  # drafts await review: not for an agent's prompt yet
+    if phase != "deploy":
+        return index.search(task, limit=limit, filters=reviewed)
+    candidates = index.search(f"{task} deployment", limit=max(limit * 4, 20), filters=reviewed)
+    candidates.sort(
+        key=lambda r: (
+            not _is_deployment(r),
+            _SEVERITY.get(str(r.doc.get("severity") or "").lower(), 3),
+            -r.score,
+        )
+    )
+    return candidates[:limit]
+
+
+def _pct(rate: float | None) -> str:
+    return "no recorded applications" if rate is None else f"{round(rate * 100)}% success"
+
+
+def build_preflight(
+    index: SearchIndex,
+    sanitizer: Sanitizer,
+    expertise: ExpertiseFor,
+    task: str,
+    *,
+    phase: str = "plan",
+    limit: int = 5,
+) -> dict[str, Any]:
+    """The preflight brief: learnings, patterns, prevention checklist, expertise, and `text`."""
+    results = find_learnings(index, task, phase, limit)
+
+    def clean(text: str) -> str:
+        return sanitizer.redact_text(" ".join(str(text).split()))[0]
+
+    learnings = []
+    patterns = []
+    prevention: list[str] = []
+    for r in results:
+        item = r.to_dict()
+        learnings.append(
+            {
+                "id": r.id,
+                "title": clean(r.title),
+                "takeaway": clean(item["takeaway"]),
+                "category": item["category"],
+                "severity": item["severity"],
+                "score": item["score"],
+                "applications": r.applications,
+                "success_rate": r.success_rate,
+                "recommendation": r.recommendation,
+                "stale": item["stale"],
+            }
+        )
+        solutions = r.doc.get("solutions") or []
+        if r.doc.get("kind") == "pattern" and solutions:
+            patterns.append(
+                {
+                    "id": r.id,
+                    "title": clean(r.title),
+                    "best_solution": clean(solutions[0]["text"]),
+                    "success_rate": r.success_rate,
+                }
+            )
+        for step in r.doc.get("prevention") or []:
+            text = clean(step)
+            if text and text not in prevention:
+                prevention.append(text)
+    categories = [str(r.doc.get("category") or "") for r in results]
+    domains = [
+        {"domain": d["domain"], "prompt": sanitizer.redact_text(d["prompt"])[0].strip()}
+        for d in expertise(task, [c for c in categories if c])
+    ]
+    brief = {
+        "task": clean(task),
+        "phase": phase,
+        "learnings": learnings,
+        "patterns": patterns,
+        "prevention": prevention,
+        "expertise": domains,
+        "warnings": list(index.warnings),
+    }
+    brief["text"] = preflight_text(brief)
+    return brief
+
+
+def preflight_text(brief: dict[str, Any]) -> str:
+    """The block an agent pastes into its prompt."""
+    lines = [f"Task ({brief['phase']}): {brief['task']}", "", "RELEVANT PAST LEARNINGS:"]
+    if not brief["learnings"]:
+        lines.append("- none found")
+    for item in brief["learnings"]:
+        stale = " [stale: verify against the current code]" if item["stale"] else ""
+        lines.append(f"- {item['title']}: {item['takeaway']}{stale}")
+        lines.append(f"  ({item['id']}; {item['recommendation']})")
+    if brief["patterns"]:
+        lines += ["", "MATCHING PATTERNS:"]
+        for p in brief["patterns"]:
+            lines.append(
+                f"- {p['title']} — best solution: {p['best_solution']} ({_pct(p['success_rate'])})"
+            )
+    if brief["prevention"]:
+        lines += ["", "PREVENTION CHECKLIST:"]
+        lines += [f"- [ ] {step}" for step in brief["prevention"]]
+    for d in brief["expertise"]:
+        body = [line for line in d["prompt"].splitlines() if not line.startswith("## ")]
+        lines += ["", f"DOMAIN EXPERTISE ({d['domain']}):", *[b for b in body if b.strip()]]
+    lines += ["", "Based on these learnings, plan the work so that it avoids past mistakes."]
+    return "\n".join(lines)

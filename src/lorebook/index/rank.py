@@ -1,0 +1,157 @@
+"""Ranking: fuse keyword and dense similarity, then the LEO weighting, threshold and filters.
+
+Pure functions over plain values, so the policy is testable without a model or an index.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from ..errors import UsageError
+
+HIDDEN_STATUSES = ("superseded", "retired")
+MODES = ("hybrid", "keyword", "semantic")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """LEO weighting (seed: similarity .4, success .3, recency .2, specificity .1)."""
+
+    similarity: float = 0.4
+    success: float = 0.3
+    recency: float = 0.2
+    specificity: float = 0.1
+
+
+@dataclass(frozen=True)
+class RankSettings:
+    weights: Weights = field(default_factory=Weights)
+    threshold: float = 0.15  # minimum similarity (0..1) a result must reach
+    dense_weight: float = 0.7  # share of the dense similarity in the hybrid similarity
+    recency_half_life_days: float = 365.0
+    stale_factor: float = 0.8  # stale learnings' score is multiplied by this
+    unknown_success: float = 0.5  # success term for a learning never applied
+
+    @classmethod
+    def from_config(cls, search: dict[str, Any]) -> RankSettings:
+        found = search.get("weights")
+        w: dict[str, Any] = found if isinstance(found, dict) else {}
+        base = cls()
+        weights = Weights(
+            **{
+                k: float(w[k])
+                for k in ("similarity", "success", "recency", "specificity")
+                if k in w
+            }
+        )
+        return cls(
+            weights=weights,
+            threshold=float(search.get("threshold", base.threshold)),
+            dense_weight=float(search.get("dense_weight", base.dense_weight)),
+            recency_half_life_days=float(
+                search.get("recency_half_life_days", base.recency_half_life_days)
+            ),
+            stale_factor=float(search.get("stale_factor", base.stale_factor)),
+            unknown_success=float(search.get("unknown_success", base.unknown_success)),
+        )
+
+
+@dataclass(frozen=True)
+class Filters:
+    kind: str | None = None
+    category: str | None = None
+    severity: str | None = None
+    status: str | None = None
+    tags: tuple[str, ...] = ()
+    created_from: str | None = None  # YYYY-MM-DD, inclusive
+    created_to: str | None = None
+    include_hidden: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("created_from", "created_to"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            try:
+                date.fromisoformat(value)
+            except (TypeError, ValueError):
+                flag = "--since" if name == "created_from" else "--until"
+                raise UsageError(f"{flag} {value!r} is not a date (YYYY-MM-DD)") from None
+
+    def admits(self, doc: dict[str, Any], superseded: set[str]) -> bool:
+        status = doc.get("status") or "published"
+        if self.status is not None:
+            if status != self.status:
+                return False
+        elif not self.include_hidden and (status in HIDDEN_STATUSES or doc["id"] in superseded):
+            return False
+        for name in ("kind", "category", "severity"):
+            wanted = getattr(self, name)
+            if wanted is not None and str(doc.get(name) or "").lower() != wanted.lower():
+                return False
+        if self.tags:
+            have = {t.lower() for t in doc.get("tags") or []}
+            if not all(t.lower() in have for t in self.tags):
+                return False
+        created = doc.get("created") or ""
+        if self.created_from and (not created or created < self.created_from):
+            return False
+        return not (self.created_to and (not created or created > self.created_to))
+
+
+def fuse(keyword: float, dense: float | None, mode: str, dense_weight: float) -> float:
+    """The similarity (0..1) a result is ranked and thresholded on."""
+    if mode == "keyword" or dense is None:
+        return keyword
+    if mode == "semantic":
+        return dense
+    return dense_weight * dense + (1.0 - dense_weight) * keyword
+
+
+def recency(created: str | None, today: date, half_life_days: float) -> float:
+    if not created:
+        return 0.5
+    try:
+        age = (today - date.fromisoformat(created[:10])).days
+    except ValueError:
+        return 0.5
+    return float(math.pow(0.5, max(age, 0) / max(half_life_days, 1e-9)))
+
+
+def leo_score(
+    similarity: float,
+    *,
+    success_rate: float | None,
+    recency_value: float,
+    occurrences: int,
+    stale: bool,
+    settings: RankSettings,
+) -> float:
+    w = settings.weights
+    success = settings.unknown_success if success_rate is None else success_rate
+    specificity = 1.0 / max(occurrences, 1)
+    score = (
+        w.similarity * similarity
+        + w.success * success
+        + w.recency * recency_value
+        + w.specificity * specificity
+    )
+    return score * (settings.stale_factor if stale else 1.0)
+
+
+def recommendation(applications: int, success_rate: float | None, stale: bool) -> str:
+    """The seed's advice line for a result, from its proven success."""
+    if not applications or success_rate is None:
+        text = "UNPROVEN — no recorded applications yet; review before applying"
+    elif success_rate >= 0.9 and applications >= 3:
+        text = "HIGH SUCCESS — apply preemptively"
+    elif success_rate >= 0.6:
+        text = "MODERATE — be aware, prepare a contingency"
+    else:
+        text = "LOW SUCCESS — look for a better solution before applying"
+    if stale:
+        text += " (stale: the code it is about changed since; verify first)"
+    return text

@@ -1,0 +1,250 @@
+"""Queries answered from the action catalog, with the same results as a scan of the shards.
+
+`CatalogView` is what `Lorebook` uses: it syncs the catalog before answering and returns None
+whenever the catalog cannot be used (disabled, locked for too long, unwritable cache), so the
+caller scans the shards instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime
+from itertools import islice
+from typing import Any
+
+from ..model import decode_line
+from .archive_io import read_archive_bytes
+from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
+from .catalog_rows import problems_for
+from .query import ActionFilter
+from .reader import OnProblem, Problem
+from .sessions import SessionInfo, session_status
+
+FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")
+_MAX_OPEN = 64
+
+
+class CatalogView:
+    """A store's catalog, synced on use; every method returns None when it cannot be used."""
+
+    def __init__(
+        self, catalog: Catalog, *, enabled: bool = True, auto_build_days: int = 60
+    ) -> None:
+        self.catalog = catalog
+        self.enabled = enabled
+        self.auto_build_days = auto_build_days
+        self.last_sync: SyncStats | None = None
+        self.unavailable: str | None = None
+
+    def open(
+        self, *, full: bool = False, rebuild: bool = False, create: bool = False
+    ) -> sqlite3.Connection | None:
+        """A connection on a freshly synced catalog, or None (the reason in `unavailable`).
+
+        A missing catalog is built here only for a log of at most `auto_build_days` day
+        directories (a few seconds at most) or with `create`; a longer history is scanned until
+        `lore catalog` builds it once.
+        """
+        if not self.enabled:
+            self.unavailable = "disabled by catalog.enabled: false"
+            return None
+        if not (create or rebuild or self.catalog.exists()) and self._long_history():
+            self.unavailable = (
+                f"no catalog yet and more than {self.auto_build_days} days of log: "
+                "run `lore catalog` once to build it"
+            )
+            return None
+        conn = None
+        try:
+            conn = self.catalog.connect()
+            self.last_sync = self.catalog.sync(conn, full=full, rebuild=rebuild)
+        except (CatalogUnavailable, sqlite3.OperationalError) as exc:
+            if conn is not None:
+                conn.close()
+            self.unavailable = str(exc)
+            return None
+        self.unavailable = None
+        return conn
+
+    def _long_history(self) -> bool:
+        days = day_names(str(self.catalog.actionlog))
+        return any(True for _ in islice(days, self.auto_build_days, None))
+
+    def iter_actions(
+        self,
+        query: ActionFilter,
+        *,
+        newest_first: bool = True,
+        include_archive: bool = False,
+        on_problem: OnProblem,
+    ) -> Iterator[dict[str, Any]] | None:
+        conn = self.open()
+        if conn is None:
+            return None
+        sessions = [query.session] if query.session else None
+        for problem in problems_for(
+            conn,
+            first=query.since[:10] if query.since else None,
+            last=query.until[:10] if query.until else None,
+            sessions=sessions,
+            archived=include_archive,
+        ):
+            on_problem(problem)
+        where, args = action_where(query, include_archive)
+        order = "DESC" if newest_first else "ASC"
+        cursor = conn.execute(
+            "SELECT r.id, s.path, r.off, r.len, r.archived FROM records r"
+            f" JOIN shards s ON s.id = r.shard WHERE {where} ORDER BY r.ts {order}, r.id {order}",
+            args,
+        )
+        return _fetch(conn, cursor, self.catalog.base, on_problem)
+
+    def sessions(
+        self, *, project: str | None, agent: str | None, now: datetime, idle: float
+    ) -> list[SessionInfo] | None:
+        conn = self.open()
+        if conn is None:
+            return None
+        try:
+            sql = (
+                "SELECT id, agent, project, session_type, started, last_activity, ended,"
+                " end_reason, action_count FROM sessions"
+            )
+            clauses, args = [], []
+            for column, value in (("project", project), ("agent", agent)):
+                if value is not None:
+                    clauses.append(f"{column} = ?")
+                    args.append(value)
+            if clauses:
+                sql += " WHERE " + " AND ".join(clauses)
+            sql += " ORDER BY coalesce(last_activity, '') DESC, id DESC"
+            out = []
+            keys = ("id", "agent", "project", "session_type", "started", "last_activity")
+            for row in conn.execute(sql, args):
+                info = SessionInfo(**dict(zip(keys, row[:6], strict=True)))
+                info.ended, info.end_reason, info.action_count = row[6], row[7], row[8]
+                info.status = session_status(info.ended, info.last_activity, now, idle)
+                out.append(info)
+            return out
+        finally:
+            conn.close()
+
+    def status(self) -> dict[str, Any]:
+        """Counts and where the file is, for `lore catalog`."""
+        conn = self.catalog.connect()
+        try:
+
+            def one(sql: str) -> Any:
+                return conn.execute(sql).fetchone()[0]
+
+            return {
+                "path": str(self.catalog.path),
+                "schema": one("SELECT value FROM meta WHERE key='schema'"),
+                "records": one("SELECT count(*) FROM records"),
+                "actions": one("SELECT count(*) FROM records WHERE kind='action'"),
+                "archived_records": one("SELECT count(*) FROM records WHERE archived=1"),
+                "shards": one("SELECT count(*) FROM shards WHERE archived=0"),
+                "archived_shards": one("SELECT count(*) FROM shards WHERE archived=1"),
+                "sessions": one("SELECT count(*) FROM sessions"),
+                "skipped_lines": one("SELECT count(*) FROM problems"),
+                "bytes": self.catalog.path.stat().st_size,
+            }
+        finally:
+            conn.close()
+
+
+def action_where(query: ActionFilter, include_archive: bool) -> tuple[str, list[Any]]:
+    """SQL conditions (on `records r`) equivalent to `query.matches` and its time window."""
+    clauses = ["r.kind = 'action'"]
+    args: list[Any] = []
+    for column in FILTER_COLUMNS:
+        value = getattr(query, column)
+        if value is not None:
+            clauses.append(f"r.{column} = ?")
+            args.append(value)
+    if query.since:
+        clauses.append("r.ts >= ?")
+        args.append(query.since)
+    if query.until:
+        clauses.append("r.ts < ?")
+        args.append(query.until)
+    if not include_archive:
+        clauses.append("r.archived = 0")
+    return " AND ".join(clauses), args
+
+
+class LineReader:
+    """Reads catalogued lines back from their shards, keeping a few files open."""
+
+    def __init__(self, base: Any) -> None:
+        self.base = base
+        self.fds: dict[str, int] = {}
+        self.archive: tuple[str, bytes] | None = None
+
+    def line(self, path: str, off: int, length: int, archived: int) -> bytes:
+        if archived:
+            if self.archive is None or self.archive[0] != path:
+                data, _ = read_archive_bytes(self.base / path)
+                self.archive = (path, data)
+            return self.archive[1][off : off + length]
+        fd = self.fds.get(path)
+        if fd is None:
+            if len(self.fds) >= _MAX_OPEN:
+                os.close(self.fds.pop(next(iter(self.fds))))
+            try:
+                fd = os.open(self.base / path, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return b""
+            self.fds[path] = fd
+        return os.pread(fd, length, off)
+
+    def close(self) -> None:
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds.clear()
+
+
+def record_at(reader: LineReader, rid: str, path: str, off: int, length: int, archived: int
+              ) -> dict[str, Any] | None:  # fmt: skip
+    """The record a catalog row points at, or None when the shard changed underneath."""
+    raw = reader.line(path, off, length, archived)
+    try:
+        record: Any = json.loads(raw)
+    except ValueError:
+        record = None
+    if isinstance(record, dict) and record.get("id") == rid:
+        return record
+    checked, _ = decode_line(raw)  # validated only for the rare row that went stale
+    return checked if checked is not None and checked.get("id") == rid else None
+
+
+def _fetch(
+    conn: sqlite3.Connection, cursor: sqlite3.Cursor, base: Any, on_problem: OnProblem
+) -> Iterator[dict[str, Any]]:
+    reader = LineReader(base)
+    try:
+        for rid, path, off, length, archived in cursor:
+            record = record_at(reader, rid, path, off, length, archived)
+            if record is None:
+                on_problem(Problem(path, 0, f"changed since the catalog was synced (id {rid})"))
+                continue
+            yield record
+    finally:
+        reader.close()
+        conn.close()
+
+
+def open_view(layout: Any, config: Any) -> CatalogView:
+    """The catalog view for a store's layout and settings (`catalog.enabled`, `catalog.verify`)."""
+    section = config.section("catalog")
+    catalog = Catalog(
+        layout.actionlog, layout.cache, verify_all=str(section.get("verify", "recent")) == "all"
+    )
+    return CatalogView(
+        catalog,
+        enabled=bool(section.get("enabled", True)),
+        auto_build_days=int(section.get("auto_build_days", 60)),
+    )

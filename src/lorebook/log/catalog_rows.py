@@ -1,0 +1,222 @@
+"""What the action catalog stores: its tables, one row per record, and the derived views
+(session summaries, skipped lines) read back from them."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..model import decode_line
+from .reader import MAX_LINE_BYTES, Problem
+from .sessions import SessionInfo, observe
+
+TABLES = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER);
+CREATE TABLE shards(id INTEGER PRIMARY KEY, path TEXT UNIQUE, dir TEXT, day TEXT,
+  session TEXT, archived INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,
+  offset INTEGER, lines INTEGER, tail_hash TEXT);
+CREATE TABLE records(rid INTEGER PRIMARY KEY, id TEXT UNIQUE, ts TEXT, kind TEXT,
+  session TEXT, agent TEXT, project TEXT, type TEXT, category TEXT, outcome TEXT, epic TEXT,
+  issue TEXT, event TEXT, reason TEXT, session_type TEXT, duration REAL, overhead REAL,
+  error TEXT, shard INTEGER, off INTEGER, len INTEGER, archived INTEGER);
+CREATE TABLE problems(shard INTEGER, line INTEGER, reason TEXT, tail INTEGER);
+CREATE TABLE sessions(id TEXT PRIMARY KEY, agent TEXT, project TEXT, session_type TEXT,
+  started TEXT, last_activity TEXT, ended TEXT, end_reason TEXT, action_count INTEGER);
+"""
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS rec_ts ON records(ts, id)",
+    "CREATE INDEX IF NOT EXISTS rec_type ON records(type, ts)",
+    "CREATE INDEX IF NOT EXISTS rec_session ON records(session, ts)",
+    "CREATE INDEX IF NOT EXISTS rec_project ON records(project, ts)",
+    "CREATE INDEX IF NOT EXISTS rec_epic ON records(epic, ts) WHERE epic IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS rec_bad ON records(outcome, ts) WHERE outcome != 'success'",
+    "CREATE INDEX IF NOT EXISTS rec_shard ON records(shard)",
+    "CREATE INDEX IF NOT EXISTS shard_dir ON shards(dir)",
+    "CREATE INDEX IF NOT EXISTS prob_shard ON problems(shard)",
+    "CREATE INDEX IF NOT EXISTS sess_last ON sessions(last_activity, id)",
+)
+INSERT = (
+    "INSERT INTO records(id, ts, kind, session, agent, project, type, category, outcome, epic,"
+    " issue, event, reason, session_type, duration, overhead, error, shard, off, len, archived)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING"
+)
+OVERHEAD_KEYS = ("overhead_ms", "hook_ms")  # meta fields read as the logging/hook overhead
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def overhead_of(record: dict[str, Any]) -> float | None:
+    """The logging/hook overhead in ms a record carries in `meta` (see OVERHEAD_KEYS)."""
+    meta = record.get("meta")
+    if not isinstance(meta, dict):
+        return None
+    for key in OVERHEAD_KEYS:
+        value = _number(meta.get(key))
+        if value is not None:
+            return value
+    return None
+
+
+def record_row(
+    rec: dict[str, Any], shard: int, off: int, length: int, archived: int
+) -> tuple[Any, ...]:
+    g = rec.get
+    return (
+        rec["id"], rec["ts"], rec["kind"], rec["session"], g("agent"), g("project"), g("type"),
+        g("category"), g("outcome"), g("epic"), g("issue"), g("event"), g("reason"),
+        g("session_type"), _number(g("duration_s")), overhead_of(rec), g("error"),
+        shard, off, length, archived,
+    )  # fmt: skip
+
+
+def parse_lines(
+    data: bytes, offset: int, lines: int, shard: int, archived: int
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int, int]:
+    """(rows, problems, bytes consumed up to the last newline, line count) of a chunk."""
+    rows: list[tuple[Any, ...]] = []
+    problems: list[tuple[Any, ...]] = []
+    pos, number, size = 0, lines, len(data)
+    consumed = 0
+    while pos < size:
+        end = data.find(b"\n", pos)
+        terminated = end >= 0
+        stop = end + 1 if terminated else size
+        raw = data[pos:stop]
+        number += 1
+        if len(raw) > MAX_LINE_BYTES + 1:
+            too_long = f"line longer than {MAX_LINE_BYTES} bytes, skipped"
+            problems.append((shard, number, too_long, int(not terminated)))
+        elif raw.strip():
+            record, reason = decode_line(raw)
+            if record is None:
+                if not terminated:
+                    reason = f"torn line at end of file ({reason})"
+                problems.append((shard, number, str(reason), int(not terminated)))
+            else:
+                rows.append(record_row(record, shard, offset + pos, len(raw), archived))
+        if not terminated:
+            number -= 1  # the tail is re-read (and re-counted) once it is complete
+            break
+        consumed = stop
+        pos = stop
+    return rows, problems, consumed, number
+
+
+def refresh_sessions(conn: sqlite3.Connection, sessions: Iterable[str] | None) -> None:
+    """Recompute session summaries (all, or some) from their live records, in time order."""
+    columns = "session, ts, kind, event, agent, project, session_type, reason"
+    if sessions is None:
+        conn.execute("DELETE FROM sessions")
+        cursor = conn.execute(
+            f"SELECT {columns} FROM records WHERE archived=0 ORDER BY session, ts, id"
+        )
+        _store_sessions(conn, cursor)
+        return
+    for chunk in _chunks(sorted(sessions), 200):
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM sessions WHERE id IN ({marks})", chunk)
+        cursor = conn.execute(
+            f"SELECT {columns} FROM records WHERE archived=0 AND session IN ({marks})"
+            " ORDER BY session, ts, id",
+            chunk,
+        )
+        _store_sessions(conn, cursor)
+
+
+_SESSION_COLUMNS = (
+    "id", "agent", "project", "session_type", "started", "last_activity", "ended", "end_reason",
+    "action_count",
+)  # fmt: skip
+
+
+def fold_sessions(
+    conn: sqlite3.Connection, appended: dict[str, list[tuple[Any, ...]]], touched: set[str]
+) -> None:
+    """Fold newly appended rows into their sessions' summaries (cost: the new rows, not the
+    session's history); sessions with older-than-summary rows or removals are recomputed."""
+    full = set(touched)
+    for session, rows in appended.items():
+        if session in full:
+            continue
+        stored = conn.execute(
+            f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions WHERE id=?", (session,)
+        ).fetchone()
+        info = SessionInfo(id=session)
+        if stored is not None:
+            for key, value in zip(_SESSION_COLUMNS, stored, strict=True):
+                setattr(info, key, value)
+        rows.sort(key=lambda r: (r[1], r[0]))
+        if info.last_activity is not None and rows[0][1] < info.last_activity:
+            full.add(session)  # arrived out of order: fold everything again, in order
+            continue
+        for row in rows:
+            record = {
+                "session": row[3], "ts": row[1], "kind": row[2], "event": row[11],
+                "agent": row[4], "project": row[5], "session_type": row[13], "reason": row[12],
+            }  # fmt: skip
+            observe(info, record)
+        conn.execute(
+            "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
+            tuple(getattr(info, key) for key in _SESSION_COLUMNS),
+        )
+    if full:
+        refresh_sessions(conn, full)
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _store_sessions(conn: sqlite3.Connection, cursor: sqlite3.Cursor) -> None:
+    keys = ("session", "ts", "kind", "event", "agent", "project", "session_type", "reason")
+    info: SessionInfo | None = None
+    out: list[tuple[Any, ...]] = []
+
+    def flush() -> None:
+        if info is not None:
+            out.append(
+                (info.id, info.agent, info.project, info.session_type, info.started,
+                 info.last_activity, info.ended, info.end_reason, info.action_count)
+            )  # fmt: skip
+
+    for row in cursor:
+        record = dict(zip(keys, row, strict=True))
+        if info is None or info.id != record["session"]:
+            flush()
+            info = SessionInfo(id=record["session"])
+        observe(info, record)
+        if len(out) >= 5000:
+            conn.executemany("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?)", out)
+            out.clear()
+    flush()
+    conn.executemany("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?)", out)
+
+
+def problems_for(
+    conn: sqlite3.Connection,
+    *,
+    first: str | None,
+    last: str | None,
+    sessions: list[str] | None,
+    archived: bool,
+) -> list[Problem]:
+    """Skipped lines recorded for the shards a query covers, in file order."""
+    sql = (
+        "SELECT s.path, p.line, p.reason FROM problems p JOIN shards s ON s.id = p.shard"
+        " WHERE s.day >= ? AND s.day <= ?"
+    )
+    args: list[Any] = [first or "0000-00-00", last or "9999-99-99"]
+    if not archived:
+        sql += " AND s.archived = 0"
+    if sessions is not None:
+        sql += f" AND s.session IN ({','.join('?' * len(sessions))})"
+        args.extend(sessions)
+    sql += " ORDER BY s.day, s.path, p.line"
+    return [Problem(path, line, reason) for path, line, reason in conn.execute(sql, args)]

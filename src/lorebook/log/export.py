@@ -1,0 +1,197 @@
+"""Training-data export: actions as the seed's training records, streamed in constant memory.
+
+A record: {input: {task, epic_id, context}, output: {action_taken, outcome, duration_seconds},
+metadata: {timestamp, project, supervisor_type, action_id}}. Context (and the task taken from
+it) is sanitized again on the way out; the manifest beside the file says what was exported,
+from which commit, with which filters and how many values were redacted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ..errors import LoreError, UsageError
+from ..gitops import _collect, _spawn
+from ..timeutil import format_ts
+from .query import ActionFilter
+
+if TYPE_CHECKING:
+    from ..book import Lorebook
+
+FORMATS = ("csv", "json", "jsonl")
+CSV_FIELDS = (
+    "input.task",
+    "input.epic_id",
+    "input.context",
+    "output.action_taken",
+    "output.outcome",
+    "output.duration_seconds",
+    "metadata.timestamp",
+    "metadata.project",
+    "metadata.supervisor_type",
+    "metadata.action_id",
+)
+_TASK_KEYS = ("task_description", "task")
+
+
+class Redactions:
+    """Counts of values the export re-sanitized."""
+
+    def __init__(self) -> None:
+        self.values = 0
+        self.records = 0
+
+
+def training_record(
+    action: dict[str, Any], book: Lorebook, *, with_context: bool, counts: Redactions
+) -> dict[str, Any]:
+    """One action as a training record, its context and task re-sanitized."""
+    context = action.get("context") or {}
+    task: Any = next(
+        (context[k] for k in _TASK_KEYS if isinstance(context.get(k), str) and context[k]),
+        action["type"],
+    )
+    redacted = 0
+    task, n = book.sanitizer.redact_text(task)
+    redacted += n
+    entry: dict[str, Any] = {"task": task, "epic_id": action.get("epic")}
+    if with_context:
+        clean, n = book.sanitizer.sanitize(context)
+        redacted += n
+        entry["context"] = clean
+    if redacted:
+        counts.values += redacted
+        counts.records += 1
+    return {
+        "input": entry,
+        "output": {
+            "action_taken": action["type"],
+            "outcome": action["outcome"],
+            "duration_seconds": action.get("duration_s"),
+        },
+        "metadata": {
+            "timestamp": action["ts"],
+            "project": action.get("project"),
+            "supervisor_type": action.get("agent"),
+            "action_id": action["id"],
+        },
+    }
+
+
+def _dumps(value: Any, indent: int | None = None) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent)
+
+
+def _write_jsonl(handle: IO[str], records: Iterator[dict[str, Any]]) -> int:
+    count = 0
+    for record in records:
+        handle.write(_dumps(record))
+        handle.write("\n")
+        count += 1
+    return count
+
+
+def _write_json(handle: IO[str], records: Iterator[dict[str, Any]]) -> int:
+    """A JSON array written one element at a time: memory does not grow with the export."""
+    count = 0
+    handle.write("[")
+    for record in records:
+        handle.write(",\n  " if count else "\n  ")
+        handle.write(_dumps(record, indent=None))
+        count += 1
+    handle.write("\n]\n" if count else "]\n")
+    return count
+
+
+def _write_csv(handle: IO[str], records: Iterator[dict[str, Any]]) -> int:
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    count = 0
+    for record in records:
+        row = []
+        for field in CSV_FIELDS:
+            group, key = field.split(".")
+            value = record[group].get(key)
+            if key == "context" and key in record[group]:
+                value = _dumps(value)
+            row.append("" if value is None else value)
+        writer.writerow(row)
+        count += 1
+    return count
+
+
+WRITERS = {"csv": _write_csv, "json": _write_json, "jsonl": _write_jsonl}
+
+
+def source_commit(root: Path) -> str | None:
+    out = _collect(_spawn(root, "rev-parse", "HEAD"))
+    return out.strip() if out else None
+
+
+def default_path(book: Lorebook, fmt: str, now: datetime) -> Path:
+    stamp = format_ts(now).replace("-", "").replace(":", "").replace(".", "")[:15] + "Z"
+    return book.layout.training_data / f"training-data-{stamp}.{fmt}"
+
+
+def export(
+    book: Lorebook,
+    *,
+    fmt: str,
+    path: Path,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    with_context: bool = True,
+    include_archive: bool = False,
+) -> dict[str, Any]:
+    """Write the export and its manifest (`<file>.manifest.json`); return the manifest."""
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r} is not one of: {', '.join(FORMATS)}")
+    query = ActionFilter(project=project, since=since, until=until)
+    counts = Redactions()
+    records = (
+        training_record(action, book, with_context=with_context, counts=counts)
+        for action in book.iter_actions(query, newest_first=False, include_archive=include_archive)
+    )
+    manifest_path = path.with_name(path.name + ".manifest.json")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            count = WRITERS[fmt](handle, records)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise LoreError(f"{path}: cannot write the export ({exc.strerror or exc})") from None
+    manifest = {
+        "file": path.name,
+        "format": fmt,
+        "record_count": count,
+        "record_shape": "lorebook training record v1 (input, output, metadata)",
+        "filters": {
+            "since": since,
+            "until": until,
+            "project": project,
+            "include_context": with_context,
+            "include_archive": include_archive,
+        },
+        "source_commit": source_commit(book.root),
+        "redactions": {"values": counts.values, "records": counts.records},
+        "bytes": path.stat().st_size,
+    }
+    from ..store import atomic_write
+
+    try:
+        atomic_write(manifest_path, (_dumps(manifest, indent=2) + "\n").encode("utf-8"))
+    except LoreError:
+        path.unlink(missing_ok=True)  # no export without its manifest
+        raise
+    return {**manifest, "path": book.layout.rel(path), "manifest": book.layout.rel(manifest_path)}

@@ -1,0 +1,381 @@
+"""Activity reports: what the agents did in a window, from the catalog (or a scan of the shards).
+
+The aggregates are computed in Python over slim rows (time, type, outcome, project, agent,
+session, duration, overhead), so both sources give identical reports; deployments and failures
+are read as full records through `Lorebook.iter_actions`.
+
+Definitions (documented in docs/reports.md):
+* success rate = success / (success + failure + blocked); `in_progress` records open work and
+  are not outcomes yet.
+* overhead = the logging/hook cost a record carries in `meta.overhead_ms` (else `meta.hook_ms`),
+  in milliseconds, as hooks and wrappers record it; absent when nothing recorded it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from ..timeutil import format_ts, parse_when
+from .catalog_rows import overhead_of
+from .progress import describe
+from .query import ActionFilter
+
+if TYPE_CHECKING:
+    from ..book import Lorebook
+
+GROUPS = ("day", "type", "outcome")
+OUTCOME_KEYS = ("success", "failure", "blocked", "in_progress")
+FAILURES_SHOWN = 10
+DEPLOYMENTS_SHOWN = 50
+_SLIM = ("ts", "type", "outcome", "project", "agent", "session", "duration", "overhead")
+
+
+class Window:
+    """A half-open UTC window [since, until) with a label for people."""
+
+    def __init__(self, since: datetime, until: datetime) -> None:
+        self.since = since
+        self.until = until
+
+    @property
+    def since_ts(self) -> str:
+        return format_ts(self.since)
+
+    @property
+    def until_ts(self) -> str:
+        return format_ts(self.until)
+
+    def days(self) -> list[str]:
+        """Every UTC day the window touches."""
+        out, day = [], self.since.date()
+        last = (self.until - timedelta(milliseconds=1)).date()
+        while day <= last:
+            out.append(day.isoformat())
+            day += timedelta(days=1)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"since": self.since_ts, "until": self.until_ts}
+
+
+def resolve_window(
+    *, days: int | None, since: str | None, until: str | None, now: datetime
+) -> Window:
+    """The window of `--days N` (ending now) or `--since/--until`; bad or future ones refused."""
+    if days is not None and since is not None:
+        raise UsageError("give either --days or --since, not both")
+    if days is not None and days < 1:
+        raise UsageError(f"--days must be a positive number of days, not {days}")
+    start = parse_when(since, now=now, option="--since") if since else None
+    end = parse_when(until, now=now, option="--until") if until else now
+    if end > now + timedelta(days=1):
+        raise UsageError(f"--until {until} is in the future (now is {format_ts(now)})")
+    if start is None:
+        start = end - timedelta(days=days or 7)
+    if start > now:
+        raise UsageError(f"--since {since} is in the future (now is {format_ts(now)})")
+    if start >= end:
+        raise UsageError(f"--since {format_ts(start)} is not before --until {format_ts(end)}")
+    return Window(start, end)
+
+
+def day_window(day: str | None, now: datetime) -> Window:
+    """One UTC day (default: yesterday), for the daily report file."""
+    if day is None:
+        target = (now - timedelta(days=1)).date()
+    else:
+        try:
+            target = date.fromisoformat(day)
+        except ValueError:
+            raise UsageError(f"--date {day!r}: expected a date like 2026-11-21") from None
+    start = datetime(target.year, target.month, target.day, tzinfo=UTC)
+    if start > now:
+        raise UsageError(f"--date {target.isoformat()} is in the future")
+    return Window(start, start + timedelta(days=1))
+
+
+def week_window(week: str | None, now: datetime) -> tuple[str, Window]:
+    """An ISO week (`2026-W47`; default: the last complete one) and its UTC window."""
+    if week is None:
+        year, number, _ = (now - timedelta(days=7)).isocalendar()
+    else:
+        try:
+            year_text, number_text = week.upper().split("-W")
+            year, number = int(year_text), int(number_text)
+            date.fromisocalendar(year, number, 1)
+        except ValueError:
+            raise UsageError(f"--week {week!r}: expected an ISO week like 2026-W47") from None
+    monday = date.fromisocalendar(year, number, 1)
+    start = datetime(monday.year, monday.month, monday.day, tzinfo=UTC)
+    if start > now:
+        raise UsageError(f"--week {year}-W{number:02d} is in the future")
+    return f"{year}-W{number:02d}", Window(start, start + timedelta(days=7))
+
+
+def slim_rows(
+    book: Lorebook,
+    window: Window,
+    *,
+    project: str | None,
+    agent: str | None,
+    include_archive: bool,
+) -> Iterator[tuple[Any, ...]]:
+    """(ts, type, outcome, project, agent, session, duration, overhead) of every action."""
+    conn = book.catalog.open()
+    if conn is not None:
+        clauses = ["kind = 'action'", "ts >= ?", "ts < ?"]
+        args: list[Any] = [window.since_ts, window.until_ts]
+        for column, value in (("project", project), ("agent", agent)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                args.append(value)
+        if not include_archive:
+            clauses.append("archived = 0")
+        try:
+            yield from conn.execute(
+                f"SELECT {', '.join(_SLIM)} FROM records WHERE {' AND '.join(clauses)}", args
+            )
+        finally:
+            conn.close()
+        return
+    query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
+    for r in book.iter_actions(query, newest_first=False, include_archive=include_archive):
+        duration = r.get("duration_s")
+        yield (
+            r["ts"], r["type"], r["outcome"], r.get("project"), r.get("agent"), r["session"],
+            float(duration) if isinstance(duration, int | float) else None, overhead_of(r),
+        )  # fmt: skip
+
+
+def _rate(counts: Counter[str]) -> float | None:
+    done = counts["success"] + counts["failure"] + counts["blocked"]
+    return round(100.0 * counts["success"] / done, 1) if done else None
+
+
+def _top(counter: Counter[str]) -> dict[str, Any] | None:
+    if not counter:
+        return None
+    key, count = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"key": key, "count": count}
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def aggregate(rows: Iterable[tuple[Any, ...]], window: Window, group_by: str) -> dict[str, Any]:
+    """Summary, breakdown, per-hour/day counts, durations and overhead of slim rows (pure)."""
+    if group_by not in GROUPS:
+        raise UsageError(f"--group-by {group_by!r} is not one of: {', '.join(GROUPS)}")
+    outcomes: Counter[str] = Counter()
+    types: Counter[str] = Counter()
+    days: Counter[str] = Counter()
+    hours = [0] * 24
+    projects: Counter[str] = Counter()
+    agents: Counter[str] = Counter()
+    sessions: set[str] = set()
+    groups: dict[str, Counter[str]] = {}
+    durations: dict[str, list[float]] = {}
+    overhead: dict[str, list[float]] = {}
+    for ts, kind, outcome, project, agent, session, duration, cost in rows:
+        outcomes[outcome] += 1
+        types[kind] += 1
+        days[ts[:10]] += 1
+        hours[int(ts[11:13])] += 1
+        projects[project or "-"] += 1
+        agents[agent or "-"] += 1
+        sessions.add(session)
+        key = ts[:10] if group_by == "day" else kind if group_by == "type" else outcome
+        groups.setdefault(key, Counter())[outcome] += 1
+        if duration is not None:
+            durations.setdefault(kind, []).append(duration)
+        if cost is not None:
+            overhead.setdefault(kind, []).append(cost)
+    if group_by == "day":
+        for day in window.days():
+            groups.setdefault(day, Counter())
+    total = sum(outcomes.values())
+    busiest = _top(days)
+    common = _top(types)
+    return {
+        "summary": {
+            "total_actions": total,
+            "success_rate": _rate(outcomes),
+            "outcomes": {k: outcomes[k] for k in OUTCOME_KEYS},
+            "most_common_action": {"type": common["key"], "count": common["count"]}
+            if common
+            else None,
+            "busiest_day": {"day": busiest["key"], "count": busiest["count"]} if busiest else None,
+            "active_projects": sorted(p for p in projects if p != "-"),
+            "agents": sorted(a for a in agents if a != "-"),
+            "sessions": len(sessions),
+        },
+        "group_by": group_by,
+        "breakdown": [
+            {
+                "key": key,
+                "total": sum(c.values()),
+                **{k: c[k] for k in OUTCOME_KEYS},
+                "success_rate": _rate(c),
+            }
+            for key, c in sorted(
+                groups.items(),
+                key=(lambda kv: kv[0])
+                if group_by == "day"
+                else (lambda kv: (-sum(kv[1].values()), kv[0])),
+            )
+        ],
+        "by_type": [{"type": t, "count": n} for t, n in sorted(types.items(), key=_by_count)],
+        "by_project": [
+            {"project": p, "count": n} for p, n in sorted(projects.items(), key=_by_count)
+        ],
+        "by_day": [{"day": d, "count": days[d]} for d in window.days()],
+        "by_hour": hours,
+        "average_duration": [
+            {
+                "type": t,
+                "count": len(v),
+                "avg_seconds": round(sum(v) / len(v), 3),
+                "max_seconds": round(max(v), 3),
+            }
+            for t, v in sorted(durations.items())
+        ],
+        "overhead": {
+            "field": "meta.overhead_ms (else meta.hook_ms)",
+            "count": sum(len(v) for v in overhead.values()),
+            "avg_ms": round(
+                sum(sum(v) for v in overhead.values()) / sum(map(len, overhead.values())), 3
+            ),
+            "by_type": [
+                {
+                    "type": t,
+                    "count": len(v),
+                    "avg_ms": round(sum(v) / len(v), 3),
+                    "p95_ms": round(_p95(v), 3),
+                    "max_ms": round(max(v), 3),
+                }
+                for t, v in sorted(overhead.items())
+            ],
+        }
+        if overhead
+        else None,
+    }
+
+
+def _by_count(kv: tuple[str, int]) -> tuple[int, str]:
+    return -kv[1], kv[0]
+
+
+def _service(record: dict[str, Any]) -> str | None:
+    context = record.get("context") or {}
+    for key in ("service", "target", "app", "name"):
+        value = context.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def build_report(
+    book: Lorebook,
+    window: Window,
+    *,
+    project: str | None = None,
+    agent: str | None = None,
+    group_by: str = "day",
+    include_archive: bool = False,
+) -> dict[str, Any]:
+    """The JSON contract of `lore report --json`."""
+    rows = slim_rows(book, window, project=project, agent=agent, include_archive=include_archive)
+    report = {
+        "window": window.to_dict(),
+        "filters": {"project": project, "agent": agent, "include_archive": include_archive},
+        **aggregate(rows, window, group_by),
+    }
+    base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
+    deploys: list[dict[str, Any]] = []
+    by_outcome: Counter[str] = Counter()
+    for record in book.iter_actions(
+        ActionFilter(**{**base.__dict__, "type": "deploy"}), include_archive=include_archive
+    ):
+        by_outcome[record["outcome"]] += 1
+        if len(deploys) < DEPLOYMENTS_SHOWN:
+            deploys.append(_brief(book, record) | {"service": _service(record)})
+    report["deployments"] = {
+        "total": sum(by_outcome.values()),
+        "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
+        "recent": deploys,
+    }
+    failures = []
+    found = book.iter_actions(
+        ActionFilter(**{**base.__dict__, "outcome": "failure"}), include_archive=include_archive
+    )
+    for record in found:
+        failures.append(_brief(book, record))
+        if len(failures) >= FAILURES_SHOWN:
+            break
+    getattr(found, "close", lambda: None)()
+    report["recent_failures"] = failures
+    return report
+
+
+def _brief(book: Lorebook, record: dict[str, Any]) -> dict[str, Any]:
+    """What a report lists about one action; error text re-sanitized."""
+    error = record.get("error")
+    if isinstance(error, str):
+        error = book.sanitizer.redact_text(error)[0]
+    return {
+        "id": record["id"],
+        "ts": record["ts"],
+        "type": record["type"],
+        "outcome": record["outcome"],
+        "project": record.get("project"),
+        "agent": record.get("agent"),
+        "session": record["session"],
+        "epic": record.get("epic"),
+        "error": error,
+        "summary": book.sanitizer.redact_text(describe(record))[0],
+    }
+
+
+def write_period_report(
+    book: Lorebook,
+    kind: str,
+    *,
+    when: str | None,
+    now: datetime,
+    project: str | None = None,
+    agent: str | None = None,
+) -> dict[str, Any]:
+    """Write `docs/reports/daily/<date>.md` or `weekly/<iso-week>.md` (sanitized, atomic)."""
+    from ..store import atomic_write
+    from .report_render import render_markdown
+
+    if kind == "daily":
+        window = day_window(when, now)
+        label = window.since.date().isoformat()
+    else:
+        label, window = week_window(when, now)
+    report = build_report(book, window, project=project, agent=agent, group_by="day")
+    text, redactions = book.sanitizer.redact_text(render_markdown(report, kind=kind, label=label))
+    path = book.layout.reports / kind / f"{label}.md"
+    data = text.encode("utf-8")
+    try:
+        unchanged = path.read_bytes() == data
+    except OSError:
+        unchanged = False
+    if not unchanged:
+        atomic_write(path, data)
+    return {
+        "path": book.layout.rel(path),
+        "kind": kind,
+        "label": label,
+        "window": window.to_dict(),
+        "total_actions": report["summary"]["total_actions"],
+        "unchanged": unchanged,
+        "redactions": redactions,
+    }
