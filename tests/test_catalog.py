@@ -298,7 +298,12 @@ def test_a_long_history_is_scanned_until_lore_catalog_builds_it(filled: Path) ->
     assert book.actions(limit=None) == scanned(filled)
     assert "run `lore catalog`" in str(book.catalog.unavailable)
     assert not catalog_file(filled).exists()
+    listed = click_run(["--root", str(filled), "actions", "--limit", "1"])
+    assert listed.code == 0 and listed.out.strip()
+    assert listed.err.strip() == ("note: scanned the shards: no catalog yet and more than 3 days "
+                                  "of log: run `lore catalog` once to build it")
     assert click_run(["--root", str(filled), "catalog"]).code == 0
+    assert click_run(["--root", str(filled), "actions", "--limit", "1"]).err == ""
     again = fresh(filled)
     assert again.actions(limit=None) == scanned(filled)
     assert again.catalog.unavailable is None and catalog_file(filled).exists()

@@ -22,8 +22,19 @@ def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @click.pass_context
     def wrapper(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:
-        return func(open_book(ctx), *args, **kwargs)
+        book = open_book(ctx)
+        result = func(book, *args, **kwargs)
+        catalog_hint(book)
+        return result
 
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
     return wrapper
+
+
+def catalog_hint(book: Lorebook) -> None:
+    """Say once on stderr when a query scanned a long log because no catalog exists yet."""
+    view = book.__dict__.get("catalog")  # only when the command used the catalog at all
+    reason = getattr(view, "unavailable", None)
+    if reason and reason.startswith("no catalog yet"):
+        click.echo(f"note: scanned the shards: {reason}", err=True)
