@@ -64,16 +64,28 @@ def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: b
         os.close(fd)  # closing releases the lock
 
 
+def temp_path(path: Path) -> Path:
+    """The temp file beside `path` that `write_temp` fills (hidden, one per process)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def write_temp(path: Path, data: bytes, *, exclusive: bool = False) -> Path:
+    """Write `data`, synced to disk, to `temp_path(path)` for the caller to rename or link into
+    place (and to remove on failure). OSError propagates."""
+    tmp = temp_path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(tmp, "xb" if exclusive else "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return tmp
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so readers see the old or the new file, never a mix."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = temp_path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        os.replace(write_temp(path, data), path)
     except OSError as exc:
         try:  # noqa: SIM105 - contextlib is not imported on the append path
             tmp.unlink(missing_ok=True)

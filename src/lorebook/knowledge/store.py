@@ -17,7 +17,7 @@ from ..errors import LoreError, UsageError
 from ..log.reader import Problem
 from ..log.sanitize import Sanitizer
 from ..paths import Layout
-from ..store import _describe, atomic_write
+from ..store import _describe, atomic_write, temp_path, write_temp
 from ..timeutil import utcnow
 from .cache import ParseCache
 from .fileformat import LearningFormatError, PlainStr, read_learning, render_learning
@@ -242,13 +242,9 @@ def _first_error(exc: ValueError) -> str:
 def _write_new(path: Path, data: bytes) -> None:
     """Write a file that must not exist yet: a temp file, then a hard link (never overwrites,
     never leaves a partial file under the real name)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = temp_path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        write_temp(path, data, exclusive=True)
         try:
             os.link(tmp, path)
         except FileExistsError:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError, UsageError
+from ..store import temp_path, write_temp
 from .archive_io import archive_name, compress, iter_archives, read_archive_bytes
 from .reader import shard_files, walk_days
 
@@ -118,13 +119,9 @@ def _archive_one(shard: Path, target: Path) -> dict[str, Any]:
                             "; the shard was kept")  # fmt: skip
         content = _merged(existing, data)
     packed = compress(content)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp = temp_path(target)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as handle:
-            handle.write(packed)
-            handle.flush()
-            os.fsync(handle.fileno())
+        write_temp(target, packed)
         check, error = read_archive_bytes(tmp)
         if error is not None or check != content or not set(_lines(data)) <= set(_lines(check)):
             raise LoreError(f"{target.name}: the written archive does not match; shard kept")
