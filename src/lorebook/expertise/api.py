@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import gitops
 from ..errors import LoreError, UsageError
+from ..log.identifiers import check_identifier
 from ..log.reader import OnProblem, _ignore, iter_records
 from ..log.writer import check_session_id, session_start_day
 from ..store import atomic_write
@@ -99,7 +100,9 @@ class Expertise:
 
     # -- naming ------------------------------------------------------------------------------
     def path(self, domain: str) -> Path:
-        return self.layout.expertise / f"{check_name(domain)}.yaml"
+        """The domain's file; a domain name that looks like a secret never becomes one."""
+        name = check_identifier("domain", check_name(domain), self.sanitizer)
+        return self.layout.expertise / f"{name}.yaml"
 
     def rel(self, domain: str) -> str:
         return self.layout.rel(self.path(domain))

@@ -15,6 +15,8 @@ from typing import Any
 import yaml
 
 from ..expertise.schema import LIST_KEYS
+from ..log.check import NAME_IS_SECRET
+from ..log.identifiers import redact_path
 from ..log.reader import Problem
 from ..log.sanitize import Sanitizer
 from ..paths import Layout
@@ -49,7 +51,9 @@ def check_learnings(layout: Layout, sanitizer: Sanitizer, report: Report) -> int
         if folder.is_dir():
             files += sorted(p for p in folder.glob("*.md") if p.is_file())
     for path in files:
-        rel = layout.rel(path)
+        rel, kind = redact_path(layout.rel(path), sanitizer)  # never print a secret
+        if kind is not None:
+            report(Problem(rel, 0, NAME_IS_SECRET))
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -159,5 +163,8 @@ def check_expertise(
         p for p in layout.expertise.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml")
     )
     for path in files:
-        _expertise(path, layout.rel(path), sanitizer, report, max_lines)
+        rel, kind = redact_path(layout.rel(path), sanitizer)  # never print a secret
+        if kind is not None:
+            report(Problem(rel, 0, NAME_IS_SECRET))
+        _expertise(path, rel, sanitizer, report, max_lines)
     return len(files)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..log.identifiers import secret_kind
 from ..timeutil import parse_ts, utcnow
 from .ids import random_suffix
 from .similar import DUPLICATE, REVIEW_HEADING, SIMILAR, Match, best_matches, substance
@@ -120,7 +121,7 @@ def free_id(store: LearningStore, wanted: str) -> str:
     An id the sanitizer would redact (an epic name that looks like a token) is replaced by
     `auto-<random>`: a file name never carries a secret, and the id must survive redaction.
     """
-    if store.sanitizer.redact_text(wanted)[1]:
+    if secret_kind(wanted, store.sanitizer) is not None:
         wanted = f"auto-{random_suffix(10)}"
     candidate, n = wanted, 1
     while store.exists(candidate):

@@ -17,6 +17,7 @@ from ..events import EventBus
 from ..ids import new_ulid
 from ..paths import find_root, require_store
 from ..timeutil import format_ts, utcnow
+from .identifiers import check_identifier
 from .sanitize import Sanitizer
 from .writer import (
     LogWriter,
@@ -75,10 +76,20 @@ class Appender:
         return cls(root, load_config(root), environ)
 
     def default_agent(self, agent: str | None = None) -> str:
-        return agent or self.env_agent or self.config.raw.get("agent") or "agent"
+        if not agent and self.env_agent:
+            return check_identifier("LORE_AGENT", self.env_agent, self.sanitizer)
+        return agent or self.config.raw.get("agent") or "agent"
 
     def default_project(self, project: str | None = None) -> str:
-        return project or self.env_project or self.config.raw.get("project") or self.root.name
+        if not project and self.env_project:
+            return check_identifier("LORE_PROJECT", self.env_project, self.sanitizer)
+        return project or self.config.raw.get("project") or self.root.name
+
+    def default_session(self, session: str | None) -> str | None:
+        """`session`, else LORE_SESSION (checked, and named in the error if refused)."""
+        if session or not self.env_session:
+            return session
+        return check_session_id(self.env_session, "LORE_SESSION")
 
     def session_identity(
         self, session: str, now: datetime | None = None
@@ -138,7 +149,7 @@ class Appender:
         now: datetime | None = None,
     ) -> dict[str, Any]:
         """Write an end event for `session` (else `LORE_SESSION`) with the session's identity."""
-        sid = session or self.env_session
+        sid = self.default_session(session)
         if not sid:
             raise UsageError("no session to end: pass --session or set LORE_SESSION")
         agent, project = self._identity(sid, agent, project, now)
@@ -166,7 +177,7 @@ class Appender:
         written together with its first action.
         """
         moment = now or utcnow()
-        sid = session or self.env_session
+        sid = self.default_session(session)
         agent, project = self._identity(sid, agent, project, moment)
         header = None
         if not sid:

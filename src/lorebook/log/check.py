@@ -6,8 +6,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .identifiers import redact_path, secret_kind
 from .reader import Problem, day_dirs, read_shard, relative, shard_files
 from .sanitize import Sanitizer
+
+NAME_IS_SECRET = "file name looks like a secret"
 
 
 @dataclass
@@ -41,7 +44,9 @@ def check_log(actionlog: Path, base: Path, sanitizer: Sanitizer) -> CheckReport:
     first_seen: dict[str, str] = {}
     for day, day_dir in day_dirs(actionlog):
         for path in shard_files(day_dir):
-            rel = relative(path, base)
+            rel, kind = redact_path(relative(path, base), sanitizer)  # never print a secret
+            if kind is not None:
+                report.findings.append(Problem(rel, 0, NAME_IS_SECRET))
             report.shards += 1
             for number, record in read_shard(path, rel, report.findings.append, dedupe=False):
                 report.records += 1
@@ -57,13 +62,19 @@ def check_log(actionlog: Path, base: Path, sanitizer: Sanitizer) -> CheckReport:
                     report.findings.append(
                         Problem(rel, number, f"ts {record['ts']} is not in the shard's day {day}")
                     )
+                session_kind = secret_kind(record["session"], sanitizer)  # (not free text)
+                if session_kind is not None:
+                    report.findings.append(
+                        Problem(rel, number, f"possible secret ({session_kind}) at session")
+                    )
                 if path.is_file() and record["session"] != path.stem:
+                    session = f"[REDACTED:{session_kind}]" if session_kind else record["session"]
                     report.findings.append(
                         Problem(
                             rel,
                             number,
-                            f"session {record['session']!r} does not match "
-                            f"the shard name {path.stem!r}",
+                            f"session {session!r} does not match the shard name "
+                            f"{rel.rpartition('/')[2].removesuffix('.jsonl')!r}",
                         )
                     )
                 scrubbed = {

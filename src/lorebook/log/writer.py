@@ -24,6 +24,7 @@ from ..model import (
 from ..paths import Layout
 from ..store import append_line
 from ..timeutil import format_ts, utcnow
+from .identifiers import check_identifier
 from .sanitize import Sanitizer
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 
 STRUCTURAL = ("v", "id", "ts", "kind", "session")  # validated, never redacted
 _STRUCTURAL = frozenset(STRUCTURAL)
+# record fields that are keys (catalog rows, filters, report groups): refused when they hold a
+# secret, where free text is redacted
+IDENTIFIERS = ("type", "agent", "project", "epic", "issue")
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
@@ -84,12 +88,16 @@ def session_start_day(session: str) -> str | None:
     return None
 
 
-def check_session_id(session: str) -> str:
+def check_session_id(session: str, label: str = "session") -> str:
+    """A session id names its shard files: a safe file name that does not look like a secret
+    (`label` says where it came from: an option, LORE_SESSION)."""
     if not SESSION_ID_RE.match(session):
+        where = "" if label == "session" else f"{label}: "
         raise UsageError(
-            f"session id {session!r} must be 1-128 characters of letters, digits, '.', '_' or '-'"
+            f"{where}session id {session!r} must be 1-128 characters of letters, digits, '.', "
+            "'_' or '-'"
         )
-    return session
+    return check_identifier(label, session)
 
 
 def action_record(
@@ -210,6 +218,10 @@ class LogWriter:
         free["meta"] = free.get("meta") or {}
         clean, total = self.sanitizer.sanitize(free)  # one walk over all fields
         if total:
+            for key in IDENTIFIERS:  # an identifier the walk redacted: refuse the record
+                value = free.get(key)
+                if clean.get(key) != value and isinstance(value, str):
+                    check_identifier(key, value, self.sanitizer)
             meta = clean["meta"]
             meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
         stored = {k: record[k] for k in STRUCTURAL if k in record}  # as they are, in this order
@@ -250,6 +262,7 @@ class LogWriter:
         key = (stored["ts"][:10], stored["session"])
         entry = self._paths.get(key)
         if entry is None:  # building a Path costs more than the append itself
+            check_identifier("session", key[1], self.sanitizer)  # with the store's own rules
             if len(self._paths) > 256:
                 self._paths.clear()
             today = format_ts(utcnow())[:10]
