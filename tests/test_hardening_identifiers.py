@@ -145,6 +145,7 @@ def test_secret_as_expertise_domain_is_refused(store: Path) -> None:
         ["expertise", "show", token],
         ["expertise", "improve", token],
         ["expertise", "history", token],
+        ["expertise", "show", GHP],
     ):
         result = lore(*args, env=clean_env(store))
         assert result.code == 1, (args, result.out, result.err)
@@ -273,3 +274,51 @@ def test_check_reports_learning_and_expertise_files_named_like_secrets(store: Pa
     assert ".expertise/[REDACTED:github_token].yaml: file name looks like a secret" in result.out
     for secret in (AKIA, GHP):
         assert secret[:8] not in result.out + result.err
+
+
+# -- item 5: error and warning lines are redacted --------------------------------------------
+def test_error_for_a_secret_action_type_is_redacted(store: Path) -> None:
+    fast = lore("log", GHP, env=clean_env(store))
+    line = assert_one_error_line(fast, "action type")
+    assert "[REDACTED:github_token]" in line
+    as_json = lore("log", GHP, "--json", env=clean_env(store))
+    assert as_json.code == 1
+    assert json.loads(as_json.err)["error"].startswith("action type '[REDACTED:github_token]'")
+    click_path = lore("--root", str(store), "log", GHP, env=clean_env())
+    assert_one_error_line(click_path, "[REDACTED:github_token]")
+    assert_no_leak(GHP, store, fast, as_json, click_path)
+
+
+def test_error_for_a_secret_end_reason_is_redacted(store: Path) -> None:
+    started = lore("session", "start", env=clean_env(store))
+    assert started.code == 0, started.err
+    sid = started.out.strip()
+    result = lore(
+        "session", "end", "--session", sid, "--reason", "password=Hunter2Hunter2",
+        env=clean_env(store),
+    )
+    assert_one_error_line(result, "end reason", "[REDACTED")
+    assert "Hunter2" not in result.err
+
+
+def test_click_usage_errors_are_redacted(store: Path) -> None:
+    results = [
+        lore("log", "commit", "--outcome", GHP, env=clean_env(store)),
+        lore("actions", "--outcome", GHP, env=clean_env(store)),
+        lore("actions", f"--{GHP}", env=clean_env(store)),
+        lore("show", GHP, env=clean_env(store)),
+    ]
+    for result in results:
+        assert result.code == 1, (result.out, result.err)
+        assert len(result.err.strip().splitlines()) == 1, result.err
+    assert_no_leak(GHP, store, *results)
+
+
+def test_skipped_line_warnings_are_redacted(store: Path) -> None:
+    day = store / "actionlog" / "2026" / "11" / "24"
+    day.mkdir(parents=True)
+    (day / f"{GHP}.jsonl").write_text("{not json\n", encoding="utf-8")
+    result = lore("actions", "--since", "30000d", env=clean_env(store))
+    assert "lore: warning: skipped" in result.err
+    assert "[REDACTED:github_token]" in result.err
+    assert GHP[:8] not in result.out + result.err

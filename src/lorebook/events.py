@@ -10,8 +10,6 @@ interest them: `wants_knowledge` decides from the record's type and outcome alon
 
 from __future__ import annotations
 
-import sys
-
 from .errors import UsageError
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
@@ -27,7 +25,9 @@ EVENTS = ("action",)  # every stored record (actions and session events) is an "
 
 
 def stderr_warning(message: str) -> None:
-    print(f"lore: warning: {message}", file=sys.stderr)
+    from .cli.output import warn
+
+    warn(message)
 
 
 class EventBus:

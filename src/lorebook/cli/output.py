@@ -1,4 +1,8 @@
-"""Output shared by every entry point: JSON, one-line errors, skipped-line warnings."""
+"""Output shared by every entry point: JSON, one-line errors, skipped-line warnings.
+
+Error and warning lines echo what the user typed or what a file holds, and end up in CI logs
+(disk too): they are redacted like the log before they are printed, here and nowhere else.
+"""
 
 from __future__ import annotations
 
@@ -18,9 +22,25 @@ def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str)
 
 
+def redact_message(text: str) -> str:
+    """`text` with secrets and PII replaced by markers, as the log would store it."""
+    from ..log.identifiers import redact_message as redact  # on the append path anyway
+
+    return redact(text)
+
+
+def warning_line(message: object) -> str:
+    """The stderr line for a warning, redacted."""
+    return f"lore: warning: {redact_message(str(message))}"
+
+
+def warn(message: object, stream: TextIO | None = None) -> None:
+    print(warning_line(message), file=stream or sys.stderr)
+
+
 def error_line(exc: LoreError | str, *, as_json: bool) -> str:
-    """The single stderr line for a failure (a JSON object under --json)."""
-    message = str(exc)
+    """The single stderr line for a failure (a JSON object under --json), redacted."""
+    message = redact_message(str(exc))
     if as_json:
         return json.dumps({"error": message}, ensure_ascii=False)
     return f"lore: error: {message}"
@@ -42,12 +62,14 @@ class ProblemPrinter:
     def __call__(self, problem: Problem) -> None:
         self.count += 1
         if self.count <= self.shown:
-            print(f"lore: warning: skipped {problem}", file=self.stream or sys.stderr)
+            from ..log.identifiers import redact_path
+
+            where = redact_path(problem.path)[0]  # a file named like a secret: by part
+            warn(f"skipped {str(problem).replace(problem.path, where, 1)}", self.stream)
 
     def finish(self) -> None:
         if self.count > self.shown:
-            print(
-                f"lore: warning: {self.count - self.shown} more lines skipped "
-                "(run `lore check` for all findings)",
-                file=self.stream or sys.stderr,
+            warn(
+                f"{self.count - self.shown} more lines skipped (run `lore check` for all findings)",
+                self.stream,
             )

@@ -8,8 +8,6 @@ Imports nothing heavy until a session actually ends.
 
 from __future__ import annotations
 
-import sys
-
 from ..errors import LoreError
 
 TYPE_CHECKING = False
@@ -30,10 +28,9 @@ def on_session_end(book: Lorebook, record: dict[str, Any]) -> dict[str, Any] | N
     except NothingToLearn:
         return None
     except LoreError as exc:
-        print(
-            f"lore: warning: expertise not updated for session {record.get('session')}: {exc}",
-            file=sys.stderr,
-        )
+        from ..cli.output import warn
+
+        warn(f"expertise not updated for session {record.get('session')}: {exc}")
         return None
     return result
 

@@ -8,7 +8,7 @@ import click
 
 from ...book import Lorebook
 from ...index.evaluate import MODES, EvalReport, evaluate_index, load_golden
-from ..output import ProblemPrinter, to_json
+from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
 
 
@@ -69,5 +69,5 @@ def eval_(book: Lorebook, queries_file: Path | None, modes: tuple[str, ...], as_
         click.echo(to_json(report.to_dict()))
     else:
         for warning in report.golden.warnings:
-            click.echo(f"lore: warning: {warning}", err=True)
+            click.echo(warning_line(warning), err=True)
         click.echo(render_report(report))

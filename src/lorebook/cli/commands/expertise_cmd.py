@@ -7,7 +7,7 @@ import click
 from ...book import Lorebook
 from ...errors import UsageError
 from ...expertise import render
-from ..output import ProblemPrinter, to_json
+from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
 
 no_commit_option = click.option(
@@ -17,7 +17,7 @@ no_commit_option = click.option(
 
 def _warn(result: dict[str, object]) -> None:
     for warning in result.get("warnings") or []:  # type: ignore[attr-defined]
-        click.echo(f"lore: warning: {warning}", err=True)
+        click.echo(warning_line(warning), err=True)
 
 
 @click.group("expertise")

@@ -8,14 +8,14 @@ from typing import Any
 import click
 
 from ...book import Lorebook
-from ..output import ProblemPrinter, to_json
+from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
 
 BAR_FROM = 100  # files: smaller updates finish before a bar would be worth drawing
 
 
 def warn(message: str) -> None:
-    click.echo(f"lore: warning: {message}", err=True)
+    click.echo(warning_line(message), err=True)
 
 
 class _Bar:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ...book import Lorebook
-from ..output import to_json
+from ..output import to_json, warning_line
 from .common import json_option, pass_book
 
 
@@ -56,7 +56,7 @@ def promote(
         if result.pr_url:
             click.echo(f"pull request: {result.pr_url}")
     if result.warning:
-        click.echo(f"lore: warning: {result.warning}", err=True)
+        click.echo(warning_line(result.warning), err=True)
 
 
 @click.command("reject")
