@@ -322,3 +322,20 @@ def test_skipped_line_warnings_are_redacted(store: Path) -> None:
     assert "lore: warning: skipped" in result.err
     assert "[REDACTED:github_token]" in result.err
     assert GHP[:8] not in result.out + result.err
+
+
+def test_check_findings_never_echo_a_secret_read_from_a_file(store: Path) -> None:
+    (store / ".expertise").mkdir(exist_ok=True)
+    (store / ".expertise" / "testing.yaml").write_text(f"domain: {GHP}\n", encoding="utf-8")
+    day = store / "actionlog" / "2026" / "11" / "24"
+    day.mkdir(parents=True)
+    (day / "plain.jsonl").write_text(_record(STRIPE) + "\n", encoding="utf-8")
+    text = lore("check", env=clean_env(store))
+    as_json = lore("check", "--json", env=clean_env(store))
+    assert text.code == as_json.code == 1
+    assert "domain '[REDACTED:github_token]' does not match the file name" in text.out
+    assert "session '[REDACTED:stripe_key]' does not match the shard name 'plain'" in text.out
+    findings = json.loads(as_json.out)["findings"]
+    assert any("[REDACTED:github_token]" in f["reason"] for f in findings)
+    for secret in (GHP, STRIPE):
+        assert secret[:8] not in text.out + text.err + as_json.out + as_json.err

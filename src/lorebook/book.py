@@ -15,7 +15,7 @@ from .config import Config, load_config
 from .errors import LoreError, UsageError
 from .events import install_knowledge_triggers
 from .log.append import Appender, Listener, resolve_root
-from .log.check import CheckReport, check_log
+from .log.check import CheckReport, check_log, redact_findings
 from .log.query import ActionFilter
 from .log.reader import OnProblem, _ignore, iter_records
 from .log.sessions import STATUSES, SessionInfo, summarize
@@ -383,6 +383,7 @@ class Lorebook:
         report.expertise = check_expertise(
             self.layout, self.sanitizer, report.findings.append, max_lines=max_lines
         )
+        report.findings = redact_findings(report.findings, self.sanitizer)
         return report
 
     def report(

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .identifiers import redact_path, secret_kind
+from .identifiers import redact_message, redact_path, secret_kind
 from .reader import Problem, day_dirs, read_shard, relative, shard_files
 from .sanitize import Sanitizer
 
@@ -68,13 +68,12 @@ def check_log(actionlog: Path, base: Path, sanitizer: Sanitizer) -> CheckReport:
                         Problem(rel, number, f"possible secret ({session_kind}) at session")
                     )
                 if path.is_file() and record["session"] != path.stem:
-                    session = f"[REDACTED:{session_kind}]" if session_kind else record["session"]
                     report.findings.append(
                         Problem(
                             rel,
                             number,
-                            f"session {session!r} does not match the shard name "
-                            f"{rel.rpartition('/')[2].removesuffix('.jsonl')!r}",
+                            f"session {record['session']!r} does not match "
+                            f"the shard name {path.stem!r}",
                         )
                     )
                 scrubbed = {
@@ -85,3 +84,12 @@ def check_log(actionlog: Path, base: Path, sanitizer: Sanitizer) -> CheckReport:
                         Problem(rel, number, f"possible secret ({finding.kind}) at {finding.path}")
                     )
     return report
+
+
+def redact_findings(findings: list[Problem], sanitizer: Sanitizer) -> list[Problem]:
+    """Findings quote file names and values read from files (a session, a domain, an id):
+    redacted like every other output before they are returned or printed."""
+    return [
+        Problem(redact_path(f.path, sanitizer)[0], f.line, redact_message(f.reason, sanitizer))
+        for f in findings
+    ]
