@@ -146,6 +146,8 @@ def test_secret_as_expertise_domain_is_refused(store: Path) -> None:
         ["expertise", "improve", token],
         ["expertise", "history", token],
         ["expertise", "show", GHP],
+        ["expertise", "learn", "--session", GHP],
+        ["expertise", "learn", "--session", "01JD8Z3M5Q7R9T1V3X5Z7B9D1F", "--domain", token],
     ):
         result = lore(*args, env=clean_env(store))
         assert result.code == 1, (args, result.out, result.err)
