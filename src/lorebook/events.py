@@ -25,7 +25,7 @@ EVENTS = ("action",)  # every stored record (actions and session events) is an "
 
 
 def stderr_warning(message: str) -> None:
-    from .cli.output import warn
+    from .notices import warn
 
     warn(message)
 

@@ -1,7 +1,7 @@
 """Output shared by every entry point: JSON, one-line errors, skipped-line warnings.
 
 Error and warning lines echo what the user typed or what a file holds, and end up in CI logs
-(disk too): they are redacted like the log before they are printed, here and nowhere else.
+(disk too): they are redacted like the log before they are printed (warnings in `notices`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import json
 import sys
 
 from ..errors import LoreError
+from ..notices import redact_message, warn, warning_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
@@ -18,24 +19,11 @@ if TYPE_CHECKING:
     from ..log.reader import Problem
 
 
+__all__ = ["redact_message", "warn", "warning_line"]  # re-exported for the commands
+
+
 def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str)
-
-
-def redact_message(text: str) -> str:
-    """`text` with secrets and PII replaced by markers, as the log would store it."""
-    from ..log.identifiers import redact_message as redact  # on the append path anyway
-
-    return redact(text)
-
-
-def warning_line(message: object) -> str:
-    """The stderr line for a warning, redacted."""
-    return f"lore: warning: {redact_message(str(message))}"
-
-
-def warn(message: object, stream: TextIO | None = None) -> None:
-    print(warning_line(message), file=stream or sys.stderr)
 
 
 def error_line(exc: LoreError | str, *, as_json: bool) -> str:

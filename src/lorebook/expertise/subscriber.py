@@ -28,7 +28,7 @@ def on_session_end(book: Lorebook, record: dict[str, Any]) -> dict[str, Any] | N
     except NothingToLearn:
         return None
     except LoreError as exc:
-        from ..cli.output import warn
+        from ..notices import warn
 
         warn(f"expertise not updated for session {record.get('session')}: {exc}")
         return None
