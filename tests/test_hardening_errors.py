@@ -11,7 +11,9 @@ import pytest
 
 from conftest import assert_one_error_line, clean_env, lore
 from lorebook import Lorebook
-from lorebook.errors import UsageError
+from lorebook.config import Config, load_config
+from lorebook.errors import LoreError, UsageError
+from lorebook.index.rank import RankSettings
 from lorebook.log.retention import archive_shards
 from lorebook.timeutil import MAX_DAYS, parse_age
 
@@ -96,3 +98,75 @@ def test_the_api_raises_usage_errors_not_overflow(logged: Path) -> None:
     # the API takes the --since forms too, not only canonical timestamps
     assert [a["type"] for a in book.actions(since="2h")] == ["commit"]
     assert len(book.actions(since=NOW - timedelta(days=2))) == 2
+
+
+# -- 13. config values checked once, at load -----------------------------------------------
+def write_config(root: Path, text: str) -> None:
+    (root / ".lore" / "config.yaml").write_text(text, encoding="utf-8")
+
+
+BAD_CONFIGS = [
+    ("agent: PS\nlog:\n  durability: flush\n  max_line_bytes: big\n",
+     ":4: log.max_line_bytes: expected an integer, got 'big'"),
+    ("sessions:\n  idle_minutes: soon\n",
+     ":2: sessions.idle_minutes: expected a number, got 'soon'"),
+    ("catalog:\n  enabled: sometimes\n", ":2: catalog.enabled: expected true or false"),
+    ("retention: {archive_days: 99999999}\n",
+     ":1: retention.archive_days: expected an integer of at most 36500"),
+    ("search:\n  weights:\n    recency: -1\n",
+     ":3: search.weights.recency: expected a number of at least 0, got -1"),
+    ("search:\n  threshold: .nan\n", ":2: search.threshold: expected a number, not infinity"),
+    ("search:\n  threshold: 3\n", ":2: search.threshold: expected a number from 0 to 1, got 3"),
+    ("embedding: [all-MiniLM-L6-v2]\n",
+     ":1: embedding: expected a mapping of settings, got a list"),
+    ("index:\n  read_timeout: 2s\n", ":2: index.read_timeout: expected a number, got '2s'"),
+    ("watch: {debounce_seconds: true}\n", ":1: watch.debounce_seconds: expected a number"),
+    ("drafts:\n  lookback_days: 1e400\n", ":2: drafts.lookback_days: expected a number"),
+]
+
+
+@pytest.mark.parametrize("text, needle", BAD_CONFIGS)
+def test_a_bad_config_value_is_one_line_from_every_command(
+    store: Path, text: str, needle: str
+) -> None:
+    write_config(store, text)
+    for args in (["log", "commit"], ["sessions"], ["actions"], ["report"], ["search", "x"]):
+        line = one_line(store, *args)
+        assert f".lore/config.yaml{needle}" in line, (args, line)
+
+
+def test_a_bad_config_is_never_cached_as_valid(store: Path) -> None:
+    cache = store / ".lore" / "cache" / "config.json"
+    write_config(store, "log:\n  max_line_bytes: big\n")
+    for _ in range(2):
+        assert "max_line_bytes" in one_line(store, "log", "commit")
+        assert not cache.exists() or "big" not in cache.read_text()
+    # a cache holding the bad value (say, from an older version) is not trusted either
+    stat = (store / ".lore" / "config.yaml").stat()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({"stamp": [stat.st_size, stat.st_mtime_ns],
+                                 "data": {"log": {"max_line_bytes": "big"}}}))
+    assert ":2: log.max_line_bytes: expected an integer" in one_line(store, "log", "commit")
+    with pytest.raises(LoreError, match="max_line_bytes"):
+        load_config(store)
+    # fixed: works again, and the good value is cached
+    write_config(store, "log:\n  max_line_bytes: 4096\n")
+    assert lore("log", "commit", env=clean_env(store)).code == 0
+    assert json.loads(cache.read_text())["data"] == {"log": {"max_line_bytes": 4096}}
+
+
+def test_unknown_keys_and_good_values_are_accepted(store: Path) -> None:
+    write_config(store, "future_feature: {x: 1}\nlog:\n  not_yet: 3\n"
+                        "sessions:\n  idle_minutes: 7.5\n"
+                        "search:\n  synonyms: {rls: [row level security]}\n  threshold: 0\n"
+                        "index:\n  read_timeout: 1\n")  # fmt: skip
+    config = load_config(store)
+    assert config.idle_minutes == 7.5
+    assert lore("log", "commit", env=clean_env(store)).code == 0
+
+
+def test_the_defaults_are_the_ones_the_code_uses() -> None:
+    config = Config()
+    for section in ("index", "search", "embedding", "watch"):
+        assert config.section(section), section
+    assert RankSettings.from_config(config.section("search")) == RankSettings()
