@@ -4,6 +4,7 @@ values and out-of-range numeric options — through the real `lore` command."""
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -170,3 +171,31 @@ def test_the_defaults_are_the_ones_the_code_uses() -> None:
     for section in ("index", "search", "embedding", "watch"):
         assert config.section(section), section
     assert RankSettings.from_config(config.section("search")) == RankSettings()
+
+
+# -- 16. numeric options in range ----------------------------------------------------------
+@pytest.mark.parametrize("args, option", [
+    (["search", "x", "--threshold", "nan"], "--threshold"),
+    (["search", "x", "--threshold", "-5"], "--threshold"),
+    (["search", "x", "--threshold", "1.5"], "--threshold"),
+    (["search", "x", "--threshold", "inf"], "--threshold"),
+    (["search", "x", "--limit", "0"], "--limit"),
+    (["preflight", "x", "--limit", "-1"], "--limit"),
+    (["actions", "--limit", "0"], "--limit"),
+    (["resume", "--limit", "0"], "--limit"),
+    (["watch", "--debounce", "nan"], "--debounce"),
+    (["watch", "--debounce", "-1"], "--debounce"),
+    (["report", "--days", "0"], "--days"),
+])  # fmt: skip
+def test_numeric_options_out_of_range_are_one_line(
+    store: Path, args: list[str], option: str
+) -> None:
+    line = one_line(store, *args)
+    assert option in line
+
+
+def test_search_api_refuses_a_threshold_out_of_range(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    for value in (math.nan, -5.0, 1.5):
+        with pytest.raises(UsageError, match="threshold"):
+            book.index.search("anything", threshold=value, refresh=False)
