@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, lore
+from conftest import LORE, assert_one_error_line, clean_env, lore, stored_actions
 from lorebook import Lorebook
 from lorebook.config import Config, load_config
 from lorebook.errors import LoreError, UsageError
@@ -99,6 +101,48 @@ def test_the_api_raises_usage_errors_not_overflow(logged: Path) -> None:
     # the API takes the --since forms too, not only canonical timestamps
     assert [a["type"] for a in book.actions(since="2h")] == ["commit"]
     assert len(book.actions(since=NOW - timedelta(days=2))) == 2
+
+
+# -- 12. a closed stdout ------------------------------------------------------------------
+def _closed_stdout(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `lore` with a stdout whose reader is already gone: its first write fails."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([*LORE, *args], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, env=clean_env(root), timeout=60)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("args", [
+    [], ["--help"], ["session"], ["actions", "--json"], ["sessions"],
+    ["log", "commit"], ["log", "commit", "--json"],
+])  # fmt: skip
+def test_a_closed_pipe_is_a_quiet_exit(logged: Path, args: list[str]) -> None:
+    before = len(stored_actions(logged))
+    done = _closed_stdout(logged, *args)
+    assert done.stderr == "", done.stderr
+    assert done.returncode == 1
+    if args[:1] == ["log"]:
+        assert len(stored_actions(logged)) == before + 1  # the action was written first
+
+
+def test_a_reader_that_stops_early_sees_no_traceback(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    with book.session(session_id="bulk") as session:
+        for index in range(1500):
+            session.log("commit", context={"index": index, "files": ["src/a.py"] * 4})
+    for args in (["actions", "--json", "--limit", "1500"], ["log", "commit", "--json"]):
+        process = subprocess.Popen([*LORE, *args], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=clean_env(store))
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(1) in (b"[", b"{")
+        process.stdout.close()
+        err = process.stderr.read().decode()
+        process.wait(timeout=60)
+        assert "Traceback" not in err and "BrokenPipe" not in err, err
+        assert err == "", err
 
 
 # -- 13. config values checked once, at load -----------------------------------------------
