@@ -167,6 +167,11 @@ BAD_CONFIGS = [
     ("index:\n  read_timeout: 2s\n", ":2: index.read_timeout: expected a number, got '2s'"),
     ("watch: {debounce_seconds: true}\n", ":1: watch.debounce_seconds: expected a number"),
     ("drafts:\n  lookback_days: 1e400\n", ":2: drafts.lookback_days: expected a number"),
+    ("redaction:\n  extra_patterns:\n    itk: '[unclosed'\n",
+     ":3: redaction.extra_patterns.itk: invalid regular expression: unterminated character set"),
+    ("redaction:\n  extra_secret_keys:\n    - vault_ref\n    - 7\n",
+     ":4: redaction.extra_secret_keys.1: expected text, got 7"),
+    ("paths:\n  actionlog: [a, b]\n", ":2: paths.actionlog: expected text, got a list"),
 ]
 
 

@@ -21,6 +21,24 @@ ALSO_MAPPING = {"search.synonyms"}  # a list of groups or {word: [spellings]}
 FRACTIONS = {"search.threshold", "search.dense_weight", "search.stale_factor",
              "search.unknown_success"}  # fmt: skip
 UPPER = {"_days": MAX_DAYS, "_minutes": MAX_DAYS * 24 * 60}  # by key suffix: date arithmetic
+TEXT_ITEMS = {"paths", "redaction.extra_secret_keys", "redaction.extra_patterns"}
+PATTERNS = {"redaction.extra_patterns"}  # name -> regular expression
+
+
+def _item_problem(key: str, value: Any) -> tuple[str, str] | None:
+    """(item key, reason) for the first item of a list or mapping of texts that is wrong."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for name, item in items:
+        if not isinstance(item, str):
+            return str(name), f"expected text, got {shown(item)}"
+        if key in PATTERNS:
+            import re  # (already loaded by the sanitizer)
+
+            try:
+                re.compile(item)
+            except re.error as exc:
+                return str(name), f"invalid regular expression: {exc}"
+    return None
 
 
 def shown(value: Any) -> str:
@@ -78,6 +96,9 @@ def find_problem(
         found = problem(".".join(keys), value, default)
         if found is not None:
             return keys, f"{found}, got {shown(value)}"
+        bad_item = _item_problem(".".join(keys), value) if ".".join(keys) in TEXT_ITEMS else None
+        if bad_item is not None:
+            return (*keys, bad_item[0]), bad_item[1]
         if isinstance(default, dict) and default and isinstance(value, dict):
             nested = find_problem(value, default, keys)
             if nested is not None:
@@ -91,11 +112,14 @@ def line_of(path: Path, keys: tuple[str, ...]) -> int | None:
     try:
         from ruamel.yaml import YAML
 
-        node = YAML().load(path.read_text(encoding="utf-8"))
+        node: Any = YAML().load(path.read_text(encoding="utf-8"))
         line = None
         for key in keys:
-            line = int(node.lc.key(key)[0]) + 1
-            node = node[key]
+            index: Any = int(key) if isinstance(node, list) else key  # a list item: its index
+            lc: Any = node.lc  # ruamel's positions
+            position = lc.item(index) if isinstance(node, list) else lc.key(index)
+            line = int(position[0]) + 1
+            node = node[index]
         return line
     except Exception:  # a position is a nicety; the message stands without it
         return None
