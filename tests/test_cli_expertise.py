@@ -153,7 +153,7 @@ def test_classify_with_configured_domain(proj: Path) -> None:
 
 def test_bad_config_is_one_error_line(proj: Path) -> None:
     (proj / ".lore" / "config.yaml").write_text("expertise:\n  max_lines: lots\n")
-    assert_one_error_line(cli(proj, "list"), "expertise.max_lines must be a positive number")
+    assert_one_error_line(cli(proj, "list"), "expertise.max_lines: expected an integer")
     (proj / ".lore" / "config.yaml").write_text("expertise:\n  domains:\n    ../x: {}\n")
     assert_one_error_line(cli(proj, "list"), "config expertise.domains.../x")
 

@@ -20,7 +20,7 @@ from .log.query import ActionFilter
 from .log.reader import OnProblem, _ignore, iter_records
 from .log.sessions import STATUSES, SessionInfo, summarize
 from .paths import require_store
-from .timeutil import format_ts, utcnow
+from .timeutil import as_timestamp, utcnow
 
 if TYPE_CHECKING:
     from .expertise.api import Expertise
@@ -220,10 +220,10 @@ class Lorebook:
         **filters: Any,
     ) -> list[dict[str, Any]]:
         """Matching actions, newest first (filters: type, outcome, project, agent, epic, issue,
-        session, category, since, until — times as canonical timestamps or datetimes)."""
+        session, category, since, until — times as datetimes, canonical timestamps or the
+        forms of `--since`: `7d`, `YYYY-MM-DD`)."""
         for key in ("since", "until"):
-            if isinstance(filters.get(key), datetime):
-                filters[key] = format_ts(filters[key])
+            filters[key] = as_timestamp(filters.get(key), key)
         if limit is not None and limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
         out = []
@@ -408,12 +408,12 @@ class Lorebook:
         self, fmt: str = "jsonl", path: str | Path | None = None, **options: Any
     ) -> dict[str, Any]:
         """Write training records and their manifest (see `lore export`); returns the manifest.
-        Options: since, until (canonical timestamps), project, with_context, include_archive."""
+        Options: since, until (as for `actions`), project, with_context, include_archive."""
         from .log.export import default_path, export
 
         target = Path(path) if path else default_path(self, fmt, utcnow())
-        options.setdefault("since", None)
-        options.setdefault("until", None)
+        options["since"] = as_timestamp(options.get("since"), "since")
+        options["until"] = as_timestamp(options.get("until"), "until")
         options.setdefault("project", None)
         return export(self, fmt=fmt, path=target, **options)
 

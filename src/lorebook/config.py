@@ -1,7 +1,8 @@
 """Settings from `.lore/config.yaml`, read once at the entry point.
 
 The parsed file is cached as JSON under `.lore/cache/` (keyed by the file's size and mtime) so the
-append path never imports a YAML library.
+append path never imports a YAML library. Every value is checked against the type of its default
+(`config_check`) before it is used or cached.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from .config_check import check_types, find_problem
 from .errors import LoreError
 from .paths import STORE_DIR, Layout
 
@@ -22,26 +24,39 @@ DEFAULTS: dict[str, Any] = {
     "project": None,
     "paths": {},
     "log": {"durability": "flush", "max_line_bytes": 65536, "max_value_chars": 1000},
-    "sessions": {"idle_minutes": 30},
+    "sessions": {"idle_minutes": 30.0},
     "resume": {"lookback_sessions": 50, "max_session_days": 14},
     "redaction": {"extra_secret_keys": [], "extra_patterns": {}},
     "catalog": {"enabled": True, "verify": "recent", "auto_build_days": 60},
     "retention": {"archive_days": 90, "prune_days": 365},
     "expertise": {
         "max_lines": 1000,
-        "failure_max_age_days": 30,
+        "failure_max_age_days": 30.0,
         "learn_on_session_end": False,
         "commit": True,
         "domains": {},
     },
     "drafts": {
         "auto": True,
-        "lookback_days": 90,
+        "lookback_days": 90.0,
         "validate_failures": 3,
-        "validate_lookback_days": 14,
+        "validate_lookback_days": 14.0,
         "issue_min_chars": 200,
     },
     "rca": {"publish": False},
+    # search (docs/search.md); None: the packaged model, a local Chroma, lore-<root folder name>
+    "embedding": {"model": None, "enabled": True},
+    "index": {"chroma_url": None, "collection": None, "read_timeout": 2.0},
+    "search": {
+        "threshold": 0.15,
+        "dense_weight": 0.7,
+        "weights": {"similarity": 0.4, "success": 0.3, "recency": 0.2, "specificity": 0.1},
+        "recency_half_life_days": 365.0,
+        "stale_factor": 0.8,
+        "unknown_success": 0.5,
+        "synonyms": [],
+    },
+    "watch": {"debounce_seconds": 2.0},
 }
 
 DURABILITY = ("flush", "fsync")
@@ -132,6 +147,7 @@ def _parse_yaml(path: Path) -> dict[str, Any]:
 
 
 def _validate(data: dict[str, Any], path: Path) -> None:
+    check_types(data, DEFAULTS, path)
     log = data.get("log", {})
     if isinstance(log, dict) and log.get("durability", "flush") not in DURABILITY:
         raise LoreError(f"{path}: log.durability must be one of {', '.join(DURABILITY)}")
@@ -148,8 +164,8 @@ def load_config(root: Path) -> Config:
     cache = root / STORE_DIR / "cache" / "config.json"
     try:
         cached = json.loads(cache.read_text(encoding="utf-8"))
-        if cached.get("stamp") == stamp:
-            return Config(_merge(DEFAULTS, cached["data"]))
+        if cached.get("stamp") == stamp and find_problem(cached["data"], DEFAULTS) is None:
+            return Config(_merge(DEFAULTS, cached["data"]))  # else: parsed again, and refused
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     data = _parse_yaml(path)

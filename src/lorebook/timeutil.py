@@ -1,4 +1,9 @@
-"""Timestamps: one canonical UTC format for the log, and the relative forms people type."""
+"""Timestamps: one canonical UTC format for the log, and the relative forms people type.
+
+Every age or window a command accepts (`--since 7d`, `--days 30`, `--older-than 90d`, the
+`*_days` settings) goes through the bounded parsers here, so an absurd value is one usage error
+instead of an OverflowError from date arithmetic.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,10 @@ from datetime import UTC, date, datetime, timedelta
 
 from .errors import UsageError
 
-_REL = re.compile(r"^(\d+)\s*([smhdw])$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+MAX_DAYS = 36500  # a century: longer than any log, short enough for datetime arithmetic
+_REL = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_EXAMPLES = {"s": "45s", "m": "30m", "h": "24h", "d": "90d", "w": "12w"}
 
 
 def utcnow() -> datetime:
@@ -31,19 +38,62 @@ def parse_ts(text: str) -> datetime:
     return value.astimezone(UTC)
 
 
+def _forms(units: str) -> str:
+    examples = [_EXAMPLES[unit] for unit in units]
+    return ", ".join(examples[:-1]) + " or " + examples[-1] if len(examples) > 1 else examples[0]
+
+
+def parse_age(text: str, option: str, *, units: str = "smhdw") -> timedelta:
+    """`7d`, `24h`, `30m`, `2w` (the letters in `units`) as a timedelta, at most MAX_DAYS."""
+    match = _REL.match(text)
+    if not match or match.group(2) not in units:
+        raise UsageError(f"{option} {text!r}: expected an age like {_forms(units)}")
+    digits, unit = match.groups()
+    seconds = int(digits) * _SECONDS[unit] if len(digits) <= 15 else -1
+    if not 0 < seconds <= MAX_DAYS * 86400:
+        raise UsageError(
+            f"{option} {text.strip()}: must be between 1{units[0]} and {MAX_DAYS}d"
+            f" (an age like {_forms(units)})"
+        )
+    return timedelta(seconds=seconds)
+
+
+def check_days(days: int, option: str) -> int:
+    """A whole number of days (`--days N`) between 1 and MAX_DAYS."""
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
+        raise UsageError(f"{option} {days!r}: must be a whole number of days from 1 to {MAX_DAYS}")
+    return days
+
+
 def parse_when(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
-    """Parse `7d`, `24h`, `30m`, `2w`, `YYYY-MM-DD` or an ISO timestamp into a UTC datetime."""
+    """Parse `7d`, `24h`, `30m`, `2w`, `YYYY-MM-DD` or an ISO timestamp into a UTC datetime
+    no older than MAX_DAYS before `now`."""
     now = now or utcnow()
     raw = text.strip()
-    match = _REL.match(raw)
-    if match:
-        return now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    if _REL.match(raw):
+        return now - parse_age(raw, option)
     try:
         if len(raw) == 10:
             day = date.fromisoformat(raw)
-            return datetime(day.year, day.month, day.day, tzinfo=UTC)
-        return parse_ts(raw)
+            moment = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        else:
+            moment = parse_ts(raw)
     except ValueError:
         raise UsageError(
             f"{option} {text!r}: expected a duration like 7d, 24h, 30m, 2w or a date YYYY-MM-DD"
         ) from None
+    except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before year 1 in UTC
+        raise UsageError(f"{option} {raw}: out of the range of dates") from None
+    if moment < now - timedelta(days=MAX_DAYS + 1):  # (a day's slack: parsed again later)
+        raise UsageError(f"{option} {raw}: must be within the last {MAX_DAYS} days")
+    return moment
+
+
+def as_timestamp(value: str | datetime | None, option: str) -> str | None:
+    """An API time argument (a datetime, a canonical timestamp or a `--since` form such as
+    `7d` or `YYYY-MM-DD`) as a canonical timestamp."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return format_ts(value)
+    return format_ts(parse_when(str(value), option=option))

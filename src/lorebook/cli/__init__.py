@@ -35,9 +35,14 @@ def console() -> None:
     output is flushed. Every other command exits normally.
     """
     args = sys.argv[1:]
-    code = main(args)
+    try:
+        code = main(args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is still ours to handle
+    except BrokenPipeError:
+        from .output import closed_pipe
+
+        code = closed_pipe()
     if args and args[0] == "log" and "click" not in sys.modules:
-        sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..errors import LoreError
-from .output import report_error
+from .output import closed_pipe, report_error
 
 # name -> (module under lorebook.cli.commands, attribute, one-line help for `lore --help`)
 COMMANDS = {
@@ -121,7 +121,7 @@ def run(args: list[str]) -> int:
             hint = f" (see `{exc.ctx.command_path} --help`)"
         return report_error(message + hint, as_json=as_json)
     except BrokenPipeError:
-        return 0
+        return closed_pipe()
     return 0
 
 

@@ -7,6 +7,7 @@ Error and warning lines echo what the user typed or what a file holds, and end u
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from ..errors import LoreError
@@ -36,6 +37,19 @@ def error_line(exc: LoreError | str, *, as_json: bool) -> str:
 
 def report_error(exc: LoreError | str, *, as_json: bool, stream: TextIO | None = None) -> int:
     print(error_line(exc, as_json=as_json), file=stream or sys.stderr)
+    return 1
+
+
+def closed_pipe() -> int:
+    """The reader of stdout went away (`lore actions --json | head -c1`): stop quietly, as `cat`
+    and `git log` do, with a non-zero status (click's too) so `set -o pipefail` sees the cut.
+    stdout now points at /dev/null, so the interpreter's final flush cannot raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (embedded, captured): nothing to flush
+        pass
     return 1
 
 

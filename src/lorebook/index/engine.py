@@ -225,6 +225,8 @@ class SearchIndex:
             raise UsageError(f"mode {mode!r} is not one of: {', '.join(MODES)}")
         if limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
+        if threshold is not None and not 0 <= threshold <= 1:  # also refuses NaN
+            raise UsageError(f"threshold must be a number from 0 to 1, not {threshold}")
         filters = filters or Filters(**filter_fields)
         if refresh:
             self._refresh()

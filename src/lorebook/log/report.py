@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ..timeutil import format_ts, parse_when
+from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .progress import describe
 from .query import ActionFilter
@@ -68,8 +68,8 @@ def resolve_window(
     """The window of `--days N` (ending now) or `--since/--until`; bad or future ones refused."""
     if days is not None and since is not None:
         raise UsageError("give either --days or --since, not both")
-    if days is not None and days < 1:
-        raise UsageError(f"--days must be a positive number of days, not {days}")
+    if days is not None:
+        check_days(days, "--days")
     start = parse_when(since, now=now, option="--since") if since else None
     end = parse_when(until, now=now, option="--until") if until else now
     if end > now + timedelta(days=1):

@@ -11,26 +11,16 @@ second cut-off. Defaults: `retention.archive_days` (90) and `retention.prune_day
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..errors import LoreError, UsageError
+from ..errors import LoreError
 from ..store import temp_path, write_temp
+from ..timeutil import check_days
 from .archive_io import archive_name, compress, iter_archives, read_archive_bytes
 from .reader import shard_files, walk_days
-
-_AGE = re.compile(r"^\s*(\d+)\s*([dw])\s*$")
-
-
-def parse_age(text: str, option: str) -> int:
-    """`90d` or `12w` as a number of days."""
-    match = _AGE.match(text)
-    if not match or int(match.group(1)) < 1:
-        raise UsageError(f"{option} {text!r}: expected an age like 90d or 12w")
-    return int(match.group(1)) * (7 if match.group(2) == "w" else 1)
 
 
 @dataclass
@@ -49,6 +39,7 @@ class RetentionResult:
 
 def _cutoff(now: datetime, days: int) -> str:
     """Days strictly before this one are older than `days` days."""
+    check_days(days, "days")
     return (now - timedelta(days=days)).strftime("%Y-%m-%d")
 
 

@@ -6,8 +6,8 @@ import click
 
 from ...book import Lorebook
 from ...errors import LoreError
-from ...log.retention import RetentionResult, archive_shards, parse_age, prune_archives
-from ...timeutil import utcnow
+from ...log.retention import RetentionResult, archive_shards, prune_archives
+from ...timeutil import parse_age, utcnow
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -49,7 +49,7 @@ def archive(book: Lorebook, older_than: str | None, dry_run: bool, as_json: bool
       lore archive --older-than 90d --json
     """
     days = (
-        parse_age(older_than, "--older-than")
+        parse_age(older_than, "--older-than", units="dw").days
         if older_than
         else int(book.config.section("retention").get("archive_days", 90))
     )
@@ -72,7 +72,7 @@ def prune(book: Lorebook, older_than: str | None, dry_run: bool, as_json: bool) 
       lore prune --older-than 365d --dry-run
     """
     days = (
-        parse_age(older_than, "--older-than")
+        parse_age(older_than, "--older-than", units="dw").days
         if older_than
         else int(book.config.section("retention").get("prune_days", 365))
     )

@@ -7,7 +7,7 @@ import click
 from ...book import Lorebook
 from ...index.preflight import PHASES
 from ..output import to_json
-from .common import json_option, pass_book
+from .common import COUNT, json_option, pass_book
 from .index_cmd import warn
 
 
@@ -20,7 +20,7 @@ from .index_cmd import warn
     show_default=True,
     help="deploy puts deployment learnings and high severity first.",
 )
-@click.option("--limit", type=int, default=5, show_default=True, help="How many learnings.")
+@click.option("--limit", type=COUNT, default=5, show_default=True, help="How many learnings.")
 @json_option
 @pass_book
 def preflight(book: Lorebook, task: tuple[str, ...], phase: str, limit: int, as_json: bool) -> None:

@@ -9,7 +9,7 @@ from ...log.sessions import STATUSES
 from ...render import actions_table, sessions_table
 from ...timeutil import format_ts, parse_when
 from ..output import ProblemPrinter, to_json
-from .common import json_option, pass_book
+from .common import COUNT, json_option, pass_book
 
 
 @click.command("actions")
@@ -23,7 +23,7 @@ from .common import json_option, pass_book
 @click.option("--category")
 @click.option("--since", help="7d, 24h, 30m, 2w, YYYY-MM-DD or an ISO timestamp.")
 @click.option("--until", help="Same forms as --since; exclusive.")
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--limit", type=COUNT, default=50, show_default=True)
 @click.option(
     "--include-archive", is_flag=True, help="Also read shards archived by `lore archive`."
 )

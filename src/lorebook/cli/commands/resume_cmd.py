@@ -7,14 +7,14 @@ import click
 from ...book import Lorebook
 from ...render import resume_brief
 from ..output import ProblemPrinter, to_json
-from .common import json_option, pass_book
+from .common import COUNT, json_option, pass_book
 
 
 @click.command("resume")
 @click.option("--project", help="Only sessions of this project.")
 @click.option("--agent", help="Only sessions of this agent.")
 @click.option("--session", help="Resume this session instead of choosing one.")
-@click.option("--limit", type=int, default=20, show_default=True, help="Recent actions to show.")
+@click.option("--limit", type=COUNT, default=20, show_default=True, help="Recent actions to show.")
 @json_option
 @pass_book
 def resume(

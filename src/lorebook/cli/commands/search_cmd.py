@@ -8,7 +8,7 @@ from ...book import Lorebook
 from ...index.rank import MODES, Filters
 from ...render_search import search_text
 from ..output import to_json
-from .common import json_option, pass_book
+from .common import COUNT, FRACTION, json_option, pass_book
 from .index_cmd import warn
 
 
@@ -47,7 +47,7 @@ def filter_options(func: click.decorators.FC) -> click.decorators.FC:
 
 @click.command("search")
 @click.argument("query", nargs=-1, required=True)
-@click.option("--limit", type=int, default=5, show_default=True, help="How many results.")
+@click.option("--limit", type=COUNT, default=5, show_default=True, help="How many results.")
 @click.option(
     "--mode",
     type=click.Choice(MODES),
@@ -63,7 +63,7 @@ def filter_options(func: click.decorators.FC) -> click.decorators.FC:
 )
 @click.option(
     "--threshold",
-    type=float,
+    type=FRACTION,
     default=None,
     help="Minimum similarity 0..1 (default: search.threshold, 0.15).",
 )

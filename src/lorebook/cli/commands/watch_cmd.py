@@ -9,14 +9,14 @@ from types import FrameType
 import click
 
 from ...book import Lorebook
-from .common import pass_book
+from .common import SECONDS, pass_book
 from .index_cmd import warn
 
 
 @click.command("watch")
 @click.option(
     "--debounce",
-    type=float,
+    type=SECONDS,
     default=None,
     help="Seconds of quiet before a batch is indexed (default: watch.debounce_seconds, 2).",
 )
@@ -37,8 +37,6 @@ def watch(book: Lorebook, debounce: float | None) -> None:
     seconds = debounce
     if seconds is None:
         seconds = float(book.config.section("watch").get("debounce_seconds", 2.0))
-    if seconds < 0:
-        raise click.BadParameter("must not be negative", param_hint="--debounce")
     searcher = book.index
     searcher.on_warning(warn)
     folders = [book.layout.learnings, book.layout.drafts]

@@ -1,0 +1,136 @@
+"""Checks `.lore/config.yaml` once, at load, against the types of the defaults.
+
+A bad value (`log.max_line_bytes: big`) is then one line naming the file, the key and what is
+expected, from every command, instead of a ValueError wherever the setting is first used.
+Standard library only: the append path runs it on every cached load.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import LoreError
+from .timeutil import MAX_DAYS
+
+TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+ALSO_MAPPING = {"search.synonyms"}  # a list of groups or {word: [spellings]}
+FRACTIONS = {"search.threshold", "search.dense_weight", "search.stale_factor",
+             "search.unknown_success"}  # fmt: skip
+UPPER = {"_days": MAX_DAYS, "_minutes": MAX_DAYS * 24 * 60}  # by key suffix: date arithmetic
+TEXT_ITEMS = {"paths", "redaction.extra_secret_keys", "redaction.extra_patterns"}
+PATTERNS = {"redaction.extra_patterns"}  # name -> regular expression
+
+
+def _item_problem(key: str, value: Any) -> tuple[str, str] | None:
+    """(item key, reason) for the first item of a list or mapping of texts that is wrong."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for name, item in items:
+        if not isinstance(item, str):
+            return str(name), f"expected text, got {shown(item)}"
+        if key in PATTERNS:
+            import re  # (already loaded by the sanitizer)
+
+            try:
+                re.compile(item)
+            except re.error as exc:
+                return str(name), f"invalid regular expression: {exc}"
+    return None
+
+
+def shown(value: Any) -> str:
+    """The value as the error shows it: a short scalar as written, else only its kind."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str) and len(value) > 40:
+        return f"{len(value)} characters of text"
+    return repr(value)
+
+
+def _number_problem(key: str, value: Any, integer: bool) -> str | None:
+    kind = "an integer" if integer else "a number"
+    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
+        return f"expected {kind}"
+    if not math.isfinite(value):
+        return f"expected {kind}, not infinity or NaN"
+    if value < 0:
+        return f"expected {kind} of at least 0"
+    if key in FRACTIONS and value > 1:
+        return "expected a number from 0 to 1"
+    for suffix, most in UPPER.items():
+        if key.endswith(suffix) and value > most:
+            return f"expected {kind} of at most {most}"
+    return None
+
+
+def problem(key: str, value: Any, default: Any) -> str | None:
+    """What is wrong with `value` for a setting whose default is `default` (None: nothing)."""
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "expected true or false"
+    if isinstance(default, int | float):
+        return _number_problem(key, value, integer=isinstance(default, int))
+    if isinstance(default, dict) or (key in ALSO_MAPPING and isinstance(value, dict)):
+        return None if isinstance(value, dict) else "expected a mapping of settings"
+    if isinstance(default, list):
+        return None if isinstance(value, list) else "expected a list"
+    if default is None or isinstance(default, str):
+        return None if isinstance(value, str) or value is None else "expected text"
+    return None
+
+
+def find_problem(
+    data: dict[str, Any], defaults: dict[str, Any], prefix: tuple[str, ...] = ()
+) -> tuple[tuple[str, ...], str] | None:
+    """The first key (as a path) whose value does not fit its default, and why. Keys without a
+    default are left alone (later features read them)."""
+    for name, value in data.items():
+        if name not in defaults:
+            continue
+        keys = (*prefix, str(name))
+        default = defaults[name]
+        found = problem(".".join(keys), value, default)
+        if found is not None:
+            return keys, f"{found}, got {shown(value)}"
+        bad_item = _item_problem(".".join(keys), value) if ".".join(keys) in TEXT_ITEMS else None
+        if bad_item is not None:
+            return (*keys, bad_item[0]), bad_item[1]
+        if isinstance(default, dict) and default and isinstance(value, dict):
+            nested = find_problem(value, default, keys)
+            if nested is not None:
+                return nested
+    return None
+
+
+def line_of(path: Path, keys: tuple[str, ...]) -> int | None:
+    """The 1-based line of a nested key in the YAML file, when it can be found (error path
+    only: this parses the file again, keeping positions)."""
+    try:
+        from ruamel.yaml import YAML
+
+        node: Any = YAML().load(path.read_text(encoding="utf-8"))
+        line = None
+        for key in keys:
+            index: Any = int(key) if isinstance(node, list) else key  # a list item: its index
+            lc: Any = node.lc  # ruamel's positions
+            position = lc.item(index) if isinstance(node, list) else lc.key(index)
+            line = int(position[0]) + 1
+            node = node[index]
+        return line
+    except Exception:  # a position is a nicety; the message stands without it
+        return None
+
+
+def check_types(data: dict[str, Any], defaults: dict[str, Any], path: Path) -> None:
+    """Raise one LoreError `FILE:LINE: key.path: expected …, got …` for the first bad value."""
+    found = find_problem(data, defaults)
+    if found is None:
+        return
+    keys, reason = found
+    line = line_of(path, keys)
+    where = f"{path}:{line}" if line is not None else str(path)
+    raise LoreError(f"{where}: {'.'.join(keys)}: {reason}")
