@@ -170,7 +170,7 @@ BAD_CONFIGS = [
     ("redaction:\n  extra_patterns:\n    itk: '[unclosed'\n",
      ":3: redaction.extra_patterns.itk: invalid regular expression: unterminated character set"),
     ("redaction:\n  extra_secret_keys:\n    - vault_ref\n    - 7\n",
-     ":4: redaction.extra_secret_keys.1: expected text, got 7"),
+     ":4: redaction.extra_secret_keys[1]: expected text, got 7"),
     ("paths:\n  actionlog: [a, b]\n", ":2: paths.actionlog: expected text, got a list"),
 ]
 

@@ -30,7 +30,8 @@ def _item_problem(key: str, value: Any) -> tuple[str, str] | None:
     items = value.items() if isinstance(value, dict) else enumerate(value)
     for name, item in items:
         if not isinstance(item, str):
-            return str(name), f"expected text, got {shown(item)}"
+            where = f"[{name}]" if isinstance(name, int) else str(name)  # a list item: [i]
+            return where, f"expected text, got {shown(item)}"
         if key in PATTERNS:
             import re  # (already loaded by the sanitizer)
 
@@ -115,7 +116,7 @@ def line_of(path: Path, keys: tuple[str, ...]) -> int | None:
         node: Any = YAML().load(path.read_text(encoding="utf-8"))
         line = None
         for key in keys:
-            index: Any = int(key) if isinstance(node, list) else key  # a list item: its index
+            index: Any = int(key.strip("[]")) if isinstance(node, list) else key  # a list item
             lc: Any = node.lc  # ruamel's positions
             position = lc.item(index) if isinstance(node, list) else lc.key(index)
             line = int(position[0]) + 1
@@ -133,4 +134,5 @@ def check_types(data: dict[str, Any], defaults: dict[str, Any], path: Path) -> N
     keys, reason = found
     line = line_of(path, keys)
     where = f"{path}:{line}" if line is not None else str(path)
-    raise LoreError(f"{where}: {'.'.join(keys)}: {reason}")
+    name = ".".join(keys).replace(".[", "[")  # list items as key[i]
+    raise LoreError(f"{where}: {name}: {reason}")
