@@ -1,0 +1,170 @@
+"""Hardening: resume on damaged and huge shards, filtered reports, search on a read-only store
+and while the cache is deleted under a running watcher."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from conftest import LORE, clean_env, git, lore
+from lorebook import Lorebook
+from lorebook.log.reader import MAX_LINE_BYTES
+
+T0 = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
+
+
+def at(minutes: float) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+def commit_all(root: Path, message: str = "work") -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
+def only_shard(root: Path, session: str) -> Path:
+    (shard,) = (root / "actionlog").rglob(f"{session}.jsonl")
+    return shard
+
+
+# -- resume: a bad last line (14) --------------------------------------------------------------
+def test_resume_skips_an_oversize_last_line_with_a_warning(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    session = book.start_session(session_id="s-big-tail", agent="PS", project="p", now=at(0))
+    session.log("plan", outcome="success", now=at(1))
+    session.log("commit", outcome="success", now=at(2))
+    shard = only_shard(store, "s-big-tail")
+    with open(shard, "ab") as handle:
+        handle.write(b'{"v":1,"junk":"' + b"x" * (MAX_LINE_BYTES + 10) + b'"}\n')
+
+    listed = lore("sessions", "--json", env=clean_env(store))
+    assert listed.code == 0, listed.err
+    assert [s["id"] for s in listed.json()] == ["s-big-tail"]  # type: ignore[union-attr]
+
+    result = lore("resume", "--json", env=clean_env(store))
+    assert result.code == 0, result.err
+    state = result.json()
+    assert isinstance(state, dict)
+    assert state["session"]["id"] == "s-big-tail"
+    assert state["last_action"]["type"] == "commit"
+    rel = shard.relative_to(store)
+    warnings = result.err.strip().splitlines()
+    assert warnings == [
+        f"lore: warning: skipped {rel}:4: line longer than {MAX_LINE_BYTES} bytes, skipped"
+    ]
+
+
+def test_resume_skips_a_torn_last_line_of_the_only_session(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    session = book.start_session(session_id="s-torn", now=at(0))
+    session.log("plan", outcome="success", now=at(1))
+    shard = only_shard(store, "s-torn")
+    with open(shard, "ab") as handle:
+        handle.write(b'{"v":1,"kind":"act')
+    result = lore("resume", "--json", env=clean_env(store))
+    assert result.code == 0, result.err
+    assert result.json()["last_action"]["type"] == "plan"  # type: ignore[index]
+    assert f"{shard.relative_to(store)}:3: torn line at end of file" in result.err
+
+
+# -- resume: a huge shard in bounded memory (18) -----------------------------------------------
+def _ulid(n: int) -> str:
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    digits = []
+    for _ in range(16):
+        n, r = divmod(n, 32)
+        digits.append(alphabet[r])
+    return "01JNK0000A" + "".join(reversed(digits))
+
+
+def _huge_lines(template: dict[str, Any], count: int) -> bytes:
+    """`count` distinct successful actions cloned from `template`, as shard bytes."""
+    head, sep, rest = json.dumps(dict(template, id="@ID@"), separators=(",", ":")).partition(
+        "@ID@"
+    )
+    assert sep
+    pre, post = head.encode(), rest.encode() + b"\n"
+    return b"".join(pre + _ulid(i).encode() + post for i in range(count))
+
+
+def _resume_store(root: Path) -> Path:
+    """A committed store with one session: a start, an old action, then a telling tail."""
+    git(root.parent, "init", "-q", "-b", "main", str(root))
+    Lorebook.init(root, env={})
+    book = Lorebook.open(root, env={})
+    s = book.start_session(session_id="s-huge", agent="PS", project="p", now=at(0))
+    s.log("tool_call", outcome="success", now=at(1), context={"tool_name": "grep"})
+    s.log("spawn", outcome="in_progress", now=at(2), context={"agent_id": "impl-1"})
+    s.log("validate", outcome="failure", now=at(3), epic="e-9",
+          context={"failures": ["test_a"]})
+    for minute in range(4, 30):
+        s.log("edit", outcome="success", now=at(minute), context={"task": f"step {minute}"})
+    commit_all(root)
+    return root
+
+
+def _inflate(root: Path, filler_bytes: int) -> None:
+    """Insert `filler_bytes` of old successful actions right after the session's start event."""
+    shard = only_shard(root, "s-huge")
+    start, old, *rest = shard.read_bytes().splitlines(keepends=True)
+    per_line = len(_huge_lines(json.loads(old), 1))
+    with open(shard, "wb") as handle:
+        handle.write(start)
+        handle.write(_huge_lines(json.loads(old), filler_bytes // per_line))
+        handle.write(old + b"".join(rest))
+
+
+def _peak_resume(root: Path) -> tuple[dict[str, Any], float, float]:
+    """`lore resume --json` in a fresh helper process: (state, seconds, child peak RSS in MB)."""
+    helper = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True)\n"
+        "took = time.perf_counter() - t\n"
+        "sys.stderr.buffer.write(done.stderr)\n"
+        "sys.stdout.buffer.write(done.stdout)\n"
+        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
+        "print(f'\\n@@{took} {peak}')\n"
+        "sys.exit(done.returncode)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", helper, *LORE, "resume", "--json"],
+        env=clean_env(root), capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    out, _, figures = done.stdout.rpartition("\n@@")
+    took, peak = (float(x) for x in figures.split())
+    return json.loads(out), took, peak
+
+
+def _comparable(state: dict[str, Any]) -> dict[str, Any]:
+    state = dict(state, session=dict(state["session"]))
+    for key in ("git", "history"):
+        state.pop(key)
+    state["session"].pop("action_count")
+    return state
+
+
+def test_resume_on_a_huge_shard_reads_the_tail_in_bounded_memory(tmp_path: Path) -> None:
+    small = _resume_store(tmp_path / "small")
+    huge = tmp_path / "huge"
+    shutil.copytree(small, huge, symlinks=True)
+    _inflate(huge, 220 << 20)
+    assert only_shard(huge, "s-huge").stat().st_size > 200 << 20
+
+    big_state, took, peak = _peak_resume(huge)
+    small_state, _, small_peak = _peak_resume(small)
+    print(f"resume on a 220 MB shard: {took:.2f} s, peak RSS {peak:.0f} MB "
+          f"(small shard: {small_peak:.0f} MB)")
+    assert peak < 150, peak
+    assert _comparable(big_state) == _comparable(small_state)
+    assert big_state["session"]["started"] == small_state["session"]["started"]  # head read
+    assert big_state["history"]["skipped_bytes"] > 200 << 20
+    assert small_state["history"] is None
+    assert [a["type"] for a in big_state["open_actions"]] == ["spawn"]
+    assert [a["epic"] for a in big_state["failed_validations"]] == ["e-9"]
