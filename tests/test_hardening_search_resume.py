@@ -168,3 +168,60 @@ def test_resume_on_a_huge_shard_reads_the_tail_in_bounded_memory(tmp_path: Path)
     assert small_state["history"] is None
     assert [a["type"] for a in big_state["open_actions"]] == ["spawn"]
     assert [a["epic"] for a in big_state["failed_validations"]] == ["e-9"]
+
+
+# -- filtered report files never replace the team's report (15) --------------------------------
+def _two_projects(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    for project, count in (("alpha", 3), ("beta/β", 2)):
+        s = book.start_session(session_id=f"s-{len(project)}", project=project, agent="PS",
+                               now=at(0))
+        for i in range(count):
+            s.log("edit", outcome="success", now=at(1 + i))
+
+
+def test_filtered_daily_report_gets_its_own_file(store: Path) -> None:
+    _two_projects(store)
+    env = clean_env(store)
+    team = lore("report", "daily", "--date", "2026-03-04", env=env)
+    assert team.code == 0, team.err
+    assert team.out.strip() == "wrote docs/reports/daily/2026-03-04.md (5 actions)"
+    daily = store / "docs" / "reports" / "daily"
+    before = (daily / "2026-03-04.md").read_bytes()
+
+    for project, name, count in (("alpha", "2026-03-04--project-alpha.md", 3),
+                                 ("gamma", "2026-03-04--project-gamma.md", 0)):
+        only = lore("report", "daily", "--date", "2026-03-04", "--project", project, env=env)
+        assert only.code == 0, only.err
+        assert only.out.strip() == f"wrote docs/reports/daily/{name} ({count} actions)"
+        heading = (daily / name).read_text().splitlines()[0]
+        assert heading == f"# Agent activity report: 2026-03-04 (only project {project})"
+    assert (daily / "2026-03-04.md").read_bytes() == before
+
+    odd = lore("report", "daily", "--date", "2026-03-04", "--project", "beta/β", "--agent", "PS",
+               "--json", env=env)
+    assert odd.code == 0, odd.err
+    info = odd.json()
+    assert isinstance(info, dict)
+    assert info["total_actions"] == 2
+    name = Path(info["path"]).name
+    assert name.startswith("2026-03-04--project-beta-") and name.endswith("--agent-PS.md")
+    assert "/" not in name[len("2026-03-04"):] and (daily / name).is_file()
+    assert (daily / "2026-03-04.md").read_bytes() == before
+
+
+def test_filtered_weekly_report_with_a_secret_filter(store: Path) -> None:
+    _two_projects(store)
+    env = clean_env(store)
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    assert lore("report", "weekly", "--week", "2026-W10", env=env).code == 0
+    weekly = store / "docs" / "reports" / "weekly"
+    before = (weekly / "2026-W10.md").read_bytes()
+    result = lore("report", "weekly", "--week", "2026-W10", "--project", secret, env=env)
+    assert result.code == 0, result.err
+    assert secret not in result.out + result.err
+    assert (weekly / "2026-W10.md").read_bytes() == before
+    (written,) = [p for p in weekly.iterdir() if p.name != "2026-W10.md"]
+    assert written.name.startswith("2026-W10--project-")
+    assert secret not in written.name and secret not in written.read_text()
+    assert secret[:12] not in written.name
