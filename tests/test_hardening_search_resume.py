@@ -7,13 +7,18 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from conftest import LORE, clean_env, git, lore
-from lorebook import Lorebook
+import pytest
+
+from conftest import LORE, assert_one_error_line, clean_env, git, lore
+from lorebook import Lorebook, LoreError
 from lorebook.log.reader import MAX_LINE_BYTES
+from search_fixtures import open_book, write_learning
 
 T0 = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 
@@ -225,3 +230,69 @@ def test_filtered_weekly_report_with_a_secret_filter(store: Path) -> None:
     assert written.name.startswith("2026-W10--project-")
     assert secret not in written.name and secret not in written.read_text()
     assert secret[:12] not in written.name
+
+
+# -- a read-only store: reads work, writes fail with one line (11) -----------------------------
+@contextmanager
+def read_only_mount(source: Path) -> Iterator[Path]:
+    """`source` bind-mounted read-only (a real read-only file system; needs root)."""
+    target = source.parent / f"{source.name}-ro"
+    target.mkdir()
+    bound = subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True)
+    if bound.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {bound.stderr.decode().strip()}")
+    try:
+        done = subprocess.run(["mount", "-o", "remount,ro,bind", str(target)], capture_output=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot remount read-only here: {done.stderr.decode().strip()}")
+        yield target
+    finally:
+        subprocess.run(["umount", str(target)], check=True)
+
+
+def test_search_on_a_read_only_store_in_process(search_store: Path) -> None:
+    book = open_book(search_store)
+    book.index.update()
+    with read_only_mount(search_store) as ro:
+        index = open_book(ro).index
+        for refresh in (False, True):
+            hits = index.search("deploy port conflict", refresh=refresh)
+            assert hits and hits[0].id == "deploy-port-conflict", refresh
+            assert index.degraded is not None and index.degraded.startswith("keyword-only: ")
+        assert len(index.warnings) == 2, index.warnings  # one per cause, each said once
+        assert all("searched by keywords only" in w for w in index.warnings)
+        with pytest.raises(LoreError, match="cannot write the search index"):
+            index.update()
+
+
+def test_commands_on_a_read_only_store(search_store: Path) -> None:
+    (search_store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
+    write_learning(search_store, "2026-03-01-a-draft-bcdfghj", folder="learnings/drafts",
+                   title="A draft to promote", status="draft", created="2026-03-01",
+                   category="build", severity="low", body="## Key Takeaway\nx")
+    assert lore("index", env=clean_env(search_store)).code == 0
+    commit_all(search_store)
+    with read_only_mount(search_store) as ro:
+        env = clean_env(ro)
+        found = lore("search", "deploy port conflict", "--json", env=env)
+        assert found.code == 0, found.err
+        data = found.json()
+        assert isinstance(data, dict)
+        assert data["results"][0]["id"] == "deploy-port-conflict"
+        assert data["degraded"].startswith("keyword-only: the search index cannot be refreshed")
+        (line,) = found.err.strip().splitlines()
+        assert line.startswith("lore: warning: ") and "Read-only file system" in line
+
+        stale = lore("search", "deploy port conflict", "--no-refresh", "--json", env=env)
+        assert stale.code == 0 and stale.err == "", stale.err
+
+        brief = lore("preflight", "deploy the api service", "--json", env=env)
+        assert brief.code == 0, brief.err
+        assert "Traceback" not in brief.err
+        assert any("not logged" in w for w in brief.json()["warnings"])  # type: ignore[index]
+
+        assert_one_error_line(lore("index", env=env), "cannot write the search index",
+                              "Read-only file system")
+        assert_one_error_line(lore("promote", "2026-03-01-a-draft-bcdfghj", env=env),
+                              "Read-only file system")
+        assert_one_error_line(lore("log", "plan", env=env), "Read-only file system")

@@ -121,6 +121,7 @@ def search(
             "mode": used,
             "results": [r.to_dict() for r in results],
             "warnings": searcher.warnings,
+            "degraded": searcher.degraded,
         }
         click.echo(to_json(payload))
     else:
