@@ -296,3 +296,61 @@ def test_commands_on_a_read_only_store(search_store: Path) -> None:
         assert_one_error_line(lore("promote", "2026-03-01-a-draft-bcdfghj", env=env),
                               "Read-only file system")
         assert_one_error_line(lore("log", "plan", env=env), "Read-only file system")
+
+
+# -- search while the cache is deleted under a running watcher (17) ----------------------------
+_DELETER = """
+import pathlib, shutil, sys, time
+root, seconds = pathlib.Path(sys.argv[1]), float(sys.argv[2])
+learning = root / "learnings" / "k8s-liveness.md"
+end, rounds = time.monotonic() + seconds, 0
+while time.monotonic() < end:
+    time.sleep(1.0)
+    shutil.rmtree(root / ".lore" / "cache", ignore_errors=True)
+    with open(learning, "a") as handle:  # a change: the watcher rebuilds the deleted index
+        handle.write("\\n")
+    rounds += 1
+print(rounds)
+"""
+
+
+def test_searches_never_fail_or_come_back_empty_while_the_cache_churns(
+    search_store: Path,
+) -> None:
+    book = open_book(search_store)
+    book.index.update()
+    watch = subprocess.Popen([*LORE, "watch", "--debounce", "0.3"], env=clean_env(search_store),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert watch.stdout is not None
+        for line in watch.stdout:  # the catch-up pass is done
+            if line.startswith("Watching "):
+                break
+        deleter = subprocess.Popen([sys.executable, "-c", _DELETER, str(search_store), "20"],
+                                   stdout=subprocess.PIPE, text=True)
+        searches, empty, degraded = 0, 0, 0
+        failures: list[str] = []
+        index = book.index
+        while deleter.poll() is None:
+            try:
+                # every other one refreshes first (the API's default), the others do not
+                hits = index.search("deploy port conflict", refresh=searches % 2 == 1)
+            except Exception as exc:  # the defect: Chroma's InternalError escaped search()
+                failures.append(f"{type(exc).__name__}: {exc}")
+                continue
+            finally:
+                searches += 1
+            if not hits:
+                empty += 1
+            elif index.degraded:
+                degraded += 1
+            assert not hits or hits[0].id == "deploy-port-conflict", [h.id for h in hits]
+        rounds = int(deleter.communicate()[0])
+        print(f"{searches} searches over {rounds} deletions: {len(failures)} failed, "
+              f"{empty} empty, {degraded} degraded")
+        assert rounds >= 10 and searches > rounds
+        assert failures == [] and empty == 0
+        assert len(index.warnings) == len(set(index.warnings))
+    finally:
+        watch.terminate()
+        watch.wait(timeout=60)
