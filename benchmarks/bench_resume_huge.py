@@ -125,8 +125,8 @@ def main() -> None:
     same = comparable(small_state) == comparable(huge_state)
     print(f"resume, small shard:          {small_s:6.2f} s, peak RSS {small_mb:6.0f} MB")
     print(f"resume, {size_mb:7.0f} MB shard:   {huge_s:6.2f} s, peak RSS {huge_mb:6.0f} MB")
-    print(f"skipped bytes reported: {huge_state['history']['skipped_bytes']:,}; "
-          f"answers agree: {same}")
+    skipped = (huge_state.get("history") or {}).get("skipped_bytes", 0)  # absent in older versions
+    print(f"skipped bytes reported: {skipped:,}; answers agree: {same}")
     write_results(args.json_out, "resume_huge", {
         "shard_mb": size_mb, "small_s": small_s, "small_peak_mb": small_mb,
         "huge_s": huge_s, "huge_peak_mb": huge_mb, "answers_agree": same,

@@ -289,10 +289,10 @@ class SearchIndex:
         except IndexReadOnly as exc:
             self._degrade(f"the search index cannot be refreshed ({exc.reason})")
         except Exception as exc:  # the cache deleted or replaced under the update
-            self._server_down(exc)
+            self._after_store_error(exc)
             self._degrade(f"the search index could not be refreshed ({reason(exc)})")
 
-    def _server_down(self, exc: Exception) -> None:
+    def _after_store_error(self, exc: Exception) -> None:
         """An unreachable Chroma server is a setting to fix (one error line); anything else
         from the local cache is degraded to keywords by the caller."""
         self.store.close()
@@ -311,7 +311,7 @@ class SearchIndex:
             self._degrade(str(exc))
             return None
         except Exception as exc:  # Chroma's files deleted, replaced or read-only under us
-            self._server_down(exc)
+            self._after_store_error(exc)
             self._degrade(f"the vector index cannot be read ({reason(exc)})")
             return None
         if stored != sum(e.chunks for e in manifest.files.values()):
