@@ -355,7 +355,15 @@ class Lorebook:
         )
         if log:
             ids = [item["id"] for item in brief["learnings"]]
-            self.log("search", context={"query": task, "phase": phase, "results": ids})
+            try:
+                self.log("search", context={"query": task, "phase": phase, "results": ids})
+            except LoreError as exc:
+                if os.access(self.layout.actionlog, os.W_OK):
+                    raise
+                # a read-only store (a read-only mount): the brief is still worth having
+                message = f"this preflight was not logged: {exc}"
+                self.index.warn(message)
+                brief["warnings"].append(message)
         return brief
 
     @cached_property

@@ -25,7 +25,7 @@ DEFAULTS: dict[str, Any] = {
     "paths": {},
     "log": {"durability": "flush", "max_line_bytes": 65536, "max_value_chars": 1000},
     "sessions": {"idle_minutes": 30.0},
-    "resume": {"lookback_sessions": 50, "max_session_days": 14},
+    "resume": {"lookback_sessions": 50, "max_session_days": 14, "tail_bytes": 4 << 20},
     "redaction": {"extra_secret_keys": [], "extra_patterns": {}},
     "catalog": {"enabled": True, "verify": "recent", "auto_build_days": 60},
     "retention": {"archive_days": 90, "prune_days": 365},

@@ -79,6 +79,10 @@ def resume_brief(state: dict[str, Any]) -> str:
         + f"; {session['action_count']} actions, started {_short_ts(session.get('started'))}, "
         f"last activity {_short_ts(session.get('last_activity'))} UTC.",
     ]
+    history = state.get("history")
+    if history:
+        mb = history["skipped_bytes"] / (1 << 20)
+        lines.append(f"- History: {mb:,.0f} MB of older records not read; {history['note']}.")
     if state.get("epic"):
         lines.append(f"- Epic: {state['epic']}")
     lines.append(f"- Work in progress: {state['work_in_progress']}")

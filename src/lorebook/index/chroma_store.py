@@ -64,7 +64,7 @@ class ChromaStore:
             except Exception as exc:
                 self._client = None
                 raise ChromaUnavailable(
-                    f"cannot reach the Chroma server at {self.url}: {_reason(exc)} "
+                    f"cannot reach the Chroma server at {self.url}: {reason(exc)} "
                     "(check index.chroma_url / LORE_CHROMA_URL, or unset it for the local index)"
                 ) from None
         else:
@@ -77,7 +77,7 @@ class ChromaStore:
                 self._client = chromadb.PersistentClient(path=str(self.path), settings=_settings())
             except Exception as exc:
                 raise ChromaUnavailable(
-                    f"{self.path}: cannot open the index: {_reason(exc)}"
+                    f"{self.path}: cannot open the index: {reason(exc)}"
                 ) from None
         return self._client
 
@@ -143,14 +143,17 @@ class ChromaStore:
                 metadatas=metas[i : i + _BATCH],
             )
 
-    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        """(file key, cosine similarity) of the `n` nearest passages, best first."""
+    def query(self, vector: np.ndarray, n: int) -> tuple[list[tuple[str, float]], int]:
+        """((file key, cosine similarity) of the `n` nearest passages, best first; how many
+        passages are stored). A missing embedded store is not created: (`[]`, 0)."""
+        if not self.url and self.path is not None and not self.path.is_dir():
+            return [], 0
         collection = self.collection(create=False)
         if collection is None:
-            return []
+            return [], 0
         total = int(collection.count())
         if total == 0:
-            return []
+            return [], 0
         found = collection.query(
             query_embeddings=vector.reshape(1, -1),
             n_results=min(n, total),
@@ -160,11 +163,12 @@ class ChromaStore:
         dists = found["distances"][0] if found.get("distances") else []
         # a passage another process deleted since this process loaded its vectors has no
         # metadata any more (chroma#3792): skip it, the next search reloads
-        return [
+        hits = [
             (str(m["key"]), 1.0 - float(d))
             for m, d in zip(metas, dists, strict=False)
             if m and "key" in m and d is not None
         ]
+        return hits, total
 
 
 def _clear_system_cache() -> None:
@@ -174,6 +178,6 @@ def _clear_system_cache() -> None:
         SharedSystemClient.clear_system_cache()
 
 
-def _reason(exc: BaseException) -> str:
+def reason(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return (text[:200] or type(exc).__name__).rstrip(".")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -14,12 +13,12 @@ from ..config import Config
 from ..errors import UsageError
 from ..log.reader import Problem
 from ..paths import Layout
-from .chroma_store import ChromaStore
+from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .embed import ModelUnavailable, load_embedder
 from .indexer import Indexer, IndexReport, Progress
 from .keyword import KeywordIndex, document_terms
-from .lock import IndexBusy, IndexLocks
-from .manifest import Manifest, ManifestCorrupt
+from .lock import IndexBusy, IndexLocks, IndexReadOnly
+from .manifest import Entry, Manifest, ManifestCorrupt
 from .rank import MODES, Filters, RankSettings, fuse, leo_score, recency, recommendation
 from .synonyms import SynonymTable
 
@@ -120,6 +119,7 @@ class SearchIndex:
         self.stats_snapshot = stats_snapshot
         self.stale_snapshot = stale_snapshot
         self.warnings: list[str] = []
+        self.degraded: str | None = None  # why the last search's results are keyword-only
         self._warn = warn
         self._embedder: Embedder | None = None
         self._embedder_tried = False
@@ -186,6 +186,14 @@ class SearchIndex:
             manifest = None
         if manifest is None:
             manifest = Manifest(None, None, 0, self.store.backend)
+        keyword = self._keyword_index(manifest)
+        if self._keyword is not None:
+            self.store.close()  # another process wrote: Chroma caches segments per process
+        self._keyword = (stamp, manifest, keyword)
+        return manifest, keyword
+
+    def _keyword_index(self, manifest: Manifest) -> KeywordIndex:
+        """BM25 over the manifest's documents, reusing the terms of files whose hash is known."""
         from .documents import Document
 
         entries = [(k, e) for k, e in manifest.files.items() if e.doc]
@@ -202,10 +210,27 @@ class SearchIndex:
 
         keyword = KeywordIndex(docs, self.synonyms, terms_of)
         self._terms = fresh
-        if self._keyword is not None:
-            self.store.close()  # another process wrote: Chroma caches segments per process
-        self._keyword = (stamp, manifest, keyword)
-        return manifest, keyword
+        return keyword
+
+    def _from_files(self) -> tuple[Manifest, KeywordIndex]:
+        """A keyword index built in memory from the learning files, when the cache has none
+        (deleted, or being rebuilt by another process): the files can still answer."""
+        from .documents import learning_files, read_document
+
+        manifest = Manifest(None, None, 0, self.store.backend)
+        skipped: list[Problem] = []
+        for path in learning_files(self.layout):
+            got = read_document(path, self.layout, skipped.append)
+            if got is not None and got[1] is not None:
+                manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=got[1].to_dict())
+        if skipped:
+            self.warn(f"{len(skipped)} learning file(s) skipped; run `lore check` for details")
+        return manifest, self._keyword_index(manifest)
+
+    def _degrade(self, reason: str) -> None:
+        """Results are keyword-only this time: say so once, and flag the search."""
+        self.degraded = f"keyword-only: {reason}"
+        self.warn(f"{reason}: searched by keywords only")
 
     def search(
         self,
@@ -228,13 +253,20 @@ class SearchIndex:
         if threshold is not None and not 0 <= threshold <= 1:  # also refuses NaN
             raise UsageError(f"threshold must be a number from 0 to 1, not {threshold}")
         filters = filters or Filters(**filter_fields)
+        self.degraded = None
         if refresh:
             self._refresh()
         manifest, keyword = self._manifest()
         if not manifest.files:
+            manifest, keyword = self._from_files()
+            if manifest.files:
+                self._degrade("the search index is missing or being rebuilt")
+        if not manifest.files:
             return []
         _, kw_sim = keyword.scores(query)
-        dense = self._dense(query, manifest) if mode != "keyword" else None
+        dense = None
+        if mode != "keyword" and self.degraded is None:
+            dense = self._dense(query, manifest)
         if mode == "semantic" and dense is None:
             mode = "keyword"
         return self._rank(
@@ -251,8 +283,23 @@ class SearchIndex:
         )
 
     def _refresh(self) -> None:
-        with contextlib.suppress(IndexBusy):  # another process is updating: search what is there
+        """Update the index first; when that cannot happen, search what is there."""
+        try:
             self.update(wait=0.0)
+        except IndexBusy:  # another process is updating: search what is there
+            pass
+        except IndexReadOnly as exc:
+            self._degrade(f"the search index cannot be refreshed ({exc.reason})")
+        except Exception as exc:  # the cache deleted or replaced under the update
+            self._after_store_error(exc)
+            self._degrade(f"the search index could not be refreshed ({reason(exc)})")
+
+    def _after_store_error(self, exc: Exception) -> None:
+        """An unreachable Chroma server is a setting to fix (one error line); anything else
+        from the local cache is degraded to keywords by the caller."""
+        self.store.close()
+        if isinstance(exc, ChromaUnavailable) and self.store.url:
+            raise exc
 
     def _dense(self, query: str, manifest: Manifest) -> dict[str, float] | None:
         embedder = self.embedder()
@@ -261,9 +308,16 @@ class SearchIndex:
         vector = embedder.encode([query])[0]
         try:
             with self.locks.read():
-                hits = self.store.query(vector, DENSE_CANDIDATES)
+                hits, stored = self.store.query(vector, DENSE_CANDIDATES)
         except IndexBusy as exc:
-            self.warn(f"{exc}: searched by keywords only")
+            self._degrade(str(exc))
+            return None
+        except Exception as exc:  # Chroma's files deleted, replaced or read-only under us
+            self._after_store_error(exc)
+            self._degrade(f"the vector index cannot be read ({reason(exc)})")
+            return None
+        if stored != sum(e.chunks for e in manifest.files.values()):
+            self._degrade("the vector index is out of step with the files (being rebuilt?)")
             return None
         best: dict[str, float] = {}
         for key, sim in hits:

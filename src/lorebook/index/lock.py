@@ -10,6 +10,7 @@ Chroma is not process-safe on one path (a second opener can wait ~1000 s on SQLi
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -24,11 +25,45 @@ class IndexBusy(LoreError):
     """Another process holds the index lock for longer than we are willing to wait."""
 
 
+class IndexReadOnly(LoreError):
+    """The lock file cannot be created or opened for writing: the store is read-only."""
+
+    def __init__(self, what: str, path: Path, reason: str) -> None:
+        self.reason = f"{path}: {reason}"
+        super().__init__(f"{what}: cannot write the search index ({self.reason})")
+
+
+_READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def _open(path: Path, *, shared: bool, what: str) -> int | None:
+    """The lock file's descriptor; None for a reader on a read-only file system without one
+    (nothing can write there, so there is nothing to wait for)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if exc.errno not in _READ_ONLY:
+            raise IndexReadOnly(what, path, exc.strerror or str(exc)) from None
+        failure = exc
+    if shared:  # flock works on a descriptor opened for reading
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            if failure.errno == errno.EROFS:
+                return None
+        except OSError:
+            pass
+    raise IndexReadOnly(what, path, failure.strerror or str(failure))
+
+
 @contextmanager
 def flock(path: Path, *, shared: bool, timeout: float, what: str) -> Iterator[None]:
     """Hold `path` locked (shared or exclusive), polling up to `timeout` seconds."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = _open(path, shared=shared, what=what)
+    if fd is None:
+        yield
+        return
     try:
         mode = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
         deadline = time.monotonic() + timeout

@@ -112,6 +112,7 @@ def build_preflight(
         "prevention": prevention,
         "expertise": domains,
         "warnings": list(index.warnings),
+        "degraded": index.degraded,
     }
     brief["text"] = preflight_text(brief)
     return brief

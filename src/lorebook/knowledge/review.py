@@ -219,20 +219,31 @@ def _commit_here(
     saved = {p: p.read_bytes() for p in removes if p.exists()}
     removed_rels = [rel_path(repo, p) for p in removes]
     tracked = [r for r in removed_rels if tracked_in_head(repo, r) or _in_index(repo, r)]
+    written: list[Path] = []  # undo only what was done (on a read-only store: nothing)
+    gone: list[Path] = []
     try:
         for path, data in writes.items():
             atomic_write(path, data)
+            written.append(path)
         for path in removes:
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:
+                raise LoreError(
+                    f"{rel_path(repo, path)}: cannot remove ({exc.strerror or exc}); "
+                    "nothing was committed"
+                ) from None
+            gone.append(path)
         run(repo, "add", "--", *rels)
         if tracked:
             run(repo, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *tracked)
         run(repo, "commit", "--quiet", "-m", message.rstrip("\n"))
     except LoreError:
-        for path in writes:
+        for path in written:
             path.unlink(missing_ok=True)
-        for path, data in saved.items():
-            atomic_write(path, data)
+        for path in gone:
+            if path in saved:
+                atomic_write(path, saved[path])
         if head_commit(repo) is not None:
             with contextlib.suppress(GitError):  # best effort: the original error is the news
                 run(repo, "reset", "--quiet", "HEAD", "--", *rels, *tracked)

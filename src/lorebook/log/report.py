@@ -13,6 +13,7 @@ Definitions (documented in docs/reports.md):
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -31,6 +32,7 @@ GROUPS = ("day", "type", "outcome")
 OUTCOME_KEYS = ("success", "failure", "blocked", "in_progress")
 FAILURES_SHOWN = 10
 DEPLOYMENTS_SHOWN = 50
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._]+")
 _SLIM = ("ts", "type", "outcome", "project", "agent", "session", "duration", "overhead")
 
 
@@ -342,6 +344,23 @@ def _brief(book: Lorebook, record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def filter_suffix(filters: list[tuple[str, str]]) -> str:
+    """`--project-X--agent-Y` for a filtered report file, so it never replaces the team's one.
+
+    Values arrive redacted; anything but letters, digits, `.` and `_` becomes `-`, and a value
+    that had to be changed gets a short hash so `a/b` and `a-b` do not share a file.
+    """
+    import hashlib
+
+    parts = []
+    for key, value in filters:
+        safe = _UNSAFE_NAME.sub("-", value).strip("-.")[:48] or "x"
+        if safe != value:
+            safe += "-" + hashlib.sha256(value.encode()).hexdigest()[:6]
+        parts.append(f"--{key}-{safe}")
+    return "".join(parts)
+
+
 def write_period_report(
     book: Lorebook,
     kind: str,
@@ -351,7 +370,10 @@ def write_period_report(
     project: str | None = None,
     agent: str | None = None,
 ) -> dict[str, Any]:
-    """Write `docs/reports/daily/<date>.md` or `weekly/<iso-week>.md` (sanitized, atomic)."""
+    """Write `docs/reports/daily/<date>.md` or `weekly/<iso-week>.md` (sanitized, atomic).
+
+    A report filtered by project or agent goes to its own file (`<date>--project-X.md`).
+    """
     from ..store import atomic_write
     from .report_render import render_markdown
 
@@ -362,7 +384,9 @@ def write_period_report(
         label, window = week_window(when, now)
     report = build_report(book, window, project=project, agent=agent, group_by="day")
     text, redactions = book.sanitizer.redact_text(render_markdown(report, kind=kind, label=label))
-    path = book.layout.reports / kind / f"{label}.md"
+    asked = (("project", project), ("agent", agent))
+    filters = [(key, book.sanitizer.redact_text(value)[0]) for key, value in asked if value]
+    path = book.layout.reports / kind / f"{label}{filter_suffix(filters)}.md"
     data = text.encode("utf-8")
     try:
         unchanged = path.read_bytes() == data
@@ -375,6 +399,7 @@ def write_period_report(
         "kind": kind,
         "label": label,
         "window": window.to_dict(),
+        "filters": dict(filters),
         "total_actions": report["summary"]["total_actions"],
         "unchanged": unchanged,
         "redactions": redactions,

@@ -1,22 +1,26 @@
 """Where was I? The last session's state rebuilt from the newest shards and git, offline.
 
 Cost does not grow with history: candidate sessions are found by reading only the tail of the
-newest day directories' shards, and the chosen session is read from its own shards only.
+newest day directories' shards, and the chosen session is read backwards from its own shards,
+up to `resume.tail_bytes` (plus its start event from the head), so a 2 GB shard costs what a
+small one does.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..model import decode_line
-from .reader import OnProblem, _ignore, read_shard, relative, walk_days
+from .reader import MAX_LINE_BYTES, OnProblem, Problem, _ignore, read_shard, relative, walk_days
+from .tail import file_size, line_number, lines_backwards
 from .writer import session_start_day
 
-_TAIL_BYTES = 1 << 16
+_HEAD_LINES = 100  # a start event is among the first lines of a session's first shard
 
 
 @dataclass(frozen=True)
@@ -32,23 +36,41 @@ class Candidate:
     idle: bool  # the last record is a start event: nothing to resume yet
 
 
-def tail_record(path: Path) -> dict[str, Any] | None:
-    """The last valid record of a shard, reading only its final bytes."""
+def _tail_problem(
+    handle: BinaryIO, rel: str, offset: int, reason: str, on_problem: OnProblem
+) -> None:
+    on_problem(Problem(rel, line_number(handle, offset), reason))
+
+
+def _decoded_backwards(
+    handle: BinaryIO, size: int, rel: str, on_problem: OnProblem
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(offset, record) newest first; lines that are not records are reported and skipped."""
+    for offset, raw in lines_backwards(handle, size):
+        if raw is None:
+            oversize = f"line longer than {MAX_LINE_BYTES} bytes, skipped"
+            _tail_problem(handle, rel, offset, oversize, on_problem)
+            continue
+        record, reason = decode_line(raw)
+        if record is None:
+            if offset + len(raw) >= size:
+                reason = f"torn line at end of file ({reason})"
+            _tail_problem(handle, rel, offset, str(reason), on_problem)
+            continue
+        yield offset, record
+
+
+def tail_record(
+    path: Path, rel: str = "", on_problem: OnProblem = _ignore
+) -> dict[str, Any] | None:
+    """The last valid record of a shard, reading backwards from its end past any bad lines."""
     try:
         with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - _TAIL_BYTES))
-            chunk = handle.read()
-    except OSError:
-        return None
-    lines = chunk.split(b"\n")
-    if size > _TAIL_BYTES:
-        lines = lines[1:]  # the first piece may be the middle of a line
-    for raw in reversed(lines):
-        if raw.strip():
-            record, _ = decode_line(raw)
-            if record is not None:
+            size = file_size(handle)
+            for _, record in _decoded_backwards(handle, size, rel or path.name, on_problem):
                 return record
+    except OSError as exc:
+        on_problem(Problem(rel or path.name, 0, f"cannot be read: {exc.strerror or exc}"))
     return None
 
 
@@ -58,6 +80,8 @@ def find_candidates(
     project: str | None,
     agent: str | None,
     limit: int,
+    base: Path | None = None,
+    on_problem: OnProblem = _ignore,
 ) -> list[Candidate]:
     """Up to `limit` sessions matching the filters, most recently active first."""
     found: list[Candidate] = []
@@ -73,7 +97,8 @@ def find_candidates(
             if session in seen:
                 continue
             seen.add(session)
-            record = tail_record(path / name)
+            shard = path / name
+            record = tail_record(shard, relative(shard, base or actionlog.parent), on_problem)
             if record is None:
                 continue
             if project is not None and record.get("project") != project:
@@ -108,6 +133,14 @@ def choose(candidates: list[Candidate]) -> Candidate | None:
     return useful[0] if useful else None
 
 
+@dataclass
+class SessionTail:
+    """The newest records of one session, and how much older history was left unread."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    skipped_bytes: int = 0
+
+
 def session_records(
     actionlog: Path,
     session: str,
@@ -115,9 +148,14 @@ def session_records(
     base: Path,
     last_day: str | None = None,
     max_days: int = 14,
+    tail_bytes: int = 1 << 62,
     on_problem: OnProblem = _ignore,
-) -> list[dict[str, Any]]:
-    """All records of one session, read from its own shards only (newest day backwards)."""
+) -> SessionTail:
+    """The newest records of one session, read backwards from its own shards only.
+
+    Reading stops once `tail_bytes` of lines were read; the session's start event is then read
+    from the head of its first shard. Memory is bounded by `tail_bytes`, not by the session.
+    """
     first_day = session_start_day(session)
     if first_day is None:
         if last_day is None:  # an explicit session without a date in its id: from the newest day
@@ -126,20 +164,66 @@ def session_records(
         first_day_bound = _minus_days(last_day, max_days)
     else:
         first_day_bound = first_day
-    records: list[dict[str, Any]] = []
+    out = SessionTail()
+    seen: set[str] = set()
+    used = 0  # bytes of the newer shards already read
+    started = False
     days = walk_days(actionlog, newest_first=True, first=first_day_bound, last=last_day)
-    for _, path in days:
-        shard = path / f"{session}.jsonl"
-        if not shard.exists():
+    shards = [path / f"{session}.jsonl" for _, path in days]
+    shards = [shard for shard in shards if shard.exists()]
+    for shard in shards:
+        if used >= tail_bytes:
+            out.skipped_bytes += _size(shard)
             continue
-        chunk = [rec for _, rec in read_shard(shard, relative(shard, base), on_problem)]
-        records.extend(chunk)
-        if first_day is None and any(
-            r["kind"] == "session" and r.get("event") == "start" for r in chunk
-        ):
+        rel = relative(shard, base)
+        try:
+            handle = open(shard, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            on_problem(Problem(rel, 0, f"cannot be read: {exc.strerror or exc}"))
+            continue
+        with handle:
+            size = file_size(handle)
+            read = size
+            for offset, record in _decoded_backwards(handle, size, rel, on_problem):
+                if record["id"] not in seen:
+                    seen.add(record["id"])
+                    out.records.append(record)
+                started = started or _is_start(record)
+                if used + size - offset >= tail_bytes:
+                    read = size - offset
+                    out.skipped_bytes += offset
+                    break
+            used += read
+        if started and first_day is None:
             break
-    records.sort(key=lambda r: (r["ts"], r["id"]))
-    return records
+    if out.skipped_bytes and not started and shards:
+        for record in _head_starts(shards[-1], relative(shards[-1], base), on_problem):
+            if record["id"] not in seen:
+                seen.add(record["id"])
+                out.records.append(record)
+    out.records.sort(key=lambda r: (r["ts"], r["id"]))
+    return out
+
+
+def _is_start(record: dict[str, Any]) -> bool:
+    return record["kind"] == "session" and record.get("event") == "start"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _head_starts(shard: Path, rel: str, on_problem: OnProblem) -> list[dict[str, Any]]:
+    """The session's start event from the head of its oldest shard (the first few lines only)."""
+    for number, record in read_shard(shard, rel, on_problem):
+        if _is_start(record):
+            return [record]
+        if number >= _HEAD_LINES:
+            break
+    return []
 
 
 def _minus_days(day: str, count: int) -> str:

@@ -14,8 +14,8 @@ from .progress import (
     open_actions,
     work_in_progress,
 )
-from .reader import OnProblem
-from .resume import choose, find_candidates, session_records
+from .reader import OnProblem, Problem
+from .resume import SessionTail, choose, find_candidates, session_records
 from .sessions import summarize
 
 if TYPE_CHECKING:
@@ -37,9 +37,10 @@ def build_resume(
     # git reads its whole index; let it run while the shards are read
     pending_git = start_git_state(book.root, exclude=(book.layout.rel(actionlog),))
     try:
-        session, records = _target(book, project, agent, session, on_problem)
+        session, tail = _target(book, project, agent, session, _once(on_problem))
     finally:
         git = pending_git()
+    records = tail.records
     info = summarize(records, now, book.config.idle_minutes)[0]  # records of one session
     actions = [r for r in records if r["kind"] == "action"]
     still_open = open_actions(actions)
@@ -64,7 +65,31 @@ def build_resume(
         "failed_validations": failed,
         "suggested_next_steps": next_steps(info, actions, still_open, failed, git),
         "git": git,
+        "history": _history(tail.skipped_bytes),
     }
+
+
+def _history(skipped: int) -> dict[str, Any] | None:
+    """Null when the whole session was read; else what the analysis left out."""
+    if not skipped:
+        return None
+    return {
+        "skipped_bytes": skipped,
+        "note": "only the newest records of this session were read (resume.tail_bytes); "
+        "counts and open actions cover those",
+    }
+
+
+def _once(on_problem: OnProblem) -> OnProblem:
+    """Report each problem once: a shard's tail is read to choose the session and to resume it."""
+    seen: set[Problem] = set()
+
+    def report(problem: Problem) -> None:
+        if problem not in seen:
+            seen.add(problem)
+            on_problem(problem)
+
+    return report
 
 
 def _target(
@@ -73,8 +98,8 @@ def _target(
     agent: str | None,
     session: str | None,
     on_problem: OnProblem,
-) -> tuple[str, list[dict[str, Any]]]:
-    """The session to resume and all its records."""
+) -> tuple[str, SessionTail]:
+    """The session to resume and its newest records."""
     actionlog = book.layout.actionlog
     resume_cfg = book.config.section("resume")
     last_day = None
@@ -84,6 +109,8 @@ def _target(
             project=project,
             agent=agent,
             limit=int(resume_cfg.get("lookback_sessions", 50)),
+            base=book.root,
+            on_problem=on_problem,
         )
         chosen = choose(candidates)
         if chosen is None:
@@ -93,14 +120,15 @@ def _target(
                 "the action log has no matching sessions"
             )
         session, last_day = chosen.session, chosen.day
-    records = session_records(
+    tail = session_records(
         actionlog,
         session,
         base=book.root,
         last_day=last_day,
         max_days=int(resume_cfg.get("max_session_days", 14)),
+        tail_bytes=int(resume_cfg.get("tail_bytes", 4 << 20)),
         on_problem=on_problem,
     )
-    if not records:
+    if not tail.records:
         raise LoreError(f"session {session!r} has no records in {book.layout.rel(actionlog)}/")
-    return session, records
+    return session, tail

@@ -114,13 +114,14 @@ def search(
     results = searcher.search(
         text, mode=mode, limit=limit, threshold=threshold, filters=filters, refresh=not no_refresh
     )
-    used = "keyword" if searcher.embedder() is None else mode
+    used = "keyword" if searcher.embedder() is None or searcher.degraded else mode
     if as_json:
         payload = {
             "query": text,
             "mode": used,
             "results": [r.to_dict() for r in results],
             "warnings": searcher.warnings,
+            "degraded": searcher.degraded,
         }
         click.echo(to_json(payload))
     else:
