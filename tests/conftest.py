@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from click.testing import CliRunner
@@ -23,6 +23,14 @@ pytest_plugins = ["search_fixtures"]  # model / Chroma server fixtures for the s
 ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 LORE = [sys.executable, "-m", "lorebook"]
+
+
+def require_real(reason: str) -> NoReturn:
+    """Skip a test whose real component is missing here -- but fail under CI
+    (LORE_REQUIRE_REAL=1), where a skipped real-component test would hide a missing install."""
+    if os.environ.get("LORE_REQUIRE_REAL") == "1":
+        pytest.fail(f"a real component this test needs is missing: {reason}")
+    pytest.skip(reason)
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import LORE, assert_one_error_line, clean_env, git, lore
+from conftest import LORE, assert_one_error_line, clean_env, git, lore, require_real
 from lorebook import Lorebook, LoreError
 from lorebook.log.reader import MAX_LINE_BYTES
 from search_fixtures import open_book, write_learning
@@ -240,11 +240,11 @@ def read_only_mount(source: Path) -> Iterator[Path]:
     target.mkdir()
     bound = subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True)
     if bound.returncode != 0:
-        pytest.skip(f"cannot bind-mount here: {bound.stderr.decode().strip()}")
+        require_real(f"cannot bind-mount here: {bound.stderr.decode().strip()}")
     try:
         done = subprocess.run(["mount", "-o", "remount,ro,bind", str(target)], capture_output=True)
         if done.returncode != 0:
-            pytest.skip(f"cannot remount read-only here: {done.stderr.decode().strip()}")
+            require_real(f"cannot remount read-only here: {done.stderr.decode().strip()}")
         yield target
     finally:
         subprocess.run(["umount", str(target)], check=True)
