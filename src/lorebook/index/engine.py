@@ -250,7 +250,7 @@ class SearchIndex:
 
     def _refresh(self) -> None:
         with contextlib.suppress(IndexBusy):  # another process is updating: search what is there
-            self.update(wait=0.0)
+            self.update(wait=0.0, on_problem=lambda problem: self.warn(str(problem)))
 
     def _dense(self, query: str, manifest: Manifest) -> dict[str, float] | None:
         embedder = self.embedder()

@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from ..errors import LoreError
+from ..store import refuse_symlinks
 
 
 class IndexBusy(LoreError):
@@ -27,6 +28,7 @@ class IndexBusy(LoreError):
 @contextmanager
 def flock(path: Path, *, shared: bool, timeout: float, what: str) -> Iterator[None]:
     """Hold `path` locked (shared or exclusive), polling up to `timeout` seconds."""
+    refuse_symlinks(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:

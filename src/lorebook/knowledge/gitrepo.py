@@ -51,9 +51,13 @@ def run(repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str
 
 
 def rel_path(repo: git.Repo, path: Path) -> str:
-    """`path` relative to the repository's top level, with '/' separators."""
+    """`path` relative to the repository's top level, with '/' separators. The file itself is
+    not resolved: git tracks a symlink as the link, not as what it points to."""
     top = Path(repo.working_tree_dir or ".").resolve()
-    return path.resolve().relative_to(top).as_posix()
+    try:
+        return (path.parent.resolve() / path.name).relative_to(top).as_posix()
+    except ValueError:
+        raise LoreError(f"{path}: outside the repository {top}; nothing was done") from None
 
 
 def store_blob(repo: git.Repo, data: bytes, scratch: Path) -> str:

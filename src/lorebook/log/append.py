@@ -17,6 +17,7 @@ from ..events import EventBus
 from ..ids import new_ulid
 from ..paths import find_root, require_store
 from ..timeutil import format_ts, utcnow
+from .depth import too_deep_message, value_too_deep
 from .sanitize import Sanitizer
 from .writer import (
     LogWriter,
@@ -148,6 +149,14 @@ class Appender:
             )
         )
 
+    def check_depth(self, value: Any, what: str) -> None:
+        """UsageError when `value` nests deeper than `log.max_depth` (no walker may recurse
+        that far: the sanitizer, the encoder, every reader later)."""
+        if isinstance(value, Mapping) and value:
+            limit = self.config.max_depth
+            if value_too_deep(value if type(value) is dict else dict(value), limit):
+                raise UsageError(too_deep_message(what, limit))
+
     def log(
         self,
         action_type: str,
@@ -165,6 +174,8 @@ class Appender:
         by every process logging for (agent, project, host, UTC day); its start event is
         written together with its first action.
         """
+        self.check_depth(fields.get("context"), "context")
+        self.check_depth(fields.get("meta"), "meta")
         moment = now or utcnow()
         sid = session or self.env_session
         agent, project = self._identity(sid, agent, project, moment)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..paths import OUTSIDE, Layout
 from .reader import Problem, day_dirs, read_shard, relative, shard_files
 from .sanitize import Sanitizer
 
@@ -74,3 +77,27 @@ def check_log(actionlog: Path, base: Path, sanitizer: Sanitizer) -> CheckReport:
                         Problem(rel, number, f"possible secret ({finding.kind}) at {finding.path}")
                     )
     return report
+
+
+def check_symlinks(layout: Layout, report: Callable[[Problem], None]) -> None:
+    """Report every symlink under the action log, the reports, the training data and `.lore/`
+    that leaves the repository (learnings and expertise files are reported by their checks):
+    a committed link would redirect a teammate's reads and writes anywhere."""
+    pending = [str(p) for p in (layout.actionlog, layout.reports, layout.training_data)]
+    pending.append(str(layout.store))
+    found: list[str] = []
+    while pending:
+        path = pending.pop()
+        if os.path.islink(path):
+            if layout.leaves_repository(path):
+                found.append(layout.rel(Path(path)))
+            continue
+        try:
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    if entry.is_symlink() or entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            continue
+    for rel in sorted(found):
+        report(Problem(rel, 0, OUTSIDE))

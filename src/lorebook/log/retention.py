@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError, UsageError
-from ..store import temp_path, write_temp
+from ..store import refused_symlink, temp_path, write_temp
 from .archive_io import archive_name, compress, iter_archives, read_archive_bytes
 from .reader import shard_files, walk_days
 
@@ -107,6 +107,8 @@ def archive_shards(
 
 def _archive_one(shard: Path, target: Path) -> dict[str, Any]:
     """Write, verify, then remove the original; raise LoreError (original kept) on any doubt."""
+    if shard.is_symlink():  # its target may lie anywhere: never copied into the archive
+        raise refused_symlink(shard)
     try:
         data = shard.read_bytes()
     except OSError as exc:
