@@ -94,6 +94,13 @@ def test_whole_file_writers_refuse_symlinks(store: Path, outside: Path) -> None:
     result = lore("promote", lid, env=env)
     assert_one_error_line(result, f"{planted}: {REFUSED}")
     assert _tree(outside) == {} and (store / "learnings" / "drafts" / f"{lid}.md").is_file()
+    # a new draft into a symlinked drafts folder
+    drafts = store / "learnings" / "drafts"
+    drafts.rename(store / "learnings" / "kept-drafts")
+    drafts.symlink_to(outside, target_is_directory=True)
+    result = lore("learn", "new", "--title", "Another lesson", env=env)
+    assert_one_error_line(result, f"{drafts}: {REFUSED}")
+    assert _tree(outside) == {}
 
 
 def test_export_and_caches_refuse_symlinked_folders(store: Path, outside: Path) -> None:

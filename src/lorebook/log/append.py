@@ -51,6 +51,7 @@ class Appender:
         self.env_agent = env.get("LORE_AGENT") or None
         self.env_project = env.get("LORE_PROJECT") or None
         self.env_session = env.get("LORE_SESSION") or None
+        self.max_depth = config.max_depth
         redaction = config.section("redaction")
         self.sanitizer = Sanitizer(
             extra_secret_keys=redaction.get("extra_secret_keys") or (),
@@ -152,10 +153,12 @@ class Appender:
     def check_depth(self, value: Any, what: str) -> None:
         """UsageError when `value` nests deeper than `log.max_depth` (no walker may recurse
         that far: the sanitizer, the encoder, every reader later)."""
-        if isinstance(value, Mapping) and value:
-            limit = self.config.max_depth
-            if value_too_deep(value if type(value) is dict else dict(value), limit):
-                raise UsageError(too_deep_message(what, limit))
+        if (
+            isinstance(value, Mapping)
+            and value
+            and value_too_deep(value if type(value) is dict else dict(value), self.max_depth)
+        ):
+            raise UsageError(too_deep_message(what, self.max_depth))
 
     def log(
         self,

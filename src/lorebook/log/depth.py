@@ -10,8 +10,8 @@ TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy stil
 if TYPE_CHECKING:
     from typing import Any
 
-# a whole string (its brackets do not count) or one bracket
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # its brackets do not count
+_INNERMOST = re.compile(r"[\[{][^\[\]{}]*[\]}]")  # a pair with no bracket inside
 
 
 def too_deep_message(what: str, limit: int) -> str:
@@ -22,39 +22,32 @@ def too_deep_message(what: str, limit: int) -> str:
 
 
 def text_too_deep(text: str, limit: int) -> bool:
-    """True when the JSON `text` opens more than `limit` objects/arrays inside each other.
-
-    Checked before decoding. Text the scan cannot tokenise (an unclosed string) is invalid
-    JSON at that very point, where the decoder stops before any deeper bracket."""
+    """True when the JSON `text` nests objects/arrays more than `limit` deep; checked before
+    decoding, each pass (in C) removing the innermost level. Unclosed brackets count as
+    levels. Text the scan cannot tokenise (an unclosed string) is invalid JSON right there,
+    where the decoder stops."""
     if text.count("[") + text.count("{") <= limit:  # the usual case: nothing to scan
         return False
-    depth = 0
-    for match in _TOKENS.finditer(text):
-        char = match.group()[0]
-        if char == "[" or char == "{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif char == "]" or char == "}":
-            depth -= 1
-    return False
+    rest = _STRING.sub("", text)
+    for _ in range(limit):
+        rest, removed = _INNERMOST.subn("", rest)
+        if not removed:
+            return rest.count("[") + rest.count("{") > limit
+    return _INNERMOST.search(rest) is not None or rest.count("[") + rest.count("{") > limit
 
 
 def value_too_deep(value: Any, limit: int) -> bool:
-    """True when dicts/lists/tuples nest more than `limit` levels in `value` (a cycle is
-    left to the sanitizer, which marks it)."""
-    if type(value) is dict and not any(type(v) in (dict, list, tuple) for v in value.values()):
-        return limit < 1  # the usual flat context
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    seen: set[int] = set()
-    while stack:
-        node, depth = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if depth > limit:
-            return True
-        for child in node.values() if isinstance(node, dict) else node:
-            if isinstance(child, (dict, list, tuple)):
-                stack.append((child, depth + 1))
-    return False
+    """True when dicts/lists/tuples nest more than `limit` levels in `value`, level by level
+    (a cycle counts as endless nesting)."""
+    level = [value]
+    for _ in range(limit):
+        inner = []
+        for node in level:
+            for child in node.values() if type(node) is dict else node:
+                kind = type(child)
+                if kind is dict or kind is list or kind is tuple:
+                    inner.append(child)
+        if not inner:
+            return False
+        level = inner
+    return True
