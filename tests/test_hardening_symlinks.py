@@ -123,6 +123,28 @@ def test_export_and_caches_refuse_symlinked_folders(store: Path, outside: Path) 
     assert _tree(outside) == {}
 
 
+def test_archive_refuses_symlinks(store: Path, outside: Path) -> None:
+    from datetime import UTC, datetime
+
+    book = Lorebook.open(store, env={})
+    book.log("commit", session="old1", now=datetime(2025, 1, 5, tzinfo=UTC))
+    book.log("commit", session="old2", now=datetime(2025, 1, 6, tzinfo=UTC))
+    linked = store / "actionlog" / "2025" / "01" / "06" / "old2.jsonl"
+    (outside / "elsewhere.jsonl").write_bytes(linked.read_bytes())
+    linked.unlink()
+    linked.symlink_to(outside / "elsewhere.jsonl")  # never copied into the archive
+    archive = store / "actionlog" / "archive"
+    archive.mkdir(exist_ok=True)
+    archive.rename(store / "kept-archive")
+    archive.symlink_to(outside, target_is_directory=True)
+    result = lore("archive", "--older-than", "30d", "--json", env=clean_env(store))
+    assert result.code == 1
+    errors = sorted(f["error"] for f in json.loads(result.out)["failed"])
+    assert errors == sorted([f"{archive}: {REFUSED}", f"{linked}: {REFUSED}"])
+    assert sorted(_tree(outside)) == ["elsewhere.jsonl"]
+    assert (store / "actionlog" / "2025" / "01" / "05" / "old1.jsonl").is_file()
+
+
 def test_check_reports_symlinks_that_leave_the_repository(store: Path, outside: Path) -> None:
     env = clean_env(store)
     assert lore("log", "commit", "--session", "s1", env=env).code == 0
