@@ -234,6 +234,7 @@ def test_symlinked_expertise_file_outside_is_skipped(store: Path, outside: Path)
 def _bomb(store: Path) -> None:
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    lines.append("tags: *a9")  # a field the index reads: 9**10 strings once expanded
     (store / "learnings" / "bomb.md").write_text(
         "---\nid: bomb\ntitle: Zebracorn bomb\nstatus: published\ncreated: 2026-11-22\n"
         + "\n".join(lines) + "\n---\nZebracorn.\n")
