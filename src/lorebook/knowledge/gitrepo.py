@@ -51,13 +51,11 @@ def run(repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str
 
 
 def rel_path(repo: git.Repo, path: Path) -> str:
-    """`path` relative to the repository's top level, with '/' separators. The file itself is
-    not resolved: git tracks a symlink as the link, not as what it points to."""
+    """`path` relative to the repository's top level, with '/' separators (ValueError when it
+    is outside). The file itself is not resolved: git tracks a symlink as the link."""
     top = Path(repo.working_tree_dir or ".").resolve()
-    try:
-        return (path.parent.resolve() / path.name).relative_to(top).as_posix()
-    except ValueError:
-        raise LoreError(f"{path}: outside the repository {top}; nothing was done") from None
+    real = path.resolve() if path.name in ("", "..") else path.parent.resolve() / path.name
+    return real.relative_to(top).as_posix()
 
 
 def store_blob(repo: git.Repo, data: bytes, scratch: Path) -> str:
