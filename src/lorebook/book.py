@@ -15,7 +15,7 @@ from .config import Config, load_config
 from .errors import LoreError, UsageError
 from .events import install_knowledge_triggers
 from .log.append import Appender, Listener, resolve_root
-from .log.check import CheckReport, check_log, redact_findings
+from .log.check import CheckReport, check_log, check_symlinks, redact_findings
 from .log.query import ActionFilter
 from .log.reader import OnProblem, _ignore, iter_records
 from .log.sessions import STATUSES, SessionInfo, summarize
@@ -386,6 +386,7 @@ class Lorebook:
         from .knowledge.check import check_expertise, check_learnings
 
         report = check_log(self.layout.actionlog, self.root, self.sanitizer)
+        check_symlinks(self.layout, report.findings.append)
         report.learnings = check_learnings(self.layout, self.sanitizer, report.findings.append)
         max_lines = int(self.config.section("expertise").get("max_lines", 1000))
         report.expertise = check_expertise(

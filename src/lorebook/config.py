@@ -8,7 +8,6 @@ append path never imports a YAML library. Every value is checked against the typ
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from .config_check import check_types, find_problem
@@ -23,7 +22,12 @@ DEFAULTS: dict[str, Any] = {
     "agent": None,
     "project": None,
     "paths": {},
-    "log": {"durability": "flush", "max_line_bytes": 65536, "max_value_chars": 1000},
+    "log": {
+        "durability": "flush",
+        "max_line_bytes": 65536,
+        "max_value_chars": 1000,
+        "max_depth": 64,
+    },
     "sessions": {"idle_minutes": 30.0},
     "resume": {"lookback_sessions": 50, "max_session_days": 14, "tail_bytes": 4 << 20},
     "redaction": {"extra_secret_keys": [], "extra_patterns": {}},
@@ -94,6 +98,11 @@ class Config:
     @property
     def max_value_chars(self) -> int:
         return int(self.section("log").get("max_value_chars", 1000))
+
+    @property
+    def max_depth(self) -> int:
+        """How deeply an action's context (or meta) may nest objects and arrays."""
+        return int(self.section("log").get("max_depth", 64))
 
     @property
     def idle_minutes(self) -> float:
@@ -171,10 +180,9 @@ def load_config(root: Path) -> Config:
     data = _parse_yaml(path)
     _validate(data, path)
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"stamp": stamp, "data": data}, default=str), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # the cache is an optimisation; a read-only store still works
+        from .store import atomic_write  # never through a symlinked cache folder
+
+        atomic_write(cache, json.dumps({"stamp": stamp, "data": data}, default=str).encode())
+    except LoreError:
+        pass  # the cache is an optimisation; a read-only (or symlinked) cache still works
     return Config(_merge(DEFAULTS, data))

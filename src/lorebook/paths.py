@@ -8,6 +8,7 @@ from pathlib import Path
 from .errors import NotInitializedError
 
 STORE_DIR = ".lore"
+OUTSIDE = "symlink outside the repository"  # the problem reported for such files
 
 
 class Layout:
@@ -64,6 +65,13 @@ class Layout:
     @property
     def archive(self) -> Path:
         return self.actionlog / "archive"
+
+    def leaves_repository(self, path: Path | str) -> bool:
+        """True when `path` resolves, through symlinks, to a place outside the repository:
+        such a file is neither read nor written (a committed link could point anywhere)."""
+        real = os.path.realpath(path)
+        top = os.path.realpath(self.root)
+        return real != top and not real.startswith(top.rstrip(os.sep) + os.sep)
 
     def rel(self, path: Path) -> str:
         """A path relative to the root, for messages and findings."""

@@ -11,14 +11,46 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 
 from .errors import LoreError
+from .paths import STORE_DIR
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def refused_symlink(path: Path | str) -> LoreError:
+    return LoreError(f"{path}: is a symlink; lorebook does not write through symlinks")
+
+
+def refuse_symlinks(path: Path | str) -> None:
+    """LoreError naming the link when `path`, or a folder between it and the root of the
+    store it lies in, is a symlink: a link (even a committed one) must not redirect our writes
+    outside the repository. A path in no store (e.g. `lore export -o /tmp/x`) is the user's."""
+    current = os.path.abspath(path)
+    link = None
+    while True:
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                link = current  # keep walking up: the outermost link is the one to name
+        except OSError:
+            pass  # not created yet
+        parent = os.path.dirname(current)
+        if parent == current:
+            return
+        if os.path.isdir(os.path.join(parent, STORE_DIR)):
+            if link is not None:
+                raise refused_symlink(link)
+            return
+        current = parent
 
 
 def _describe(exc: OSError, path: Path | str) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return f"{path}: not writable ({exc.strerror}); nothing was written"
+    if exc.errno == errno.ELOOP:
+        return str(refused_symlink(path))
     if exc.errno == errno.EISDIR:
         return f"{path}: is a directory, not a shard file; nothing was written"
     if exc.errno == errno.ENOSPC:
@@ -30,14 +62,17 @@ def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: b
     """Append `header + line` (each newline-terminated) atomically with respect to other writers.
 
     `header` is written only when the file is empty (e.g. an automatic session's start event).
+    Never through a symlink: `O_NOFOLLOW` refuses a linked shard at no cost, and the folders
+    above it are checked when the shard is created (an existing shard was checked then).
     """
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+    flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | _NOFOLLOW
     try:
         try:
-            fd = os.open(path, flags, 0o644)
-        except FileNotFoundError:  # the first record of a day: create the day directory
+            fd = os.open(path, flags)
+        except FileNotFoundError:  # a new shard (perhaps of a new day: create the folders)
+            refuse_symlinks(os.path.dirname(path))
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd = os.open(path, flags, 0o644)
+            fd = os.open(path, flags | os.O_CREAT, 0o644)
     except OSError as exc:
         raise LoreError(_describe(exc, path)) from None
     try:
@@ -64,6 +99,13 @@ def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: b
         os.close(fd)  # closing releases the lock
 
 
+def create_file(path: Path | str, *, exclusive: bool = False) -> int:
+    """A descriptor on `path` created (or truncated) for writing; never follows a symlink
+    there (ELOOP), and with `exclusive` never opens an existing file (FileExistsError)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | _NOFOLLOW
+    return os.open(path, flags | (os.O_EXCL if exclusive else os.O_TRUNC), 0o666)
+
+
 def temp_path(path: Path) -> Path:
     """The temp file beside `path` that `write_temp` fills (hidden, one per process)."""
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -71,10 +113,12 @@ def temp_path(path: Path) -> Path:
 
 def write_temp(path: Path, data: bytes, *, exclusive: bool = False) -> Path:
     """Write `data`, synced to disk, to `temp_path(path)` for the caller to rename or link into
-    place (and to remove on failure). OSError propagates."""
+    place (and to remove on failure). OSError propagates; LoreError when `path` or a folder
+    above it in the store is a symlink (nothing is written then)."""
     tmp = temp_path(path)
+    refuse_symlinks(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(tmp, "xb" if exclusive else "wb") as handle:
+    with open(create_file(tmp, exclusive=exclusive), "wb") as handle:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import UsageError
+from ..log.depth import text_too_deep, too_deep_message
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
@@ -17,7 +18,9 @@ if TYPE_CHECKING:
     from ..log.append import Appender
 
 
-def _decode_context(text: str, source: str) -> Any:
+def _decode_context(text: str, source: str, max_depth: int) -> Any:
+    if text_too_deep(text, max_depth):  # before the decoder recurses into it
+        raise UsageError(too_deep_message(source, max_depth))
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -29,12 +32,15 @@ def _decode_context(text: str, source: str) -> Any:
     return value
 
 
-def parse_context(raw: str | None, stdin: TextIO | None = None) -> dict[str, Any]:
-    """`--context` as JSON text, `@file` or `-` (stdin)."""
+def parse_context(
+    raw: str | None, stdin: TextIO | None = None, max_depth: int = 64
+) -> dict[str, Any]:
+    """`--context` as JSON text, `@file` or `-` (stdin), nested at most `max_depth` deep."""
     if raw is None:
         return {}
     if raw == "-":
-        return dict(_decode_context((stdin or sys.stdin).read(), "--context (stdin)"))
+        text = (stdin or sys.stdin).read()
+        return dict(_decode_context(text, "--context (stdin)", max_depth))
     if raw.startswith("@"):
         path = Path(raw[1:])
         try:
@@ -42,8 +48,8 @@ def parse_context(raw: str | None, stdin: TextIO | None = None) -> dict[str, Any
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
             raise UsageError(f"--context {raw}: cannot read {path}: {reason}") from None
-        return dict(_decode_context(text, str(path)))
-    return dict(_decode_context(raw, "--context"))
+        return dict(_decode_context(text, str(path), max_depth))
+    return dict(_decode_context(raw, "--context", max_depth))
 
 
 def watch_knowledge(appender: Appender) -> None:
@@ -70,7 +76,7 @@ def run_log(
 
     appender = Appender.open(root, env)
     watch_knowledge(appender)
-    context = parse_context(values.get("context"), stdin)
+    context = parse_context(values.get("context"), stdin, appender.config.max_depth)
     record = appender.log(
         str(values["type"]),
         session=values.get("session"),

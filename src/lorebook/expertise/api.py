@@ -23,7 +23,8 @@ from ..errors import LoreError, UsageError
 from ..log.identifiers import check_identifier
 from ..log.reader import OnProblem, _ignore, iter_records
 from ..log.writer import check_session_id, session_start_day
-from ..store import atomic_write
+from ..paths import OUTSIDE
+from ..store import atomic_write, refuse_symlinks
 from ..timeutil import utcnow
 from . import files as F
 from .changes import SUBJECT_PREFIX, Change, commit_message
@@ -134,7 +135,13 @@ class Expertise:
 
     # -- reading -----------------------------------------------------------------------------
     def load(self, domain: str) -> F.ExpertiseDoc:
-        return F.read(self.path(self.check_domain(domain)), self.rel(domain), domain)
+        return self._read(self.path(self.check_domain(domain)), self.rel(domain), domain)
+
+    def _read(self, path: Path, rel: str, domain: str) -> F.ExpertiseDoc:
+        """The domain's file, never through a symlink that leaves the repository."""
+        if self.layout.leaves_repository(path):
+            raise LoreError(f"{rel}: {OUTSIDE}")
+        return F.read(path, rel, domain)
 
     def list_domains(self) -> list[dict[str, Any]]:
         """One row per domain: whether it has a file, its lines, entry counts, last_validated."""
@@ -146,7 +153,10 @@ class Expertise:
                 "path": self.rel(domain),
                 "exists": path.is_file(),
             }
-            if row["exists"]:
+            if row["exists"] and self.layout.leaves_repository(path):
+                row["exists"] = False
+                row["problem"] = OUTSIDE
+            elif row["exists"]:
                 doc = self.load(domain)
                 row["lines"] = F.line_count(doc)
                 row["entries"] = {k: len(doc.data.get(k) or []) for k in LIST_KEYS}
@@ -323,6 +333,7 @@ class Expertise:
     def _locked(self, timeout: float = 60) -> Iterator[None]:
         """One update at a time per store: read, change, write and commit are one step."""
         lock = self.layout.cache / "expertise.lock"
+        refuse_symlinks(lock)
         try:
             lock.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -360,7 +371,7 @@ class Expertise:
         in_git = do_commit and gitops.is_work_tree(self.root)
         if in_git:
             self._refuse_foreign_staged(path)
-        doc = F.read(path, rel, domain)
+        doc = self._read(path, rel, domain)
         changes = mutate(doc)
         result: dict[str, Any] = {
             "domain": domain,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from ..errors import LoreError
+from ..store import refuse_symlinks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,6 +70,7 @@ class ChromaStore:
                 ) from None
         else:
             assert self.path is not None
+            refuse_symlinks(self.path)
             self.path.mkdir(parents=True, exist_ok=True)
             # Chroma caches one system per path and process, with its HNSW segments: a store
             # opened earlier in this process would not see what other processes wrote since.

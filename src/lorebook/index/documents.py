@@ -1,7 +1,7 @@
 """What the index sees of a learning: a small, JSON-friendly document.
 
 The index depends only on this interface, so the source of learnings (the knowledge base's
-`LearningStore`, or the minimal front-matter reader below) is one adapter away.
+`LearningStore`, or `parse_learning` below on its front-matter reader) is one adapter away.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..knowledge.fileformat import LearningFormatError, null, read_front_matter
 from ..knowledge.sections import split_sections
 from ..log.reader import Problem
-from ..paths import Layout
-
-_FENCE = "---"
+from ..paths import OUTSIDE, Layout
 
 
 @dataclass(frozen=True)
@@ -82,67 +81,55 @@ class ParseError(Exception):
         self.reason = reason
 
 
+def _text(value: Any) -> str | None:
+    value = null(value)
+    return None if value is None or isinstance(value, (dict, list)) else str(value)
+
+
 def _as_list(value: Any) -> list[str]:
+    value = null(value)
     if value is None:
         return []
     if isinstance(value, (list, tuple)):
-        return [str(v) for v in value if v is not None]
+        return [str(v) for v in value if null(v) is not None]
     return [str(value)]
 
 
 def _solutions(value: Any) -> list[dict[str, str]]:
     out = []
     for i, item in enumerate(value if isinstance(value, list) else []):
-        if isinstance(item, dict) and item.get("text"):
-            out.append({"id": str(item.get("id") or f"s{i + 1}"), "text": str(item["text"])})
+        if isinstance(item, dict) and _text(item.get("text")):
+            out.append({"id": _text(item.get("id")) or f"s{i + 1}", "text": str(item["text"])})
         elif isinstance(item, str):
-            out.append({"id": f"s{i + 1}", "text": item})
+            out.append({"id": f"s{i + 1}", "text": str(item)})
     return out
 
 
-def _front_matter(text: str) -> tuple[dict[str, Any], str]:
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != _FENCE:
-        raise ParseError(1, "no YAML front matter (the file must start with '---')")
-    for end in range(1, len(lines)):
-        if lines[end].strip() == _FENCE:
-            break
-    else:
-        raise ParseError(1, "front matter is not closed with '---'")
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    try:
-        data = YAML(typ="safe", pure=True).load("\n".join(lines[1:end]))
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        raise ParseError(2 + (mark.line if mark else 0), f"invalid YAML: {exc.problem}") from None
-    except YAMLError as exc:
-        raise ParseError(2, f"invalid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ParseError(2, "front matter must be a mapping")
-    return data, "\n".join(lines[end + 1 :])
-
-
 def parse_learning(text: str, rel: str) -> Document:
-    """A learning file's text -> Document; ParseError(line, reason) when it cannot be read."""
-    data, body = _front_matter(text)
+    """A learning file's text -> Document; ParseError(line, reason) when it cannot be read.
+
+    The front matter is read by the knowledge base's reader (no aliases, no duplicate keys);
+    only the schema is lenient here: a file with a title is searchable."""
+    try:
+        data, _fm, body, first_line = read_front_matter(text, rel)
+    except LearningFormatError as exc:
+        raise ParseError(exc.line, exc.reason) from None
     stem = Path(rel).stem
-    title = data.get("title")
-    if not isinstance(title, str) or not title.strip():
-        raise ParseError(2, "missing title")
-    created = data.get("created")
+    title = _text(data.get("title"))
+    if not title or not title.strip():
+        raise ParseError(first_line, "missing title")
+    created = _text(data.get("created"))
     return Document(
-        id=str(data.get("id") or stem),
+        id=_text(data.get("id")) or stem,
         title=" ".join(title.split()),
         path=rel,
         body=body.strip(),
-        kind=str(data.get("kind") or "lesson"),
-        category=None if data.get("category") is None else str(data["category"]),
-        severity=None if data.get("severity") is None else str(data["severity"]),
-        status=str(data.get("status") or ("draft" if "/drafts/" in f"/{rel}" else "published")),
+        kind=_text(data.get("kind")) or "lesson",
+        category=_text(data.get("category")),
+        severity=_text(data.get("severity")),
+        status=_text(data.get("status")) or ("draft" if "/drafts/" in f"/{rel}" else "published"),
         tags=_as_list(data.get("tags")),
-        created=None if created is None else str(created)[:10],
+        created=None if created is None else created[:10],
         supersedes=_as_list(data.get("supersedes")),
         solutions=_solutions(data.get("solutions")),
         prevention=_as_list(data.get("prevention")),
@@ -154,6 +141,9 @@ def read_document(
 ) -> tuple[str, Document | None] | None:
     """(content hash, Document or None if unparseable), or None when the file vanished."""
     rel = layout.rel(path)
+    if layout.leaves_repository(path):  # e.g. a committed link to /etc/passwd: never read
+        on_problem(Problem(rel, 0, f"{OUTSIDE}; skipped"))
+        return OUTSIDE, None
     try:
         data = path.read_bytes()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):

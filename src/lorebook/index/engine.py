@@ -285,7 +285,7 @@ class SearchIndex:
     def _refresh(self) -> None:
         """Update the index first; when that cannot happen, search what is there."""
         try:
-            self.update(wait=0.0)
+            self.update(wait=0.0, on_problem=lambda problem: self.warn(str(problem)))
         except IndexBusy:  # another process is updating: search what is there
             pass
         except IndexReadOnly as exc:

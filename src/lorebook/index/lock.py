@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from ..errors import LoreError
+from ..store import refuse_symlinks
 
 
 class IndexBusy(LoreError):
@@ -60,6 +61,7 @@ def _open(path: Path, *, shared: bool, what: str) -> int | None:
 @contextmanager
 def flock(path: Path, *, shared: bool, timeout: float, what: str) -> Iterator[None]:
     """Hold `path` locked (shared or exclusive), polling up to `timeout` seconds."""
+    refuse_symlinks(path)
     fd = _open(path, shared=shared, what=what)
     if fd is None:
         yield

@@ -19,9 +19,10 @@ from ..log.check import NAME_IS_SECRET
 from ..log.identifiers import redact_path
 from ..log.reader import Problem
 from ..log.sanitize import Sanitizer
-from ..paths import Layout
+from ..paths import OUTSIDE, Layout
 from .fileformat import LearningFormatError, parse_learning
 from .model import Learning
+from .store import learning_paths
 
 Report = Callable[[Problem], None]
 
@@ -46,10 +47,7 @@ def check_learnings(layout: Layout, sanitizer: Sanitizer, report: Report) -> int
     """Check every learning and draft file; the number of files read."""
     seen: dict[str, str] = {}
     parsed: list[tuple[str, str, Learning]] = []
-    files = []
-    for folder in (layout.learnings, layout.drafts):
-        if folder.is_dir():
-            files += sorted(p for p in folder.glob("*.md") if p.is_file())
+    files = learning_paths(layout, (layout.learnings, layout.drafts), report)
     for path in files:
         rel, kind = redact_path(layout.rel(path), sanitizer)  # never print a secret
         if kind is not None:
@@ -159,9 +157,14 @@ def check_expertise(
     """Check every `.expertise/*.yaml` (and .yml); the number of files read."""
     if not layout.expertise.is_dir():
         return 0
-    files = sorted(
-        p for p in layout.expertise.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml")
-    )
+    files = []
+    for path in sorted(layout.expertise.iterdir()):
+        if path.suffix not in (".yaml", ".yml"):
+            continue
+        if layout.leaves_repository(path):
+            report(Problem(layout.rel(path), 0, OUTSIDE))
+        elif path.is_file():
+            files.append(path)
     for path in files:
         rel, kind = redact_path(layout.rel(path), sanitizer)  # never print a secret
         if kind is not None:

@@ -137,7 +137,8 @@ def _load_yaml(fm: str, where: str, first_line: int) -> Any:
         ) from exc
 
 
-def _null(value: Any) -> Any:
+def null(value: Any) -> Any:
+    """None for the spellings of a YAML null (every scalar is read as text)."""
     return None if isinstance(value, str) and value.strip() in _NULLS else value
 
 
@@ -146,21 +147,23 @@ def _normalize(raw: dict[str, Any]) -> dict[str, Any]:
     data = dict(raw)
     for key in _NULLABLE:
         if key in data:
-            data[key] = _null(data[key])
+            data[key] = null(data[key])
     for key in _LISTS:
-        if key in data and _null(data[key]) is None:
+        if key in data and null(data[key]) is None:
             data[key] = []
     if "source" in data:
-        source = _null(data["source"])
+        source = null(data["source"])
         if isinstance(source, dict):
-            source = {k: _null(v) for k, v in source.items()}
+            source = {k: null(v) for k, v in source.items()}
         data["source"] = source if source is not None else {}
     return data
 
 
-def parse_learning(text: str, path: Path | None = None, where: str | None = None) -> Learning:
-    """Parse a learning file's text; LearningFormatError (file:line: reason) when invalid."""
-    where = where or (str(path) if path else "<learning>")
+def read_front_matter(text: str, where: str) -> tuple[dict[str, Any], str, str, int]:
+    """The one front-matter reader, for the knowledge base and the search index alike:
+    (mapping of strings, lists and dicts; the YAML text; the text after the closing `---`;
+    the YAML's first line). Aliases, duplicate keys and non-text keys are refused with a
+    LearningFormatError (file:line: reason) before anything is expanded."""
     text = text.removeprefix("\ufeff")
     start = _HANDLER.FM_BOUNDARY.match(text) if _HANDLER.FM_BOUNDARY else None
     if start is None:
@@ -174,6 +177,13 @@ def parse_learning(text: str, path: Path | None = None, where: str | None = None
     if not isinstance(raw, dict):
         line = first_line + fm[: len(fm) - len(fm.lstrip())].count("\n")
         raise LearningFormatError(where, line, "front matter must be a mapping of keys")
+    return raw, fm, content, first_line
+
+
+def parse_learning(text: str, path: Path | None = None, where: str | None = None) -> Learning:
+    """Parse a learning file's text; LearningFormatError (file:line: reason) when invalid."""
+    where = where or (str(path) if path else "<learning>")
+    raw, fm, content, first_line = read_front_matter(text, where)
     extra = {k: v for k, v in raw.items() if k not in KNOWN_KEYS}
     data = _normalize({k: v for k, v in raw.items() if k in KNOWN_KEYS})
     body = content[1:] if content.startswith("\n") else content

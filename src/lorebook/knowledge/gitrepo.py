@@ -51,9 +51,11 @@ def run(repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str
 
 
 def rel_path(repo: git.Repo, path: Path) -> str:
-    """`path` relative to the repository's top level, with '/' separators."""
+    """`path` relative to the repository's top level, with '/' separators (ValueError when it
+    is outside). The file itself is not resolved: git tracks a symlink as the link."""
     top = Path(repo.working_tree_dir or ".").resolve()
-    return path.resolve().relative_to(top).as_posix()
+    real = path.resolve() if path.name in ("", "..") else path.parent.resolve() / path.name
+    return real.relative_to(top).as_posix()
 
 
 def store_blob(repo: git.Repo, data: bytes, scratch: Path) -> str:

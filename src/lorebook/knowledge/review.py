@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import git
 
 from ..errors import LoreError, UsageError
-from ..store import atomic_write
+from ..store import atomic_write, refuse_symlinks
 from .fileformat import render_learning
 from .gitrepo import (
     GitError,
@@ -125,6 +125,7 @@ def promote(
         raise UsageError("HEAD is detached: there is no branch to push (use --branch)")
     published = kb.store.sanitized(draft.model_copy(update={"status": "published"}))
     published.path = kb.book.layout.learnings / f"{draft.id}.md"
+    refuse_symlinks(published.path)  # a planted link must not take the published file away
     if published.path.exists():
         raise LoreError(f"{kb.book.layout.rel(published.path)} already exists; nothing was done")
     assert draft.path is not None

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import LoreError, UsageError
 from ..log.reader import Problem
 from ..log.sanitize import Sanitizer
-from ..paths import Layout
+from ..paths import OUTSIDE, Layout
 from ..store import _describe, atomic_write, temp_path, write_temp
 from ..timeutil import utcnow
 from .cache import ParseCache
@@ -65,6 +65,8 @@ class LearningStore:
         for folder in (self.layout.drafts, self.layout.learnings):
             path = folder / f"{lid}.md"
             if path.is_file():
+                if self.layout.leaves_repository(path):
+                    raise LoreError(f"{self.layout.rel(path)}: {OUTSIDE}")
                 return path
         raise LoreError(
             f"no learning or draft with id {lid!r} in {self.layout.rel(self.layout.learnings)}/"
@@ -89,21 +91,15 @@ class LearningStore:
         path = self.path_of(learning_id)
         return read_learning(path, self.layout.rel(path))
 
-    def files(self, *, drafts: bool = True, published: bool = True) -> list[Path]:
-        """Learning files by name, published first (scandir: sorting Paths costs 60 µs each)."""
+    def files(
+        self, *, drafts: bool = True, published: bool = True, on_problem: OnProblem | None = None
+    ) -> list[Path]:
+        """Learning files by name, published first (scandir: sorting Paths costs 60 µs each).
+
+        A file that is a symlink leaving the repository is reported and left out."""
         folders = [self.layout.learnings] if published else []
         folders += [self.layout.drafts] if drafts else []
-        out: list[Path] = []
-        for folder in folders:
-            try:
-                with os.scandir(folder) as entries:
-                    names = sorted(
-                        e.name for e in entries if e.name.endswith(".md") and e.is_file()
-                    )
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            out += [folder / name for name in names]
-        return out
+        return learning_paths(self.layout, folders, on_problem or _ignore)
 
     def all(
         self, *, drafts: bool = True, published: bool = True, on_problem: OnProblem | None = None
@@ -113,7 +109,7 @@ class LearningStore:
         Unchanged files come from the parse cache (see `knowledge.cache`)."""
         report = on_problem or _ignore
         cache = ParseCache(self.layout.cache / "learnings-v1.json")
-        for path in self.files(drafts=drafts, published=published):
+        for path in self.files(drafts=drafts, published=published, on_problem=report):
             rel = self.layout.rel(path)
             try:
                 st = path.stat()
@@ -217,6 +213,28 @@ class LearningStore:
         clean = _redact(self.sanitizer, data)
         kept = {key: getattr(learning, key) for key in _STRUCTURAL}
         return Learning(**clean, **kept, created=learning.created, path=learning.path)
+
+
+def learning_paths(layout: Layout, folders: Iterable[Path], report: OnProblem) -> list[Path]:
+    """The `*.md` files of `folders`, sorted by name per folder; those that resolve outside the
+    repository (a symlinked file or folder) are reported as problems and left out."""
+    out: list[Path] = []
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                found = sorted(
+                    (e.name, e.is_symlink(), e.is_file()) for e in entries if e.name.endswith(".md")
+                )
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        linked_folder = layout.leaves_repository(folder)  # once per folder: cheap
+        for name, is_link, is_file in found:
+            path = folder / name
+            if (linked_folder or is_link) and layout.leaves_repository(path):
+                report(Problem(layout.rel(path), 0, OUTSIDE))
+            elif is_file:
+                out.append(path)
+    return out
 
 
 def _redact(sanitizer: Sanitizer, value: Any) -> Any:

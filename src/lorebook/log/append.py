@@ -17,6 +17,7 @@ from ..events import EventBus
 from ..ids import new_ulid
 from ..paths import find_root, require_store
 from ..timeutil import format_ts, utcnow
+from .depth import too_deep_message, value_too_deep
 from .identifiers import check_identifier
 from .sanitize import Sanitizer
 from .writer import (
@@ -51,6 +52,7 @@ class Appender:
         self.env_agent = env.get("LORE_AGENT") or None
         self.env_project = env.get("LORE_PROJECT") or None
         self.env_session = env.get("LORE_SESSION") or None
+        self.max_depth = config.max_depth
         redaction = config.section("redaction")
         self.sanitizer = Sanitizer(
             extra_secret_keys=redaction.get("extra_secret_keys") or (),
@@ -159,6 +161,16 @@ class Appender:
             )
         )
 
+    def check_depth(self, value: Any, what: str) -> None:
+        """UsageError when `value` nests deeper than `log.max_depth` (no walker may recurse
+        that far: the sanitizer, the encoder, every reader later)."""
+        if (
+            isinstance(value, Mapping)
+            and value
+            and value_too_deep(value if type(value) is dict else dict(value), self.max_depth)
+        ):
+            raise UsageError(too_deep_message(what, self.max_depth))
+
     def log(
         self,
         action_type: str,
@@ -176,6 +188,8 @@ class Appender:
         by every process logging for (agent, project, host, UTC day); its start event is
         written together with its first action.
         """
+        self.check_depth(fields.get("context"), "context")
+        self.check_depth(fields.get("meta"), "meta")
         moment = now or utcnow()
         sid = self.default_session(session)
         agent, project = self._identity(sid, agent, project, moment)

@@ -28,6 +28,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..errors import LoreError
+from ..store import refuse_symlinks
 from .archive_io import iter_archives, read_archive_bytes
 from .catalog_rows import INDEXES, INSERT, TABLES, fold_sessions, parse_lines, refresh_sessions
 
@@ -103,6 +105,7 @@ class Catalog:
         for attempt in (1, 2):
             conn = None
             try:
+                refuse_symlinks(self.path)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = self._open()
                 self._ensure_schema(conn)
@@ -121,6 +124,8 @@ class Catalog:
                 if conn is not None:
                     conn.close()
                 raise CatalogUnavailable(f"cannot open {self.path}: {exc}") from None
+            except LoreError as exc:  # a symlinked cache folder
+                raise CatalogUnavailable(str(exc)) from None
         raise AssertionError("unreachable")
 
     def _open(self) -> sqlite3.Connection:

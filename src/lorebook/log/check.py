@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..paths import OUTSIDE, Layout
 from .identifiers import redact_message, redact_path, secret_kind
 from .reader import Problem, day_dirs, read_shard, relative, shard_files
 from .sanitize import Sanitizer
@@ -93,3 +96,27 @@ def redact_findings(findings: list[Problem], sanitizer: Sanitizer) -> list[Probl
         Problem(redact_path(f.path, sanitizer)[0], f.line, redact_message(f.reason, sanitizer))
         for f in findings
     ]
+
+
+def check_symlinks(layout: Layout, report: Callable[[Problem], None]) -> None:
+    """Report every symlink under the action log, the reports, the training data and `.lore/`
+    that leaves the repository (learnings and expertise files are reported by their checks):
+    a committed link would redirect a teammate's reads and writes anywhere."""
+    pending = [str(p) for p in (layout.actionlog, layout.reports, layout.training_data)]
+    pending.append(str(layout.store))
+    found: list[str] = []
+    while pending:
+        path = pending.pop()
+        if os.path.islink(path):
+            if layout.leaves_repository(path):
+                found.append(layout.rel(Path(path)))
+            continue
+        try:
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    if entry.is_symlink() or entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            continue
+    for rel in sorted(found):
+        report(Problem(rel, 0, OUTSIDE))

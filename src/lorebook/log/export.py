@@ -162,9 +162,12 @@ def export(
     )
     manifest_path = path.with_name(path.name + ".manifest.json")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    from ..store import create_file, refuse_symlinks
+
+    refuse_symlinks(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+        with open(create_file(tmp), "w", encoding="utf-8", newline="") as handle:
             count = WRITERS[fmt](handle, records)
         os.replace(tmp, path)
     except OSError as exc:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError
-from ..store import temp_path, write_temp
+from ..store import refused_symlink, temp_path, write_temp
 from ..timeutil import check_days
 from .archive_io import archive_name, compress, iter_archives, read_archive_bytes
 from .reader import shard_files, walk_days
@@ -98,6 +98,8 @@ def archive_shards(
 
 def _archive_one(shard: Path, target: Path) -> dict[str, Any]:
     """Write, verify, then remove the original; raise LoreError (original kept) on any doubt."""
+    if shard.is_symlink():  # its target may lie anywhere: never copied into the archive
+        raise refused_symlink(shard)
     try:
         data = shard.read_bytes()
     except OSError as exc:

@@ -43,6 +43,9 @@ def list_(book: Lorebook, as_json: bool) -> None:
       lore expertise list --json
     """
     rows = book.expertise.list_domains()
+    for row in rows:
+        if row.get("problem"):
+            click.echo(f"{row['path']}: {row['problem']}", err=True)
     click.echo(to_json(rows) if as_json else render.table(rows))
 
 

@@ -1,0 +1,53 @@
+"""How deeply JSON nests, measured without recursion: a context nested thousands of levels
+deep would overflow the decoder's (and every later walker's) stack. Stdlib only: the append
+path uses it."""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # its brackets do not count
+_INNERMOST = re.compile(r"[\[{][^\[\]{}]*[\]}]")  # a pair with no bracket inside
+
+
+def too_deep_message(what: str, limit: int) -> str:
+    return (
+        f"{what}: too deeply nested (more than {limit} levels of objects and arrays; "
+        "the limit is log.max_depth in .lore/config.yaml)"
+    )
+
+
+def text_too_deep(text: str, limit: int) -> bool:
+    """True when the JSON `text` nests objects/arrays more than `limit` deep; checked before
+    decoding, each pass (in C) removing the innermost level. Unclosed brackets count as
+    levels. Text the scan cannot tokenise (an unclosed string) is invalid JSON right there,
+    where the decoder stops."""
+    if text.count("[") + text.count("{") <= limit:  # the usual case: nothing to scan
+        return False
+    rest = _STRING.sub("", text)
+    for _ in range(limit):
+        rest, removed = _INNERMOST.subn("", rest)
+        if not removed:
+            return rest.count("[") + rest.count("{") > limit
+    return _INNERMOST.search(rest) is not None or rest.count("[") + rest.count("{") > limit
+
+
+def value_too_deep(value: Any, limit: int) -> bool:
+    """True when dicts/lists/tuples nest more than `limit` levels in `value`, level by level
+    (a cycle counts as endless nesting)."""
+    level = [value]
+    for _ in range(limit):
+        inner = []
+        for node in level:
+            for child in node.values() if type(node) is dict else node:
+                kind = type(child)
+                if kind is dict or kind is list or kind is tuple:
+                    inner.append(child)
+        if not inner:
+            return False
+        level = inner
+    return True
