@@ -341,3 +341,17 @@ def test_check_findings_never_echo_a_secret_read_from_a_file(store: Path) -> Non
     assert any("[REDACTED:github_token]" in f["reason"] for f in findings)
     for secret in (GHP, STRIPE):
         assert secret[:8] not in text.out + text.err + as_json.out + as_json.err
+
+
+def test_messages_naming_files_like_secret_keys_are_kept_whole() -> None:
+    """`learnings/passwd.md: …` names a file; a message must still say which one and why."""
+    from lorebook.log.identifiers import redact_message
+
+    for text in ("learnings/passwd.md: symlink outside the repository",
+                 "learnings/token-refresh.md:3: bad front matter",
+                 ".expertise/secrets.yaml:2: expected a mapping"):
+        assert redact_message(text) == text
+    for text, secret in (("password=hunter2 failed", "hunter2"),
+                         ("db.password: hunter2", "hunter2"),
+                         ("learnings/a.md:3: password=hunter2", "hunter2")):
+        assert secret not in redact_message(text)

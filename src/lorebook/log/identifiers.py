@@ -83,11 +83,27 @@ def secret_kind(value: str, sanitizer: Sanitizer | None = None) -> str | None:
     return None
 
 
+# `learnings/passwd.md: …`, `secret.yaml:3: …`: a file named like a secret key, then a colon,
+# is how every message names a file -- not an assignment of a secret
+_FILE_KEY = re.compile(
+    r"(?:\S*/\S*|\S+\.(?:md|ya?ml|jsonl?|gz|txt|toml|sqlite|csv|py|lock|tmp))(?::\d+)*"
+)
+
+
+def _names_a_file(s: str, span: S.Span) -> bool:
+    if span[3] != "secret_assignment":
+        return False
+    head = s[: span[0]].rstrip(" \t:=")
+    key = head.rsplit(None, 1)[-1] if head.strip() else ""
+    return _FILE_KEY.fullmatch(key) is not None
+
+
 def redact_message(text: str, sanitizer: Sanitizer | None = None) -> str:
     """An error or warning line with its secrets and PII replaced by markers (ids, paths and
     the other id-shaped values it names are kept: the user needs them)."""
     s = _clean(text)
-    spans = _spans(s, sanitizer or default_sanitizer())
+    spans = [span for span in _spans(s, sanitizer or default_sanitizer())
+             if not _names_a_file(s, span)]  # fmt: skip
     return S.apply_spans(s, spans)[0] if spans else s
 
 
