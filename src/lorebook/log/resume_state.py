@@ -17,6 +17,7 @@ from .progress import (
 from .reader import OnProblem
 from .resume import choose, find_candidates, session_records
 from .sessions import summarize
+from .writer import redacted
 
 if TYPE_CHECKING:
     from ..book import Lorebook
@@ -103,4 +104,4 @@ def _target(
     )
     if not records:
         raise LoreError(f"session {session!r} has no records in {book.layout.rel(actionlog)}/")
-    return session, records
+    return session, list(redacted(book.sanitizer, records))  # a hand-edited line may hold one

@@ -6,7 +6,7 @@ import json
 import math
 import os
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -185,6 +185,38 @@ def session_record(
     return record
 
 
+def redact_record(
+    sanitizer: Sanitizer, record: Mapping[str, Any], *, count: bool = False
+) -> dict[str, Any]:
+    """A copy of `record` with every free-form field redacted (the structural ones as they
+    are); with `count`, the redactions are added to `meta.redactions`.
+
+    Writing uses it before a line reaches disk, reading before a record reaches a cache or
+    output: a line edited by hand, or written before a rule existed, is redacted like the rest.
+    """
+    free = {k: v for k, v in record.items() if k not in _STRUCTURAL}
+    free["meta"] = free.get("meta") or {}
+    clean, total = sanitizer.sanitize(free)  # one walk over all fields
+    if total and count:
+        meta = clean["meta"]
+        meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
+    stored = {k: record[k] for k in STRUCTURAL if k in record}  # as they are, in this order
+    stored.update(clean)
+    return stored
+
+
+def redacted(sanitizer: Sanitizer, records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`records` as read, each redacted and counted in `meta.redactions` as the writer does
+    (`lore check` alone reads them raw, to report them)."""
+    try:
+        for record in records:
+            yield redact_record(sanitizer, record, count=True)
+    finally:  # closing this closes the source (a catalog query releases its connection)
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
+
+
 class LogWriter:
     """Redacts and appends records to their session's shard; publishes each stored record."""
 
@@ -206,15 +238,7 @@ class LogWriter:
 
     def redact(self, record: dict[str, Any]) -> dict[str, Any]:
         """Redact every free-form field; count the redactions in `meta.redactions`."""
-        free = {k: v for k, v in record.items() if k not in _STRUCTURAL}
-        free["meta"] = free.get("meta") or {}
-        clean, total = self.sanitizer.sanitize(free)  # one walk over all fields
-        if total:
-            meta = clean["meta"]
-            meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
-        stored = {k: record[k] for k in STRUCTURAL if k in record}  # as they are, in this order
-        stored.update(clean)
-        return stored
+        return redact_record(self.sanitizer, record, count=True)
 
     def _fit(self, record: dict[str, Any]) -> bytes:
         """Encode; when over the line cap, replace the bulky fields with a visible summary."""
