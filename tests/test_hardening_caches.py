@@ -9,15 +9,17 @@ names the file and line.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import Run, clean_env, lore
+from conftest import Run, clean_env, git, lore
 from lorebook.ids import new_ulid
 from lorebook.timeutil import format_ts, utcnow
+from search_fixtures import write_learning
 
 TOKEN = "ghp_" + "Zq8Lr2Vt6Xw0Yb4Nc7Md1Pf5Hs9Jk3Ga8Ue"  # a GitHub token's shape (36 after ghp_)
 STEM = TOKEN[:8]  # no part of the token that identifies it may survive anywhere
@@ -154,3 +156,81 @@ def test_export_manifest_and_report_filters_are_redacted(edited_log: Path) -> No
     for path in (root / "docs").rglob("*"):
         if path.is_file():
             assert leaks(path.read_text(encoding="utf-8")) == [], path
+
+
+# -- learnings: parse cache, listing, show, stats -------------------------------------------------
+def secret_learning(root: Path) -> Path:
+    path = write_learning(
+        root, "lsn-20261101-secret-push", title=f"Push with token {TOKEN} failed",
+        category="deployment", severity="high", tags=["git"], created="2026-11-01",
+        body=f"## Problem\nThe remote said: bad credentials for {TOKEN}.\n\n"
+             f"## Key Takeaway\nNever paste {TOKEN} into a remote URL; git push uses the "
+             "credential helper.",
+    )  # fmt: skip
+    os.utime(path, (OLD, OLD))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a learning with a pasted token")
+    return path
+
+
+def test_learnings_cache_and_read_commands_redact(store: Path) -> None:
+    secret_learning(store)
+    lid = "lsn-20261101-secret-push"
+    for args in (["learnings"], ["learnings", "--json"], ["show", lid], ["show", lid, "--json"],
+                 ["stats"], ["stats", "--json"], ["stats", lid, "--json"], ["drafts"]):  # fmt: skip
+        result = run(store, *args)
+        assert result.code == 0, (args, result.err)
+    assert MARK in run(store, "show", lid).out
+    assert MARK in run(store, "learnings", "--json").out
+    assert (store / ".lore" / "cache" / "learnings-v1.json").exists()
+    assert cache_leaks(store) == []
+    result = run(store, "check")
+    assert result.code != 0 and "lsn-20261101-secret-push.md" in result.out + result.err
+
+
+# -- the search index ---------------------------------------------------------------------------
+def test_search_index_manifest_and_output_redact(store: Path) -> None:
+    secret_learning(store)
+    assert run(store, "index").code == 0
+    for args in (["search", "git push remote token"],
+                 ["search", "bad credentials", "--mode", "keyword", "--json"],
+                 ["preflight", "push to the git remote"]):  # fmt: skip
+        result = run(store, *args)
+        assert result.code == 0, (args, result.err)
+    found = run(store, "search", "git push credential", "--json").json()
+    assert isinstance(found, dict) and found["results"]
+    assert MARK in json.dumps(found["results"][0])
+    assert (store / ".lore" / "cache" / "index" / "manifest.json").exists()
+    assert cache_leaks(store) == []
+
+
+# -- drafts from documents: redact, then shorten titles and file names ---------------------------
+def names_and_texts(folder: Path) -> str:
+    """Every file name and text under `folder`, lower-cased (slugs lower-case a token)."""
+    parts = []
+    for path in folder.rglob("*"):
+        parts.append(path.name)
+        if path.is_file():
+            parts.append(path.read_text(encoding="utf-8"))
+    return "\n".join(parts).lower()
+
+
+def slug_leaks(text: str) -> bool:
+    """Whether lower-cased `text` holds the token's start, as written or as a slug has it."""
+    stem = STEM.lower()
+    return stem in text or stem.replace("_", "-") in text or stem.replace("_", "") in text
+
+
+def test_retro_draft_titles_are_redacted_before_they_are_cut(store: Path) -> None:
+    retro = store / "retro.md"
+    summary = "x" * 100 + f" {TOKEN} was pasted into the CI logs"  # the title keeps 120 chars
+    retro.write_text(
+        "# Retro epic 7\n\n## Failure patterns\n"
+        f"- {summary}\n\n## Key learnings\n- Rotate the token and use the secret store\n",
+        encoding="utf-8",
+    )
+    result = run(store, "extract", "retro", str(retro), "--json")
+    assert result.code == 0, result.err
+    written = names_and_texts(store / "learnings")
+    assert not slug_leaks(written), written
+    assert not slug_leaks(result.out.lower())

@@ -301,6 +301,7 @@ class Lorebook:
         return SearchIndex(
             self.layout,
             self.config,
+            self.sanitizer,
             env=self.env,
             stats_snapshot=self._learning_figures,
             stale_snapshot=self.learnings.stale_ids,
