@@ -234,3 +234,16 @@ def test_retro_draft_titles_are_redacted_before_they_are_cut(store: Path) -> Non
     written = names_and_texts(store / "learnings")
     assert not slug_leaks(written), written
     assert not slug_leaks(result.out.lower())
+
+
+def test_skipped_line_reasons_show_no_prefix_of_a_bad_value(store: Path) -> None:
+    env = clean_env(store)
+    assert lore("log", "commit", "--session", "s3", env=env).code == 0
+    plant(store, "s3", id=f"id-{TOKEN}")  # not a ULID: skipped, with a reason
+    for args in (["actions"], ["actions", "--json"], ["sessions"]):
+        result = run(store, *args)
+        assert result.code == 0, result.err
+    result = run(store, "check")
+    assert result.code != 0 and "s3.jsonl:2" in result.out + result.err
+    assert "'id' is not a ULID" in result.out + result.err
+    assert cache_leaks(store) == []
