@@ -185,33 +185,40 @@ def session_record(
     return record
 
 
-def redact_record(
-    sanitizer: Sanitizer, record: Mapping[str, Any], *, count: bool = False
-) -> dict[str, Any]:
-    """A copy of `record` with every free-form field redacted (the structural ones as they
-    are); with `count`, the redactions are added to `meta.redactions`.
-
-    Writing uses it before a line reaches disk, reading before a record reaches a cache or
-    output: a line edited by hand, or written before a rule existed, is redacted like the rest.
-    """
+def _redact_free(sanitizer: Sanitizer, record: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """The free-form fields of `record`, redacted in one walk, and how many were replaced."""
     free = {k: v for k, v in record.items() if k not in _STRUCTURAL}
     free["meta"] = free.get("meta") or {}
-    clean, total = sanitizer.sanitize(free)  # one walk over all fields
-    if total and count:
+    clean, total = sanitizer.sanitize(free)
+    if total:
         meta = clean["meta"]
         meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
+    return clean, total
+
+
+def redact_record(sanitizer: Sanitizer, record: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of `record` with every free-form field redacted (the structural ones as they
+    are, first), the redactions counted in `meta.redactions`: what the writer stores."""
+    clean, _ = _redact_free(sanitizer, record)
     stored = {k: record[k] for k in STRUCTURAL if k in record}  # as they are, in this order
     stored.update(clean)
     return stored
 
 
 def redacted(sanitizer: Sanitizer, records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """`records` as read, each redacted and counted in `meta.redactions` as the writer does
-    (`lore check` alone reads them raw, to report them)."""
+    """`records` as read, redacted like the writer does (`lore check` alone reads them raw, to
+    report them): a line edited by hand, or written before a rule existed, may hold a secret.
+    A record with nothing to redact is yielded as it is; closing this closes `records`."""
     try:
         for record in records:
-            yield redact_record(sanitizer, record, count=True)
-    finally:  # closing this closes the source (a catalog query releases its connection)
+            clean, total = _redact_free(sanitizer, record)
+            if not total:
+                yield record
+                continue
+            out = {k: record[k] if k in _STRUCTURAL else clean[k] for k in record}
+            out.update((k, v) for k, v in clean.items() if k not in out)
+            yield out
+    finally:  # a catalog query releases its connection
         close = getattr(records, "close", None)
         if close is not None:
             close()
@@ -238,7 +245,7 @@ class LogWriter:
 
     def redact(self, record: dict[str, Any]) -> dict[str, Any]:
         """Redact every free-form field; count the redactions in `meta.redactions`."""
-        return redact_record(self.sanitizer, record, count=True)
+        return redact_record(self.sanitizer, record)
 
     def _fit(self, record: dict[str, Any]) -> bytes:
         """Encode; when over the line cap, replace the bulky fields with a visible summary."""
