@@ -71,8 +71,9 @@ def marker(kind: str) -> str:
 
 
 def clip(text: str, limit: int, ellipsis: str = "…") -> str:
-    """Already redacted `text` cut to `limit` characters (the ellipsis included), never inside
-    a redaction marker.  Text that may still hold a secret goes through Sanitizer.shorten."""
+    """Redacted `text` cut to `limit` characters (the ellipsis included), never inside a
+    redaction marker: the log writer's cut.  Redact first, then clip - a prefix cut from a
+    secret is half a secret that no rule recognises any more."""
     if len(text) <= limit:
         return text
     return text[: S.clip_point(text, limit - len(ellipsis))] + ellipsis
@@ -172,19 +173,6 @@ class Sanitizer(S.Redactor):
         except Exception:  # never raise on the write path
             return REDACTED, 1
         return out, len(kinds)
-
-    def shorten(self, text: str, limit: int, *, ellipsis: str = "…") -> str:
-        """`text` redacted, then cut to `limit` characters (the ellipsis included) - in that
-        order, as the log writer does: cutting first would leave half a secret that no rule
-        recognises.  A cut never splits a redaction marker."""
-        out, _ = self.redact_text(text)
-        if len(out) <= limit:
-            return out
-        try:
-            body, _ = self._cut(out, max(limit - len(ellipsis), 0), [])
-        except Exception:  # never raise on a write path
-            return REDACTED
-        return body + ellipsis
 
     # -- walking ---------------------------------------------------------------------------
     def _top(self, value: Any, path: str, found: _Found | None) -> tuple[Any, int]:

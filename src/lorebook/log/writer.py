@@ -24,7 +24,7 @@ from ..model import (
 from ..paths import Layout
 from ..store import append_line
 from ..timeutil import format_ts, utcnow
-from .sanitize import Sanitizer
+from .sanitize import Sanitizer, clip
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
@@ -266,7 +266,8 @@ class LogWriter:
                     return line
         for key, value in record.items():
             if key not in STRUCTURAL and isinstance(value, str) and len(value) > 200:
-                record[key] = value[:200] + f"…[TRUNCATED {len(value) - 200} chars]"
+                kept = clip(value, 200, "")  # the value is redacted: keep markers whole
+                record[key] = kept + f"…[TRUNCATED {len(value) - len(kept)} chars]"
         return encode(record)
 
     def write(
