@@ -19,6 +19,7 @@ from .log.check import CheckReport, check_log, check_symlinks, redact_findings
 from .log.query import ActionFilter
 from .log.reader import OnProblem, _ignore, iter_records
 from .log.sessions import STATUSES, SessionInfo, summarize
+from .log.writer import redacted
 from .paths import require_store
 from .timeutil import as_timestamp, utcnow
 
@@ -182,7 +183,7 @@ class Lorebook:
         """The action catalog under `.lore/cache/` (synced on use; see lorebook.log.catalog)."""
         from .log.catalog_query import open_view
 
-        return open_view(self.layout, self.config)
+        return open_view(self.layout, self.config, self.sanitizer)
 
     def iter_actions(
         self,
@@ -192,13 +193,14 @@ class Lorebook:
         on_problem: OnProblem = _ignore,
         include_archive: bool = False,
     ) -> Iterator[dict[str, Any]]:
-        """Stream matching actions from the catalog, else from the shards (same results)."""
+        """Stream matching actions from the catalog, else from the shards (same results),
+        redacted: a line edited by hand may hold a secret the writer never saw."""
         query = query or ActionFilter()
         found = self.catalog.iter_actions(
             query, newest_first=newest_first, include_archive=include_archive, on_problem=on_problem
         )
         if found is not None:
-            return found
+            return redacted(self.sanitizer, found)
         records = iter_records(
             self.layout.actionlog,
             base=self.root,
@@ -209,7 +211,7 @@ class Lorebook:
             on_problem=on_problem,
             include_archive=include_archive,
         )
-        return (r for r in records if query.matches(r))
+        return redacted(self.sanitizer, (r for r in records if query.matches(r)))
 
     def actions(
         self,
@@ -257,7 +259,7 @@ class Lorebook:
         )
         if infos is None:
             records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
-            infos = summarize(records, now, self.config.idle_minutes)
+            infos = summarize(redacted(self.sanitizer, records), now, self.config.idle_minutes)
         return [
             s
             for s in infos
@@ -299,6 +301,7 @@ class Lorebook:
         return SearchIndex(
             self.layout,
             self.config,
+            self.sanitizer,
             env=self.env,
             stats_snapshot=self._learning_figures,
             stale_snapshot=self.learnings.stale_ids,

@@ -52,6 +52,12 @@ def _str_or_null(record: dict[str, Any], key: str) -> str | None:
     return None
 
 
+def _shown(value: str) -> str:
+    """A bad value for a message: whole when short, else only its length - never a prefix,
+    which could be half a secret that redaction no longer recognises."""
+    return repr(value) if len(value) <= 40 else f"({len(value)} characters)"
+
+
 def validate_record(record: Any) -> str | None:
     """Why a decoded line is not a v1 record, or None when it is one."""
     if not isinstance(record, dict):
@@ -62,9 +68,10 @@ def validate_record(record: Any) -> str | None:
         if not isinstance(record.get(key), str):
             return f"missing or non-string '{key}'"
     if not ULID_RE.match(record["id"]):
-        return f"'id' is not a ULID: {record['id'][:40]!r}"
+        return f"'id' is not a ULID: {_shown(record['id'])}"
     if not TS_RE.match(record["ts"]):
-        return f"'ts' is not a UTC timestamp like 2026-11-22T10:00:00.000Z: {record['ts'][:40]!r}"
+        shown = _shown(record["ts"])
+        return f"'ts' is not a UTC timestamp like 2026-11-22T10:00:00.000Z: {shown}"
     if not SESSION_ID_RE.match(record["session"]):
         return "'session' has characters outside [A-Za-z0-9._-]"
     for key in ("agent", "project"):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .log.sanitize import clip
+
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{round(value * 100)}%"
@@ -25,7 +27,7 @@ def search_text(query: str, results: list[dict[str, Any]]) -> str:
         )
         if r.get("takeaway"):
             takeaway = " ".join(str(r["takeaway"]).split())
-            lines.append(f"   Takeaway: {takeaway[:300]}{'…' if len(takeaway) > 300 else ''}")
+            lines.append(f"   Takeaway: {clip(takeaway, 301)}")  # redacted as indexed
         lines.append(f"   Recommendation: {r['recommendation']}")
         lines.append(f"   {r['id']}  ({r['path']})")
         lines.append("")

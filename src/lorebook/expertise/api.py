@@ -22,7 +22,7 @@ from .. import gitops
 from ..errors import LoreError, UsageError
 from ..log.identifiers import check_identifier
 from ..log.reader import OnProblem, _ignore, iter_records
-from ..log.writer import check_session_id, session_start_day
+from ..log.writer import check_session_id, redacted, session_start_day
 from ..paths import OUTSIDE
 from ..store import atomic_write, refuse_symlinks
 from ..timeutil import utcnow
@@ -191,7 +191,8 @@ class Expertise:
         assert domain is not None
         doc = self.load(domain)
         content = plain(doc.data) if doc.original is not None else {"domain": domain}
-        text, _ = self.sanitizer.redact_text(format_prompt(content))
+        # redact, then let format_prompt shorten; the block is redacted again as a whole
+        text, _ = self.sanitizer.redact_text(format_prompt(self._redacted(content)))
         return {
             "domain": domain,
             "exists": doc.original is not None,
@@ -236,7 +237,8 @@ class Expertise:
             since=f"{first}T00:00:00.000Z" if first else None,
             on_problem=on_problem,
         )
-        facts = digest(session, records, self.root, self._skip())
+        # redacted before digest shortens anything: a cut would hide half a secret from the rules
+        facts = digest(session, redacted(self.sanitizer, records), self.root, self._skip())
         if facts.action_count == 0:
             raise NothingToLearn(
                 f"session {session!r} has no actions in the log "

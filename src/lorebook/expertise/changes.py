@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..log.sanitize import clip
+
 SUBJECT_PREFIX = "lore(expertise): "
 
 
@@ -34,5 +36,5 @@ def commit_message(domain: str, changes: Sequence[Change], why: str) -> str:
 
 
 def one_line(text: str, limit: int = 160) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """Redacted text on one line, cut to `limit` characters (never inside a marker)."""
+    return clip(" ".join(str(text).split()), limit)

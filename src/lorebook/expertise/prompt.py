@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..log.sanitize import clip
+
 
 def _text(value: Any) -> str:
     if isinstance(value, dict):  # a pattern written as {name, description}
@@ -45,8 +47,8 @@ def format_prompt(content: dict[str, Any]) -> str:
     if lessons:
         lines.append("### Lessons from Past Issues")
         for lesson in lessons[-3:]:
-            issue = _text(lesson.get("issue") or "Issue")[:50]
-            error = _text(lesson.get("error") or "")[:100]
+            issue = clip(_text(lesson.get("issue") or "Issue"), 50, "")
+            error = clip(_text(lesson.get("error") or ""), 100, "")
             lines.append(f"- **{issue}**: {error}")
             if lesson.get("solution"):
                 lines.append(f"  - Solution: {_text(lesson['solution'])}")

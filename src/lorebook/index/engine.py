@@ -23,6 +23,7 @@ from .rank import MODES, Filters, RankSettings, fuse, leo_score, recency, recomm
 from .synonyms import SynonymTable
 
 if TYPE_CHECKING:
+    from ..log.sanitize import Sanitizer
     from .embed import Embedder
 
 MAX_QUERY_CHARS = 10_000
@@ -91,6 +92,7 @@ class SearchIndex:
         self,
         layout: Layout,
         config: Config,
+        sanitizer: Sanitizer,
         *,
         env: Mapping[str, str] | None = None,
         stats: StatsProvider = no_stats,
@@ -100,12 +102,14 @@ class SearchIndex:
     ) -> None:
         """`stats_snapshot`, when given, is called once per search for fresh figures
         (applications, success rate, occurrences) of the learnings found; else `stats`.
-        `stale_snapshot` likewise gives the ids of stale learnings (down-ranked, flagged)."""
+        `stale_snapshot` likewise gives the ids of stale learnings (down-ranked, flagged).
+        `sanitizer` redacts each document as it is indexed (see Indexer)."""
         environ = os.environ if env is None else env
         index = config.section("index")
         search = config.section("search")
         embedding = config.section("embedding")
         self.layout = layout
+        self.sanitizer = sanitizer
         self.folder = layout.cache / "index"
         self.model_name: str | None = embedding.get("model")
         self.embedding_enabled = embedding.get("enabled", True) is not False
@@ -161,7 +165,9 @@ class SearchIndex:
         wait: float | None = None,
     ) -> IndexReport:
         """Bring the index up to date with the files (only `paths` when given)."""
-        indexer = Indexer(self.layout, self.folder, self.store, self.locks, self.embedder())
+        indexer = Indexer(
+            self.layout, self.folder, self.store, self.locks, self.embedder(), self.sanitizer
+        )
         with self.locks.writer(wait):
             report = indexer.update(
                 rebuild=rebuild, paths=paths, progress=progress, on_problem=on_problem

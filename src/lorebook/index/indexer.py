@@ -12,7 +12,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from .manifest import Entry, Manifest, ManifestCorrupt
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..log.sanitize import Sanitizer
     from .embed import Embedder
 
 Progress = Callable[[int, int], None]  # (done, total) files
@@ -70,8 +71,10 @@ class Indexer:
         store: ChromaStore,
         locks: IndexLocks,
         embedder: Embedder | None,
+        sanitizer: Sanitizer,
     ) -> None:
         self.layout = layout
+        self.sanitizer = sanitizer
         self.folder = folder
         self.store = store
         self.locks = locks
@@ -185,13 +188,16 @@ class Indexer:
                 continue
             dirty = True
             digest, doc = got
+            if doc is not None:  # before anything derived is made of it: passages, manifest
+                doc = redact_document(self.sanitizer, doc)
             if old is not None and old.hash == digest:
                 old.size, old.mtime_ns, old.checked_ns = st.st_size, st.st_mtime_ns, time.time_ns()
                 report.unchanged += 1
                 continue
             entry = Entry(digest, st.st_size, st.st_mtime_ns, checked_ns=time.time_ns())
             if doc is None:
-                entry.problem = report.skipped[-1] if report.skipped else "unreadable"
+                problem_text = report.skipped[-1] if report.skipped else "unreadable"
+                entry.problem = self.sanitizer.redact_text(problem_text)[0]
                 if old is not None and old.doc is not None:
                     unindex.append(rel)
                     report.removed.append(rel)
@@ -270,6 +276,28 @@ class Indexer:
             counts.append(len(parts))
         vectors: np.ndarray = self.embedder.encode(texts)
         return keys, vectors, counts
+
+
+def redact_document(sanitizer: Sanitizer, doc: Document) -> Document:
+    """`doc` with its free text redacted: the manifest (which search prints from), the
+    keyword index and the embedded passages are all made from this copy, never the file's
+    text, so a token pasted into a learning reaches no cache and no search result."""
+
+    def text(value: str) -> str:
+        return sanitizer.redact_text(value)[0]
+
+    def texts(values: list[str]) -> list[str]:
+        return [text(v) for v in values]
+
+    return replace(
+        doc,
+        title=text(doc.title),
+        body=text(doc.body),
+        category=None if doc.category is None else text(doc.category),
+        tags=texts(doc.tags),
+        solutions=[{k: text(v) for k, v in s.items()} for s in doc.solutions],
+        prevention=texts(doc.prevention),
+    )
 
 
 def _pins(manifest: Manifest) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..store import atomic_write
 
-FORMAT = 1
+FORMAT = 2  # 2: documents are stored redacted (an older index is rebuilt)
 
 
 class ManifestCorrupt(Exception):
@@ -81,7 +81,8 @@ class Manifest:
         try:
             data = json.loads(raw)
             if data.get("format") != FORMAT:
-                raise ManifestCorrupt(f"format {data.get('format')!r}")
+                found = data.get("format")
+                raise ManifestCorrupt(f"format {found!r}, this version writes {FORMAT}")
             return cls(
                 model=data["model"],
                 dim=data["dim"],

@@ -34,7 +34,9 @@ class Learnings:
         return self.store.create(title=title, body=with_skeleton(body), **fields)
 
     def get(self, learning_id: str) -> Learning:
-        return self.store.get(learning_id)
+        """A learning as read, redacted (a file may hold a pasted secret); code that rewrites
+        the file uses `store.get()`."""
+        return self.store.sanitized(self.store.get(learning_id))
 
     def all(
         self, *, drafts: bool = True, published: bool = True, on_problem: OnProblem | None = None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..log.query import ActionFilter
+from ..log.sanitize import clip
 from ..timeutil import format_ts, parse_ts, utcnow
 from .drafting import DraftOutcome, DraftSpec, write_draft
 from .ids import slugify
@@ -40,8 +41,9 @@ def stamp(ts: str) -> str:
 
 
 def _first_line(text: Any, limit: int = 240) -> str:
+    """The first line of (redacted) text, cut to `limit` without splitting a marker."""
     line = str(text).strip().splitlines()[0] if str(text).strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return clip(line, limit)
 
 
 def _context(record: dict[str, Any]) -> dict[str, Any]:

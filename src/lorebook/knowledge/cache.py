@@ -3,9 +3,10 @@
 Parsing a front matter costs ~0.2-0.3 ms (libyaml's composer); listing 10,000 learnings would
 pay that on every call. An entry is reused only while its file has the same size, mtime and
 inode (an atomic rewrite changes the inode); files changed in the last two seconds are not
-cached (the "racy" window git's index guards against too). Deleting the cache changes nothing
-but speed. Unknown front-matter keys come back as strings; code that rewrites a learning reads
-it with `LearningStore.get()`, which always parses the file.
+cached (the "racy" window git's index guards against too). Entries are stored redacted, as
+`LearningStore.all()` yields them. Deleting the cache changes nothing but speed. Unknown
+front-matter keys come back as strings; code that rewrites a learning reads it with
+`LearningStore.get()`, which always parses the file.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from ..errors import LoreError
 from ..store import atomic_write
 
-VERSION = 1
+VERSION = 2  # 2: entries are redacted
 RACY_SECONDS = 2.0
 
 

@@ -41,9 +41,10 @@ class KnowledgeOps:
     def extract_retro(self, text: str, source: str) -> list[DraftOutcome]:
         """Pattern drafts from a retrospective; the whole file is parsed before any write."""
         from .drafting import write_draft
-        from .retro import parse_retro, pattern_specs
+        from .retro import parse_retro, pattern_specs, redact_retro
 
-        specs = pattern_specs(parse_retro(text, source))
+        # redacted once parsed (markers would break its YAML), before any text is shortened
+        specs = pattern_specs(redact_retro(self.book.sanitizer, parse_retro(text, source)))
         return [write_draft(self.book, spec) for spec in specs]
 
     # -- patterns and applications ---------------------------------------------------------

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import UsageError
+from ..log.sanitize import Sanitizer, clip
 from .docload import key_line, load_document
 from .drafting import DraftSpec
+from .store import redact_strings
 
 FAILURES = ("failure_patterns",)
 SOLUTIONS = ("key_learnings", "lessons_learned")
@@ -38,6 +40,12 @@ class Retro:
     failures: list[dict[str, Any]] = field(default_factory=list)
     solutions: list[str] = field(default_factory=list)
     prevention: list[str] = field(default_factory=list)
+
+
+def redact_retro(sanitizer: Sanitizer, retro: Retro) -> Retro:
+    """`retro` with secrets redacted in every text, before drafts shorten any of it."""
+    texts = ("title", "epic", "category", "failures", "solutions", "prevention")
+    return replace(retro, **{k: redact_strings(sanitizer, getattr(retro, k)) for k in texts})
 
 
 def _key(heading: str) -> str:
@@ -170,7 +178,7 @@ def pattern_specs(retro: Retro) -> list[DraftSpec]:
         category = failure.get("category") or retro.category
         specs.append(
             DraftSpec(
-                title=summary.splitlines()[0][:120],
+                title=clip(summary.splitlines()[0], 120, ""),
                 origin=named,
                 kind="pattern",
                 problem=summary,

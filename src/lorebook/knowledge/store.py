@@ -106,7 +106,9 @@ class LearningStore:
     ) -> Iterator[Learning]:
         """Every readable learning; a bad file is reported (file:line) and skipped, never raised.
 
-        Unchanged files come from the parse cache (see `knowledge.cache`)."""
+        Unchanged files come from the parse cache (see `knowledge.cache`). What is yielded
+        (and cached) is redacted: a secret pasted into a file reaches no cache and no output.
+        Code that rewrites a learning reads the file itself with `get()`."""
         report = on_problem or _ignore
         cache = ParseCache(self.layout.cache / "learnings-v1.json")
         for path in self.files(drafts=drafts, published=published, on_problem=report):
@@ -123,7 +125,7 @@ class LearningStore:
                 except ValueError:
                     pass  # an entry from another model version: parse the file
             try:
-                learning = read_learning(path, rel)
+                learning = self.sanitized(read_learning(path, rel))
             except LearningFormatError as exc:
                 report(Problem(exc.where, exc.line, exc.reason))
                 continue
@@ -210,7 +212,7 @@ class LearningStore:
     def sanitized(self, learning: Learning) -> Learning:
         """A copy with secrets and PII redacted in every string (no truncation)."""
         data = learning.model_dump(exclude={"path", "created", *_STRUCTURAL})
-        clean = _redact(self.sanitizer, data)
+        clean = redact_strings(self.sanitizer, data)
         kept = {key: getattr(learning, key) for key in _STRUCTURAL}
         return Learning(**clean, **kept, created=learning.created, path=learning.path)
 
@@ -237,14 +239,15 @@ def learning_paths(layout: Layout, folders: Iterable[Path], report: OnProblem) -
     return out
 
 
-def _redact(sanitizer: Sanitizer, value: Any) -> Any:
+def redact_strings(sanitizer: Sanitizer, value: Any) -> Any:
+    """A copy of `value` with secrets redacted in every string inside it (no truncation)."""
     if isinstance(value, str):
         text, _ = sanitizer.redact_text(value)
         return PlainStr(text) if isinstance(value, PlainStr) and text == value else text
     if isinstance(value, dict):
-        return {k: _redact(sanitizer, v) for k, v in value.items()}
+        return {k: redact_strings(sanitizer, v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact(sanitizer, v) for v in value]
+        return [redact_strings(sanitizer, v) for v in value]
     return value
 
 

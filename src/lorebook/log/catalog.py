@@ -31,9 +31,18 @@ from typing import Any
 from ..errors import LoreError
 from ..store import refuse_symlinks
 from .archive_io import iter_archives, read_archive_bytes
-from .catalog_rows import INDEXES, INSERT, TABLES, fold_sessions, parse_lines, refresh_sessions
+from .catalog_rows import (
+    INDEXES,
+    INSERT,
+    TABLES,
+    fold_sessions,
+    parse_lines,
+    redact_rows,
+    refresh_sessions,
+)
+from .sanitize import Sanitizer
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: free-text columns are redacted
 FILE_NAME = "catalog.sqlite"
 HOT_DAYS = 2
 _TAIL = 4096
@@ -86,7 +95,11 @@ def _hash(data: bytes) -> str:
 class Catalog:
     """The catalog of one store; `connect()` opens it (creating or rebuilding as needed)."""
 
-    def __init__(self, actionlog: Path, cache: Path, *, verify_all: bool = False) -> None:
+    def __init__(
+        self, actionlog: Path, cache: Path, sanitizer: Sanitizer, *, verify_all: bool = False
+    ) -> None:
+        """`sanitizer` redacts what rows copy from the shards (see catalog_rows.redact_rows)."""
+        self.sanitizer = sanitizer
         self.actionlog = actionlog
         self.archive = actionlog / "archive"
         self.base = actionlog.parent
@@ -418,6 +431,7 @@ class _Sync:
         self.stats.shards_read += 1
         self.stats.bytes_read += len(data)
         rows, problems, consumed, count = parse_lines(data, offset, lines, shard, int(arch))
+        rows, problems = redact_rows(self.cat.sanitizer, rows, problems)
         if arch:
             consumed = len(data)
         conn = self.conn

@@ -21,6 +21,7 @@ from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_rows import problems_for
 from .query import ActionFilter
 from .reader import OnProblem, Problem
+from .sanitize import Sanitizer
 from .sessions import SessionInfo, session_status
 
 FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")
@@ -237,11 +238,14 @@ def _fetch(
         conn.close()
 
 
-def open_view(layout: Any, config: Any) -> CatalogView:
+def open_view(layout: Any, config: Any, sanitizer: Sanitizer) -> CatalogView:
     """The catalog view for a store's layout and settings (`catalog.enabled`, `catalog.verify`)."""
     section = config.section("catalog")
     catalog = Catalog(
-        layout.actionlog, layout.cache, verify_all=str(section.get("verify", "recent")) == "all"
+        layout.actionlog,
+        layout.cache,
+        sanitizer,
+        verify_all=str(section.get("verify", "recent")) == "all",
     )
     return CatalogView(
         catalog,

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..model import decode_line
 from .reader import MAX_LINE_BYTES, Problem
+from .sanitize import Sanitizer
 from .sessions import SessionInfo, observe
 
 TABLES = """
@@ -75,10 +76,40 @@ def record_row(
     )  # fmt: skip
 
 
+# the columns of a row that hold free text (agent .. error): redacted before they are stored
+FREE_TEXT = (4, 5, 7, 9, 10, 12, 13, 16)
+
+
+def redact_rows(
+    sanitizer: Sanitizer, rows: list[tuple[Any, ...]], problems: list[tuple[Any, ...]]
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Rows and problems with their free text redacted, like the log: a line edited by hand
+    (or written before a rule existed) must not put a secret into the cache.
+
+    One sanitize() call per chunk: its triage reads all the strings at once, so a clean
+    chunk (the usual case, the writer redacted it) costs a fraction of parsing it."""
+    values = [row[i] for row in rows for i in FREE_TEXT]
+    values += [problem[2] for problem in problems]
+    clean, found = sanitizer.sanitize(values)
+    if not found:
+        return rows, problems
+    width = len(FREE_TEXT)
+    out = []
+    for n, row in enumerate(rows):
+        fixed = list(row)
+        for k, i in enumerate(FREE_TEXT):
+            fixed[i] = clean[n * width + k]
+        out.append(tuple(fixed))
+    base = len(rows) * width
+    reasons = [(*p[:2], clean[base + n], *p[3:]) for n, p in enumerate(problems)]
+    return out, reasons
+
+
 def parse_lines(
     data: bytes, offset: int, lines: int, shard: int, archived: int
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int, int]:
-    """(rows, problems, bytes consumed up to the last newline, line count) of a chunk."""
+    """(rows, problems, bytes consumed up to the last newline, line count) of a chunk,
+    not yet redacted (see redact_rows)."""
     rows: list[tuple[Any, ...]] = []
     problems: list[tuple[Any, ...]] = []
     pos, number, size = 0, lines, len(data)

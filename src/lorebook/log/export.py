@@ -52,13 +52,16 @@ class Redactions:
 def training_record(
     action: dict[str, Any], book: Lorebook, *, with_context: bool, counts: Redactions
 ) -> dict[str, Any]:
-    """One action as a training record, its context and task re-sanitized."""
+    """One action as a training record, its context and task re-sanitized; `counts` adds
+    what the record says was redacted in it (when written, or as it was read)."""
     context = action.get("context") or {}
     task: Any = next(
         (context[k] for k in _TASK_KEYS if isinstance(context.get(k), str) and context[k]),
         action["type"],
     )
-    redacted = 0
+    meta = action.get("meta")
+    done = meta.get("redactions") if isinstance(meta, dict) else None
+    redacted = done if isinstance(done, int) and not isinstance(done, bool) and done > 0 else 0
     task, n = book.sanitizer.redact_text(task)
     redacted += n
     entry: dict[str, Any] = {"task": task, "epic_id": action.get("epic")}
@@ -179,13 +182,15 @@ def export(
         "format": fmt,
         "record_count": count,
         "record_shape": "lorebook training record v1 (input, output, metadata)",
-        "filters": {
-            "since": since,
-            "until": until,
-            "project": project,
-            "include_context": with_context,
-            "include_archive": include_archive,
-        },
+        "filters": book.sanitizer.sanitize(
+            {
+                "since": since,
+                "until": until,
+                "project": project,
+                "include_context": with_context,
+                "include_archive": include_archive,
+            }
+        )[0],
         "source_commit": source_commit(book.root),
         "redactions": {"values": counts.values, "records": counts.records},
         "bytes": path.stat().st_size,

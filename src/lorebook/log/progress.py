@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .sanitize import clip
 from .sessions import SessionInfo
 
 
@@ -85,7 +86,7 @@ def describe(action: dict[str, Any]) -> str:
     ):
         value = context.get(key)
         if isinstance(value, str) and value:
-            detail = value if len(value) <= 80 else value[:77] + "..."
+            detail = clip(value, 80, "...")  # the records are redacted: a cut keeps markers
             break
     parts = [action["type"]]
     if detail:

@@ -295,7 +295,9 @@ def build_report(
     rows = slim_rows(book, window, project=project, agent=agent, include_archive=include_archive)
     report = {
         "window": window.to_dict(),
-        "filters": {"project": project, "agent": agent, "include_archive": include_archive},
+        "filters": book.sanitizer.sanitize(
+            {"project": project, "agent": agent, "include_archive": include_archive}
+        )[0],
         **aggregate(rows, window, group_by),
     }
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)

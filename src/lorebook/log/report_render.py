@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .sanitize import clip
+
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f}%"
@@ -18,8 +20,8 @@ def _when(ts: str) -> str:
 
 
 def _one_line(text: str | None, width: int = 160) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= width else flat[: width - 3] + "..."
+    """Redacted text on one line, cut to `width` (never inside a redaction marker)."""
+    return clip(" ".join((text or "").split()), width, "...")
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ from .progress import (
 from .reader import OnProblem, Problem
 from .resume import SessionTail, choose, find_candidates, session_records
 from .sessions import summarize
+from .writer import redacted
 
 if TYPE_CHECKING:
     from ..book import Lorebook
@@ -131,4 +132,5 @@ def _target(
     )
     if not tail.records:
         raise LoreError(f"session {session!r} has no records in {book.layout.rel(actionlog)}/")
+    tail.records = list(redacted(book.sanitizer, tail.records))  # a hand-edited line may hold one
     return session, tail

@@ -70,6 +70,15 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
+def clip(text: str, limit: int, ellipsis: str = "…") -> str:
+    """Redacted `text` cut to `limit` characters (the ellipsis included), never inside a
+    redaction marker: the log writer's cut.  Redact first, then clip - a prefix cut from a
+    secret is half a secret that no rule recognises any more."""
+    if len(text) <= limit:
+        return text
+    return text[: S.clip_point(text, limit - len(ellipsis))] + ellipsis
+
+
 def _finding_class() -> type[Finding]:
     """The Finding dataclass (as declared above), made and kept on first use."""
     cls = globals().get("Finding")

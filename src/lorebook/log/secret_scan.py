@@ -352,6 +352,16 @@ def apply_spans(s: str, found: list[Span]) -> tuple[str, list[str]]:
     return "".join(parts), kinds
 
 
+def clip_point(s: str, limit: int) -> int:
+    """Where to cut `s` to at most `limit` characters without splitting a redaction marker
+    (markers hold no "[" inside): a marker that would be cut is dropped whole."""
+    cut = min(max(limit, 0), len(s))
+    i = s.rfind("[", max(0, cut - 200), cut)
+    if i >= 0 and s.startswith(MARK, i) and s.find("]", i) >= cut:
+        cut = i
+    return cut
+
+
 class Redactor:
     """Redacts secrets and PII inside strings: the triage, the scan, the cut to length.
     :class:`lorebook.log.sanitize.Sanitizer` walks values with it."""
@@ -468,17 +478,20 @@ class Redactor:
         return out, len(kinds)
 
     def _fit(self, s: str, dropped: int, kinds: list[str]) -> str:
-        """Cut to max_value_chars plus a visible marker, never inside a redaction marker.
+        """Cut to max_value_chars plus a visible marker, never inside a redaction marker."""
+        body, rest = self._cut(s, self._maxc, kinds)
+        return f"{body}…[TRUNCATED {rest + dropped} chars]"
+
+    def _cut(self, s: str, limit: int, kinds: list[str]) -> tuple[str, int]:
+        """(the first `limit` characters of redacted `s`, how many were dropped), never cut
+        inside a redaction marker.
 
         The kept text is scanned again: a cut can change what its end looks like
         ("Authorization: Bearer <cut>"), and sanitize() must be idempotent.  What that finds
         is redacted too and appended to `kinds`."""
         keyed = self._keyed
         for _ in range(4):
-            cut = min(self._maxc, len(s))
-            i = s.rfind("[", max(0, cut - 200), cut)  # markers hold no "[" inside
-            if i >= 0 and s.startswith(MARK, i) and s.find("]", i) >= cut:
-                cut = i
+            cut = clip_point(s, limit)
             body = s[:cut]
             b = body.encode()
             fams = families(body, b, keyed)
@@ -489,7 +502,7 @@ class Redactor:
                 break
             kinds.extend(more)
             s = again + s[cut:]
-        return f"{body}…[TRUNCATED {len(s) - cut + dropped} chars]"
+        return body, len(s) - cut
 
     def _redact(self, s: str, b: bytes, fams: int) -> tuple[str, list[str]]:
         """Replace every secret of the rule families `fams` in `s` (`b` its UTF-8)."""

@@ -6,7 +6,7 @@ import json
 import math
 import os
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from ..paths import Layout
 from ..store import append_line
 from ..timeutil import format_ts, utcnow
 from .identifiers import check_identifier
-from .sanitize import Sanitizer
+from .sanitize import Sanitizer, clip
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
@@ -193,6 +193,36 @@ def session_record(
     return record
 
 
+def _redact_free(sanitizer: Sanitizer, record: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """The free-form fields of `record`, redacted in one walk, and how many were replaced."""
+    free = {k: v for k, v in record.items() if k not in _STRUCTURAL}
+    free["meta"] = free.get("meta") or {}
+    clean, total = sanitizer.sanitize(free)
+    if total:
+        meta = clean["meta"]
+        meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
+    return clean, total
+
+
+def redacted(sanitizer: Sanitizer, records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`records` as read, redacted like the writer does (`lore check` alone reads them raw, to
+    report them): a line edited by hand, or written before a rule existed, may hold a secret.
+    A record with nothing to redact is yielded as it is; closing this closes `records`."""
+    try:
+        for record in records:
+            clean, total = _redact_free(sanitizer, record)
+            if not total:
+                yield record
+                continue
+            out = {k: record[k] if k in _STRUCTURAL else clean[k] for k in record}
+            out.update((k, v) for k, v in clean.items() if k not in out)
+            yield out
+    finally:  # a catalog query releases its connection
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
+
+
 class LogWriter:
     """Redacts and appends records to their session's shard; publishes each stored record."""
 
@@ -213,17 +243,14 @@ class LogWriter:
         self._paths: dict[tuple[str, str], tuple[str, bool]] = {}  # -> (path, not today)
 
     def redact(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Redact every free-form field; count the redactions in `meta.redactions`."""
-        free = {k: v for k, v in record.items() if k not in _STRUCTURAL}
-        free["meta"] = free.get("meta") or {}
-        clean, total = self.sanitizer.sanitize(free)  # one walk over all fields
+        """Redact every free-form field; count the redactions in `meta.redactions`. An
+        identifier the walk redacted refuses the record: it would become a key or a name."""
+        clean, total = _redact_free(self.sanitizer, record)
         if total:
-            for key in IDENTIFIERS:  # an identifier the walk redacted: refuse the record
-                value = free.get(key)
+            for key in IDENTIFIERS:
+                value = record.get(key)
                 if clean.get(key) != value and isinstance(value, str):
                     check_identifier(key, value, self.sanitizer)
-            meta = clean["meta"]
-            meta["redactions"] = int(meta.get("redactions", 0) or 0) + total
         stored = {k: record[k] for k in STRUCTURAL if k in record}  # as they are, in this order
         stored.update(clean)
         return stored
@@ -247,7 +274,8 @@ class LogWriter:
                     return line
         for key, value in record.items():
             if key not in STRUCTURAL and isinstance(value, str) and len(value) > 200:
-                record[key] = value[:200] + f"…[TRUNCATED {len(value) - 200} chars]"
+                kept = clip(value, 200, "")  # the value is redacted: keep markers whole
+                record[key] = kept + f"…[TRUNCATED {len(value) - len(kept)} chars]"
         return encode(record)
 
     def write(
