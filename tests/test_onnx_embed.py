@@ -116,7 +116,7 @@ def test_keyword_search_imports_neither_torch_nor_chromadb(search_store: Path) -
                                         "--json", *extra)
         assert code == 0, err
         assert data["results"][0]["id"] == "rls-anon-insert"
-        assert modules & (HEAVY | {"chromadb", "onnxruntime"}) == set(), extra
+        assert modules & (HEAVY | {"chromadb", "onnxruntime", "bm25s", "scipy"}) == set(), extra
     code, data, err, modules = _run(search_store, "search", "deploy port conflict", "--json")
     assert code == 0, err
     assert data["mode"] == "hybrid" and data["results"][0]["semantic_score"] is not None
@@ -218,3 +218,28 @@ def test_no_export_possible_means_keyword_only_with_one_warning(
     assert "Traceback" not in result.err
     data = json.loads(result.out)
     assert data["mode"] == "keyword" and data["results"][0]["id"] == "rls-anon-insert"
+
+
+def test_keyword_scores_equal_bm25s() -> None:
+    """The BM25 of our own (no scipy/numpy to import) scores as bm25s (Lucene variant) did."""
+    import bm25s
+
+    from lorebook.index.documents import Document
+    from lorebook.index.keyword import K1, B, KeywordIndex, document_terms
+    from lorebook.index.synonyms import SynonymTable
+
+    texts = varied_texts()
+    docs = [Document.from_dict({"id": f"d{i}", "path": f"d{i}.md", "title": t[:60], "body": t,
+                                "tags": ["x"], "category": "build" if i % 3 else None})
+            for i, t in enumerate(texts)]
+    index = KeywordIndex(docs, SynonymTable.from_config(None))
+    reference = bm25s.BM25(k1=K1, b=B)
+    reference.index([document_terms(d) or [""] for d in docs], show_progress=False)
+    for query in ["deploy port", "kubernetes probe retry", "docker compose", "café", "zzz",
+                  "SELECT orders", "memory chunk stale cache"]:
+        raw, similarity = index.scores(query)
+        own, extra = index.query_terms(query)
+        ids = reference.get_tokens_ids(list(dict.fromkeys(own + extra)))
+        want = reference.get_scores(ids) if ids else np.zeros(len(docs))
+        assert np.allclose(raw, want, rtol=1e-5, atol=1e-5), query
+        assert all(0.0 <= s <= 1.0 for s in similarity)
