@@ -144,6 +144,13 @@ def export(
 ) -> bytes:
     """Export the Transformer module with torch (via sentence-transformers, the reference) into
     `target`, atomically: the model first, then the meta that vouches for it."""
+    try:  # before loading torch for seconds: can the export be written at all?
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModelUnavailable(
+            f"cannot write the ONNX model cache {target}: {exc.strerror or exc} "
+            "(set LORE_MODEL_CACHE to a writable folder)"
+        ) from None
     try:
         import torch
 
@@ -172,7 +179,6 @@ def export(
     axes = {n: {0: "batch", 1: "sequence"} for n in names}
     axes["last_hidden_state"] = {0: "batch", 1: "sequence"}
     try:
-        target.mkdir(parents=True, exist_ok=True)
         partial = target / f"{MODEL_FILE}.{os.getpid()}.tmp"
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tracer notes about constants, for the user's eyes
