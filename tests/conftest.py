@@ -52,9 +52,13 @@ class Run:
         return json.loads(self.out)
 
 
+KEEP = {"LORE_MODEL_CACHE"}  # where the ONNX export lives: one per test session
+
+
 def clean_env(root: Path | None = None, **extra: str) -> dict[str, str]:
-    """The process environment without any LORE_* variable, plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LORE_")}
+    """The process environment without any LORE_* variable (but the per-user model cache of the
+    test session), plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LORE_") or k in KEEP}
     if root is not None:
         env["LORE_ROOT"] = str(root)
     env.update(extra)
@@ -73,7 +77,9 @@ def click_run(args: list[str], *, input: str | None = None,
               env: dict[str, str] | None = None) -> Run:
     """The click path in-process: `lorebook.cli.app.run` (the click group plus the one-line
     error handling of the real entry point) under CliRunner's stream isolation."""
-    overrides: dict[str, str | None] = {k: None for k in os.environ if k.startswith("LORE_")}
+    overrides: dict[str, str | None] = {
+        k: None for k in os.environ if k.startswith("LORE_") and k not in KEEP
+    }
     overrides.update(env or {})
     runner = CliRunner()
     with runner.isolation(input=input, env=overrides) as (out, err, _):

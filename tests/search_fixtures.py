@@ -91,12 +91,34 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The per-user ONNX model cache of this test session (the first embedder exports into
+    it, once); `clean_env` passes it on to the `lore` subprocesses."""
+    folder = tmp_path_factory.mktemp("model-cache")
+    old = os.environ.get("LORE_MODEL_CACHE")
+    os.environ["LORE_MODEL_CACHE"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("LORE_MODEL_CACHE", None)
+    else:
+        os.environ["LORE_MODEL_CACHE"] = old
+
+
 @pytest.fixture(scope="session")
-def embedder() -> Any:
-    """The packaged MiniLM model, loaded once for the whole test session."""
+def embedder(model_cache: Path) -> Any:
+    """The packaged MiniLM model as search runs it (ONNX), loaded once for the test session."""
     from lorebook.index.embed import load_embedder
 
     return load_embedder()
+
+
+@pytest.fixture(scope="session")
+def reference_embedder() -> Any:
+    """The same model through sentence-transformers (torch): the reference and the exporter."""
+    from lorebook.index.embed import load_reference_embedder
+
+    return load_reference_embedder()
 
 
 @pytest.fixture(scope="session")

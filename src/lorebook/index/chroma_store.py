@@ -117,6 +117,10 @@ class ChromaStore:
             pass  # it did not exist
         self._collection = None
 
+    def path_exists(self) -> bool:
+        """The embedded store's folder is there (checked without opening Chroma)."""
+        return self.path is not None and self.path.is_dir()
+
     def count(self) -> int:
         collection = self.collection(create=False)
         return 0 if collection is None else int(collection.count())

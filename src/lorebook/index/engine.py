@@ -14,7 +14,8 @@ from ..errors import UsageError
 from ..log.reader import Problem
 from ..paths import Layout
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
-from .embed import ModelUnavailable, load_embedder
+from .chunks import CHUNKER_VERSION
+from .embed import ModelUnavailable, load_embedder, resolve_model
 from .indexer import Indexer, IndexReport, Progress
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
@@ -124,10 +125,12 @@ class SearchIndex:
         self.stale_snapshot = stale_snapshot
         self.warnings: list[str] = []
         self.degraded: str | None = None  # why the last search's results are keyword-only
+        self.mode_used = "hybrid"  # what the last search could do: keyword when dense failed
         self._warn = warn
         self._embedder: Embedder | None = None
         self._embedder_tried = False
         self._keyword: tuple[tuple[int, int], Manifest, KeywordIndex] | None = None
+        self._stored: tuple[tuple[int, int], Manifest | None] | None = None
         self._terms: dict[str, tuple[str, list[str]]] = {}  # file -> (hash, BM25 terms)
 
     # -- model -----------------------------------------------------------------------------
@@ -149,7 +152,7 @@ class SearchIndex:
             self._embedder_tried = True
             if self.embedding_enabled:
                 try:
-                    self._embedder = load_embedder(self.model_name)
+                    self._embedder = load_embedder(self.model_name, notice=self.warn)
                 except ModelUnavailable as exc:
                     self.warn(f"{exc}; searching by keywords only")
         return self._embedder
@@ -177,19 +180,25 @@ class SearchIndex:
         return report
 
     # -- reading ---------------------------------------------------------------------------
-    def _manifest(self) -> tuple[Manifest, KeywordIndex]:
+    def _stored_manifest(self) -> tuple[tuple[int, int], Manifest | None]:
+        """The manifest on disk (None: missing or unreadable), read again only when it changed."""
         path = self.folder / "manifest.json"
         try:
             st = path.stat()
             stamp = (st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
+        except OSError:
             stamp = (0, 0)
+        if self._stored is None or self._stored[0] != stamp:
+            try:
+                self._stored = (stamp, Manifest.load(path))
+            except ManifestCorrupt:
+                self._stored = (stamp, None)
+        return self._stored
+
+    def _manifest(self) -> tuple[Manifest, KeywordIndex]:
+        stamp, manifest = self._stored_manifest()
         if self._keyword is not None and self._keyword[0] == stamp:
             return self._keyword[1], self._keyword[2]
-        try:
-            manifest = Manifest.load(path)
-        except ManifestCorrupt:
-            manifest = None
         if manifest is None:
             manifest = Manifest(None, None, 0, self.store.backend)
         keyword = self._keyword_index(manifest)
@@ -236,6 +245,7 @@ class SearchIndex:
     def _degrade(self, reason: str) -> None:
         """Results are keyword-only this time: say so once, and flag the search."""
         self.degraded = f"keyword-only: {reason}"
+        self.mode_used = "keyword"
         self.warn(f"{reason}: searched by keywords only")
 
     def search(
@@ -260,6 +270,7 @@ class SearchIndex:
             raise UsageError(f"threshold must be a number from 0 to 1, not {threshold}")
         filters = filters or Filters(**filter_fields)
         self.degraded = None
+        self.mode_used = mode
         if refresh:
             self._refresh()
         manifest, keyword = self._manifest()
@@ -273,6 +284,8 @@ class SearchIndex:
         dense = None
         if mode != "keyword" and self.degraded is None:
             dense = self._dense(query, manifest)
+        if mode != "keyword" and dense is None:
+            self.mode_used = "keyword"
         if mode == "semantic" and dense is None:
             mode = "keyword"
         return self._rank(
@@ -288,8 +301,50 @@ class SearchIndex:
             today or date.today(),
         )
 
+    def _fresh(self) -> bool:
+        """The index matches the files, by their size and mtime, for the model configured: a
+        search then needs neither the model nor Chroma to refresh. `lore index` (`update`)
+        still checks the vector store itself; a search sees a damaged one when it queries it."""
+        _, manifest = self._stored_manifest()
+        if manifest is None:
+            return False
+        model = None
+        if self.embedding_enabled:
+            try:
+                model = resolve_model(self.model_name)[0]
+            except ModelUnavailable:
+                model = None
+        if (manifest.model, manifest.chunker, manifest.backend) != (
+            model,
+            CHUNKER_VERSION,
+            self.store.backend,
+        ):
+            return False
+        seen = 0  # the files `learning_files` lists, without sorting 2,000 Path objects
+        for folder in (self.layout.learnings, self.layout.drafts):
+            prefix = self.layout.rel(folder)
+            try:
+                with os.scandir(folder) as found:
+                    for item in found:
+                        if not item.name.endswith(".md") or not item.is_file():
+                            continue
+                        entry = manifest.files.get(os.path.join(prefix, item.name))
+                        st = item.stat()
+                        if entry is None or not entry.stat_matches(st.st_size, st.st_mtime_ns):
+                            return False
+                        seen += 1
+            except OSError:
+                if folder.exists():
+                    return False
+        if seen != len(manifest.files):
+            return False
+        vectors = any(e.chunks for e in manifest.files.values())
+        return not (model and vectors and not self.store.url and not self.store.path_exists())
+
     def _refresh(self) -> None:
         """Update the index first; when that cannot happen, search what is there."""
+        if self._fresh():
+            return
         try:
             self.update(wait=0.0, on_problem=lambda problem: self.warn(str(problem)))
         except IndexBusy:  # another process is updating: search what is there

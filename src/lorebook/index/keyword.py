@@ -1,7 +1,9 @@
-"""The BM25 keyword index (bm25s), with title-weighted fields and query-side synonyms.
+"""The BM25 keyword index, with title-weighted fields and query-side synonyms.
 
 Built in memory from the documents kept in the manifest: 10,000 learnings index in well under a
-second, so there is nothing to keep in sync on disk.
+second, so there is nothing to keep in sync on disk. The scoring is BM25's Lucene variant (as
+bm25s computes it, tested against it) over plain postings lists: importing bm25s (scipy, numpy)
+cost a cold keyword search ~0.9 s; a query over 10,000 learnings costs milliseconds either way.
 """
 
 from __future__ import annotations
@@ -9,13 +11,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from .documents import Document
 from .synonyms import SynonymTable, terms, words
-
-if TYPE_CHECKING:
-    import numpy as np
 
 TITLE_WEIGHT = 3  # title terms count this many times: titles say what a learning is about
 K1 = 1.2
@@ -39,19 +37,21 @@ class KeywordIndex:
         terms_of: Callable[[int, Document], list[str]] | None = None,
     ) -> None:
         """`terms_of(i, doc)` may return cached terms (tokenizing is most of the build time)."""
-        import bm25s
-
         self.ids = [d.id for d in docs]
         self.synonyms = synonyms
         get = terms_of or (lambda _, doc: document_terms(doc))
         corpus = [get(i, d) or [""] for i, d in enumerate(docs)]
         self.size = len(corpus)
         self.df: Counter[str] = Counter()
-        for tokens in corpus:
-            self.df.update(set(tokens))
-        self.model = bm25s.BM25(k1=K1, b=B)
-        if corpus:
-            self.model.index(corpus, show_progress=False)
+        self.postings: dict[str, list[tuple[int, int]]] = {}  # term -> (document, frequency)
+        for i, tokens in enumerate(corpus):
+            for term, count in Counter(tokens).items():
+                self.postings.setdefault(term, []).append((i, count))
+        for term, found in self.postings.items():
+            self.df[term] = len(found)
+        average = sum(map(len, corpus)) / self.size if corpus else 1.0
+        # the length part of the term-frequency saturation, per document
+        self.norms = [K1 * (1 - B + B * len(tokens) / average) for tokens in corpus]
 
     def idf(self, term: str) -> float:
         df = self.df.get(term, 0)
@@ -66,7 +66,7 @@ class KeywordIndex:
             extra.extend(terms(phrase))
         return own, [t for t in extra if t not in own]
 
-    def scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+    def scores(self, query: str) -> tuple[list[float], list[float]]:
         """(raw BM25 scores, similarity in [0, 1]) for every document, in index order.
 
         Similarity is the score over the sum of the query's own terms' IDF — what a learning of
@@ -75,18 +75,18 @@ class KeywordIndex:
         (The stricter ceiling, every term at saturation, left most right answers of the
         duplicate-issue benchmarks under the 0.15 threshold in keyword mode.)
         """
-        import numpy as np
-
+        raw = [0.0] * self.size
         own, extra = self.query_terms(query)
         if not self.size or not own:
-            zeros = np.zeros(self.size, dtype=np.float32)
-            return zeros, zeros
-        unique = list(dict.fromkeys(own + extra))
-        ids = self.model.get_tokens_ids(unique)
-        if not ids:
-            zeros = np.zeros(self.size, dtype=np.float32)
-            return zeros, zeros
-        raw = np.asarray(self.model.get_scores(ids), dtype=np.float32)
+            return raw, list(raw)
+        for term in dict.fromkeys(own + extra):
+            found = self.postings.get(term)
+            if not found:
+                continue
+            idf, norms = self.idf(term), self.norms
+            for i, count in found:
+                raw[i] += idf * count / (norms[i] + count)
         ceiling = sum(self.idf(t) for t in dict.fromkeys(own))
-        similarity = np.clip(raw / ceiling, 0.0, 1.0) if ceiling > 0 else raw * 0
-        return raw, similarity.astype(np.float32)
+        if ceiling <= 0:
+            return raw, [0.0] * self.size
+        return raw, [min(max(score / ceiling, 0.0), 1.0) for score in raw]

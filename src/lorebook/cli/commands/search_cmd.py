@@ -114,7 +114,7 @@ def search(
     results = searcher.search(
         text, mode=mode, limit=limit, threshold=threshold, filters=filters, refresh=not no_refresh
     )
-    used = "keyword" if searcher.embedder() is None or searcher.degraded else mode
+    used = searcher.mode_used
     if as_json:
         payload = {
             "query": text,
