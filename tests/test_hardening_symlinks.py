@@ -258,7 +258,9 @@ def test_alias_bomb_is_skipped_by_index_search_and_preflight(store: Path) -> Non
         if args[0] == "preflight":
             assert [x["id"] for x in json.loads(result.out)["learnings"]] == ["rls-anon-insert"]
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    assert max(before, peak_kib) < 2_000_000  # KiB: the bomb was never expanded
+    # KiB, the largest child this test process ever waited for: a new peak came from these
+    # commands and must be small (an earlier test's model export may have set a higher one)
+    assert peak_kib == before or peak_kib < 2_000_000  # the bomb was never expanded
 
 
 def test_index_reads_front_matter_like_the_knowledge_base(store: Path) -> None:
