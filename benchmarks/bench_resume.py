@@ -111,7 +111,7 @@ def cli_runs(variants: dict[str, tuple[Path, list[str], dict[str, str]]], runs: 
 def in_process(root: Path, repeats: int) -> dict[str, Any]:
     """`Lorebook.resume()` and its parts, in one process (imports and start-up excluded)."""
     from lorebook import Lorebook
-    from lorebook.gitops import git_state
+    from lorebook.git.binary import git_state
     from lorebook.log.reader import day_dirs, iter_records
     from lorebook.log.resume import choose, find_candidates, session_records
     from lorebook.timeutil import format_ts, utcnow

@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lorebook import Lorebook
-from lorebook.log.reader import Problem, iter_records
+from lorebook.log.reader import iter_records
 from lorebook.log.sessions import summarize
+from lorebook.problems import Problem
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 SESSIONS = ("s-a", "s-b", "s-c")

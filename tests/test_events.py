@@ -13,7 +13,8 @@ import pytest
 from conftest import clean_env, lore, stored_actions
 from lorebook import Lorebook
 from lorebook.errors import UsageError
-from lorebook.events import EventBus, KnowledgeTriggers, wants_knowledge
+from lorebook.events import EventBus
+from lorebook.knowledge.gate import KnowledgeTriggers, wants_knowledge
 
 
 def test_bus_calls_handlers_in_order_and_survives_a_failing_one() -> None:

@@ -13,7 +13,7 @@ from conftest import git
 from lorebook import Lorebook, LoreError
 from lorebook.expertise import files as F
 from lorebook.expertise.prune import enforce_limit
-from lorebook.log.sanitize import Sanitizer
+from lorebook.redact.sanitize import Sanitizer
 
 HUMAN = """\
 # Database expertise for orders-service. Written by the team; keep it short.

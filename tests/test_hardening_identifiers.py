@@ -17,8 +17,8 @@ from conftest import Run, assert_one_error_line, clean_env, lore, stored
 from lorebook import Lorebook
 from lorebook.errors import UsageError
 from lorebook.ids import new_ulid
-from lorebook.log.sanitize import Sanitizer
 from lorebook.log.writer import auto_session_id, check_identifier, check_session_id
+from lorebook.redact.sanitize import Sanitizer
 
 _rng = random.Random(1124)
 

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lorebook.ids import _PAIRS, _encode, new_ulid, ulid_ms
-from lorebook.log.secret_patterns import entropy
 from lorebook.log.writer import encode
+from lorebook.redact.patterns import entropy
 from lorebook.timeutil import format_ts
 
 

@@ -13,7 +13,7 @@ from lorebook.knowledge.fileformat import LearningFormatError, parse_learning, r
 from lorebook.knowledge.ids import new_learning_id, slugify
 from lorebook.knowledge.model import Learning, validate_id
 from lorebook.knowledge.store import LearningStore
-from lorebook.log.sanitize import Sanitizer
+from lorebook.redact.sanitize import Sanitizer
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,8 @@ import pytest
 from conftest import clean_env, lore
 from lorebook import Lorebook
 from lorebook.ids import new_ulid
-from lorebook.log.reader import MAX_LINE_BYTES, Problem, iter_records, read_shard
+from lorebook.log.reader import MAX_LINE_BYTES, iter_records, read_shard
+from lorebook.problems import Problem
 
 DAY_DIR = Path("actionlog/2026/11/22")
 _counter = iter(range(10**6))

@@ -10,9 +10,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lorebook.log.reader import Problem, read_shard
+from lorebook.log.reader import read_shard
 from lorebook.log.writer import action_record, encode
 from lorebook.model import validate_record
+from lorebook.problems import Problem
 
 VALID = encode(action_record("commit", session="s-1", agent="a", project="p")).rstrip(b"\n")
 

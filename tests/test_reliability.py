@@ -23,8 +23,9 @@ import pytest
 
 from conftest import clean_env, lore
 from lorebook import Lorebook
-from lorebook.log.reader import Problem, iter_records
+from lorebook.log.reader import iter_records
 from lorebook.log.writer import action_record, encode
+from lorebook.problems import Problem
 
 pytestmark = pytest.mark.slow
 

@@ -23,9 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lorebook.log import secret_patterns as P
-from lorebook.log.sanitize import CYCLE, REDACTED, TOO_DEEP, Finding, Sanitizer, marker
-from lorebook.log.secret_scan import has_keyword
+from lorebook.redact import patterns as P
+from lorebook.redact.sanitize import CYCLE, REDACTED, TOO_DEEP, Finding, Sanitizer, marker
+from lorebook.redact.scan import has_keyword
 
 S = Sanitizer()
 ALNUM = string.ascii_letters + string.digits
@@ -155,7 +155,7 @@ NEGATIVES: list[str] = [
     "https://github.com/org/repo/pull/12",
     "https://example.com/search?q=lorebook&page=2",
     ">=1.2,<2.0 ^3.1.4 ~=2.2 pkg==1.2.3",
-    "lorebook.log.sanitize.Sanitizer.redact_text",
+    "lorebook.redact.sanitize.Sanitizer.redact_text",
     "max_tokens=4096 tokens: 512 token_count: 12",
     "git@github.com:org/repo.git and ssh://git@github.com/org/repo",
     "see 4155550132 or 4111 1111 1111 1112",  # no separators / Luhn fails
@@ -600,13 +600,13 @@ def test_import_is_light() -> None:
     typing, importlib.metadata...)."""
     code = (
         "import sys, re, json, lorebook.log; before = set(sys.modules); "
-        "import lorebook.log.sanitize as s; s.Sanitizer().sanitize({'a': 'b', 'c': 'd e f'}); "
+        "import lorebook.redact.sanitize as s; s.Sanitizer().sanitize({'a': 'b', 'c': 'd e f'}); "
         "print(sorted(set(sys.modules) - before))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     added = set(json.loads(done.stdout.replace("'", '"')))
-    allowed = {"lorebook.log.sanitize", "lorebook.log.secret_patterns",
-               "lorebook.log.secret_scan", "math", "collections.abc"}
+    allowed = {"lorebook.redact.sanitize", "lorebook.redact.patterns",
+               "lorebook.redact.scan", "math", "collections.abc"}
     assert added <= allowed
     assert not added & {"dataclasses", "inspect", "typing"}
 

@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
 from .errors import LoreError, UsageError
-from .events import install_knowledge_triggers
+from .knowledge.gate import install_knowledge_triggers
 from .log.append import Appender, Listener, resolve_root
 from .log.check import CheckReport, check_log, check_symlinks, redact_findings
 from .log.query import ActionFilter
-from .log.reader import OnProblem, _ignore, iter_records
+from .log.reader import iter_records
 from .log.sessions import STATUSES, SessionInfo, summarize
 from .log.writer import redacted
 from .paths import require_store
+from .problems import OnProblem, ignore
 from .timeutil import as_timestamp, utcnow
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ class Lorebook:
         query: ActionFilter | None = None,
         *,
         newest_first: bool = True,
-        on_problem: OnProblem = _ignore,
+        on_problem: OnProblem = ignore,
         include_archive: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """Stream matching actions from the catalog, else from the shards (same results),
@@ -217,7 +218,7 @@ class Lorebook:
         self,
         *,
         limit: int | None = 50,
-        on_problem: OnProblem = _ignore,
+        on_problem: OnProblem = ignore,
         include_archive: bool = False,
         **filters: Any,
     ) -> list[dict[str, Any]]:
@@ -248,7 +249,7 @@ class Lorebook:
         agent: str | None = None,
         status: str | None = None,
         now: datetime | None = None,
-        on_problem: OnProblem = _ignore,
+        on_problem: OnProblem = ignore,
     ) -> list[SessionInfo]:
         """Every session with its status, most recently active first."""
         if status is not None and status not in STATUSES:
@@ -276,7 +277,7 @@ class Lorebook:
         session: str | None = None,
         limit: int = 20,
         now: datetime | None = None,
-        on_problem: OnProblem = _ignore,
+        on_problem: OnProblem = ignore,
     ) -> dict[str, Any]:
         """The last session's state and what to do next (see `lore resume --help`)."""
         from .log.resume_state import build_resume
@@ -386,7 +387,8 @@ class Lorebook:
     def check(self) -> CheckReport:
         """Validate every shard (schema, duplicate ids, torn lines, secrets left in the text),
         every learning and draft (front matter, ids, supersedes, secrets) and expertise file."""
-        from .knowledge.check import check_expertise, check_learnings
+        from .expertise.check import check_expertise
+        from .knowledge.check import check_learnings
 
         report = check_log(self.layout.actionlog, self.root, self.sanitizer)
         check_symlinks(self.layout, report.findings.append)

@@ -55,7 +55,7 @@ def parse_context(
 def watch_knowledge(appender: Appender) -> None:
     """Wake the knowledge subscribers (automatic drafts, RCA lessons) for the records that
     concern them; ordinary records pay one field check and import nothing more."""
-    from ..events import install_knowledge_triggers
+    from ..knowledge.gate import install_knowledge_triggers
 
     def open_book() -> Lorebook:
         from ..book import Lorebook

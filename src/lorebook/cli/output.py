@@ -17,7 +17,7 @@ TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy stil
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-    from ..log.reader import Problem
+    from ..problems import Problem
 
 
 __all__ = ["redact_message", "warn", "warning_line"]  # re-exported for the commands

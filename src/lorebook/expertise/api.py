@@ -18,12 +18,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import gitops
 from ..errors import LoreError, UsageError
+from ..git import binary as gitops
 from ..log.identifiers import check_identifier
-from ..log.reader import OnProblem, _ignore, iter_records
+from ..log.reader import iter_records
 from ..log.writer import check_session_id, redacted, session_start_day
 from ..paths import OUTSIDE
+from ..problems import OnProblem, ignore
 from ..store import atomic_write, refuse_symlinks
 from ..timeutil import utcnow
 from . import files as F
@@ -221,7 +222,7 @@ class Expertise:
         *,
         domain: str | None = None,
         commit: bool | None = None,
-        on_problem: OnProblem = _ignore,
+        on_problem: OnProblem = ignore,
     ) -> dict[str, Any]:
         """Learn from one session: failures, tool patterns, modified files, a technique."""
         from .learn import apply, digest

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..log.sanitize import clip
+from ..redact.sanitize import clip
 
 SUBJECT_PREFIX = "lore(expertise): "
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError
-from ..log.sanitize import Sanitizer
+from ..redact.sanitize import Sanitizer
 from ..store import atomic_write
 from .schema import KEYS, LIST_KEYS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..log.sanitize import clip
+from ..redact.sanitize import clip
 
 
 def _text(value: Any) -> str:

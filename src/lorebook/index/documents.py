@@ -14,8 +14,8 @@ from typing import Any
 
 from ..knowledge.fileformat import LearningFormatError, null, read_front_matter
 from ..knowledge.sections import split_sections
-from ..log.reader import Problem
 from ..paths import OUTSIDE, Layout
+from ..problems import Problem
 
 
 @dataclass(frozen=True)

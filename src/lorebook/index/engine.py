@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..errors import UsageError
-from ..log.reader import Problem
 from ..paths import Layout
+from ..problems import Problem
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .chunks import CHUNKER_VERSION
 from .embed import ModelUnavailable, load_embedder, resolve_model
@@ -24,7 +24,7 @@ from .rank import MODES, Filters, RankSettings, fuse, leo_score, recency, recomm
 from .synonyms import SynonymTable
 
 if TYPE_CHECKING:
-    from ..log.sanitize import Sanitizer
+    from ..redact.sanitize import Sanitizer
     from .embed import Embedder
 
 MAX_QUERY_CHARS = 10_000

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError
-from ..log.reader import Problem
+from ..problems import Problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

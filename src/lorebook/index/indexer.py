@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..log.reader import Problem
 from ..paths import Layout
+from ..problems import Problem
 from .chroma_store import ChromaStore
 from .chunks import CHUNKER_VERSION, passages
 from .documents import Document, learning_files, read_document
@@ -27,7 +27,7 @@ from .manifest import Entry, Manifest, ManifestCorrupt
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..log.sanitize import Sanitizer
+    from ..redact.sanitize import Sanitizer
     from .embed import Embedder
 
 Progress = Callable[[int, int], None]  # (done, total) files

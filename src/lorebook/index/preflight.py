@@ -13,7 +13,7 @@ from ..errors import UsageError
 from .rank import Filters
 
 if TYPE_CHECKING:
-    from ..log.sanitize import Sanitizer
+    from ..redact.sanitize import Sanitizer
     from .engine import SearchIndex, SearchResult
 
 PHASES = ("plan", "implement", "deploy")

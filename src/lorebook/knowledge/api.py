@@ -11,8 +11,9 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
+from ..problems import OnProblem
 from .model import KINDS, STATUSES, Learning
-from .store import LearningStore, OnProblem, with_skeleton
+from .store import LearningStore, with_skeleton
 
 if TYPE_CHECKING:
     from ..book import Lorebook
@@ -116,7 +117,7 @@ class Learnings:
         import json
         from contextlib import suppress
 
-        from ..gitops import run_git
+        from ..git.binary import run_git
         from ..store import atomic_write
 
         files = self.store.files()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..log.query import ActionFilter
-from ..log.sanitize import clip
+from ..redact.sanitize import clip
 from ..timeutil import format_ts, parse_ts, utcnow
 from .drafting import DraftOutcome, DraftSpec, write_draft
 from .ids import slugify

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..log.query import ActionFilter
-from ..log.reader import OnProblem, _ignore
+from ..problems import OnProblem, ignore
 from ..timeutil import utcnow
 from .stats import APPLY, OCCURRENCE, Figures, SolutionFigures, collect
 
@@ -71,7 +71,7 @@ class KnowledgeOps:
         types = (APPLY, OCCURRENCE) if occurrences else (APPLY,)
         for action_type in types:
             yield from self.book.iter_actions(
-                ActionFilter(type=action_type), newest_first=False, on_problem=on_problem or _ignore
+                ActionFilter(type=action_type), newest_first=False, on_problem=on_problem or ignore
             )
 
     def figures(self, learning_id: str | None = None) -> dict[str, Figures]:

@@ -17,7 +17,7 @@ from ..errors import LoreError, UsageError
 from .ids import slugify
 
 if TYPE_CHECKING:
-    from ..log.sanitize import Sanitizer
+    from ..redact.sanitize import Sanitizer
     from .model import Learning
     from .store import LearningStore
 

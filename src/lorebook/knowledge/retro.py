@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import UsageError
-from ..log.sanitize import Sanitizer, clip
+from ..redact.sanitize import Sanitizer, clip
 from .docload import key_line, load_document
 from .drafting import DraftSpec
 from .store import redact_strings

@@ -21,9 +21,7 @@ from typing import TYPE_CHECKING, Any
 import git
 
 from ..errors import LoreError, UsageError
-from ..store import atomic_write, refuse_symlinks
-from .fileformat import render_learning
-from .gitrepo import (
+from ..git.repo import (
     GitError,
     current_branch,
     head_commit,
@@ -34,6 +32,8 @@ from .gitrepo import (
     store_blob,
     tracked_in_head,
 )
+from ..store import atomic_write, refuse_symlinks
+from .fileformat import render_learning
 from .model import Learning, validate_id
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import git
 
-from .gitrepo import head_commit, open_repo, rel_path, run
+from ..git.repo import head_commit, open_repo, rel_path, run
 from .model import Learning
 
 if TYPE_CHECKING:

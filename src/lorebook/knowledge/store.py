@@ -8,23 +8,21 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError, UsageError
-from ..log.reader import Problem
-from ..log.sanitize import Sanitizer
 from ..paths import OUTSIDE, Layout
+from ..problems import OnProblem, Problem, ignore
+from ..redact.sanitize import Sanitizer
 from ..store import _describe, atomic_write, temp_path, write_temp
 from ..timeutil import utcnow
 from .cache import ParseCache
 from .fileformat import LearningFormatError, PlainStr, read_learning, render_learning
 from .ids import new_learning_id
 from .model import Learning, Solution, Source, validate_id
-
-OnProblem = Callable[[Problem], None]
 
 SKELETON = "## Problem\n\n## Root Cause\n\n## Solution\n\n## Key Takeaway\n"
 
@@ -41,10 +39,6 @@ def with_skeleton(body: str) -> str:
 
 # validated identifiers, never free text: redacting them would only break the file
 _STRUCTURAL = ("id", "kind", "status", "severity", "supersedes", "checksum")
-
-
-def _ignore(problem: Problem) -> None:
-    pass
 
 
 class LearningStore:
@@ -99,7 +93,7 @@ class LearningStore:
         A file that is a symlink leaving the repository is reported and left out."""
         folders = [self.layout.learnings] if published else []
         folders += [self.layout.drafts] if drafts else []
-        return learning_paths(self.layout, folders, on_problem or _ignore)
+        return learning_paths(self.layout, folders, on_problem or ignore)
 
     def all(
         self, *, drafts: bool = True, published: bool = True, on_problem: OnProblem | None = None
@@ -109,7 +103,7 @@ class LearningStore:
         Unchanged files come from the parse cache (see `knowledge.cache`). What is yielded
         (and cached) is redacted: a secret pasted into a file reaches no cache and no output.
         Code that rewrites a learning reads the file itself with `get()`."""
-        report = on_problem or _ignore
+        report = on_problem or ignore
         cache = ParseCache(self.layout.cache / "learnings-v1.json")
         for path in self.files(drafts=drafts, published=published, on_problem=report):
             rel = self.layout.rel(path)

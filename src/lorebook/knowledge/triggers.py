@@ -1,4 +1,4 @@
-"""The knowledge subscribers of the event bus, behind `events.KnowledgeTriggers`.
+"""The knowledge subscribers of the event bus, behind `knowledge.gate.KnowledgeTriggers`.
 
 * `epic_complete`                       -> a draft `auto-<epic>-<timestamp>`
 * the Nth (3rd) failed `validate` of an epic within `drafts.validate_lookback_days` -> a draft

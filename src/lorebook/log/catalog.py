@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError
+from ..redact.sanitize import Sanitizer
 from ..store import refuse_symlinks
 from .archive_io import iter_archives, read_archive_bytes
 from .catalog_rows import (
@@ -40,7 +41,6 @@ from .catalog_rows import (
     redact_rows,
     refresh_sessions,
 )
-from .sanitize import Sanitizer
 
 SCHEMA_VERSION = 5  # 5: free-text columns are redacted
 FILE_NAME = "catalog.sqlite"

@@ -16,12 +16,12 @@ from itertools import islice
 from typing import Any
 
 from ..model import decode_line
+from ..problems import OnProblem, Problem
+from ..redact.sanitize import Sanitizer
 from .archive_io import read_archive_bytes
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_rows import problems_for
 from .query import ActionFilter
-from .reader import OnProblem, Problem
-from .sanitize import Sanitizer
 from .sessions import SessionInfo, session_status
 
 FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")

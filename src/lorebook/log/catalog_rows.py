@@ -8,8 +8,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..model import decode_line
-from .reader import MAX_LINE_BYTES, Problem
-from .sanitize import Sanitizer
+from ..problems import Problem
+from ..redact.sanitize import Sanitizer
+from .reader import MAX_LINE_BYTES
 from .sessions import SessionInfo, observe
 
 TABLES = """

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import OUTSIDE, Layout
+from ..problems import Problem
+from ..redact.sanitize import Sanitizer
 from .identifiers import redact_message, redact_path, secret_kind
-from .reader import Problem, day_dirs, read_shard, relative, shard_files
-from .sanitize import Sanitizer
+from .reader import day_dirs, read_shard, relative, shard_files
 
 NAME_IS_SECRET = "file name looks like a secret"
 

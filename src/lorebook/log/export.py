@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
-from ..gitops import _collect, _spawn
+from ..git.binary import _collect, _spawn
 from ..timeutil import format_ts
 from .query import ActionFilter
 

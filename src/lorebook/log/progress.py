@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .sanitize import clip
+from ..redact.sanitize import clip
 from .sessions import SessionInfo
 
 

@@ -9,38 +9,15 @@ per-shard de-duplication is complete.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..model import decode_line
+from ..problems import OnProblem, Problem, ignore
 
 MAX_LINE_BYTES = 1 << 20  # lines past this are reported, never parsed
 _CHUNK = 1 << 16
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A line (or file) the reader skipped, with the reason; `line` 0 means the whole file."""
-
-    path: str
-    line: int
-    reason: str
-
-    def __str__(self) -> str:
-        return (
-            f"{self.path}:{self.line}: {self.reason}"
-            if self.line
-            else f"{self.path}: {self.reason}"
-        )
-
-
-OnProblem = Callable[[Problem], None]
-
-
-def _ignore(problem: Problem) -> None:
-    """Default sink for callers that do not report problems."""
 
 
 def _digits(name: str, width: int) -> bool:
@@ -111,7 +88,7 @@ def _lines(handle: Any) -> Iterator[tuple[int, bytes | None, bool]]:
 
 
 def read_shard(
-    path: Path, rel: str, on_problem: OnProblem = _ignore, *, dedupe: bool = True
+    path: Path, rel: str, on_problem: OnProblem = ignore, *, dedupe: bool = True
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for every valid line of one shard, in file order."""
     seen: set[str] = set()
@@ -188,7 +165,7 @@ def relative(path: Path, base: Path) -> str:
 def read_day(
     day_dir: Path,
     base: Path,
-    on_problem: OnProblem = _ignore,
+    on_problem: OnProblem = ignore,
     sessions: Iterable[str] | None = None,
 ) -> list[dict[str, Any]]:
     """All records of one day (optionally only some sessions' shards), sorted by (ts, id)."""
@@ -222,7 +199,7 @@ def iter_records(
     until: str | None = None,
     newest_first: bool = False,
     sessions: Iterable[str] | None = None,
-    on_problem: OnProblem = _ignore,
+    on_problem: OnProblem = ignore,
     include_archive: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Every valid record with `since <= ts < until` (canonical timestamps), in time order.

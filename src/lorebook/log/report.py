@@ -376,8 +376,8 @@ def write_period_report(
 
     A report filtered by project or agent goes to its own file (`<date>--project-X.md`).
     """
+    from ..render.report import render_markdown
     from ..store import atomic_write
-    from .report_render import render_markdown
 
     if kind == "daily":
         window = day_window(when, now)

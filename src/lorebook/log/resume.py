@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..model import decode_line
-from .reader import MAX_LINE_BYTES, OnProblem, Problem, _ignore, read_shard, relative, walk_days
+from ..problems import OnProblem, Problem, ignore
+from .reader import MAX_LINE_BYTES, read_shard, relative, walk_days
 from .tail import file_size, line_number, lines_backwards
 from .writer import session_start_day
 
@@ -60,9 +61,7 @@ def _decoded_backwards(
         yield offset, record
 
 
-def tail_record(
-    path: Path, rel: str = "", on_problem: OnProblem = _ignore
-) -> dict[str, Any] | None:
+def tail_record(path: Path, rel: str = "", on_problem: OnProblem = ignore) -> dict[str, Any] | None:
     """The last valid record of a shard, reading backwards from its end past any bad lines."""
     try:
         with open(path, "rb") as handle:
@@ -81,7 +80,7 @@ def find_candidates(
     agent: str | None,
     limit: int,
     base: Path | None = None,
-    on_problem: OnProblem = _ignore,
+    on_problem: OnProblem = ignore,
 ) -> list[Candidate]:
     """Up to `limit` sessions matching the filters, most recently active first."""
     found: list[Candidate] = []
@@ -149,7 +148,7 @@ def session_records(
     last_day: str | None = None,
     max_days: int = 14,
     tail_bytes: int = 1 << 62,
-    on_problem: OnProblem = _ignore,
+    on_problem: OnProblem = ignore,
 ) -> SessionTail:
     """The newest records of one session, read backwards from its own shards only.
 

@@ -6,7 +6,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
-from ..gitops import start_git_state
+from ..git.binary import start_git_state
+from ..problems import OnProblem, Problem
 from .progress import (
     current_epic,
     failed_validations,
@@ -14,7 +15,6 @@ from .progress import (
     open_actions,
     work_in_progress,
 )
-from .reader import OnProblem, Problem
 from .resume import SessionTail, choose, find_candidates, session_records
 from .sessions import summarize
 from .writer import redacted

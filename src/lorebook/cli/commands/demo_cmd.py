@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 
 from ...demo import PREFLIGHT_TASK, build_demo, demo_summary, learn_expertise, search_demo
-from ...expertise.render import update
-from ...log.report_render import summary_lines
-from ...render import resume_brief, sessions_table
-from ...render_search import search_text
+from ...render.actions import resume_brief, sessions_table
+from ...render.expertise import update
+from ...render.report import summary_lines
+from ...render.search import search_text
 from ..output import to_json
 from .common import json_option
 

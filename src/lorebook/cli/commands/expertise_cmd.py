@@ -6,7 +6,7 @@ import click
 
 from ...book import Lorebook
 from ...errors import UsageError
-from ...expertise import render
+from ...render import expertise as render
 from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
 

@@ -6,7 +6,7 @@ import click
 
 from ...book import Lorebook
 from ...log.sessions import STATUSES
-from ...render import actions_table, sessions_table
+from ...render.actions import actions_table, sessions_table
 from ...timeutil import format_ts, parse_when
 from ..output import ProblemPrinter, to_json
 from .common import COUNT, json_option, pass_book

@@ -6,7 +6,7 @@ import click
 
 from ...book import Lorebook
 from ...log.report import GROUPS, build_report, resolve_window, write_period_report
-from ...log.report_render import render_text
+from ...render.report import render_text
 from ...timeutil import utcnow
 from ..output import to_json
 from .common import json_option, pass_book

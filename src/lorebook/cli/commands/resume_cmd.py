@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ...book import Lorebook
-from ...render import resume_brief
+from ...render.actions import resume_brief
 from ..output import ProblemPrinter, to_json
 from .common import COUNT, json_option, pass_book
 

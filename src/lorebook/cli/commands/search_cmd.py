@@ -6,7 +6,7 @@ import click
 
 from ...book import Lorebook
 from ...index.rank import MODES, Filters
-from ...render_search import search_text
+from ...render.search import search_text
 from ..output import to_json
 from .common import COUNT, FRACTION, json_option, pass_book
 from .index_cmd import warn

@@ -4,7 +4,7 @@ Every write path runs its values through :class:`Sanitizer`.  It returns a JSON-
 in which secret-named keys have their whole value replaced by ``[REDACTED]``, and secrets or PII
 inside strings are replaced by ``[REDACTED:<kind>]`` markers, keeping the surrounding text.
 
-The pattern set (in :mod:`lorebook.log.secret_patterns`) follows the gitleaks/detect-secrets
+The pattern set (in :mod:`lorebook.redact.patterns`) follows the gitleaks/detect-secrets
 rule families - provider token formats, keyword assignments, URL credentials, private-key
 blocks, high-entropy strings - plus PII (emails, phones, Luhn-checked cards, SSNs).  It is
 written in-house because the append path must stay stdlib-only: those packages cost 50-90 ms
@@ -27,8 +27,8 @@ import enum
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from . import secret_patterns as P
-from . import secret_scan as S
+from . import patterns as P
+from . import scan as S
 
 # `dataclasses` (it imports `inspect`) and `typing` cost ~18 ms to import here, more than the
 # whole rest of `lore log`; the append path needs neither, so both stay out of it: names for
@@ -94,7 +94,7 @@ def _finding_class() -> type[Finding]:
 
 
 def __getattr__(name: str) -> Any:
-    """PEP 562: `from lorebook.log.sanitize import Finding` makes the class when first asked."""
+    """PEP 562: `from lorebook.redact.sanitize import Finding` makes the class when first asked."""
     if name == "Finding":
         return _finding_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .log.progress import describe
+from ..log.progress import describe
 
 
 def _short_ts(ts: str | None) -> str:

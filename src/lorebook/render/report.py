@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .sanitize import clip
+from ..redact.sanitize import clip
 
 
 def _pct(value: float | None) -> str:

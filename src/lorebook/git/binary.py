@@ -119,7 +119,7 @@ def git_state(root: Path, *, max_paths: int = 50, exclude: tuple[str, ...] = ())
 # -- committing one file (expertise updates) -------------------------------------------------
 def run_git(root: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run git in `root`; a missing binary or a timeout becomes a LoreError."""
-    from .errors import LoreError
+    from ..errors import LoreError
 
     try:
         return subprocess.run(
@@ -160,7 +160,7 @@ def commit_file(root: Path, path: Path, message: str) -> str:
 
     Other staged or unstaged changes are never included (`git commit --only`).
     """
-    from .errors import LoreError
+    from ..errors import LoreError
 
     add = run_git(root, "add", "--", str(path))
     if add.returncode != 0:
@@ -173,7 +173,7 @@ def commit_file(root: Path, path: Path, message: str) -> str:
 
 
 def _commit_with_message(root: Path, path: Path, message: str) -> subprocess.CompletedProcess[str]:
-    from .errors import LoreError
+    from ..errors import LoreError
 
     try:
         return subprocess.run(

@@ -4,7 +4,7 @@
 operators), ``find_spans`` runs only those rules, ``apply_spans`` puts the markers in, and
 :class:`Redactor` does all that for one string, or for the strings of a container at once:
 joined by "\n", which no rule crosses, they take one triage.  The rules and tables live in
-:mod:`lorebook.log.secret_patterns`; :mod:`lorebook.log.sanitize` walks the values.
+:mod:`lorebook.redact.patterns`; :mod:`lorebook.redact.sanitize` walks the values.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from .secret_patterns import (
+from .patterns import (
     AUTH,
     AUTH_SCHEMES,
     DIG,
@@ -40,7 +40,7 @@ from .secret_patterns import (
     plausible_value,
     unquote,
 )
-from .secret_patterns import (
+from .patterns import (
     has_keyword as has_keyword,  # (tests and callers look for it here)
 )
 
@@ -364,7 +364,7 @@ def clip_point(s: str, limit: int) -> int:
 
 class Redactor:
     """Redacts secrets and PII inside strings: the triage, the scan, the cut to length.
-    :class:`lorebook.log.sanitize.Sanitizer` walks values with it."""
+    :class:`lorebook.redact.sanitize.Sanitizer` walks values with it."""
 
     def __init__(
         self,

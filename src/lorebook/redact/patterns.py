@@ -1,4 +1,4 @@
-"""The secret/PII rules behind :mod:`lorebook.log.sanitize`: pattern table and classifiers.
+"""The secret/PII rules behind :mod:`lorebook.redact.sanitize`: pattern table and classifiers.
 
 The rule families follow gitleaks and detect-secrets (provider token formats, keyword
 assignments, URL credentials, private-key blocks, high-entropy strings), but are written
@@ -10,7 +10,7 @@ Speed notes (this runs on the hot append path, on a machine where a str method c
 ~0.1 us and ``re`` walks a character class at ~10 ns/char):
 - regexes compile on first use (``R``): compiling the table costs ~10 ms, and most appends
   never need most of it;
-- ``secret_scan.families`` decides with operators and a few C calls (``bytes.translate`` to
+- ``scan.families`` decides with operators and a few C calls (``bytes.translate`` to
   character classes, ``in``) which rule families can match a string at all; most strings
   stop there, and the regexes of ``keyword_in_key`` start with a literal, found in C;
 - ``find_spans`` then starts each pattern where C string search points (a literal prefix,

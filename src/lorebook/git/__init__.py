@@ -1,0 +1,1 @@
+"""Git: every repository operation lorebook makes goes through this package."""

@@ -1,0 +1,78 @@
+"""The gate in front of the knowledge subscribers (automatic drafts, RCA lessons).
+
+It sits on the append path (`lore log`), so it is standard library only: the knowledge modules
+are imported only when a record could interest them, and `wants_knowledge` decides from the
+record's type and outcome alone.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..book import Lorebook
+    from ..events import EventBus
+
+
+def wants_knowledge(record: dict[str, Any]) -> bool:
+    """Could this record start an automatic draft or an RCA lesson? Cheap: fields only."""
+    if record.get("kind") != "action":
+        return False
+    kind = record.get("type")
+    outcome = record.get("outcome")
+    if kind == "epic_complete" or kind == "issue_resolved":
+        return True
+    if outcome != "failure":
+        return False
+    if kind == "validate":
+        return True
+    context = record.get("context")
+    return isinstance(context, dict) and isinstance(context.get("rca"), dict)
+
+
+class KnowledgeTriggers:
+    """The gate in front of the knowledge subscribers.
+
+    Ordinary records cost one call to `wants_knowledge`; the knowledge modules (pydantic, YAML)
+    are imported on the first record that passes. Records logged while a subscriber runs (its
+    own `learning_draft` action, say) never trigger again, so drafting cannot recurse.
+    """
+
+    __slots__ = ("_state", "open_book")
+
+    def __init__(self, open_book: Callable[[], Lorebook]) -> None:
+        self.open_book = open_book
+        self._state: Any = None  # a threading.local, made on the first wanted record
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        if not wants_knowledge(record):
+            return
+        if self._state is None:
+            import threading  # only now: the append path of ordinary records never needs it
+
+            self._state = threading.local()
+        if getattr(self._state, "busy", False):  # logged by a subscriber on this thread
+            return
+        self._state.busy = True
+        try:
+            from .triggers import dispatch
+
+            dispatch(self.open_book(), record)
+        finally:
+            self._state.busy = False
+
+
+def install_knowledge_triggers(
+    bus: EventBus, open_book: Callable[[], Lorebook], config_section: dict[str, Any]
+) -> KnowledgeTriggers | None:
+    """Subscribe the knowledge gate once per bus (unless `drafts.auto` is false)."""
+    if config_section.get("auto", True) is False:
+        return None
+    for handler in bus.handlers("action"):
+        if isinstance(handler, KnowledgeTriggers):
+            return handler
+    gate = KnowledgeTriggers(open_book)
+    bus.on("action", gate)
+    return gate
