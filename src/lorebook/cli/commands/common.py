@@ -61,7 +61,6 @@ def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def catalog_hint(book: Lorebook) -> None:
     """Say once on stderr when a query scanned a long log because no catalog exists yet."""
-    view = book.__dict__.get("catalog")  # only when the command used the catalog at all
-    reason = getattr(view, "unavailable", None)
+    reason = book.action_log.scan_note()
     if reason and reason.startswith("no catalog yet"):
         click.echo(f"note: scanned the shards: {reason}", err=True)
