@@ -15,6 +15,7 @@ from lorebook import Lorebook
 from lorebook.errors import UsageError
 from lorebook.events import EventBus
 from lorebook.knowledge.gate import KnowledgeTriggers, wants_knowledge
+from lorebook.knowledge.ops import KnowledgeOps
 
 
 def test_bus_calls_handlers_in_order_and_survives_a_failing_one() -> None:
@@ -90,9 +91,9 @@ def test_the_gate_never_recurses(book: Lorebook, monkeypatch: pytest.MonkeyPatch
 
     calls: list[str] = []
 
-    def dispatch(opened: Lorebook, record: dict[str, Any]) -> list[object]:
+    def dispatch(opened: KnowledgeOps, record: dict[str, Any]) -> list[object]:
         calls.append(record["type"])
-        opened.log("epic_complete", session="s", epic="e-nested")  # would trigger again
+        opened.action_log.log("epic_complete", session="s", epic="e-nested")  # would trigger again
         return []
 
     monkeypatch.setattr(triggers, "dispatch", dispatch)
@@ -109,6 +110,7 @@ def test_the_gate_never_recurses(book: Lorebook, monkeypatch: pytest.MonkeyPatch
 def test_auto_off_in_config_installs_no_gate(store: Path) -> None:
     (store / ".lore" / "config.yaml").write_text("drafts:\n  auto: false\n")
     book = Lorebook.open(store, env={})
+    book.install_subscribers()
     assert not any(isinstance(h, KnowledgeTriggers) for h in book.events.handlers("action"))
     book.log("epic_complete", session="s", epic="e-1")
     assert [p.name for p in (store / "learnings" / "drafts").glob("*.md")] == []
@@ -185,7 +187,7 @@ def test_the_guard_is_per_thread(book: Lorebook, monkeypatch: pytest.MonkeyPatch
     started, release = threading.Event(), threading.Event()
     calls: list[str] = []
 
-    def dispatch(opened: Lorebook, record: dict[str, Any]) -> list[object]:
+    def dispatch(opened: KnowledgeOps, record: dict[str, Any]) -> list[object]:
         calls.append(record["epic"])
         if record["epic"] == "slow":
             started.set()
