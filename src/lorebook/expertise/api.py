@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
 from ..git import binary as gitops
-from ..log.identifiers import check_identifier
 from ..log.reader import iter_records
 from ..log.writer import check_session_id, redacted, session_start_day
 from ..paths import OUTSIDE
 from ..problems import OnProblem, ignore
+from ..redact.identifiers import check_identifier
 from ..store import atomic_write, refuse_symlinks
 from ..timeutil import utcnow
 from . import files as F

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..log.identifiers import secret_kind
+from ..redact.identifiers import secret_kind
 from ..timeutil import parse_ts, utcnow
 from .ids import random_suffix
 from .similar import DUPLICATE, REVIEW_HEADING, SIMILAR, Match, best_matches, substance
