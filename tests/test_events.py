@@ -116,6 +116,25 @@ def test_auto_off_in_config_installs_no_gate(store: Path) -> None:
     assert [p.name for p in (store / "learnings" / "drafts").glob("*.md")] == []
 
 
+def test_opening_a_store_installs_no_subscriber(store: Path) -> None:
+    """Opening is free of side effects; `install_subscribers()` installs each subscriber once."""
+    from lorebook.expertise.subscriber import SessionEndLearner
+
+    (store / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
+    book = Lorebook.open(store, env={})
+    assert book.events.handlers("action") == []
+    assert Lorebook.init(store, env={}).events.handlers("action") == []
+    book.log("epic_complete", session="s", epic="e-1")  # nothing listens: no draft
+    assert list((store / "learnings" / "drafts").glob("*.md")) == []
+    book.install_subscribers()
+    book.install_subscribers()
+    Lorebook.around(book.appender).install_subscribers()  # same bus: still once each
+    kinds = [type(h) for h in book.events.handlers("action")]
+    assert kinds == [KnowledgeTriggers, SessionEndLearner]
+    book.log("epic_complete", session="s", epic="e-1")
+    assert len(list((store / "learnings" / "drafts").glob("auto-e-1-*.md"))) == 1
+
+
 WRAPPER = """
 import json, sys
 import lorebook.cli
