@@ -43,7 +43,7 @@ class KnowledgeTriggers:
     __slots__ = ("_state", "open_knowledge")
 
     def __init__(self, open_knowledge: Callable[[], KnowledgeOps]) -> None:
-        self.open_knowledge = open_knowledge  # called on the first wanted record only
+        self.open_knowledge = open_knowledge  # called only for a record that passes the gate
         self._state: Any = None  # a threading.local, made on the first wanted record
 
     def __call__(self, record: dict[str, Any]) -> None:
