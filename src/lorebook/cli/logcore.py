@@ -57,12 +57,13 @@ def watch_knowledge(appender: Appender) -> None:
     concern them; ordinary records pay one field check and import nothing more."""
     from ..knowledge.gate import install_knowledge_triggers
 
-    def open_book() -> Lorebook:
+    def open_book() -> Lorebook:  # only when a record wakes the gate: the API is not cheap
         from ..book import Lorebook
 
         return Lorebook.around(appender)
 
-    install_knowledge_triggers(appender.events, open_book, appender.config.section("drafts"))
+    drafts = appender.config.section("drafts")
+    install_knowledge_triggers(appender.events, lambda: open_book().knowledge, drafts)
 
 
 def run_log(

@@ -64,7 +64,7 @@ class ProblemPrinter:
     def __call__(self, problem: Problem) -> None:
         self.count += 1
         if self.count <= self.shown:
-            from ..log.identifiers import redact_path
+            from ..redact.identifiers import redact_path
 
             where = redact_path(problem.path)[0]  # a file named like a secret: by part
             warn(f"skipped {str(problem).replace(problem.path, where, 1)}", self.stream)
