@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from .errors import NotInitializedError
+from .git import toplevel
 
 STORE_DIR = ".lore"
 OUTSIDE = "symlink outside the repository"  # the problem reported for such files
@@ -93,13 +94,6 @@ class Layout:
         return cls(root=root, **{k: (root / v) for k, v in paths.items()})
 
 
-def _git_toplevel(start: Path) -> Path | None:
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
 def find_root(start: Path | None = None, *, env: dict[str, str] | None = None) -> Path:
     """`LORE_ROOT`, else the nearest directory with `.lore/`, else the git top level, else cwd."""
     environ = os.environ if env is None else env
@@ -109,7 +103,7 @@ def find_root(start: Path | None = None, *, env: dict[str, str] | None = None) -
     for candidate in (here, *here.parents):
         if (candidate / STORE_DIR).is_dir():
             return candidate
-    return _git_toplevel(here) or here
+    return toplevel(here) or here
 
 
 def require_store(root: Path) -> None:
