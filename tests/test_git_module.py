@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 import lorebook
+import lorebook.git
 from conftest import git
-from lorebook import git as lgit
 from lorebook.errors import LoreError
+from lorebook.git import binary as lgit
 from lorebook.git import repo as grepo
 
 SRC = Path(lorebook.__file__).parent
@@ -148,8 +149,8 @@ def test_importing_the_package_loads_neither_gitpython_nor_subprocess() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     modules = set(json.loads(done.stdout))
-    assert {"git", "subprocess"} & modules == set()
-    assert "lorebook.git.repo" not in modules
+    assert {"git", "subprocess", "typing"} & modules == set()
+    assert {"lorebook.git.binary", "lorebook.git.repo"} & modules == set()
 
 
 def test_pyproject_and_package_say_why_two_ways_in() -> None:
@@ -158,8 +159,9 @@ def test_pyproject_and_package_say_why_two_ways_in() -> None:
     at = lines.index('  "GitPython>=3.1.40,<4",')
     reason = " ".join(line for line in lines[at - 6 : at] if line.strip().startswith("#"))
     assert "lorebook.git.repo" in reason and "git binary" in reason
-    assert "GitPython" in (lgit.__doc__ or "") and "cold" in (lgit.__doc__ or "")
-    assert "read-only" not in (lgit.binary.__doc__ or "").lower()
+    package = lorebook.git.__doc__ or ""
+    assert "GitPython" in package and "cold" in package
+    assert "read-only" not in (lgit.__doc__ or "").lower()
 
 
 # -- the functions, against real repositories -------------------------------------------------
@@ -191,7 +193,7 @@ def test_state_outside_a_repository_is_none(tmp_path: Path) -> None:
     assert lgit.head(outside) is None
     assert not lgit.is_work_tree(outside)
     assert lgit.commits_mentioning(outside, "epic-1", 5) == []
-    assert lgit.toplevel(outside) is None
+    assert lorebook.git.toplevel(outside) is None
 
 
 def test_head_before_the_first_commit_is_none(tmp_path: Path) -> None:
@@ -208,7 +210,7 @@ def test_toplevel_and_paths(repo: Path) -> None:
     (sub / "mod.py").write_text("x = 1\n")
     (repo / ".gitignore").write_text("*.log\n")
     (repo / "debug.log").write_text("noise\n")
-    assert lgit.toplevel(sub) == repo
+    assert lorebook.git.toplevel(sub) == repo
     assert lgit.repo_path(sub, sub / "mod.py") == "src/pkg/mod.py"
     listed = lgit.project_paths(repo)
     assert listed is not None
@@ -392,5 +394,5 @@ def test_git_error_text_is_gits_first_meaningful_line() -> None:
     wrapped = (
         "Cmd('git') failed due to: exit code(128)\n  stderr: 'fatal: 'nowhere' does not appear'"
     )
-    assert lgit.binary.first_line(wrapped) == "fatal: 'nowhere' does not appear"
-    assert lgit.binary.first_line("") == "(no message from git)"
+    assert lgit.first_line(wrapped) == "fatal: 'nowhere' does not appear"
+    assert lgit.first_line("") == "(no message from git)"

@@ -15,7 +15,7 @@ from typing import Any
 
 from .book import Lorebook
 from .errors import LoreError
-from .git import commit_all, head, init_repository, set_identity
+from .git.binary import commit_all, head, init_repository, set_identity
 from .init import create_store
 from .timeutil import utcnow
 

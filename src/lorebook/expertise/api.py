@@ -18,8 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import git
 from ..errors import LoreError, UsageError
+from ..git import binary as git
 from ..log.identifiers import check_identifier
 from ..log.reader import iter_records
 from ..log.writer import check_session_id, redacted, session_start_day

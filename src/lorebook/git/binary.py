@@ -1,8 +1,8 @@
 """Git through the `git` binary: read state, file history, and commits of whole files.
 
-For the cold paths (`lore resume`, hooks, `lore log`'s root lookup, export, expertise updates,
+For the cold paths (`lore resume`, hooks, export, expertise updates,
 auto-drafts): a git process costs a few milliseconds, importing GitPython ~180 ms. `subprocess`
-is imported only by the functions that run git, so `toplevel` costs `lore log` nothing.
+is imported only by the functions that run git.
 
 Errors: git missing, a timeout, a failed command become one-line `LoreError`s (`GitError` for a
 failed command, with git's own first line). The read-state functions (`git_state`, `head`,
@@ -12,17 +12,18 @@ drafts work without git.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
 
+TYPE_CHECKING = False  # typing costs milliseconds on the cold paths; mypy still sees it
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Callable, Mapping
+    from datetime import datetime
+    from typing import Any, TypeAlias
 
-GitState = dict[str, Any]
+    GitState: TypeAlias = dict[str, Any]
 
 
 class GitError(LoreError):
@@ -45,16 +46,6 @@ def cannot_run(exc: OSError) -> LoreError:
     if isinstance(exc, FileNotFoundError):
         return LoreError("the git command was not found: install git and try again")
     return LoreError(f"cannot run git: {exc.strerror or exc}")
-
-
-def toplevel(start: Path) -> Path | None:
-    """The nearest directory at or above `start` holding `.git` (a directory, or a file in a
-    worktree or submodule); None outside a repository. A filesystem walk, no git process:
-    `find_root` runs on every cold `lore log`."""
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
 
 
 # -- running git -----------------------------------------------------------------------------

@@ -117,7 +117,7 @@ class Learnings:
         import json
         from contextlib import suppress
 
-        from ..git import head
+        from ..git.binary import head
         from ..store import atomic_write
 
         files = self.store.files()

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ..git import commits_mentioning
+from ..git.binary import commits_mentioning
 from ..log.query import ActionFilter
 from ..redact.sanitize import clip
 from ..timeutil import format_ts, parse_ts, utcnow

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
-from ..git import head
+from ..git.binary import head
 from ..timeutil import format_ts
 from .query import ActionFilter
 

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
-from ..git import start_git_state
+from ..git.binary import start_git_state
 from ..problems import OnProblem, Problem
 from .progress import (
     current_epic,
