@@ -14,7 +14,7 @@ import pytest
 
 import lorebook
 import lorebook.git
-from conftest import git
+from conftest import assert_one_error_line, clean_env, git, lore
 from lorebook.errors import LoreError
 from lorebook.git import binary as lgit
 from lorebook.git import repo as grepo
@@ -396,3 +396,12 @@ def test_git_error_text_is_gits_first_meaningful_line() -> None:
     )
     assert lgit.first_line(wrapped) == "fatal: 'nowhere' does not appear"
     assert lgit.first_line("") == "(no message from git)"
+
+
+def test_review_without_a_git_binary_is_one_line(store: Path, tmp_path: Path) -> None:
+    """GitPython refuses to load without git; the command says what to do instead."""
+    empty = tmp_path / "no-git"
+    empty.mkdir()
+    result = lore("history", "2026-01-01-x", env=clean_env(store, PATH=str(empty)))
+    assert result.code == 1
+    assert_one_error_line(result, "the git command was not found: install git and try again")

@@ -41,10 +41,13 @@ def first_line(text: str) -> str:
     return (hint or lines or ["(no message from git)"])[0]
 
 
+GIT_NOT_FOUND = "the git command was not found: install git and try again"
+
+
 def cannot_run(exc: OSError) -> LoreError:
     """The one message for a git binary that cannot be started."""
     if isinstance(exc, FileNotFoundError):
-        return LoreError("the git command was not found: install git and try again")
+        return LoreError(GIT_NOT_FOUND)
     return LoreError(f"cannot run git: {exc.strerror or exc}")
 
 

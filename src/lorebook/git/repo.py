@@ -16,11 +16,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import git
-
 from ..errors import LoreError, UsageError
 from ..store import atomic_write
-from .binary import GitError, first_line
+from .binary import GIT_NOT_FOUND, GitError, cannot_run, first_line
+
+try:
+    import git
+except ImportError as exc:  # GitPython refuses to load when it finds no git binary
+    if exc.name == "git":  # GitPython itself is not installed: a broken install, not the user's
+        raise
+    raise LoreError(GIT_NOT_FOUND) from None
 
 Repo = git.Repo  # for annotations: callers never import GitPython themselves
 
@@ -69,9 +74,9 @@ def run(repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str
     except git.GitCommandError as exc:
         detail = first_line(str(exc.stderr or exc.stdout or exc))
         raise GitError(f"git {args[0]} failed: {detail}") from None
+    except git.GitCommandNotFound:
+        raise LoreError(GIT_NOT_FOUND) from None
     except OSError as exc:
-        from .binary import cannot_run
-
         raise cannot_run(exc) from None
     return out
 
