@@ -153,6 +153,16 @@ def test_importing_the_package_loads_neither_gitpython_nor_subprocess() -> None:
     assert {"lorebook.git.binary", "lorebook.git.repo"} & modules == set()
 
 
+def test_lore_log_in_a_store_loads_no_git_module(store: Path) -> None:
+    code = (
+        "import json, sys\nimport lorebook.cli\ncode = lorebook.cli.main(['log', 'plan'])\n"
+        "print(json.dumps([code, sorted(m for m in sys.modules if 'git' in m)]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=clean_env(store), cwd=store, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
+
+
 def test_pyproject_and_package_say_why_two_ways_in() -> None:
     pyproject = (SRC.parent.parent / "pyproject.toml").read_text()
     lines = pyproject.splitlines()

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 from .errors import NotInitializedError
-from .git import toplevel
 
 STORE_DIR = ".lore"
 OUTSIDE = "symlink outside the repository"  # the problem reported for such files
@@ -103,6 +102,8 @@ def find_root(start: Path | None = None, *, env: dict[str, str] | None = None) -
     for candidate in (here, *here.parents):
         if (candidate / STORE_DIR).is_dir():
             return candidate
+    from .git import toplevel  # only without a store: `lore log` in a store never loads it
+
     return toplevel(here) or here
 
 

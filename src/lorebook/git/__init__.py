@@ -5,7 +5,7 @@ export, expertise updates, auto-drafts - where a git process (a few ms) is cheap
 importing GitPython (~180 ms). `repo` uses GitPython, the design's choice for repository
 operations where the import does not matter: review (a branch commit built in a temporary
 index, commits on the current branch), learning history and staleness. This module itself holds
-only `toplevel`, which the root lookup of every `lore log` uses: it imports nothing.
+only `toplevel`, for the root lookup outside a store, and imports nothing.
 
 Failures are one-line `LoreError`s: git missing, not a repository, a failed command
 (`GitError`, with git's own first line).
