@@ -23,7 +23,8 @@ extras); without them it prints one line saying what to install and exits 0.
      PostgreSQL's default (`synchronous_commit = on`) and `synchronous_commit = off`;
    * bulk: `lore catalog --rebuild` (the first catalog build) vs COPY into the empty tables with
      the seed's indexes (TRUNCATE between runs);
-   * cold CLI, a fresh process each run: `lore resume --json`, `lore report --days 7 --json`,
+   * cold CLI, a fresh process each run (`lore` is a console script written under --workdir
+     for this checkout's entry point): `lore resume --json`, `lore report --days 7 --json`,
      `lore actions --type deploy --outcome failure --since 30d --json`, `lore actions --epic E
      --json` (E: the epic with most actions) vs `psql -c` with the seed's query patterns;
    * the same reads in-process: the `Lorebook` API (one object) vs psycopg (one connection).
@@ -37,6 +38,7 @@ import json
 import shutil
 import sys
 import time
+import tomllib
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -49,7 +51,6 @@ from _common import (
     clean_env,
     idle_note,
     interleaved,
-    lore_script,
     machine,
     median,
     run_timed,
@@ -104,6 +105,20 @@ SQL_DEPLOY_FAILURES = [
     "AND timestamp >= NOW() - INTERVAL '30 days' ORDER BY timestamp DESC LIMIT 50"]
 LORE_DEPLOY_FAILURES = ["actions", "--type", "deploy", "--outcome", "failure", "--since", "30d",
                         "--json"]
+
+
+def lore_command(workdir: Path) -> str:
+    """A `lore` console script for the lorebook being measured: the entry point this checkout's
+    pyproject.toml declares, run by this interpreter (an installed `lore` may belong to another
+    checkout of the package than the one on PYTHONPATH)."""
+    scripts = tomllib.loads((HERE.parent / "pyproject.toml").read_text())["project"]["scripts"]
+    module, func = scripts["lore"].split(":")
+    path = workdir / "bin" / "lore"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\n"
+                    f"if __name__ == '__main__':\n    sys.exit({func}())\n")
+    path.chmod(0o755)
+    return str(path)
 
 
 def sql_epic(epic: str) -> list[str]:
@@ -223,10 +238,11 @@ def copy_load(conn: Any, csv_dir: Path) -> float:
 
 # -- measuring ---------------------------------------------------------------------------------
 
-def bulk(store: Path, conn: Any, csv_dir: Path, runs: int) -> dict[str, list[float]]:
+def bulk(lore: str, store: Path, conn: Any, csv_dir: Path,
+         runs: int) -> dict[str, list[float]]:
     """`lore catalog --rebuild` and COPY, alternating (order swapped every run)."""
     env = clean_env(LORE_ROOT=str(store))
-    cmd = [str(lore_script()), "catalog", "--rebuild", "--json"]
+    cmd = [lore, "catalog", "--rebuild", "--json"]
     times: dict[str, list[float]] = {"lore": [], "pg": []}
     for run in range(runs):
         for side in (("lore", "pg") if run % 2 == 0 else ("pg", "lore")):
@@ -456,14 +472,14 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         conn = psycopg.connect(pg.dsn)
         print(f"bulk load, {args.bulk_runs} runs each (lore catalog --rebuild | COPY):",
               flush=True)
-        res["bulk"] = bulk(store, conn, csv_dir, args.bulk_runs)
+        lore = lore_command(args.workdir)
+        res["bulk"] = bulk(lore, store, conn, csv_dir, args.bulk_runs)
         conn.autocommit = True
         print("same answers:", flush=True)
         res["checks"] = check_answers(store, conn, info)
         epic = info["epic"]
         print(f"cold CLI, {args.runs} runs each, interleaved ...", flush=True)
         psql = pg.psql_args()
-        lore = str(lore_script())
         queries = {"resume": (["resume", "--json"], SQL_RESUME),
                    "report": (["report", "--days", "7", "--json"], SQL_REPORT),
                    "deploy failures": (LORE_DEPLOY_FAILURES, SQL_DEPLOY_FAILURES),
