@@ -59,7 +59,9 @@ class LearnTools:
             severity=severity,
             tags=tuple(tags or ()),
         )
-        applied = self._applied() if include_applications and results else {}
+        # the log is read for the history only when a hit has been applied at all
+        wanted = include_applications and any(r.applications for r in results)
+        applied = self._applied() if wanted else {}
         hits = []
         for result in results:
             item = result.to_dict()
