@@ -342,3 +342,16 @@ def test_the_server_ends_its_own_session_when_the_client_leaves(tmp_path: Path) 
     sessions = Lorebook.open(tmp_path, env={}).sessions()
     assert [(s.session_type, s.status, s.end_reason) for s in sessions] == [
         ("mcp", "ended", "normal")]
+
+
+def test_a_call_whose_params_the_log_refuses_is_still_logged(served: Served) -> None:
+    deep: dict[str, Any] = {}
+    inner = deep
+    for _ in range(70):  # deeper than log.max_depth (64)
+        inner["a"] = {}
+        inner = inner["a"]
+    message = served.error("log_action", {"action_type": "plan", "context": deep})
+    assert message.startswith("log_action: ") and "max_depth" in message, message
+    last = tool_calls(served.root, "log_action")[-1]
+    assert last["outcome"] == "failure" and last["error"] == message
+    assert "params" not in last["context"] and "max_depth" in last["context"]["params_dropped"]

@@ -164,15 +164,21 @@ class LoreServer(MCPServer[Any]):
         reported on stderr, never to the client as a failed call."""
         if self._book is None:
             return
-        try:
-            self._book.log(
-                "tool_call",
-                session=self.current_session(),
-                context={"tool_name": name, "params": arguments},
-                outcome="failure" if error else "success",
-                error=error,
-                duration_s=round(took, 4),
-                meta={"via": "mcp"},
-            )
-        except LoreError as exc:
-            print(f"lore mcp: warning: {name} call not logged: {exc}", file=sys.stderr)
+        context: dict[str, Any] = {"tool_name": name, "params": arguments}
+        for _ in range(2):
+            try:
+                self._book.log(
+                    "tool_call",
+                    session=self.current_session(),
+                    context=context,
+                    outcome="failure" if error else "success",
+                    error=error,
+                    duration_s=round(took, 4),
+                    meta={"via": "mcp"},
+                )
+                return
+            except LoreError as exc:
+                problem = str(exc)
+                # params the log refuses (nested too deep) are dropped, the call still logged
+                context = {"tool_name": name, "params_dropped": problem}
+        print(f"lore mcp: warning: {name} call not logged: {problem}", file=sys.stderr)
