@@ -355,3 +355,25 @@ def test_a_call_whose_params_the_log_refuses_is_still_logged(served: Served) -> 
     last = tool_calls(served.root, "log_action")[-1]
     assert last["outcome"] == "failure" and last["error"] == message
     assert "params" not in last["context"] and "max_depth" in last["context"]["params_dropped"]
+
+
+def test_a_bug_in_a_tool_is_a_one_line_internal_error_and_still_logged(
+    book: Lorebook, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lorebook.mcp.server import LoreServer
+
+    def broken(**_: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    server = LoreServer(book)
+    server.warmed.set()
+    monkeypatch.setattr(book, "actions", broken)
+    result = anyio.run(server.call_tool, "search_actions", {"limit": 1})
+    assert result.is_error
+    assert result.content[0].text == (
+        "search_actions: internal error (RuntimeError); the server's stderr has the details")
+    assert "RuntimeError: a bug" in capsys.readouterr().err  # the traceback, for the maintainer
+    server.end()
+    logged = [a for a in stored_actions(book.root) if a["type"] == "tool_call"]
+    assert [(a["context"]["tool_name"], a["outcome"]) for a in logged] == [
+        ("search_actions", "failure")]

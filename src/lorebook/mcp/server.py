@@ -19,7 +19,7 @@ import anyio
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
@@ -137,10 +137,11 @@ class LoreServer(MCPServer[Any]):
             return result
 
     def describe(self, name: str, exc: Exception) -> str:
-        """One line for the client: the fields that failed validation, the library's message,
-        or (for a bug) the exception type, with its traceback on the server's stderr."""
+        """One line for the client: the arguments that failed validation, the library's message,
+        or (for a bug, a result that fails its own schema included) the exception type, with
+        the traceback on the server's stderr."""
         cause = exc.__cause__
-        if isinstance(cause, ValidationError):
+        if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
                 for err in cause.errors()
