@@ -84,11 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learnings", type=int, default=2000)
     parser.add_argument("--calls", type=int, default=60, help="warm searches to time")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--store", type=Path, help="build the store here and keep it; "
+                        "reused (index and all) when it already holds learnings")
     parser.add_argument("--json-out")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="lore-bench-mcp-") as tmp:
-        root = Path(tmp) / "store"
-        book = build(root, args.learnings, args.seed)
+        root = args.store or Path(tmp) / "store"
+        if (root / "learnings").is_dir() and any((root / "learnings").glob("*.md")):
+            book = Lorebook.open(root, env={})
+        else:
+            book = build(root, args.learnings, args.seed)
         began = time.perf_counter()
         book.index.update()
         indexed = time.perf_counter() - began
@@ -110,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         "verdict": verdict(statistics.median(warm), TARGET_P50),
     }
     print(f"machine: {machine()}")
-    print(f"{args.learnings} learnings, index built in {indexed:.0f} s")
+    print(f"{args.learnings} learnings, index built (or brought up to date) in {indexed:.0f} s")
     print(f"server ready (initialize done) {fmt_ms(served['ready_s'])}; "
           f"first search {fmt_ms(served['first_s'])}")
     print(f"warm search_learnings over MCP: p50 {results['mcp_search_p50_ms']} ms, "
