@@ -22,7 +22,6 @@ from lorebook import Lorebook
 from lorebook.mcp.reference import BEGIN, END, reference
 from search_fixtures import LEARNINGS, write_learning
 
-
 SRC = Path(__file__).resolve().parents[1] / "src"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "mcp.md"
 SECRET = "ghp_" + "Z" * 36  # a GitHub token shape the sanitizer knows
