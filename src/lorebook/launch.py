@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import sys
 
-OTHER_SKINS: frozenset[str] = frozenset()  # commands served by a skin other than the click CLI
+# commands served by a skin other than the click CLI
+OTHER_SKINS: frozenset[str] = frozenset({"hook", "hooks"})
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one `lore` command in-process and return its exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("hook", "hooks"):
+        from .hooks.entry import main as hooks_main
+
+        return hooks_main(args)
     from .cli import main as cli_main
 
     return cli_main(args)

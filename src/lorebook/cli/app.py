@@ -52,6 +52,12 @@ COMMANDS = {
     "rca": ("rca_cmd", "rca", "Add an RCA report as an RCA lesson (idempotent)."),
 }
 
+# served by other skins through lorebook.launch (never imported from here): listed for --help
+SKIN_COMMANDS = {
+    "hook": "Run one Claude Code hook (reads its JSON on stdin; never blocks).",
+    "hooks": "Install, uninstall or show the Claude Code hooks (install claude).",
+}
+
 
 class LazyGroup(click.Group):
     """Imports a subcommand's module only when that subcommand runs (or help lists it)."""
@@ -69,6 +75,7 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        rows = sorted(rows + list(SKIN_COMMANDS.items()))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

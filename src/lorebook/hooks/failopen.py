@@ -1,0 +1,178 @@
+"""Running one hook so that it can never hurt the session it serves.
+
+Claude Code blocks on exit code 2 and shows other failures to the user, so every internal
+error ends here: exit 0, nothing on stdout, and one redacted line in `.lore/cache/hooks.log`.
+Standard library only until the handler itself asks for the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+STORE_DIR = ".lore"
+MAX_STDIN = 64 << 20  # a payload above this is not read at all
+LOG_MAX_BYTES = 1 << 20  # hooks.log is cut back to its newest half past this
+
+
+class BudgetSpent(Exception):
+    """The hook's time budget ran out while it gathered context."""
+
+
+class Hook:
+    """One hook run: its payload, store root, budget and the output it has so far."""
+
+    def __init__(self, event: str, payload: dict[str, Any], root: Path, started: float) -> None:
+        self.event = event
+        self.payload = payload
+        self.root = root
+        self.started = started
+        self.budget = 1.0
+        self.context: list[str] = []  # additionalContext pieces, in order
+
+    def elapsed_ms(self) -> int:
+        return round((time.perf_counter() - self.started) * 1000)
+
+    def left(self) -> float:
+        return self.budget - (time.perf_counter() - self.started)
+
+    @contextmanager
+    def guarded(self) -> Iterator[None]:
+        """Raise BudgetSpent inside the block when the budget runs out (reads only: a write
+        is never interrupted half-way)."""
+        left = self.left()
+        if left <= 0:
+            raise BudgetSpent
+        previous = signal.signal(signal.SIGALRM, _spent)
+        signal.setitimer(signal.ITIMER_REAL, left)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _spent(signum: int, frame: object) -> None:
+    raise BudgetSpent
+
+
+def read_payload(stream: Any) -> dict[str, Any] | None:
+    """The hook's JSON object from stdin; None for empty, oversized or non-object input."""
+    data = stream.buffer.read(MAX_STDIN + 1) if hasattr(stream, "buffer") else stream.read()
+    if not data or len(data) > MAX_STDIN:
+        return None
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def find_store(payload: dict[str, Any], env: dict[str, str] | os._Environ[str]) -> Path | None:
+    """The store for this hook: LORE_ROOT, else the nearest `.lore/` above the session's cwd
+    (the payload's, else CLAUDE_PROJECT_DIR, else ours). None: no store, so stay silent."""
+    if env.get("LORE_ROOT"):
+        root = Path(env["LORE_ROOT"]).expanduser()
+        return root.resolve() if (root / STORE_DIR).is_dir() else None
+    cwd = payload.get("cwd")
+    start = cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
+    here = Path(start or env.get("CLAUDE_PROJECT_DIR") or os.getcwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / STORE_DIR).is_dir():
+            return candidate
+    return None
+
+
+def note_error(root: Path | None, event: str, message: str) -> None:
+    """Append one redacted line to `.lore/cache/hooks.log`; stderr (Claude Code's debug log
+    only, on exit 0) when even that cannot be written."""
+    line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {event}: {_redacted(message)}"
+    line = " ".join(line.split())[:2000] + "\n"
+    if root is not None:
+        path = root / STORE_DIR / "cache" / "hooks.log"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.is_symlink():
+                _trim(path)
+                with open(path, "a", encoding="utf-8") as out:
+                    out.write(line)
+                return
+        except OSError:
+            pass
+    with suppress(OSError, ValueError):
+        sys.stderr.write(f"lore hook: {line}")
+
+
+def _redacted(message: str) -> str:
+    try:
+        from ..redact.sanitize import Sanitizer
+
+        return Sanitizer().redact_text(message)[0]
+    except Exception:  # the redactor itself failing: say only what kind of error it was
+        return "(message withheld: it could not be redacted)"
+
+
+def _trim(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    if size > LOG_MAX_BYTES:
+        with open(path, "rb") as old:
+            old.seek(size - LOG_MAX_BYTES // 2)
+            tail = old.read().split(b"\n", 1)[-1]
+        path.write_bytes(tail)
+
+
+Handler = Callable[[Hook], "str | None"]
+
+
+def run(event: str, handler: Handler, env: Any = None, stdin: Any = None) -> int:
+    """Run `handler` for one hook event; always 0. The handler returns the additionalContext
+    to inject (None: nothing); a spent budget returns what it gathered so far."""
+    started = time.perf_counter()
+    environ = os.environ if env is None else env
+    root: Path | None = None
+    try:
+        payload = read_payload(stdin or sys.stdin)
+        if payload is None:
+            return 0
+        root = find_store(payload, environ)
+        if root is None:
+            return 0
+        hook = Hook(event, payload, root, started)
+        try:
+            text = handler(hook)
+        except BudgetSpent:
+            text = "\n\n".join(hook.context) or None
+            note_error(root, event, f"time budget of {hook.budget:g}s spent; returned what it had")
+        if text:
+            emit(event, text)
+    except BudgetSpent:
+        note_error(root, event, "time budget spent")
+    except Exception as exc:  # fail open: the session goes on, the error is kept
+        note_error(root, event, f"{type(exc).__name__}: {exc}")
+    return 0
+
+
+EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+}
+
+
+def emit(event: str, text: str) -> None:
+    """Print the hook's JSON answer: additionalContext for the events that take it."""
+    name = EVENT_NAMES.get(event)
+    if name is None:
+        return
+    out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text[:9_500]}}
+    sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    sys.stdout.flush()

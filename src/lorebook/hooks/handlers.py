@@ -1,0 +1,265 @@
+"""One function per Claude Code hook event, each a thin call into `Lorebook`.
+
+Claude's `session_id` is the lorebook session id, so every record of one Claude session lands
+in one lorebook session. Context hooks (session-start, user-prompt-submit) search by keywords
+from files and never load a model; capture hooks only append one redacted line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from .failopen import BudgetSpent, Hook, note_error
+
+if TYPE_CHECKING:
+    from .. import Lorebook
+
+SESSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
+END_REASONS = {"prompt_input_exit": "user_exit", "logout": "user_exit"}
+
+
+class Context:
+    """The opened store with the hook's settings and Claude's identifiers."""
+
+    def __init__(self, hook: Hook) -> None:
+        from .. import Lorebook
+
+        self.hook = hook
+        self.book: Lorebook = Lorebook.open(hook.root)
+        self.settings = self.book.config.section("hooks")  # every key has a default
+        hook.budget = float(self.settings["budget_seconds"])
+        raw = hook.payload.get("session_id")
+        self.session = raw if isinstance(raw, str) and SESSION_RE.match(raw) else None
+        self.agent = self.book.default_agent(str(self.settings["agent"]))
+        self.project = self.book.default_project()
+
+    def text(self, key: str) -> str:
+        value = self.hook.payload.get(key)
+        return value if isinstance(value, str) else ""
+
+    def meta(self, **extra: Any) -> dict[str, Any]:
+        """What every record written by a hook carries: its own cost to the agent."""
+        return {"source": f"claude-code:{self.hook.event}", "overhead_ms": self.hook.elapsed_ms(),
+                **extra}  # fmt: skip
+
+    def log(self, action_type: str, **fields: Any) -> dict[str, Any]:
+        return self.book.log(
+            action_type, session=self.session, agent=self.agent, project=self.project, **fields
+        )
+
+    def cap(self, text: str) -> str:
+        """Redacted again (a learning may predate a rule), then cut at a line to the budget."""
+        clean = self.book.sanitizer.redact_text(text)[0]
+        limit = int(self.settings["context_tokens"]) * CHARS_PER_TOKEN
+        if len(clean) <= limit:
+            return clean
+        cut = clean[:limit].rsplit("\n", 1)[0]
+        return cut + "\n(more in `lore resume` and `lore search`)"
+
+
+# -- context hooks ---------------------------------------------------------------------------
+def session_start(hook: Hook) -> str | None:
+    """The last session's brief and the learnings it touches; then this session's start."""
+    ctx = Context(hook)
+    if ctx.settings["session_start"] is False:
+        return None
+    from ..render.actions import resume_brief
+
+    pieces: list[str] = []
+    state: dict[str, Any] | None = None
+    try:
+        with hook.guarded():
+            state = ctx.book.resume(project=ctx.project)
+            pieces.append(resume_brief(state))
+            hook.context[:] = [ctx.cap("\n\n".join(pieces))]
+            query = " ".join(_topics(state))
+            if query:
+                found = _learnings(ctx, query)[0]
+                if found:
+                    pieces.append(found)
+    except BudgetSpent:  # inject what was gathered; the session still starts
+        note_error(hook.root, hook.event, f"time budget of {hook.budget:g}s spent; brief cut")
+    except Exception as exc:  # no earlier session, an unreadable shard: start anyway
+        from ..errors import LoreError
+
+        if not isinstance(exc, LoreError) or "no session to resume" not in str(exc):
+            note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
+    source = ctx.text("source") or "startup"
+    if ctx.session:
+        meta = ctx.meta(claude_source=source, model=ctx.text("model") or None)
+        ctx.book.start_session(
+            session_id=ctx.session,
+            agent=ctx.agent,
+            project=ctx.project,
+            session_type="hook",
+            meta={k: v for k, v in meta.items() if v is not None},
+        )
+    return ctx.cap("\n\n".join(pieces)) if pieces else None
+
+
+def _topics(state: dict[str, Any]) -> list[str]:
+    """Words that say what the last session was about: its epic, open work, recent actions."""
+    words = [str(state.get("epic") or ""), str(state.get("work_in_progress") or "")]
+    for action in (state.get("recent_actions") or [])[:10]:
+        context = action.get("context") or {}
+        words.append(str(action.get("type") or ""))
+        words.extend(str(v)[:200] for v in context.values() if isinstance(v, str))
+        if action.get("error"):
+            words.append(str(action["error"])[:200])
+    return [w for w in words if w]
+
+
+def _learnings(ctx: Context, query: str, heading: str = "Team learnings") -> tuple[str, list[str]]:
+    """Published learnings for `query` by keywords (no model, no index refresh), as facts,
+    and their ids."""
+    results = ctx.book.index.search(
+        query[:2000],
+        mode="keyword",
+        limit=int(ctx.settings["learnings"]),
+        refresh=False,
+        status="published",
+    )
+    if not results:
+        return "", []
+    lines = [f"## {heading} (lorebook)"]
+    for result in results:
+        item = result.to_dict()
+        takeaway = " ".join(str(item.get("takeaway") or "").split())
+        lines.append(f"- {result.id}: {' '.join(str(result.title).split())} — {takeaway}")
+    return "\n".join(lines), [result.id for result in results]
+
+
+def user_prompt_submit(hook: Hook) -> str | None:
+    """Learnings about the prompt when some pass the search threshold; else nothing."""
+    ctx = Context(hook)
+    prompt = ctx.text("prompt").strip()
+    if ctx.settings["user_prompt"] is False or not prompt:
+        return None
+    with hook.guarded():
+        found, ids = _learnings(ctx, prompt, "Lessons the team recorded about this")
+    if not found:
+        return None
+    ctx.log(
+        "search",
+        context={"query": prompt[:500], "phase": "prompt", "results": ids},
+        meta=ctx.meta(),
+    )
+    return ctx.cap(found)
+
+
+# -- capture hooks ---------------------------------------------------------------------------
+def _tool_call(hook: Hook, *, failed: bool) -> None:
+    ctx = Context(hook)
+    if ctx.settings["capture"] is False:
+        return
+    payload = hook.payload
+    context: dict[str, Any] = {"tool": ctx.text("tool_name") or "unknown"}
+    for key, name in (("tool_input", "input"), ("tool_use_id", "tool_use_id"),
+                      ("duration_ms", "duration_ms"), ("is_interrupt", "interrupted")):  # fmt: skip
+        if payload.get(key) is not None:
+            context[name] = payload[key]
+    if not failed and "tool_response" in payload:
+        context["response"] = payload["tool_response"]  # redacted, then cut, by the log
+    duration = payload.get("duration_ms")
+    seconds = duration / 1000 if isinstance(duration, int | float) and duration >= 0 else None
+    error = payload.get("error") if failed else None
+    ctx.log(
+        "tool_call",
+        outcome="failure" if failed else "success",
+        context=context,
+        error=str(error) if error is not None else ("tool failed" if failed else None),
+        duration_s=seconds,
+        meta=ctx.meta(),
+    )
+
+
+def post_tool_use(hook: Hook) -> None:
+    _tool_call(hook, failed=False)
+
+
+def post_tool_use_failure(hook: Hook) -> None:
+    _tool_call(hook, failed=True)
+
+
+def subagent_start(hook: Hook) -> None:
+    ctx = Context(hook)
+    ctx.log("spawn", outcome="in_progress", context=_agent(ctx), meta=ctx.meta())
+
+
+def subagent_stop(hook: Hook) -> None:
+    """The spawn's outcome, linked to its in_progress action when this session logged one."""
+    ctx = Context(hook)
+    agent = _agent(ctx)
+    parent = None
+    if ctx.session and agent.get("agent_id"):
+        for action in ctx.book.actions(type="spawn", session=ctx.session, limit=200):
+            if action.get("outcome") == "in_progress" and (
+                (action.get("context") or {}).get("agent_id") == agent["agent_id"]
+            ):
+                parent = action["id"]
+                break
+    failed = bool(hook.payload.get("error"))
+    ctx.log(
+        "spawn",
+        outcome="failure" if failed else "success",
+        context=agent,
+        parent=parent,
+        error=str(hook.payload["error"]) if failed else None,
+        meta=ctx.meta(),
+    )
+
+
+def _agent(ctx: Context) -> dict[str, Any]:
+    keys = ("agent_id", "agent_type", "agent_transcript_path")
+    return {k.removeprefix("agent_") if k != "agent_id" else k: ctx.text(k) for k in keys
+            if ctx.text(k)}  # fmt: skip
+
+
+def pre_compact(hook: Hook) -> None:
+    ctx = Context(hook)
+    context = {"trigger": ctx.text("trigger") or "auto"}
+    if ctx.text("custom_instructions"):
+        context["instructions"] = ctx.text("custom_instructions")
+    ctx.log("checkpoint", context=context, meta=ctx.meta())
+
+
+def _end(hook: Hook, reason: str) -> None:
+    ctx = Context(hook)
+    if not ctx.session:
+        return
+    word = END_REASONS.get(reason, reason)
+    if not re.match(r"^[a-z][a-z0-9_]{0,63}$", word):
+        word = "other"
+    ctx.book.end_session(
+        ctx.session,
+        reason=word,
+        agent=ctx.agent,
+        project=ctx.project,
+        meta=ctx.meta(claude_reason=reason[:64]),
+    )
+
+
+def stop(hook: Hook) -> None:
+    """The agent finished its turn: recorded as an end (reason `stop`); a SessionEnd that
+    follows records the final reason, which is the one `lore sessions` shows."""
+    _end(hook, "stop")
+
+
+def session_end(hook: Hook) -> None:
+    reason = hook.payload.get("reason")
+    _end(hook, reason if isinstance(reason, str) else "other")
+
+
+HANDLERS = {
+    "session-start": session_start,
+    "user-prompt-submit": user_prompt_submit,
+    "post-tool-use": post_tool_use,
+    "post-tool-use-failure": post_tool_use_failure,
+    "subagent-start": subagent_start,
+    "subagent-stop": subagent_stop,
+    "pre-compact": pre_compact,
+    "stop": stop,
+    "session-end": session_end,
+}
