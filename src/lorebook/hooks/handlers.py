@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 SESSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
+# the last session's records only hint at what comes next (a command shares a word or two
+# with a learning): a lower similarity floor than a prompt's, the count still capped
+TOPIC_THRESHOLD = 0.05
 END_REASONS = {"prompt_input_exit": "user_exit", "logout": "user_exit"}
 
 
@@ -71,14 +74,12 @@ def session_start(hook: Hook) -> str | None:
     state: dict[str, Any] | None = None
     try:
         with hook.guarded():
-            state = ctx.book.resume(project=ctx.project)
+            state = _resume(ctx)
             pieces.append(resume_brief(state))
             hook.context[:] = [ctx.cap("\n\n".join(pieces))]
-            query = " ".join(_topics(state))
-            if query:
-                found = _learnings(ctx, query)[0]
-                if found:
-                    pieces.append(found)
+            found = _learnings(ctx, _topics(state), threshold=TOPIC_THRESHOLD)[0]
+            if found:
+                pieces.append(found)
     except BudgetSpent:  # inject what was gathered; the session still starts
         note_error(hook.root, hook.event, f"time budget of {hook.budget:g}s spent; brief cut")
     except Exception as exc:  # no earlier session, an unreadable shard: start anyway
@@ -99,28 +100,53 @@ def session_start(hook: Hook) -> str | None:
     return ctx.cap("\n\n".join(pieces)) if pieces else None
 
 
+def _resume(ctx: Context) -> dict[str, Any]:
+    """After a compaction or a resume, this session's own state (what the agent just lost);
+    at a fresh start, the project's last session."""
+    if ctx.session and ctx.text("source") in ("resume", "compact"):
+        from ..errors import LoreError
+
+        try:
+            return ctx.book.resume(session=ctx.session)
+        except LoreError:
+            pass  # not logged here yet: the project's last session then
+    return ctx.book.resume(project=ctx.project)
+
+
 def _topics(state: dict[str, Any]) -> list[str]:
-    """Words that say what the last session was about: its epic, open work, recent actions."""
-    words = [str(state.get("epic") or ""), str(state.get("work_in_progress") or "")]
-    for action in (state.get("recent_actions") or [])[:10]:
+    """What the last session was about, one search each (a query mixing them would match
+    no learning well): its epic, and the text of its newest actions and their errors."""
+    topics = [str(state.get("epic") or "")]
+    for action in (state.get("recent_actions") or [])[:5]:
         context = action.get("context") or {}
-        words.append(str(action.get("type") or ""))
-        words.extend(str(v)[:200] for v in context.values() if isinstance(v, str))
-        if action.get("error"):
-            words.append(str(action["error"])[:200])
-    return [w for w in words if w]
+        texts = [v for v in context.values() if isinstance(v, str) and len(v) > 3]
+        topics.append(" ".join(texts)[:300])
+        topics.append(str(action.get("error") or "")[:300])
+    return list(dict.fromkeys(t for t in topics if t.strip()))[:6]
 
 
-def _learnings(ctx: Context, query: str, heading: str = "Team learnings") -> tuple[str, list[str]]:
-    """Published learnings for `query` by keywords (no model, no index refresh), as facts,
-    and their ids."""
-    results = ctx.book.index.search(
-        query[:2000],
-        mode="keyword",
-        limit=int(ctx.settings["learnings"]),
-        refresh=False,
-        status="published",
-    )
+def _learnings(
+    ctx: Context,
+    queries: list[str],
+    heading: str = "Team learnings",
+    threshold: float | None = None,
+) -> tuple[str, list[str]]:
+    """Published learnings for the queries by keywords (no model, no index refresh), best
+    first, as facts; and their ids."""
+    limit = int(ctx.settings["learnings"])
+    best: dict[str, Any] = {}
+    for query in queries:
+        for result in ctx.book.index.search(
+            query[:2000],
+            mode="keyword",
+            limit=limit,
+            refresh=False,
+            threshold=threshold,
+            status="published",
+        ):
+            if result.id not in best or result.score > best[result.id].score:
+                best[result.id] = result
+    results = sorted(best.values(), key=lambda r: (-r.score, r.id))[:limit]
     if not results:
         return "", []
     lines = [f"## {heading} (lorebook)"]
@@ -138,7 +164,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
     if ctx.settings["user_prompt"] is False or not prompt:
         return None
     with hook.guarded():
-        found, ids = _learnings(ctx, prompt, "Lessons the team recorded about this")
+        found, ids = _learnings(ctx, [prompt], "Lessons the team recorded about this")
     if not found:
         return None
     ctx.log(
@@ -213,8 +239,7 @@ def subagent_stop(hook: Hook) -> None:
 
 def _agent(ctx: Context) -> dict[str, Any]:
     keys = ("agent_id", "agent_type", "agent_transcript_path")
-    return {k.removeprefix("agent_") if k != "agent_id" else k: ctx.text(k) for k in keys
-            if ctx.text(k)}  # fmt: skip
+    return {key: ctx.text(key) for key in keys if ctx.text(key)}
 
 
 def pre_compact(hook: Hook) -> None:
