@@ -4,8 +4,8 @@ sends, every bad input failing open, and `lore hooks install|uninstall|status` o
 from __future__ import annotations
 
 import json
-import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from lorebook import Lorebook
-
 from conftest import assert_one_error_line, clean_env, lore, require_real, stored, stored_actions
+from lorebook import Lorebook
 
 SID = "5b7a1f0e-2c1d-4e8a-9f00-1234567890ab"
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -210,7 +209,7 @@ def test_context_hooks_never_import_torch(store: Path) -> None:
     for event, text in (("UserPromptSubmit", "fix the RLS insert"), ("SessionStart", "")):
         stdin = payload(event, store, prompt=text, source="startup")
         code_event = code.replace("user-prompt-submit", "session-start") if text == "" else code
-        done = subprocess.run([os.sys.executable, "-c", code_event], cwd=store, input=stdin,  # type: ignore[attr-defined]
+        done = subprocess.run([sys.executable, "-c", code_event], cwd=store, input=stdin,
                               capture_output=True, text=True, env=clean_env())
         assert done.stderr.strip().endswith("0 []"), done.stderr
 
@@ -345,7 +344,8 @@ def test_install_merges_keeps_the_users_hooks_and_is_idempotent(repo: Path) -> N
     removed = admin(repo, "uninstall", "claude")
     assert removed.code == 0, removed.err
     assert json.loads(settings.read_text()) == USER_SETTINGS
-    assert json.loads((repo / ".mcp.json").read_text()) == {"mcpServers": {"db": {"command": "pg-mcp"}}}
+    servers_left = json.loads((repo / ".mcp.json").read_text())
+    assert servers_left == {"mcpServers": {"db": {"command": "pg-mcp"}}}
 
 
 def test_install_refuses_invalid_json_and_leaves_it_untouched(repo: Path) -> None:
