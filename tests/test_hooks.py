@@ -38,7 +38,10 @@ def payload(event: str, cwd: Path, **fields: Any) -> str:
 
 
 def hook(event: str, stdin: str, store: Path, **env: str) -> Any:
-    return lore("hook", event, cwd=store, env=clean_env(**env), stdin=stdin)
+    """One hook run, its capture in the foreground (LORE_HOOK_DETACH=0) so the test can read
+    the record as soon as it returns; test_capture_hooks_return_before_they_write detaches."""
+    return lore("hook", event, cwd=store, env=clean_env(LORE_HOOK_DETACH="0", **env),
+                stdin=stdin)
 
 
 def bash_payload(store: Path, stdout: str, **extra: Any) -> str:
@@ -75,6 +78,21 @@ def test_post_tool_use_logs_one_redacted_tool_call(store: Path) -> None:
     assert action["duration_s"] == 0.186
     assert isinstance(action["meta"]["overhead_ms"], int) and action["meta"]["overhead_ms"] >= 0
     assert SECRET not in files_text(store) and SECRET[:12] not in files_text(store)
+
+
+def test_capture_hooks_return_before_they_write(store: Path) -> None:
+    """The agent waits only for the read of stdin: the write happens in a detached child."""
+    generous(store)
+    done = lore("hook", "post-tool-use", cwd=store, env=clean_env(),
+                stdin=bash_payload(store, f"TOKEN={SECRET}"))
+    assert (done.code, done.out, done.err) == (0, "", "")
+    deadline = time.monotonic() + 60
+    while not stored_actions(store) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    (action,) = stored_actions(store)
+    meta = action["meta"]
+    assert 0 <= meta["overhead_ms"] <= meta["background_ms"]
+    assert SECRET not in files_text(store)
 
 
 def test_a_long_response_is_redacted_then_truncated(store: Path) -> None:
@@ -326,7 +344,7 @@ def test_install_merges_keeps_the_users_hooks_and_is_idempotent(repo: Path) -> N
     post = data["hooks"]["PostToolUse"]
     assert post[0] == USER_SETTINGS["hooks"]["PostToolUse"][0]  # type: ignore[index]
     assert post[1]["hooks"][0]["command"].endswith("hook post-tool-use")
-    assert post[1]["hooks"][0]["async"] is True
+    assert post[1]["hooks"][0]["timeout"] == 5 and "async" not in post[1]["hooks"][0]
     for event in ("SessionStart", "UserPromptSubmit", "PostToolUseFailure", "SubagentStart",
                   "SubagentStop", "PreCompact", "Stop", "SessionEnd"):
         assert len(data["hooks"][event]) == 1, event

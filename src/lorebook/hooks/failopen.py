@@ -36,6 +36,8 @@ class Hook:
         self.started = started
         self.budget = 1.0
         self.context: list[str] = []  # additionalContext pieces, in order
+        self.detached = False  # the work goes on in a child after the agent moved on
+        self.waited_ms: int | None = None  # what the agent waited for, when detached
 
     def elapsed_ms(self) -> int:
         return round((time.perf_counter() - self.started) * 1000)
@@ -140,6 +142,7 @@ def run(event: str, handler: Handler, env: Any = None, stdin: Any = None) -> int
     started = time.perf_counter()
     environ = os.environ if env is None else env
     root: Path | None = None
+    hook: Hook | None = None
     try:
         payload = read_payload(stdin or sys.stdin)
         if payload is None:
@@ -148,6 +151,8 @@ def run(event: str, handler: Handler, env: Any = None, stdin: Any = None) -> int
         if root is None:
             return 0
         hook = Hook(event, payload, root, started)
+        if event in DETACHED and environ.get("LORE_HOOK_DETACH") != "0" and detach(hook):
+            return 0  # the parent: Claude Code waited this long, no longer
         try:
             text = handler(hook)
         except BudgetSpent:
@@ -159,7 +164,41 @@ def run(event: str, handler: Handler, env: Any = None, stdin: Any = None) -> int
         note_error(root, event, "time budget spent")
     except Exception as exc:  # fail open: the session goes on, the error is kept
         note_error(root, event, f"{type(exc).__name__}: {exc}")
+    if hook is not None and hook.detached:
+        os._exit(0)  # the child: nothing of the parent's (atexit, buffers) to run again
     return 0
+
+
+# capture hooks answer nothing: they return at once and write from a detached child, because
+# Claude Code cancels its async hooks when a headless session ends (the last tool call of a
+# session would be lost) and a synchronous hook would block the agent for the whole write
+DETACHED = frozenset(
+    {"post-tool-use", "post-tool-use-failure", "subagent-start", "subagent-stop",
+     "pre-compact", "stop", "session-end"}
+)  # fmt: skip
+
+
+def detach(hook: Hook) -> bool:
+    """Fork: True in the parent (which then exits), False in the child, which carries on in
+    its own session with stdio on /dev/null (so Claude Code sees the hook's pipes close) and
+    exits when the handler is done. False, and no fork, where fork does not exist."""
+    if not hasattr(os, "fork"):
+        return False
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid:
+        return True
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        hook.waited_ms = hook.elapsed_ms()
+    except OSError:
+        pass
+    hook.detached = True
+    return False
 
 
 EVENT_NAMES = {

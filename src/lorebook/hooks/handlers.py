@@ -43,9 +43,14 @@ class Context:
         return value if isinstance(value, str) else ""
 
     def meta(self, **extra: Any) -> dict[str, Any]:
-        """What every record written by a hook carries: its own cost to the agent."""
-        return {"source": f"claude-code:{self.hook.event}", "overhead_ms": self.hook.elapsed_ms(),
-                **extra}  # fmt: skip
+        """What every record written by a hook carries: its own cost to the agent (the time
+        the agent waited for it), and for a detached hook, its time in the background."""
+        hook = self.hook
+        waited = hook.elapsed_ms() if hook.waited_ms is None else hook.waited_ms
+        meta = {"source": f"claude-code:{hook.event}", "overhead_ms": waited, **extra}
+        if hook.detached:
+            meta["background_ms"] = hook.elapsed_ms()  # the whole write, after the agent moved on
+        return meta
 
     def log(self, action_type: str, **fields: Any) -> dict[str, Any]:
         return self.book.log(

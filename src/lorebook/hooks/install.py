@@ -19,17 +19,20 @@ from typing import Any
 
 from ..errors import LoreError
 
-# (Claude Code event, `lore hook` event, matcher or None, handler fields)
+# (Claude Code event, `lore hook` event, matcher or None, handler fields). No `async`: Claude
+# Code cancels async hooks when a headless session ends, losing the last captures; the capture
+# hooks instead return at once and write from a detached child (see failopen.DETACHED).
+CAPTURE = {"timeout": 5}
 EVENTS: list[tuple[str, str, str | None, dict[str, Any]]] = [
     ("SessionStart", "session-start", "startup|resume|clear|compact", {"timeout": 10}),
     ("UserPromptSubmit", "user-prompt-submit", None, {"timeout": 10}),
-    ("PostToolUse", "post-tool-use", "*", {"async": True}),
-    ("PostToolUseFailure", "post-tool-use-failure", "*", {"async": True}),
-    ("SubagentStart", "subagent-start", None, {"async": True}),
-    ("SubagentStop", "subagent-stop", None, {"async": True}),
-    ("PreCompact", "pre-compact", None, {"async": True}),
-    ("Stop", "stop", None, {"async": True}),
-    ("SessionEnd", "session-end", None, {"timeout": 5}),
+    ("PostToolUse", "post-tool-use", "*", CAPTURE),
+    ("PostToolUseFailure", "post-tool-use-failure", "*", CAPTURE),
+    ("SubagentStart", "subagent-start", None, CAPTURE),
+    ("SubagentStop", "subagent-stop", None, CAPTURE),
+    ("PreCompact", "pre-compact", None, CAPTURE),
+    ("Stop", "stop", None, CAPTURE),
+    ("SessionEnd", "session-end", None, CAPTURE),
 ]
 OUR_EVENTS = {ours for _, ours, _, _ in EVENTS}
 SERVER = "lore"
