@@ -121,7 +121,7 @@ def test_claude_code_sessions_are_logged_and_briefed(claude: Path, repo: Path) -
         sent = json.dumps(later[0])
         assert f"Resume: session {sid}" in sent  # the last session's brief, at the start
         assert lesson in sent and "service role key" in sent  # the lesson, with the prompt
-        assert SECRET not in json.dumps(model.requests)
-    if not mcp:
-        pytest.skip("lorebook.mcp (`lore mcp`) is not in this tree: the MCP tool-call step "
-                    "was left out; everything else passed")
+        assert SECRET not in json.dumps(model.requests[asked:])  # nothing injected leaks it
+    if not mcp:  # checked last: every other step ran and passed
+        require_real("lorebook.mcp (`lore mcp`) is not in this tree: the step calling an "
+                     "mcp__lore__ tool was left out")
