@@ -402,3 +402,27 @@ def test_unknown_event_and_usage_errors_are_one_line(repo: Path) -> None:
     assert_one_error_line(admin(repo, "install", "cursor"), "invalid choice")
     helped = lore("--help", env=clean_env())
     assert "  hook " in helped.out and "  hooks " in helped.out
+
+
+def test_every_event_has_a_handler() -> None:
+    from lorebook.hooks.entry import EVENTS
+    from lorebook.hooks.handlers import HANDLERS
+    from lorebook.hooks.install import OUR_EVENTS
+
+    assert set(EVENTS) == set(HANDLERS) == OUR_EVENTS
+
+
+def test_a_capture_hook_detaches_before_loading_more_than_the_standard_library(
+        store: Path) -> None:
+    """What the agent waits for: the parent process reads stdin, forks and exits."""
+    code = ("import sys; import lorebook.launch as l; from lorebook.hooks import failopen as f;"
+            "f.detach = lambda: True; l.main(['hook', 'post-tool-use']);"
+            "print(sorted(m for m in sys.modules if m.startswith('lorebook')),"
+            " [m for m in ('json', 'pathlib', 'typing', 're') if m in sys.modules],"
+            " file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-S", "-c", code], cwd=store,
+                          input=bash_payload(store, "x"), capture_output=True, text=True,
+                          env=clean_env())
+    assert done.returncode == 0, done.stderr
+    assert "'lorebook.hooks.handlers'" not in done.stderr, done.stderr
+    assert "'json'" not in done.stderr, done.stderr

@@ -1,9 +1,14 @@
-"""`lore hook <event>` (the handlers, kept cold-fast: no click, no search stack unless the
-event needs it) and `lore hooks install|uninstall|status` (administration)."""
+"""`lore hook <event>` (the handlers: kept cold-fast, no click, nothing but `os`, `sys` and
+`time` before a capture hook detaches) and `lore hooks install|uninstall|status`."""
 
 from __future__ import annotations
 
 import sys
+
+EVENTS = (  # `lore hook` events, as handlers.HANDLERS serves them (imported only when run)
+    "session-start", "user-prompt-submit", "post-tool-use", "post-tool-use-failure",
+    "subagent-start", "subagent-stop", "pre-compact", "stop", "session-end",
+)  # fmt: skip
 
 
 def main(argv: list[str]) -> int:
@@ -18,17 +23,14 @@ def main(argv: list[str]) -> int:
 
 def hook(args: list[str]) -> int:
     """Run one event's handler; fails open (always 0) once the event is known."""
-    from .handlers import HANDLERS
-
-    if len(args) != 1 or args[0] not in HANDLERS:
-        known = ", ".join(HANDLERS)
+    if len(args) != 1 or args[0] not in EVENTS:
+        known = ", ".join(EVENTS)
         if args and args[0] in ("-h", "--help"):
-            print(
-                f"usage: lore hook EVENT  (reads Claude Code's hook JSON on stdin)\nevents: {known}"
-            )
+            print("usage: lore hook EVENT  (reads Claude Code's hook JSON on stdin)")
+            print(f"events: {known}")
             return 0
         print(f"lore: error: `lore hook` takes one event: {known}", file=sys.stderr)
         return 1
     from .failopen import run
 
-    return run(args[0], HANDLERS[args[0]])
+    return run(args[0])

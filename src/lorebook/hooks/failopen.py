@@ -2,24 +2,33 @@
 
 Claude Code blocks on exit code 2 and shows other failures to the user, so every internal
 error ends here: exit 0, nothing on stdout, and one redacted line in `.lore/cache/hooks.log`.
-Standard library only until the handler itself asks for the store.
+Capture hooks answer nothing, so the agent waits only for them to read their payload: they
+fork, and the child (in its own session, stdio on /dev/null) does the work. Until then only
+`os`, `sys` and `time` are loaded.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs milliseconds on the capture path; mypy still sees it
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 STORE_DIR = ".lore"
-MAX_STDIN = 64 << 20  # a payload above this is not read at all
+MAX_STDIN = 64 << 20  # a payload above this is not parsed at all
 LOG_MAX_BYTES = 1 << 20  # hooks.log is cut back to its newest half past this
+# capture hooks: they return at once and write from a detached child, because Claude Code
+# cancels its async hooks when a headless session ends (the last tool call of a session would
+# be lost) and a synchronous hook would block the agent for the whole write
+DETACHED = frozenset(
+    {"post-tool-use", "post-tool-use-failure", "subagent-start", "subagent-stop",
+     "pre-compact", "stop", "session-end"}
+)  # fmt: skip
+EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
 
 
 class BudgetSpent(Exception):
@@ -45,31 +54,49 @@ class Hook:
     def left(self) -> float:
         return self.budget - (time.perf_counter() - self.started)
 
-    @contextmanager
-    def guarded(self) -> Iterator[None]:
-        """Raise BudgetSpent inside the block when the budget runs out (reads only: a write
-        is never interrupted half-way)."""
-        left = self.left()
-        if left <= 0:
+    def guarded(self) -> _Guard:
+        """A block in which BudgetSpent is raised when the budget runs out (reads only: a
+        write is never interrupted half-way)."""
+        return _Guard(self.left())
+
+
+class _Guard:
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        import signal
+
+        if self.seconds <= 0:
             raise BudgetSpent
-        previous = signal.signal(signal.SIGALRM, _spent)
-        signal.setitimer(signal.ITIMER_REAL, left)
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+        self.previous = signal.signal(signal.SIGALRM, _spent)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.previous)
 
 
 def _spent(signum: int, frame: object) -> None:
     raise BudgetSpent
 
 
-def read_payload(stream: Any) -> dict[str, Any] | None:
-    """The hook's JSON object from stdin; None for empty, oversized or non-object input."""
-    data = stream.buffer.read(MAX_STDIN + 1) if hasattr(stream, "buffer") else stream.read()
+def read_stdin(stream: Any) -> bytes:
+    """All of stdin (Claude Code's write must never block on us), at most MAX_STDIN + 1."""
+    source = stream.buffer if hasattr(stream, "buffer") else stream
+    data = source.read(MAX_STDIN + 1)
+    return data.encode() if isinstance(data, str) else data
+
+
+def parse(data: bytes) -> dict[str, Any] | None:
+    """The hook's JSON object; None for empty, oversized or non-object input."""
     if not data or len(data) > MAX_STDIN:
         return None
+    import json
+
     try:
         value = json.loads(data)
     except (ValueError, RecursionError):
@@ -77,9 +104,11 @@ def read_payload(stream: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def find_store(payload: dict[str, Any], env: dict[str, str] | os._Environ[str]) -> Path | None:
+def find_store(payload: dict[str, Any], env: Any) -> Path | None:
     """The store for this hook: LORE_ROOT, else the nearest `.lore/` above the session's cwd
     (the payload's, else CLAUDE_PROJECT_DIR, else ours). None: no store, so stay silent."""
+    from pathlib import Path
+
     if env.get("LORE_ROOT"):
         root = Path(env["LORE_ROOT"]).expanduser()
         return root.resolve() if (root / STORE_DIR).is_dir() else None
@@ -108,6 +137,8 @@ def note_error(root: Path | None, event: str, message: str) -> None:
                 return
         except OSError:
             pass
+    from contextlib import suppress
+
     with suppress(OSError, ValueError):
         sys.stderr.write(f"lore hook: {line}")
 
@@ -117,7 +148,7 @@ def _redacted(message: str) -> str:
         from ..redact.sanitize import Sanitizer
 
         return Sanitizer().redact_text(message)[0]
-    except Exception:  # the redactor itself failing: say only what kind of error it was
+    except Exception:  # the redactor itself failing: say nothing of the message
         return "(message withheld: it could not be redacted)"
 
 
@@ -133,28 +164,53 @@ def _trim(path: Path) -> None:
         path.write_bytes(tail)
 
 
-Handler = Callable[[Hook], "str | None"]
+def detach() -> bool:
+    """Fork: True in the parent (which then exits), False in the child, which carries on in
+    its own session with stdio on /dev/null (so Claude Code sees the hook's pipes close).
+    False without a fork where there is none (the hook then runs in the foreground)."""
+    if not hasattr(os, "fork"):
+        return False
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.fork():
+        return True
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+    except OSError:
+        pass
+    return False
 
 
-def run(event: str, handler: Handler, env: Any = None, stdin: Any = None) -> int:
-    """Run `handler` for one hook event; always 0. The handler returns the additionalContext
+def run(event: str, env: Any = None, stdin: Any = None) -> int:
+    """Run the handler of one hook event; always 0. A handler returns the additionalContext
     to inject (None: nothing); a spent budget returns what it gathered so far."""
     started = time.perf_counter()
     environ = os.environ if env is None else env
     root: Path | None = None
     hook: Hook | None = None
+    detached = False
     try:
-        payload = read_payload(stdin or sys.stdin)
+        data = read_stdin(stdin or sys.stdin)
+        if event in DETACHED and environ.get("LORE_HOOK_DETACH") != "0":
+            if detach():
+                return 0  # the parent: Claude Code waited this long, no longer
+            detached = True
+        waited = round((time.perf_counter() - started) * 1000)
+        payload = parse(data)
         if payload is None:
-            return 0
+            return _done(detached)
         root = find_store(payload, environ)
         if root is None:
-            return 0
+            return _done(detached)
         hook = Hook(event, payload, root, started)
-        if event in DETACHED and environ.get("LORE_HOOK_DETACH") != "0" and detach(hook):
-            return 0  # the parent: Claude Code waited this long, no longer
+        hook.detached, hook.waited_ms = detached, waited if detached else None
+        from .handlers import HANDLERS
+
         try:
-            text = handler(hook)
+            text = HANDLERS[event](hook)
         except BudgetSpent:
             text = "\n\n".join(hook.context) or None
             note_error(root, event, f"time budget of {hook.budget:g}s spent; returned what it had")
@@ -164,51 +220,19 @@ def run(event: str, handler: Handler, env: Any = None, stdin: Any = None) -> int
         note_error(root, event, "time budget spent")
     except Exception as exc:  # fail open: the session goes on, the error is kept
         note_error(root, event, f"{type(exc).__name__}: {exc}")
-    if hook is not None and hook.detached:
+    return _done(detached)
+
+
+def _done(detached: bool) -> int:
+    if detached:
         os._exit(0)  # the child: nothing of the parent's (atexit, buffers) to run again
     return 0
 
 
-# capture hooks answer nothing: they return at once and write from a detached child, because
-# Claude Code cancels its async hooks when a headless session ends (the last tool call of a
-# session would be lost) and a synchronous hook would block the agent for the whole write
-DETACHED = frozenset(
-    {"post-tool-use", "post-tool-use-failure", "subagent-start", "subagent-stop",
-     "pre-compact", "stop", "session-end"}
-)  # fmt: skip
-
-
-def detach(hook: Hook) -> bool:
-    """Fork: True in the parent (which then exits), False in the child, which carries on in
-    its own session with stdio on /dev/null (so Claude Code sees the hook's pipes close) and
-    exits when the handler is done. False, and no fork, where fork does not exist."""
-    if not hasattr(os, "fork"):
-        return False
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid:
-        return True
-    try:
-        os.setsid()
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        hook.waited_ms = hook.elapsed_ms()
-    except OSError:
-        pass
-    hook.detached = True
-    return False
-
-
-EVENT_NAMES = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-}
-
-
 def emit(event: str, text: str) -> None:
     """Print the hook's JSON answer: additionalContext for the events that take it."""
+    import json
+
     name = EVENT_NAMES.get(event)
     if name is None:
         return
