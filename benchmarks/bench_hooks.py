@@ -22,7 +22,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import PYTHON, clean_env, idle_note, machine, median, pct, wait_for_idle, write_results
+from _common import (
+    PYTHON,
+    clean_env,
+    idle_note,
+    lore_script,
+    machine,
+    median,
+    pct,
+    wait_for_idle,
+    write_results,
+)
 
 HERE = Path(__file__).resolve().parent
 TARGET_RATIO = 3.0
@@ -75,16 +85,19 @@ def measure(runs: int, actions: int, learnings: int, workdir: Path | None) -> di
     built = time.perf_counter() - started
     env = clean_env()
     stdin = payloads(root)
-    hook = [PYTHON, "-m", "lorebook", "hook"]
+    hook = [str(lore_script()), "hook"]  # the console script, as `lore hooks install` writes it
     try:
         commands = {"python -c pass": [PYTHON, "-c", "pass"],
-                    "lore hook post-tool-use": [*hook, "post-tool-use"]}  # fmt: skip
+                    "lore hook post-tool-use": [*hook, "post-tool-use"],
+                    "python -m lorebook hook …": [PYTHON, "-m", "lorebook", "hook",
+                                                  "post-tool-use"]}  # fmt: skip
         pairs: dict[str, list[float]] = {name: [] for name in commands}
         for cmd in commands.values():  # warm-up (bytecode caches)
             timed(cmd, stdin["post-tool-use"], root, env)
         for i in range(runs):
             wait_for_idle(timeout=5)
-            order = list(pairs) if i % 2 == 0 else list(reversed(pairs))
+            shift = i % len(commands)
+            order = [*list(commands)[shift:], *list(commands)[:shift]]
             for name in order:
                 pairs[name].append(timed(commands[name], stdin["post-tool-use"], root, env))
         ratios = [h / p for h, p in zip(pairs["lore hook post-tool-use"], pairs["python -c pass"],
