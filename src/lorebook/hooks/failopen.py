@@ -36,7 +36,7 @@ class BudgetSpent(Exception):
 
 
 class Hook:
-    """One hook run: its payload, store root, budget and the output it has so far."""
+    """One hook run: its payload, store root and time budget."""
 
     def __init__(self, event: str, payload: dict[str, Any], root: Path, started: float) -> None:
         self.event = event
@@ -44,7 +44,6 @@ class Hook:
         self.root = root
         self.started = started
         self.budget = 1.0
-        self.context: list[str] = []  # additionalContext pieces, in order
         self.detached = False  # the work goes on in a child after the agent moved on
         self.waited_ms: int | None = None  # what the agent waited for, when detached
 
@@ -186,7 +185,7 @@ def detach() -> bool:
 
 def run(event: str, env: Any = None, stdin: Any = None) -> int:
     """Run the handler of one hook event; always 0. A handler returns the additionalContext
-    to inject (None: nothing); a spent budget returns what it gathered so far."""
+    to inject (None: nothing)."""
     started = time.perf_counter()
     environ = os.environ if env is None else env
     root: Path | None = None
@@ -209,15 +208,11 @@ def run(event: str, env: Any = None, stdin: Any = None) -> int:
         hook.detached, hook.waited_ms = detached, waited if detached else None
         from .handlers import HANDLERS
 
-        try:
-            text = HANDLERS[event](hook)
-        except BudgetSpent:
-            text = "\n\n".join(hook.context) or None
-            note_error(root, event, f"time budget of {hook.budget:g}s spent; returned what it had")
+        text = HANDLERS[event](hook)
         if text:
             emit(event, text)
-    except BudgetSpent:
-        note_error(root, event, "time budget spent")
+    except BudgetSpent:  # a handler keeps what it gathered itself (see handlers._brief)
+        note_error(root, event, f"time budget of {hook.budget if hook else 1:g}s spent")
     except Exception as exc:  # fail open: the session goes on, the error is kept
         note_error(root, event, f"{type(exc).__name__}: {exc}")
     return _done(detached)

@@ -69,40 +69,42 @@ class Context:
 
 # -- context hooks ---------------------------------------------------------------------------
 def session_start(hook: Hook) -> str | None:
-    """The last session's brief and the learnings it touches; then this session's start."""
+    """The last session's brief and the learnings it touches; then this session's start
+    (recorded even with `hooks.session_start: false`, which only stops the brief)."""
     ctx = Context(hook)
-    if ctx.settings["session_start"] is False:
-        return None
-    from ..render.actions import resume_brief
-
-    pieces: list[str] = []
-    state: dict[str, Any] | None = None
-    try:
-        with hook.guarded():
-            state = _resume(ctx)
-            pieces.append(resume_brief(state))
-            hook.context[:] = [ctx.cap("\n\n".join(pieces))]
-            found = _learnings(ctx, _topics(state), threshold=TOPIC_THRESHOLD)[0]
-            if found:
-                pieces.append(found)
-    except BudgetSpent:  # inject what was gathered; the session still starts
-        note_error(hook.root, hook.event, f"time budget of {hook.budget:g}s spent; brief cut")
-    except Exception as exc:  # no earlier session, an unreadable shard: start anyway
-        from ..errors import LoreError
-
-        if not isinstance(exc, LoreError) or "no session to resume" not in str(exc):
-            note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
-    source = ctx.text("source") or "startup"
+    pieces = _brief(ctx) if ctx.settings["session_start"] is not False else []
     if ctx.session:
-        meta = ctx.meta(claude_source=source, model=ctx.text("model") or None)
+        meta = ctx.meta(claude_source=ctx.text("source") or "startup", model=ctx.text("model"))
         ctx.book.start_session(
             session_id=ctx.session,
             agent=ctx.agent,
             project=ctx.project,
             session_type="hook",
-            meta={k: v for k, v in meta.items() if v is not None},
+            meta={k: v for k, v in meta.items() if v},
         )
     return ctx.cap("\n\n".join(pieces)) if pieces else None
+
+
+def _brief(ctx: Context) -> list[str]:
+    """The brief's pieces, as many as the budget allowed."""
+    from ..errors import LoreError
+    from ..render.actions import resume_brief
+
+    hook = ctx.hook
+    pieces: list[str] = []
+    try:
+        with hook.guarded():
+            state = _resume(ctx)
+            pieces.append(resume_brief(state))
+            found = _learnings(ctx, _topics(state), threshold=TOPIC_THRESHOLD)[0]
+            if found:
+                pieces.append(found)
+    except BudgetSpent:  # inject what was gathered; the session still starts
+        note_error(hook.root, hook.event, f"time budget of {hook.budget:g}s spent; brief cut")
+    except Exception as exc:  # an unreadable shard, say: the session starts without a brief
+        if not isinstance(exc, LoreError) or "no session to resume" not in str(exc):
+            note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
+    return pieces
 
 
 def _resume(ctx: Context) -> dict[str, Any]:
