@@ -140,6 +140,8 @@ def _learnings(
 ) -> tuple[str, list[str]]:
     """Published learnings for the queries by keywords (no model, no index refresh), best
     first, as facts; and their ids."""
+    if not _any_learning(ctx):
+        return "", []  # nothing to find: skip importing the search code
     limit = int(ctx.settings["learnings"])
     best: dict[str, Any] = {}
     for query in queries:
@@ -162,6 +164,16 @@ def _learnings(
         takeaway = " ".join(str(item.get("takeaway") or "").split())
         lines.append(f"- {result.id}: {' '.join(str(result.title).split())} — {takeaway}")
     return "\n".join(lines), [result.id for result in results]
+
+
+def _any_learning(ctx: Context) -> bool:
+    import os
+
+    try:
+        with os.scandir(ctx.book.layout.learnings) as entries:
+            return any(e.name.endswith(".md") for e in entries)
+    except OSError:
+        return False
 
 
 def user_prompt_submit(hook: Hook) -> str | None:
