@@ -58,12 +58,15 @@ def payloads(root: Path) -> dict[str, str]:
     }  # fmt: skip
 
 
-def timed(cmd: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> float:
+def timed(cmd: list[str], stdin: str, cwd: Path, env: dict[str, str],
+          answers: list[int] | None = None) -> float:
     started = time.perf_counter()
     done = subprocess.run(cmd, input=stdin.encode(), cwd=cwd, env=env, capture_output=True)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.decode()}")
+    if answers is not None:
+        answers.append(len(done.stdout))
     return elapsed
 
 
@@ -78,10 +81,14 @@ def build_store(root: Path, actions: int, learnings: int) -> None:
     generate(root, learnings)
 
 
-def measure(runs: int, actions: int, learnings: int, workdir: Path | None) -> dict[str, Any]:
+def measure(
+    runs: int, actions: int, learnings: int, workdir: Path | None, budget: float | None
+) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="lore-hooks-", dir=workdir)) / "store"
     started = time.perf_counter()
     build_store(root, actions, learnings)
+    if budget is not None:  # e.g. 60: what the context hooks take when nothing stops them
+        (root / ".lore" / "config.yaml").write_text(f"hooks:\n  budget_seconds: {budget}\n")
     built = time.perf_counter() - started
     env = clean_env()
     stdin = payloads(root)
@@ -103,11 +110,13 @@ def measure(runs: int, actions: int, learnings: int, workdir: Path | None) -> di
         ratios = [h / p for h, p in zip(pairs["lore hook post-tool-use"], pairs["python -c pass"],
                                         strict=True)]  # fmt: skip
         context: dict[str, list[float]] = {"session-start": [], "user-prompt-submit": []}
+        sizes: dict[str, list[int]] = {event: [] for event in context}
         for event in context:
             timed([*hook, event], stdin[event], root, env)  # warm-up
             for _ in range(runs):
                 wait_for_idle(timeout=5)
-                context[event].append(timed([*hook, event], stdin[event], root, env))
+                context[event].append(timed([*hook, event], stdin[event], root, env,
+                                            sizes[event]))  # fmt: skip
         overhead = [json.loads(line)["meta"].get("background_ms")
                     for path in root.glob("actionlog/**/*.jsonl") for line in path.open()
                     if '"claude-code:post-tool-use"' in line]  # fmt: skip
@@ -118,7 +127,9 @@ def measure(runs: int, actions: int, learnings: int, workdir: Path | None) -> di
         "capture": {n: {"median_s": median(t), "p95_s": pct(t, 0.95)} for n, t in pairs.items()},
         "paired_ratio": median(ratios),
         "capture_background_ms_median": median([o for o in overhead if o is not None] or [0]),
-        "context": {e: {"p50_s": median(t), "p95_s": pct(t, 0.95)} for e, t in context.items()},
+        "context": {e: {"p50_s": median(t), "p95_s": pct(t, 0.95),
+                        "answer_bytes_median": median(sizes[e])} for e, t in context.items()},
+        "budget_s": budget if budget is not None else 1.0,
         "runs": runs,
     }  # fmt: skip
 
@@ -137,7 +148,8 @@ def report(res: dict[str, Any]) -> None:
     for event, t in res["context"].items():
         verdict = "MET" if t["p95_s"] <= TARGET_P95 else "NOT MET"
         print(f"  {event:<26} p50 {t['p50_s'] * 1000:7.1f} ms  p95 {t['p95_s'] * 1000:7.1f} ms "
-              f"(target p95 <= {TARGET_P95:g} s: {verdict})")
+              f"(target p95 <= {TARGET_P95:g} s: {verdict}); answer {t['answer_bytes_median']:.0f}"
+              f" bytes (median), hooks.budget_seconds {res['budget_s']:g}")
     print(f"  {idle_note()}")
     print(f"  machine: {machine()}")
 
@@ -148,9 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--actions", type=int, default=100_000)
     parser.add_argument("--learnings", type=int, default=2_000)
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--budget", type=float, help="hooks.budget_seconds for the store")
     parser.add_argument("--json-out")
     args = parser.parse_args(argv)
-    res = measure(args.runs, args.actions, args.learnings, args.workdir)
+    res = measure(args.runs, args.actions, args.learnings, args.workdir, args.budget)
     report(res)
     write_results(args.json_out, "hooks", res)
     return 0
