@@ -82,13 +82,23 @@ def build_store(root: Path, actions: int, learnings: int) -> None:
 
 
 def measure(
-    runs: int, actions: int, learnings: int, workdir: Path | None, budget: float | None
+    runs: int,
+    actions: int,
+    learnings: int,
+    workdir: Path | None,
+    budget: float | None,
+    index: bool = False,
 ) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="lore-hooks-", dir=workdir)) / "store"
     started = time.perf_counter()
     build_store(root, actions, learnings)
-    if budget is not None:  # e.g. 60: what the context hooks take when nothing stops them
-        (root / ".lore" / "config.yaml").write_text(f"hooks:\n  budget_seconds: {budget}\n")
+    config = "" if budget is None else f"hooks:\n  budget_seconds: {budget}\n"
+    if index:  # the search index built (keywords only: no model download on a bench machine)
+        config += "embedding:\n  enabled: false\n"
+    (root / ".lore" / "config.yaml").write_text(config)
+    if index:
+        subprocess.run([str(lore_script()), "index"], cwd=root, check=True, capture_output=True,
+                       env=clean_env())  # fmt: skip
     built = time.perf_counter() - started
     env = clean_env()
     stdin = payloads(root)
@@ -130,6 +140,7 @@ def measure(
         "context": {e: {"p50_s": median(t), "p95_s": pct(t, 0.95),
                         "answer_bytes_median": median(sizes[e])} for e, t in context.items()},
         "budget_s": budget if budget is not None else 1.0,
+        "index": index,
         "runs": runs,
     }  # fmt: skip
 
@@ -137,7 +148,7 @@ def measure(
 def report(res: dict[str, Any]) -> None:
     s = res["store"]
     print(f"store: {s['actions']:,} actions, {s['learnings']:,} learnings "
-          f"(built in {s['build_s']} s)")
+          f"(built in {s['build_s']} s); search index {'built' if res['index'] else 'absent'}")
     for name, t in res["capture"].items():
         print(f"  {name:<26} median {t['median_s'] * 1000:7.1f} ms  "
               f"p95 {t['p95_s'] * 1000:7.1f} ms")
@@ -161,9 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learnings", type=int, default=2_000)
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--budget", type=float, help="hooks.budget_seconds for the store")
+    parser.add_argument("--index", action="store_true",
+                        help="build the (keyword) search index first, as `lore index` would")
     parser.add_argument("--json-out")
     args = parser.parse_args(argv)
-    res = measure(args.runs, args.actions, args.learnings, args.workdir, args.budget)
+    res = measure(args.runs, args.actions, args.learnings, args.workdir, args.budget, args.index)
     report(res)
     write_results(args.json_out, "hooks", res)
     return 0
