@@ -61,6 +61,16 @@ DEFAULTS: dict[str, Any] = {
         "synonyms": [],
     },
     "watch": {"debounce_seconds": 2.0},
+    # Claude Code hooks (docs/claude-code.md): what each may cost and which pieces are on
+    "hooks": {
+        "context_tokens": 1500,
+        "budget_seconds": 1.0,
+        "learnings": 3,
+        "agent": "claude-code",
+        "session_start": True,
+        "user_prompt": True,
+        "capture": True,
+    },
 }
 
 DURABILITY = ("flush", "fsync")

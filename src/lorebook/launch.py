@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 
-OTHER_SKINS: frozenset[str] = frozenset({"mcp"})  # commands served by a skin other than click
+# commands served by a skin other than the click CLI
+OTHER_SKINS: frozenset[str] = frozenset({"mcp", "hook", "hooks"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,6 +20,10 @@ def main(argv: list[str] | None = None) -> int:
         from .mcp.entry import main as mcp_main
 
         return mcp_main(args[1:])
+    if args and args[0] in ("hook", "hooks"):
+        from .hooks.entry import main as hooks_main
+
+        return hooks_main(args)
     from .cli import main as cli_main
 
     return cli_main(args)

@@ -56,6 +56,8 @@ COMMANDS = {
 # as text only (the CLI never imports another skin)
 SKIN_COMMANDS = {
     "mcp": "Serve lorebook's tools to agents over MCP (stdio).",
+    "hook": "Run one Claude Code hook (reads its JSON on stdin; never blocks).",
+    "hooks": "Install, uninstall or show the Claude Code hooks (install claude).",
 }
 
 

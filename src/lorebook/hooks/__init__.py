@@ -1,0 +1,5 @@
+"""Claude Code hooks: `lore hook <event>` handlers and `lore hooks install|uninstall|status`.
+
+A skin over `Lorebook`, reached only through `lorebook.launch` (never from the click CLI), so a
+hook pays for neither click nor the search stack unless its event needs them.
+"""

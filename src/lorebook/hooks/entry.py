@@ -1,0 +1,36 @@
+"""`lore hook <event>` (the handlers: kept cold-fast, no click, nothing but `os`, `sys` and
+`time` before a capture hook detaches) and `lore hooks install|uninstall|status`."""
+
+from __future__ import annotations
+
+import sys
+
+EVENTS = (  # `lore hook` events, as handlers.HANDLERS serves them (imported only when run)
+    "session-start", "user-prompt-submit", "post-tool-use", "post-tool-use-failure",
+    "subagent-start", "subagent-stop", "pre-compact", "stop", "session-end",
+)  # fmt: skip
+
+
+def main(argv: list[str]) -> int:
+    """`argv` starts with `hook` or `hooks`; returns the exit code."""
+    command, args = argv[0], argv[1:]
+    if command == "hook":
+        return hook(args)
+    from .admin import main as admin
+
+    return admin(args)
+
+
+def hook(args: list[str]) -> int:
+    """Run one event's handler; fails open (always 0) once the event is known."""
+    if len(args) != 1 or args[0] not in EVENTS:
+        known = ", ".join(EVENTS)
+        if args and args[0] in ("-h", "--help"):
+            print("usage: lore hook EVENT  (reads Claude Code's hook JSON on stdin)")
+            print(f"events: {known}")
+            return 0
+        print(f"lore: error: `lore hook` takes one event: {known}", file=sys.stderr)
+        return 1
+    from .failopen import run
+
+    return run(args[0])
