@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False  # typing costs milliseconds on the capture path; mypy still sees it
+if TYPE_CHECKING:
+    from .failopen import Hook
+
 EVENTS = (  # `lore hook` events, as handlers.HANDLERS serves them (imported only when run)
     "session-start", "user-prompt-submit", "post-tool-use", "post-tool-use-failure",
     "subagent-start", "subagent-stop", "pre-compact", "stop", "session-end",
@@ -33,4 +37,11 @@ def hook(args: list[str]) -> int:
         return 1
     from .failopen import run
 
-    return run(args[0])
+    return run(args[0], _handle)
+
+
+def _handle(hook: Hook) -> str | None:
+    """The event's handler, imported only when a payload needs one (the cold path stays lean)."""
+    from .handlers import HANDLERS
+
+    return HANDLERS[hook.event](hook)

@@ -15,6 +15,7 @@ import time
 
 TYPE_CHECKING = False  # typing costs milliseconds on the capture path; mypy still sees it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -196,9 +197,11 @@ def process_started() -> float:
     return now - age if 0 <= age < 60 else now
 
 
-def run(event: str, env: Any = None, stdin: Any = None) -> int:
-    """Run the handler of one hook event; always 0. A handler returns the additionalContext
-    to inject (None: nothing)."""
+def run(
+    event: str, handle: Callable[[Hook], str | None], env: Any = None, stdin: Any = None
+) -> int:
+    """Run `handle` for one hook event; always 0. It returns the additionalContext to inject
+    (None: nothing); it is imported by the caller only once the payload says there is work."""
     started = process_started()
     environ = os.environ if env is None else env
     root: Path | None = None
@@ -219,9 +222,7 @@ def run(event: str, env: Any = None, stdin: Any = None) -> int:
             return _done(detached)
         hook = Hook(event, payload, root, started)
         hook.detached, hook.waited_ms = detached, waited if detached else None
-        from .handlers import HANDLERS
-
-        text = HANDLERS[event](hook)
+        text = handle(hook)
         if text:
             emit(event, text)
     except BudgetSpent:  # a handler keeps what it gathered itself (see handlers._brief)
