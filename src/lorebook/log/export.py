@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
 from ..git.binary import _collect, _spawn
-from ..timeutil import format_ts
+from ..timeutil import format_ts, parse_when
 from .query import ActionFilter
 
 if TYPE_CHECKING:
@@ -136,6 +136,26 @@ WRITERS = {"csv": _write_csv, "json": _write_json, "jsonl": _write_jsonl}
 def source_commit(root: Path) -> str | None:
     out = _collect(_spawn(root, "rev-parse", "HEAD"))
     return out.strip() if out else None
+
+
+def _moment(value: str | datetime | None, option: str, now: datetime) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return parse_when(str(value), now=now, option=option)
+
+
+def export_window(
+    since: str | datetime | None, until: str | datetime | None, now: datetime
+) -> tuple[str | None, str | None]:
+    """The export's [since, until) as canonical timestamps (times as datetimes or the forms of
+    `--since`); a start in the future or not before the end is refused, not exported empty."""
+    start, end = _moment(since, "--since", now), _moment(until, "--until", now)
+    if start is not None and format_ts(start) > format_ts(now):
+        shown = since if isinstance(since, str) else format_ts(start)
+        raise UsageError(f"--since {shown} is in the future (now is {format_ts(now)})")
+    if start is not None and end is not None and format_ts(start) >= format_ts(end):
+        raise UsageError(f"--since {format_ts(start)} is not before --until {format_ts(end)}")
+    return (format_ts(start) if start else None, format_ts(end) if end else None)
 
 
 def default_path(book: Lorebook, fmt: str, now: datetime) -> Path:

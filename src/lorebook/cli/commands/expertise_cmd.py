@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...errors import UsageError
+from ... import Lorebook, UsageError
 from ...render import expertise as render
 from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book

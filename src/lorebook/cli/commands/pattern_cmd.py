@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...knowledge.docload import read_input
+from ... import Lorebook, read_input
+from ...render.learnings import relative
 from ..output import to_json
 from .common import json_option, pass_book
 from .draft_cmd import describe
@@ -64,7 +64,7 @@ def new(
     if as_json:
         click.echo(to_json(learning.to_dict()))
     else:
-        where = book.layout.rel(learning.path) if learning.path else learning.id
+        where = relative(learning.to_dict()["path"], book.root) or learning.id
         click.echo(f"{learning.id} ({where})")
 
 

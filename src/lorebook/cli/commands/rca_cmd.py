@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...knowledge.docload import read_input
+from ... import Lorebook, read_input
+from ...render.learnings import relative
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -39,6 +39,6 @@ def add(book: Lorebook, file: str, as_json: bool) -> None:
         payload["created_now"] = result.created
         click.echo(to_json(payload))
         return
-    where = book.layout.rel(learning.path) if learning.path else learning.id
+    where = relative(learning.to_dict()["path"], book.root) or learning.id
     verb = "added" if result.created else "already present"
     click.echo(f"{verb}: {learning.id} ({where})")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...model import END_REASONS
+from ... import END_REASONS, Lorebook
 from ..output import to_json
 from .common import json_option, pass_book
 
