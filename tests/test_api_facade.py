@@ -177,3 +177,11 @@ def test_open_appender_wakes_the_knowledge_subscribers(store: Path) -> None:
         appender.log("validate", outcome="failure", epic="epic-7", error="tests fail")
     drafts = list((store / "learnings" / "drafts").glob("*.md"))
     assert drafts  # the third failed validate of an epic drafts a learning
+
+
+@pytest.mark.parametrize("limit", [0, -1])
+def test_preflight_refuses_a_limit_below_one_in_every_phase(store: Path, limit: int) -> None:
+    book = Lorebook.open(store, env={})
+    for phase in ("plan", "deploy"):
+        with pytest.raises(UsageError, match="limit must be a positive number"):
+            book.preflight("ship the api", phase=phase, limit=limit, log=False)
