@@ -110,3 +110,26 @@ def test_the_fast_path_reaches_the_appender_through_the_package() -> None:
     source = (CLI / "logcore.py").read_text(encoding="utf-8")
     assert forbidden_imports(source, "lorebook.cli.logcore") == []
     assert "open_appender" in source
+
+
+def _imports_of(path: Path) -> set[str]:
+    module = _module_name(path)
+    package = module.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(target)
+            found |= {f"{target}.{alias.name}" for alias in node.names}
+    return found
+
+
+@pytest.mark.parametrize("name", ["report", "export"])
+def test_reports_and_exports_are_given_the_log_not_the_facade(name: str) -> None:
+    """Not even under TYPE_CHECKING: they receive an `ActionSource` (the action log)."""
+    imported = _imports_of(PACKAGE / "log" / f"{name}.py")
+    assert "lorebook.log.query.ActionSource" in imported
+    assert not {m for m in imported if m == "lorebook.book" or m.startswith("lorebook.book.")}

@@ -198,3 +198,23 @@ def test_a_skipped_line_named_like_a_secret() -> None:
     secret = "ghp_" + "x9Kq2LmZ" * 4 + "Ab12"
     line = skipped(Problem(f"actionlog/{secret}.jsonl", 0, "unreadable"))
     assert secret not in line and line.endswith(".jsonl: unreadable")
+
+
+def test_pattern_rca_session_and_expertise_lines() -> None:
+    from lorebook.render.actions import session_ended
+    from lorebook.render.expertise import validated
+    from lorebook.render.learnings import pattern_written, rca_added
+
+    pattern = learning(kind="pattern")
+    assert pattern_written(pattern, ROOT) == (
+        "2026-11-22-rls-blocks-insert-k3x9qa (learnings/2026-11-22-rls-blocks-insert-k3x9qa.md)"
+    )
+    assert rca_added(pattern | {"created_now": False, "path": None}, ROOT) == (
+        "already present: 2026-11-22-rls-blocks-insert-k3x9qa (2026-11-22-rls-blocks-insert-k3x9qa)"
+    )
+    assert session_ended({"session": "s-1", "reason": "blocked"}) == "ended s-1 (blocked)"
+    none = {"status": "no_expertise", "path": ".expertise/api.yaml"}
+    valid = {"path": ".expertise/db.yaml", "changes_count": 0, "changes": []}
+    assert validated([none, valid]) == (
+        ".expertise/api.yaml: no file yet\n.expertise/db.yaml: valid, no changes"
+    )

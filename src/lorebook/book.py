@@ -434,7 +434,7 @@ class Lorebook:
         options["since"], options["until"] = export_window(
             options.get("since"), options.get("until"), now
         )
-        target = Path(path) if path else default_path(self, fmt, now)
+        target = Path(path) if path else default_path(self.layout, fmt, now)
         options.setdefault("project", None)
         return export(self, fmt=fmt, path=target, **options)
 

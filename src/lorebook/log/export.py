@@ -23,7 +23,9 @@ from ..timeutil import format_ts, parse_when
 from .query import ActionFilter
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..paths import Layout
+    from ..redact.sanitize import Sanitizer
+    from .query import ActionSource
 
 FORMATS = ("csv", "json", "jsonl")
 CSV_FIELDS = (
@@ -50,7 +52,7 @@ class Redactions:
 
 
 def training_record(
-    action: dict[str, Any], book: Lorebook, *, with_context: bool, counts: Redactions
+    action: dict[str, Any], sanitizer: Sanitizer, *, with_context: bool, counts: Redactions
 ) -> dict[str, Any]:
     """One action as a training record, its context and task re-sanitized; `counts` adds
     what the record says was redacted in it (when written, or as it was read)."""
@@ -62,11 +64,11 @@ def training_record(
     meta = action.get("meta")
     done = meta.get("redactions") if isinstance(meta, dict) else None
     redacted = done if isinstance(done, int) and not isinstance(done, bool) and done > 0 else 0
-    task, n = book.sanitizer.redact_text(task)
+    task, n = sanitizer.redact_text(task)
     redacted += n
     entry: dict[str, Any] = {"task": task, "epic_id": action.get("epic")}
     if with_context:
-        clean, n = book.sanitizer.sanitize(context)
+        clean, n = sanitizer.sanitize(context)
         redacted += n
         entry["context"] = clean
     if redacted:
@@ -158,13 +160,13 @@ def export_window(
     return (format_ts(start) if start else None, format_ts(end) if end else None)
 
 
-def default_path(book: Lorebook, fmt: str, now: datetime) -> Path:
+def default_path(layout: Layout, fmt: str, now: datetime) -> Path:
     stamp = format_ts(now).replace("-", "").replace(":", "").replace(".", "")[:15] + "Z"
-    return book.layout.training_data / f"training-data-{stamp}.{fmt}"
+    return layout.training_data / f"training-data-{stamp}.{fmt}"
 
 
 def export(
-    book: Lorebook,
+    log: ActionSource,
     *,
     fmt: str,
     path: Path,
@@ -180,8 +182,8 @@ def export(
     query = ActionFilter(project=project, since=since, until=until)
     counts = Redactions()
     records = (
-        training_record(action, book, with_context=with_context, counts=counts)
-        for action in book.iter_actions(query, newest_first=False, include_archive=include_archive)
+        training_record(action, log.sanitizer, with_context=with_context, counts=counts)
+        for action in log.iter_actions(query, newest_first=False, include_archive=include_archive)
     )
     manifest_path = path.with_name(path.name + ".manifest.json")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -202,7 +204,7 @@ def export(
         "format": fmt,
         "record_count": count,
         "record_shape": "lorebook training record v1 (input, output, metadata)",
-        "filters": book.sanitizer.sanitize(
+        "filters": log.sanitizer.sanitize(
             {
                 "since": since,
                 "until": until,
@@ -211,7 +213,7 @@ def export(
                 "include_archive": include_archive,
             }
         )[0],
-        "source_commit": source_commit(book.root),
+        "source_commit": source_commit(log.root),
         "redactions": {"values": counts.values, "records": counts.records},
         "bytes": path.stat().st_size,
     }
@@ -222,4 +224,4 @@ def export(
     except LoreError:
         path.unlink(missing_ok=True)  # no export without its manifest
         raise
-    return {**manifest, "path": book.layout.rel(path), "manifest": book.layout.rel(manifest_path)}
+    return {**manifest, "path": log.layout.rel(path), "manifest": log.layout.rel(manifest_path)}

@@ -1,12 +1,21 @@
-"""Filters for `lore actions`: pushed down to day directories and shards where possible."""
+"""Filters for `lore actions`: pushed down to day directories and shards where possible; and
+`ActionSource`, what a reader of the log (reports, exports) is given instead of a `Lorebook`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import UsageError
 from ..model import OUTCOMES
+
+if TYPE_CHECKING:
+    from ..paths import Layout
+    from ..problems import OnProblem
+    from ..redact.sanitize import Sanitizer
+    from .catalog_query import CatalogView
 
 
 @dataclass(frozen=True)
@@ -38,3 +47,29 @@ class ActionFilter:
             if wanted is not None and record.get(key) != wanted:
                 return False
         return True
+
+
+class ActionSource(Protocol):
+    """The action log as its readers use it: the store's root and layout, the sanitizer, the
+    catalog, and matching actions (from the catalog, else the shards; redacted)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def layout(self) -> Layout: ...
+
+    @property
+    def sanitizer(self) -> Sanitizer: ...
+
+    @property
+    def catalog(self) -> CatalogView: ...
+
+    def iter_actions(
+        self,
+        query: ActionFilter | None = None,
+        *,
+        newest_first: bool = True,
+        on_problem: OnProblem = ...,
+        include_archive: bool = False,
+    ) -> Iterator[dict[str, Any]]: ...

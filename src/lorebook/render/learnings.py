@@ -114,3 +114,14 @@ def history_text(entries: list[dict[str, Any]]) -> str:
         f"{e['short']}  {e['date'][:10]}  {e['change']}  {e['author']}  {e['subject']}"
         for e in entries
     )
+
+
+def pattern_written(learning: dict[str, Any], root: str | Path) -> str:
+    """`lore pattern new`: `<id> (<file>)`."""
+    return f"{learning['id']} ({relative(learning['path'], root) or learning['id']})"
+
+
+def rca_added(learning: dict[str, Any], root: str | Path) -> str:
+    """`lore rca add`: whether the lesson is new (`created_now`), its id and file."""
+    verb = "added" if learning["created_now"] else "already present"
+    return f"{verb}: {pattern_written(learning, root)}"

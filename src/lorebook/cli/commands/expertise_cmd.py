@@ -129,14 +129,7 @@ def validate(
     if (domain is None) == (not all_):
         raise UsageError("give a DOMAIN or --all (not both)")
     results = book.expertise.validate(domain, commit=False if no_commit else None)
-    if as_json:
-        click.echo(to_json(results))
-    else:
-        for result in results:
-            if result.get("status") == "no_expertise":
-                click.echo(f"{result['path']}: no file yet")
-            else:
-                click.echo(render.update(result, "valid"))
+    click.echo(to_json(results) if as_json else render.validated(results))
     for result in results:
         _warn(result)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ... import Lorebook, read_input
-from ...render.learnings import relative
+from ...render.learnings import rca_added
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -33,12 +33,6 @@ def add(book: Lorebook, file: str, as_json: bool) -> None:
     """
     text, source = read_input(file)
     result = book.knowledge.add_rca_text(text, source)
-    learning = result.learning
-    if as_json:
-        payload = learning.to_dict()
-        payload["created_now"] = result.created
-        click.echo(to_json(payload))
-        return
-    where = relative(learning.to_dict()["path"], book.root) or learning.id
-    verb = "added" if result.created else "already present"
-    click.echo(f"{verb}: {learning.id} ({where})")
+    payload = result.learning.to_dict()
+    payload["created_now"] = result.created
+    click.echo(to_json(payload) if as_json else rca_added(payload, book.root))
