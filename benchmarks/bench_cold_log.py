@@ -11,6 +11,10 @@ each, after one untimed warm-up (so bytecode caches exist, as on any installed m
 * the console script again with PYTHONDONTWRITEBYTECODE=1 (informative, no target): every run
   recompiles lorebook's modules, as in a sandbox that sets that variable
 
+`--baseline SRC` also times `python -m lorebook log` from another version's `src` folder (e.g.
+`git archive <rev> src | tar -x -C /tmp/lore-before`, then `--baseline /tmp/lore-before/src`),
+interleaved with this one: before/after in one run, as a paired ratio.
+
 Bytecode is cached under a temp directory (PYTHONPYCACHEPREFIX), never in the source tree.
 
 Each `lore log` appends one action with a realistic ~400-byte context to a fresh store (the
@@ -89,7 +93,10 @@ def phase_split(root: Path, env: dict[str, str], runs: int) -> dict[str, float]:
             "shutdown_s": median(normal_exit) - median(hard_exit)}
 
 
-def measure(runs: int, workdir: Path | None) -> dict[str, Any]:
+BASELINE = "python -m lorebook log (baseline)"
+
+
+def measure(runs: int, workdir: Path | None, baseline: Path | None = None) -> dict[str, Any]:
     from lorebook import Lorebook
 
     root = Path(tempfile.mkdtemp(prefix="lore-cold-", dir=workdir))
@@ -102,8 +109,11 @@ def measure(runs: int, workdir: Path | None) -> dict[str, Any]:
             "python -m lorebook log": [PYTHON, "-m", "lorebook", *LOG_ARGS],
             NO_PYC: [str(lore_script()), *LOG_ARGS],
         }
-        times = interleaved(commands, runs, cwd=root, env=env,
-                            envs={NO_PYC: clean_env(bytecode=False)})
+        envs = {NO_PYC: clean_env(bytecode=False)}
+        if baseline is not None:
+            commands[BASELINE] = [PYTHON, "-m", "lorebook", *LOG_ARGS]
+            envs[BASELINE] = clean_env(PYTHONPATH=str(baseline.resolve()))
+        times = interleaved(commands, runs, cwd=root, env=env, envs=envs)
         base = median(times["python -c pass"])
         stats = {
             name: {"median_s": median(t), "p10_s": pct(t, 0.1), "p90_s": pct(t, 0.9),
@@ -152,12 +162,17 @@ def measure(runs: int, workdir: Path | None) -> dict[str, Any]:
 def report(res: dict[str, Any]) -> None:
     print(f"cold one-shot `lore log` ({res['runs']} runs each, interleaved; "
           f"{res['appended_lines']} lines appended)")
-    print(f"  {'command':<28} {'median':>9} {'p10':>9} {'p90':>9} {'ratio':>7} {'paired':>7}")
+    print(f"  {'command':<34} {'median':>9} {'p10':>9} {'p90':>9} {'ratio':>7} {'paired':>7}")
     for name, s in res["stats"].items():
         paired = res["paired_ratio"].get(name)
-        print(f"  {name:<28} {s['median_s'] * 1000:7.1f}ms {s['p10_s'] * 1000:7.1f}ms "
+        print(f"  {name:<34} {s['median_s'] * 1000:7.1f}ms {s['p10_s'] * 1000:7.1f}ms "
               f"{s['p90_s'] * 1000:7.1f}ms {s['ratio']:6.2f}x "
               f"{f'{paired:6.2f}x' if paired else '':>7}")
+    if BASELINE in res["stats"]:
+        now = res["stats"]["python -m lorebook log"]["median_s"]
+        before = res["stats"][BASELINE]["median_s"]
+        print(f"  this version vs the baseline (python -m lorebook log): {now / before:.3f}x "
+              f"({now * 1000:.1f} ms vs {before * 1000:.1f} ms, medians, interleaved)")
     for name in ("lore log (console script)", "python -m lorebook log"):
         ratio = res["stats"][name]["ratio"]
         print(f"  {name}: {ratio:.2f}x python -c pass, target <= {TARGET}x: "
@@ -205,11 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=None,
                         help="where the throwaway store goes (default: a temp dir)")
     parser.add_argument("--json-out", help="write the results as JSON here")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
+                        help="another version's src folder, timed interleaved with this one")
     args = parser.parse_args(argv)
-    res = measure(args.runs, args.workdir)
+    res = measure(args.runs, args.workdir, args.baseline)
     report(res)
     worst = max(res["stats"][n]["ratio"] for n in res["stats"]
-                if n not in ("python -c pass", NO_PYC))
+                if n not in ("python -c pass", NO_PYC, BASELINE))
     write_results(args.json_out, "cold_log", {**res, "target": TARGET, "met": worst <= TARGET})
     return 0
 

@@ -187,21 +187,12 @@ def test_preflight_refuses_a_limit_below_one_in_every_phase(store: Path, limit: 
             book.preflight("ship the api", phase=phase, limit=limit, log=False)
 
 
-class LogOnly:
-    """The action log's face and nothing else of the facade: no learnings, no config."""
-
-    def __init__(self, book: Lorebook) -> None:
-        self.root, self.layout = book.root, book.layout
-        self.sanitizer, self.catalog = book.sanitizer, book.catalog
-        self.iter_actions = book.iter_actions
-
-
 def test_reports_and_exports_need_only_the_action_log(logged: Path, tmp_path: Path) -> None:
     from lorebook.log.export import export
     from lorebook.log.report import build_report, resolve_window, write_period_report
 
     book = Lorebook.open(logged, env={})
-    log = LogOnly(book)
+    log = book.action_log  # append, read, catalog, sessions: no learnings, no config lookups
     window = resolve_window(days=7, since=None, until=None, now=NOW)
     assert build_report(log, window, group_by="type") == build_report(book, window, group_by="type")
     written = write_period_report(log, "daily", when=None, now=NOW)

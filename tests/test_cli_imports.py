@@ -129,7 +129,7 @@ def _imports_of(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("name", ["report", "export"])
 def test_reports_and_exports_are_given_the_log_not_the_facade(name: str) -> None:
-    """Not even under TYPE_CHECKING: they receive an `ActionSource` (the action log)."""
+    """Not even under TYPE_CHECKING: they receive the `ActionLog`."""
     imported = _imports_of(PACKAGE / "log" / f"{name}.py")
-    assert "lorebook.log.query.ActionSource" in imported
+    assert "lorebook.log.actionlog.ActionLog" in imported
     assert not {m for m in imported if m == "lorebook.book" or m.startswith("lorebook.book.")}

@@ -1,5 +1,5 @@
 """`python -m lorebook` is the `lore` command."""
 
-from .cli import console
+from .launch import console
 
 console()

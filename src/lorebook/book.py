@@ -15,15 +15,14 @@ from typing import TYPE_CHECKING, Any
 from .config import Config, load_config
 from .errors import LoreError, UsageError
 from .knowledge.gate import install_knowledge_triggers
+from .log.actionlog import ActionLog
 from .log.append import Appender, Listener, resolve_root
 from .log.check import CheckReport, check_log, check_symlinks, redact_findings
 from .log.query import ActionFilter
-from .log.reader import iter_records
-from .log.sessions import STATUSES, SessionInfo, summarize
-from .log.writer import redacted
+from .log.sessions import SessionInfo
 from .paths import require_store
 from .problems import OnProblem, ignore
-from .timeutil import as_timestamp, utcnow
+from .timeutil import utcnow
 
 if TYPE_CHECKING:
     from .expertise.api import Expertise
@@ -47,6 +46,7 @@ class Lorebook:
         appender: Appender | None = None,
     ) -> None:
         self.appender = appender or Appender(root, config, env)
+        self.action_log = ActionLog(self.appender)  # what lower layers get, never the facade
         self.root = root
         self.config = config
         self.env = env
@@ -184,12 +184,10 @@ class Lorebook:
         )
 
     # -- reading ---------------------------------------------------------------------------
-    @cached_property
+    @property
     def catalog(self) -> CatalogView:
         """The action catalog under `.lore/cache/` (synced on use; see lorebook.log.catalog)."""
-        from .log.catalog_query import open_view
-
-        return open_view(self.layout, self.config, self.sanitizer)
+        return self.action_log.catalog
 
     def iter_actions(
         self,
@@ -201,23 +199,9 @@ class Lorebook:
     ) -> Iterator[dict[str, Any]]:
         """Stream matching actions from the catalog, else from the shards (same results),
         redacted: a line edited by hand may hold a secret the writer never saw."""
-        query = query or ActionFilter()
-        found = self.catalog.iter_actions(
-            query, newest_first=newest_first, include_archive=include_archive, on_problem=on_problem
+        return self.action_log.iter_actions(
+            query, newest_first=newest_first, on_problem=on_problem, include_archive=include_archive
         )
-        if found is not None:
-            return redacted(self.sanitizer, found)
-        records = iter_records(
-            self.layout.actionlog,
-            base=self.root,
-            since=query.since,
-            until=query.until,
-            newest_first=newest_first,
-            sessions=[query.session] if query.session else None,
-            on_problem=on_problem,
-            include_archive=include_archive,
-        )
-        return redacted(self.sanitizer, (r for r in records if query.matches(r)))
 
     def actions(
         self,
@@ -230,22 +214,9 @@ class Lorebook:
         """Matching actions, newest first (filters: type, outcome, project, agent, epic, issue,
         session, category, since, until — times as datetimes, canonical timestamps or the
         forms of `--since`: `7d`, `YYYY-MM-DD`)."""
-        for key in ("since", "until"):
-            filters[key] = as_timestamp(filters.get(key), key)
-        if limit is not None and limit < 1:
-            raise UsageError(f"limit must be a positive number, not {limit}")
-        out = []
-        found = self.iter_actions(
-            ActionFilter(**filters), on_problem=on_problem, include_archive=include_archive
+        return self.action_log.actions(
+            limit=limit, on_problem=on_problem, include_archive=include_archive, **filters
         )
-        for record in found:
-            out.append(record)
-            if limit is not None and len(out) >= limit:
-                break
-        close = getattr(found, "close", None)
-        if close is not None:
-            close()  # release the catalog's connection and files now, not at collection
-        return out
 
     def sessions(
         self,
@@ -257,22 +228,9 @@ class Lorebook:
         on_problem: OnProblem = ignore,
     ) -> list[SessionInfo]:
         """Every session with its status, most recently active first."""
-        if status is not None and status not in STATUSES:
-            raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
-        now = now or utcnow()
-        infos = self.catalog.sessions(
-            project=project, agent=agent, now=now, idle=self.config.idle_minutes
+        return self.action_log.sessions(
+            now=now or utcnow(), project=project, agent=agent, status=status, on_problem=on_problem
         )
-        if infos is None:
-            records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
-            infos = summarize(redacted(self.sanitizer, records), now, self.config.idle_minutes)
-        return [
-            s
-            for s in infos
-            if (project is None or s.project == project)
-            and (agent is None or s.agent == agent)
-            and (status is None or s.status == status)
-        ]
 
     def resume(
         self,
@@ -420,7 +378,7 @@ class Lorebook:
         from .log.report import build_report, resolve_window
 
         window = resolve_window(days=days, since=since, until=until, now=utcnow())
-        return build_report(self, window, group_by=group_by, **filters)
+        return build_report(self.action_log, window, group_by=group_by, **filters)
 
     def export_training_data(
         self, fmt: str = "jsonl", path: str | Path | None = None, **options: Any
@@ -436,7 +394,7 @@ class Lorebook:
         )
         target = Path(path) if path else default_path(self.layout, fmt, now)
         options.setdefault("project", None)
-        return export(self, fmt=fmt, path=target, **options)
+        return export(self.action_log, fmt=fmt, path=target, **options)
 
     # -- the rest of the API: what the CLI (and the MCP server, hooks, TUI) would otherwise
     #    reach below the facade for ------------------------------------------------------
@@ -447,11 +405,8 @@ class Lorebook:
     def catalog_hint(self) -> str | None:
         """Why a query scanned the shards when no catalog exists yet for a long log (say it
         once); None when the catalog answered or was never asked."""
-        view = vars(self).get("catalog")  # cached_property: never opened, nothing to say
-        reason = getattr(view, "unavailable", None)
-        if reason and reason.startswith("no catalog yet"):
-            return str(reason)
-        return None
+        reason = self.action_log.scan_note()
+        return reason if reason and reason.startswith("no catalog yet") else None
 
     def sync_catalog(self, *, rebuild: bool = False) -> dict[str, Any]:
         """Bring the action catalog up to date, stat-checking every shard (or rebuild it from
@@ -523,7 +478,7 @@ class Lorebook:
         if kind not in ("daily", "weekly"):
             raise UsageError(f"report kind {kind!r} is not one of: daily, weekly")
         return write_period_report(
-            self, kind, when=when, now=utcnow(), project=project, agent=agent
+            self.action_log, kind, when=when, now=utcnow(), project=project, agent=agent
         )
 
     def evaluate(

@@ -297,5 +297,5 @@ def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dic
         "learnings": [x.to_dict() for x in book.learnings.query(status="published")],
         "drafts": [x.to_dict() for x in book.learnings.drafts()],
         "stale": [r.to_dict() for r in book.learnings.stale()],
-        "report": build_report(book, window, group_by="type"),
+        "report": build_report(book.action_log, window, group_by="type"),
     }

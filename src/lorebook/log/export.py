@@ -25,7 +25,7 @@ from .query import ActionFilter
 if TYPE_CHECKING:
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
-    from .query import ActionSource
+    from .actionlog import ActionLog
 
 FORMATS = ("csv", "json", "jsonl")
 CSV_FIELDS = (
@@ -166,7 +166,7 @@ def default_path(layout: Layout, fmt: str, now: datetime) -> Path:
 
 
 def export(
-    log: ActionSource,
+    log: ActionLog,
     *,
     fmt: str,
     path: Path,

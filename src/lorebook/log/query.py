@@ -1,21 +1,12 @@
-"""Filters for `lore actions`: pushed down to day directories and shards where possible; and
-`ActionSource`, what a reader of the log (reports, exports) is given instead of a `Lorebook`."""
+"""Filters for `lore actions`: pushed down to day directories and shards where possible."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from ..errors import UsageError
 from ..model import OUTCOMES
-
-if TYPE_CHECKING:
-    from ..paths import Layout
-    from ..problems import OnProblem
-    from ..redact.sanitize import Sanitizer
-    from .catalog_query import CatalogView
 
 
 @dataclass(frozen=True)
@@ -47,29 +38,3 @@ class ActionFilter:
             if wanted is not None and record.get(key) != wanted:
                 return False
         return True
-
-
-class ActionSource(Protocol):
-    """The action log as its readers use it: the store's root and layout, the sanitizer, the
-    catalog, and matching actions (from the catalog, else the shards; redacted)."""
-
-    @property
-    def root(self) -> Path: ...
-
-    @property
-    def layout(self) -> Layout: ...
-
-    @property
-    def sanitizer(self) -> Sanitizer: ...
-
-    @property
-    def catalog(self) -> CatalogView: ...
-
-    def iter_actions(
-        self,
-        query: ActionFilter | None = None,
-        *,
-        newest_first: bool = True,
-        on_problem: OnProblem = ...,
-        include_archive: bool = False,
-    ) -> Iterator[dict[str, Any]]: ...

@@ -3,7 +3,7 @@
 The aggregates are computed in Python over slim rows (time, type, outcome, project, agent,
 session, duration, overhead), so both sources give identical reports; deployments and failures
 are read as full records through the log's `iter_actions`. Everything here is given the action
-log (an `ActionSource`), never the whole `Lorebook`.
+log (`ActionLog`), never the whole `Lorebook`.
 
 Definitions (documented in docs/reports.md):
 * success rate = success / (success + failure + blocked); `in_progress` records open work and
@@ -27,7 +27,7 @@ from .progress import describe
 from .query import ActionFilter
 
 if TYPE_CHECKING:
-    from .query import ActionSource
+    from .actionlog import ActionLog
 
 GROUPS = ("day", "type", "outcome")
 OUTCOME_KEYS = ("success", "failure", "blocked", "in_progress")
@@ -120,7 +120,7 @@ def week_window(week: str | None, now: datetime) -> tuple[str, Window]:
 
 
 def slim_rows(
-    log: ActionSource,
+    log: ActionLog,
     window: Window,
     *,
     project: str | None,
@@ -284,7 +284,7 @@ def _service(record: dict[str, Any]) -> str | None:
 
 
 def build_report(
-    log: ActionSource,
+    log: ActionLog,
     window: Window,
     *,
     project: str | None = None,
@@ -328,7 +328,7 @@ def build_report(
     return report
 
 
-def _brief(log: ActionSource, record: dict[str, Any]) -> dict[str, Any]:
+def _brief(log: ActionLog, record: dict[str, Any]) -> dict[str, Any]:
     """What a report lists about one action; error text re-sanitized."""
     error = record.get("error")
     if isinstance(error, str):
@@ -365,7 +365,7 @@ def filter_suffix(filters: list[tuple[str, str]]) -> str:
 
 
 def write_period_report(
-    log: ActionSource,
+    log: ActionLog,
     kind: str,
     *,
     when: str | None,

@@ -1,0 +1,30 @@
+"""The `lore` executable: hands each command to the skin that serves it.
+
+The skins (the click CLI, the MCP server, the Claude Code hooks, the TUI) never import each
+other; this launcher sits above them all and imports only the one a command needs, so a hook
+never pays for click and `lore log` never pays for anything but its fast path.
+"""
+
+from __future__ import annotations
+
+import sys
+
+OTHER_SKINS: frozenset[str] = frozenset()  # commands served by a skin other than the click CLI
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one `lore` command in-process and return its exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    from .cli import main as cli_main
+
+    return cli_main(args)
+
+
+def console() -> None:
+    """The `lore` console script."""
+    args = sys.argv[1:]
+    if args and args[0] in OTHER_SKINS:
+        sys.exit(main(args))
+    from .cli import console as cli_console
+
+    cli_console()

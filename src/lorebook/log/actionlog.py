@@ -1,0 +1,171 @@
+"""`ActionLog`: the action log of one store — append, read, the catalog, sessions.
+
+The collaborator that the layers above the log receive (reports, exports, resume, the knowledge
+subscribers) instead of the whole `Lorebook`: what they need of the log and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from ..problems import OnProblem, ignore
+from ..timeutil import as_timestamp
+from .append import Appender, Listener
+from .query import ActionFilter
+from .reader import iter_records
+from .sessions import STATUSES, SessionInfo, summarize
+from .writer import redacted
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..events import EventBus
+    from ..paths import Layout
+    from ..redact.sanitize import Sanitizer
+    from .catalog_query import CatalogView
+
+
+class ActionLog:
+    """Writes through one `Appender` (same writer, same event bus); reads through the catalog
+    when it is usable, else from the shards (same results), always redacted."""
+
+    def __init__(self, appender: Appender) -> None:
+        self.appender = appender
+
+    # -- what the log is made of -------------------------------------------------------------
+    @property
+    def root(self) -> Path:
+        return self.appender.root
+
+    @property
+    def config(self) -> Config:
+        return self.appender.config
+
+    @property
+    def layout(self) -> Layout:
+        return self.appender.layout
+
+    @property
+    def sanitizer(self) -> Sanitizer:
+        return self.appender.sanitizer
+
+    @property
+    def events(self) -> EventBus:
+        return self.appender.events
+
+    def on(self, event: str, listener: Listener) -> None:
+        """Subscribe to `action` events (every stored record, after it is stored)."""
+        self.events.on(event, listener)
+
+    # -- writing -----------------------------------------------------------------------------
+    def start(self, **kwargs: Any) -> dict[str, Any]:
+        """Write a session's start event (see `Appender.start`)."""
+        return self.appender.start(**kwargs)
+
+    def end(self, session: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Write a session's end event (see `Appender.end`)."""
+        return self.appender.end(session, **kwargs)
+
+    def log(self, action_type: str, **fields: Any) -> dict[str, Any]:
+        """Append one action (see `Appender.log`)."""
+        return self.appender.log(action_type, **fields)
+
+    # -- reading -----------------------------------------------------------------------------
+    @cached_property
+    def catalog(self) -> CatalogView:
+        """The action catalog under `.lore/cache/` (synced on use; see lorebook.log.catalog)."""
+        from .catalog_query import open_view
+
+        return open_view(self.layout, self.config, self.sanitizer)
+
+    def scan_note(self) -> str | None:
+        """Why reads scanned the shards, if the catalog was used and could not serve them."""
+        view = self.__dict__.get("catalog")  # only when a read used the catalog at all
+        reason = getattr(view, "unavailable", None)
+        return reason if isinstance(reason, str) else None
+
+    def iter_actions(
+        self,
+        query: ActionFilter | None = None,
+        *,
+        newest_first: bool = True,
+        on_problem: OnProblem = ignore,
+        include_archive: bool = False,
+    ) -> Iterator[dict[str, Any]]:
+        """Stream matching actions from the catalog, else from the shards (same results),
+        redacted: a line edited by hand may hold a secret the writer never saw."""
+        query = query or ActionFilter()
+        found = self.catalog.iter_actions(
+            query, newest_first=newest_first, include_archive=include_archive, on_problem=on_problem
+        )
+        if found is not None:
+            return redacted(self.sanitizer, found)
+        records = iter_records(
+            self.layout.actionlog,
+            base=self.root,
+            since=query.since,
+            until=query.until,
+            newest_first=newest_first,
+            sessions=[query.session] if query.session else None,
+            on_problem=on_problem,
+            include_archive=include_archive,
+        )
+        return redacted(self.sanitizer, (r for r in records if query.matches(r)))
+
+    def actions(
+        self,
+        *,
+        limit: int | None = 50,
+        on_problem: OnProblem = ignore,
+        include_archive: bool = False,
+        **filters: Any,
+    ) -> list[dict[str, Any]]:
+        """Matching actions, newest first (see `Lorebook.actions`)."""
+        for key in ("since", "until"):
+            filters[key] = as_timestamp(filters.get(key), key)
+        if limit is not None and limit < 1:
+            raise UsageError(f"limit must be a positive number, not {limit}")
+        out = []
+        found = self.iter_actions(
+            ActionFilter(**filters), on_problem=on_problem, include_archive=include_archive
+        )
+        for record in found:
+            out.append(record)
+            if limit is not None and len(out) >= limit:
+                break
+        close = getattr(found, "close", None)
+        if close is not None:
+            close()  # release the catalog's connection and files now, not at collection
+        return out
+
+    def sessions(
+        self,
+        *,
+        now: datetime,
+        project: str | None = None,
+        agent: str | None = None,
+        status: str | None = None,
+        on_problem: OnProblem = ignore,
+    ) -> list[SessionInfo]:
+        """Every session with its status, most recently active first."""
+        if status is not None and status not in STATUSES:
+            raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
+        idle = self.config.idle_minutes
+        infos = self.catalog.sessions(project=project, agent=agent, now=now, idle=idle)
+        if infos is None:
+            records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
+            infos = summarize(redacted(self.sanitizer, records), now, idle)
+        return [
+            s
+            for s in infos
+            if (project is None or s.project == project)
+            and (agent is None or s.agent == agent)
+            and (status is None or s.status == status)
+        ]
+
+
+__all__ = ["ActionLog"]
