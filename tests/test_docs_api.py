@@ -17,12 +17,15 @@ from lorebook.expertise.api import Expertise
 from lorebook.index import SearchIndex
 from lorebook.knowledge.api import Learnings
 from lorebook.knowledge.ops import KnowledgeOps
+from lorebook.log.actionlog import ActionLog
 from lorebook.log.catalog_query import CatalogView
 
 ROOT = Path(__file__).resolve().parents[1]
 API_DOC = ROOT / "docs" / "api.md"
 # the facade and the objects its properties return (what the `lore` commands use)
-DOCUMENTED = (Lorebook, Session, Learnings, KnowledgeOps, Expertise, SearchIndex, CatalogView)
+DOCUMENTED = (
+    Lorebook, Session, Learnings, KnowledgeOps, Expertise, SearchIndex, ActionLog, CatalogView,
+)
 
 
 def public_members(cls: type) -> list[str]:
