@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -25,6 +24,8 @@ from .problems import OnProblem, ignore
 from .timeutil import utcnow
 
 if TYPE_CHECKING:
+    import threading
+
     from .expertise.api import Expertise
     from .index import SearchIndex
     from .index.evaluate import EvalReport
@@ -411,16 +412,8 @@ class Lorebook:
     def sync_catalog(self, *, rebuild: bool = False) -> dict[str, Any]:
         """Bring the action catalog up to date, stat-checking every shard (or rebuild it from
         scratch); returns what it holds and what the sync did (`lore catalog --json`)."""
-        view = self.catalog
-        if not view.enabled:
-            raise LoreError("the action catalog is disabled (catalog.enabled: false in config)")
-        conn = view.open(full=True, rebuild=rebuild, create=True)
-        if conn is None:
-            raise LoreError(f"the action catalog cannot be used: {view.unavailable}")
-        conn.close()
-        assert view.last_sync is not None
-        result = {**view.status(), "sync": view.last_sync.to_dict()}
-        result["path"] = self.layout.rel(view.catalog.path)
+        result = self.catalog.sync(rebuild=rebuild)
+        result["path"] = self.layout.rel(self.catalog.catalog.path)
         return result
 
     def rebuild_catalog(self) -> dict[str, Any]:
@@ -510,32 +503,22 @@ class Lorebook:
         """Keep the search index fresh until `stop` is set: index learnings and drafts as they
         are saved, in batches after `debounce` seconds of quiet (default
         `watch.debounce_seconds`, 2); `ready` gets a line saying what is watched."""
-        from .index.watch import Watcher
+        from .index.watch import watch_learnings
 
-        seconds = debounce
-        if seconds is None:
-            seconds = float(self.config.section("watch").get("debounce_seconds", 2.0))
-        folders = [self.layout.learnings, self.layout.drafts]
-
-        def started() -> None:
-            if ready is not None:
-                rels = ", ".join(self.layout.rel(f) + "/" for f in folders)
-                ready(f"Watching {rels} (debounce {seconds:g} s); Ctrl-C stops")
-
-        watcher = Watcher(self.index, folders, debounce=seconds, echo=echo, warn=warn)
-        watcher.run(stop, started)
+        if debounce is None:
+            debounce = float(self.config.section("watch").get("debounce_seconds", 2.0))
+        watch_learnings(
+            self.index, self.layout, stop, debounce=debounce, echo=echo, warn=warn, ready=ready
+        )
 
     @staticmethod
     def demo(directory: str | Path) -> dict[str, Any]:
         """Build the sample store in `directory` (new or empty) and return what `lore demo`
         shows: sessions, resume, what expertise learned, a search, a preflight, drafts, stale
         learnings and a week's report."""
-        from .demo import build_demo, demo_summary, learn_expertise, search_demo
+        from .demo import run_demo
 
-        book = build_demo(Path(directory).resolve())
-        summary = demo_summary(book, learn_expertise(book))
-        summary.update(search_demo(book))
-        return summary
+        return run_demo(Path(directory).resolve())
 
 
 class Session:

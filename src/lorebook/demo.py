@@ -299,3 +299,12 @@ def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dic
         "stale": [r.to_dict() for r in book.learnings.stale()],
         "report": build_report(book.action_log, window, group_by="type"),
     }
+
+
+def run_demo(directory: Path) -> dict[str, Any]:
+    """Build the sample in `directory`, learn from its finished session, search it: all that
+    `lore demo` shows."""
+    book = build_demo(directory)
+    summary = demo_summary(book, learn_expertise(book))
+    summary.update(search_demo(book))
+    return summary
