@@ -137,4 +137,6 @@ def store(repo: Path) -> Path:
 
 @pytest.fixture
 def book(store: Path) -> Iterator[Lorebook]:
-    yield Lorebook.open(store, env={})
+    opened = Lorebook.open(store, env={})
+    opened.install_subscribers()  # as the CLI does: logging wakes the knowledge subscribers
+    yield opened

@@ -135,17 +135,19 @@ def test_similar_draft_gets_supersedes_suggested(book: Lorebook) -> None:
     words = " ".join(f"word{i}" for i in range(60))
     spec = DraftSpec(title="Cache invalidation", origin="test", problem=words,
                      root_cause="stale keys", solution="purge on write", takeaway="purge")
-    first = write_draft(book, spec)
+    store, log = book.learnings.store, book.action_log  # what the draft writer is given
+    first = write_draft(store, log, spec)
     assert first.status == "written"
     changed = words.replace("word30", "changed30").replace("word45", "changed45")
-    second = write_draft(book, DraftSpec(**{**spec.__dict__, "problem": changed}))
+    second = write_draft(store, log, DraftSpec(**{**spec.__dict__, "problem": changed}))
     assert second.status == "written" and second.learning is not None
     assert [m.learning for m in second.supersedes] == [first.learning.id]  # type: ignore[union-attr]
     assert 0.80 <= second.supersedes[0].similarity < 0.95
     assert second.learning.supersedes == [first.learning.id]  # type: ignore[union-attr]
     text = Path(str(second.learning.path)).read_text()
     assert f"- [ ] Supersedes {first.learning.id}" in text  # type: ignore[union-attr]
-    unrelated = write_draft(book, DraftSpec(title="Other", origin="t", problem="entirely new"))
+    unrelated = write_draft(store, log, DraftSpec(title="Other", origin="t",
+                                                   problem="entirely new"))
     assert unrelated.status == "written" and unrelated.supersedes == []
 
 

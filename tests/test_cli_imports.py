@@ -1,6 +1,6 @@
-"""The CLI is a skin: it imports `lorebook` (the facade and its public names), `lorebook.render`
-and its own `lorebook.cli.*` modules, nothing else of the package -- at module level, inside
-functions and under TYPE_CHECKING alike."""
+"""The CLI is a skin: it imports `lorebook` (the facade and its public names), `lorebook.render`,
+the applications written on the facade (`lorebook.demo`) and its own `lorebook.cli.*` modules,
+nothing else of the package -- at module level, inside functions and under TYPE_CHECKING alike."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "lorebook"
 CLI = PACKAGE / "cli"
-ALLOWED = ("lorebook.render", "lorebook.cli")
+ALLOWED = ("lorebook.render", "lorebook.cli", "lorebook.demo")
 SUBMODULES = {
     p.stem for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()
 }
@@ -82,7 +82,8 @@ def test_the_cli_imports_only_the_facade_and_render() -> None:
         "import lorebook.log.report",
         "from lorebook.timeutil import utcnow",
         "from ... import book",
-        "import importlib\nimportlib.import_module('lorebook.demo')\n",
+        "import importlib\nimportlib.import_module('lorebook.index.watch')\n",
+        "from ...demo_story import play",
     ],
 )
 def test_the_check_catches_each_way_around_the_facade(source: str) -> None:
@@ -95,6 +96,7 @@ def test_the_check_catches_each_way_around_the_facade(source: str) -> None:
         "from ... import Lorebook, UsageError",
         "from ...render.stats import stats_table",
         "from ...render import learnings as render",
+        "from ...demo import run_demo",
         "from ..output import to_json",
         "from .common import pass_book",
         "import lorebook",

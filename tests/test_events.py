@@ -15,6 +15,7 @@ from lorebook import Lorebook
 from lorebook.errors import UsageError
 from lorebook.events import EventBus
 from lorebook.knowledge.gate import KnowledgeTriggers, wants_knowledge
+from lorebook.knowledge.ops import KnowledgeOps
 
 
 def test_bus_calls_handlers_in_order_and_survives_a_failing_one() -> None:
@@ -90,9 +91,9 @@ def test_the_gate_never_recurses(book: Lorebook, monkeypatch: pytest.MonkeyPatch
 
     calls: list[str] = []
 
-    def dispatch(opened: Lorebook, record: dict[str, Any]) -> list[object]:
+    def dispatch(opened: KnowledgeOps, record: dict[str, Any]) -> list[object]:
         calls.append(record["type"])
-        opened.log("epic_complete", session="s", epic="e-nested")  # would trigger again
+        opened.action_log.log("epic_complete", session="s", epic="e-nested")  # would trigger again
         return []
 
     monkeypatch.setattr(triggers, "dispatch", dispatch)
@@ -109,9 +110,29 @@ def test_the_gate_never_recurses(book: Lorebook, monkeypatch: pytest.MonkeyPatch
 def test_auto_off_in_config_installs_no_gate(store: Path) -> None:
     (store / ".lore" / "config.yaml").write_text("drafts:\n  auto: false\n")
     book = Lorebook.open(store, env={})
+    book.install_subscribers()
     assert not any(isinstance(h, KnowledgeTriggers) for h in book.events.handlers("action"))
     book.log("epic_complete", session="s", epic="e-1")
     assert [p.name for p in (store / "learnings" / "drafts").glob("*.md")] == []
+
+
+def test_opening_a_store_installs_no_subscriber(store: Path) -> None:
+    """Opening is free of side effects; `install_subscribers()` installs each subscriber once."""
+    from lorebook.expertise.subscriber import SessionEndLearner
+
+    (store / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
+    book = Lorebook.open(store, env={})
+    assert book.events.handlers("action") == []
+    assert Lorebook.init(store, env={}).events.handlers("action") == []
+    book.log("epic_complete", session="s", epic="e-1")  # nothing listens: no draft
+    assert list((store / "learnings" / "drafts").glob("*.md")) == []
+    book.install_subscribers()
+    book.install_subscribers()
+    Lorebook.around(book.appender).install_subscribers()  # same bus: still once each
+    kinds = [type(h) for h in book.events.handlers("action")]
+    assert kinds == [KnowledgeTriggers, SessionEndLearner]
+    book.log("epic_complete", session="s", epic="e-1")
+    assert len(list((store / "learnings" / "drafts").glob("auto-e-1-*.md"))) == 1
 
 
 WRAPPER = """
@@ -185,7 +206,7 @@ def test_the_guard_is_per_thread(book: Lorebook, monkeypatch: pytest.MonkeyPatch
     started, release = threading.Event(), threading.Event()
     calls: list[str] = []
 
-    def dispatch(opened: Lorebook, record: dict[str, Any]) -> list[object]:
+    def dispatch(opened: KnowledgeOps, record: dict[str, Any]) -> list[object]:
         calls.append(record["epic"])
         if record["epic"] == "slow":
             started.set()

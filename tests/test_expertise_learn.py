@@ -37,7 +37,9 @@ def proj(store: Path) -> Path:
 
 
 def open_book(root: Path) -> Lorebook:
-    return Lorebook.open(root, env={})
+    book = Lorebook.open(root, env={})
+    book.install_subscribers()  # learning on session end, when the config switches it on
+    return book
 
 
 def tool(s: Any, name: str, outcome: str = "success", error: str | None = None,
@@ -343,6 +345,7 @@ def test_subscriber_keeps_the_append_path_light(proj: Path) -> None:
     (proj / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
     code = ("import json, sys\nfrom lorebook import Lorebook\n"
             f"book = Lorebook.open({str(proj)!r}, env={{}})\n"
+            "book.install_subscribers()\n"
             "book.log('plan', session='light-1')\n"
             "print(json.dumps(sorted(sys.modules)))")
     for _ in range(2):  # the first run parses the new config.yaml and caches it as JSON

@@ -345,7 +345,7 @@ def test_check_findings_never_echo_a_secret_read_from_a_file(store: Path) -> Non
 
 def test_messages_naming_files_like_secret_keys_are_kept_whole() -> None:
     """`learnings/passwd.md: …` names a file; a message must still say which one and why."""
-    from lorebook.log.identifiers import redact_message
+    from lorebook.redact.identifiers import redact_message
 
     for text in ("learnings/passwd.md: symlink outside the repository",
                  "learnings/token-refresh.md:3: bad front matter",

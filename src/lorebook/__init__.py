@@ -101,10 +101,11 @@ def open_appender(path: str | Path | None = None, env: Mapping[str, str] | None 
 
     appender = Appender.open(path, env)
 
-    def open_book() -> Lorebook:
+    def open_book() -> Lorebook:  # only when a record wakes the gate: the API is not cheap
         from .book import Lorebook
 
         return Lorebook.around(appender)
 
-    install_knowledge_triggers(appender.events, open_book, appender.config.section("drafts"))
+    drafts = appender.config.section("drafts")
+    install_knowledge_triggers(appender.events, lambda: open_book().knowledge, drafts)
     return appender

@@ -55,12 +55,7 @@ class Lorebook:
         self.sanitizer = self.appender.sanitizer
         self.writer = self.appender.writer
         self.listeners = self.appender.listeners
-        self.events = self.appender.events  # knowledge subscribers: automatic drafts, RCA
-        install_knowledge_triggers(self.events, lambda: self, config.section("drafts"))
-        if self.config.section("expertise").get("learn_on_session_end") is True:
-            from .expertise.subscriber import subscribe
-
-            subscribe(self)
+        self.events = self.appender.events  # see install_subscribers()
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -92,13 +87,30 @@ class Lorebook:
         """Expertise files: list, get, classify, learn, validate, improve, history, prompt."""
         from .expertise.api import Expertise
 
-        return Expertise(self)
+        return Expertise(self.layout, self.sanitizer, self.config)
 
     @classmethod
     def around(cls, appender: Appender) -> Lorebook:
         """The API over an existing appender (same writer and event bus): `lore log`'s fast
         path opens one only when a record wakes the knowledge subscribers."""
         return cls(appender.root, appender.config, {}, appender=appender)
+
+    def install_subscribers(self) -> None:
+        """Install the subscribers that write when certain records are logged: the knowledge
+        gate (automatic drafts and RCA lessons; off with `drafts.auto: false`) and, with
+        `expertise.learn_on_session_end`, the learner that updates and commits expertise when a
+        session ends. Idempotent: each is installed once per event bus.
+
+        Opening a store never does this: a reader (a search, a TUI view, a test) must be able
+        to log without drafts appearing or commits being made. The entry points that act for a
+        user — the CLI, hooks, the MCP server — call it once after opening."""
+        install_knowledge_triggers(
+            self.events, lambda: self.knowledge, self.config.section("drafts")
+        )
+        if self.config.section("expertise").get("learn_on_session_end") is True:
+            from .expertise.subscriber import subscribe
+
+            subscribe(self.events, lambda: self.expertise)
 
     def on(self, event: str, listener: Listener) -> None:
         """Subscribe to `action` events: called with every record after it is stored (a
@@ -249,7 +261,9 @@ class Lorebook:
         if limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
         return build_resume(
-            self,
+            self.layout,
+            self.sanitizer,
+            self.config,
             project=project,
             agent=agent,
             session=session,
@@ -338,15 +352,16 @@ class Lorebook:
     def learnings(self) -> Learnings:
         """The knowledge base: learnings, drafts, review through git, staleness."""
         from .knowledge.api import Learnings
+        from .knowledge.store import LearningStore
 
-        return Learnings(self)
+        return Learnings(LearningStore(self.layout, self.sanitizer), self.action_log)
 
     @cached_property
     def knowledge(self) -> KnowledgeOps:
         """What the log teaches: automatic drafts, patterns, applications, RCA lessons, stats."""
         from .knowledge.ops import KnowledgeOps
 
-        return KnowledgeOps(self)
+        return KnowledgeOps(self.learnings, self.action_log, self.config)
 
     def check(self) -> CheckReport:
         """Validate every shard (schema, duplicate ids, torn lines, secrets left in the text),
@@ -510,15 +525,6 @@ class Lorebook:
         watch_learnings(
             self.index, self.layout, stop, debounce=debounce, echo=echo, warn=warn, ready=ready
         )
-
-    @staticmethod
-    def demo(directory: str | Path) -> dict[str, Any]:
-        """Build the sample store in `directory` (new or empty) and return what `lore demo`
-        shows: sessions, resume, what expertise learned, a search, a preflight, drafts, stale
-        learnings and a week's report."""
-        from .demo import run_demo
-
-        return run_demo(Path(directory).resolve())
 
 
 class Session:

@@ -239,6 +239,7 @@ def build_demo(directory: Path, now: datetime | None = None) -> Lorebook:
     start = (now - timedelta(days=3)).replace(hour=9, minute=0, second=0, microsecond=0)
     _commit(directory, "chore: scaffold consilio API and lorebook store", start)
     book = Lorebook.open(directory, env={})
+    book.install_subscribers()  # the story's epic_complete drafts a learning, as `lore log` would
     day = start.strftime("%Y-%m-%d")
     for name, text in LEARNINGS.items():
         _write(directory, f"learnings/{day}-{name}.md", text.format(date=day))

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def redact_message(text: str) -> str:
     """`text` with secrets and PII replaced by markers, as the log would store it."""
-    from .log.identifiers import redact_message as redact  # on the append path anyway
+    from .redact.identifiers import redact_message as redact  # on the append path anyway
 
     return redact(text)
 

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
 from ..git import binary as gitops
-from ..log.identifiers import check_identifier
 from ..log.reader import iter_records
 from ..log.writer import check_session_id, redacted, session_start_day
 from ..paths import OUTSIDE
 from ..problems import OnProblem, ignore
+from ..redact.identifiers import check_identifier
 from ..store import atomic_write, refuse_symlinks
 from ..timeutil import utcnow
 from . import files as F
@@ -33,7 +33,9 @@ from .classify import Classification, classify
 from .schema import LIST_KEYS, NAME_RE, DomainTable, check_name
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..config import Config
+    from ..paths import Layout
+    from ..redact.sanitize import Sanitizer
 
 
 class NothingToLearn(LoreError):
@@ -89,14 +91,14 @@ def stamp(now: datetime) -> Any:
 
 
 class Expertise:
-    """The expertise files of one store."""
+    """The expertise files of one store (under `layout`, redacted by `sanitizer`, with the
+    `expertise` settings of `config`)."""
 
-    def __init__(self, book: Lorebook) -> None:
-        self.book = book
-        self.root = book.root
-        self.layout = book.layout
-        self.sanitizer = book.sanitizer
-        section = book.config.section("expertise")
+    def __init__(self, layout: Layout, sanitizer: Sanitizer, config: Config) -> None:
+        self.root = layout.root
+        self.layout = layout
+        self.sanitizer = sanitizer
+        section = config.section("expertise")
         self.settings = Settings.from_config(section)
         self.table = DomainTable.from_config(section.get("domains"))
 

@@ -11,9 +11,9 @@ from typing import Any
 import yaml
 
 from ..log.check import NAME_IS_SECRET
-from ..log.identifiers import redact_path
 from ..paths import OUTSIDE, Layout
 from ..problems import OnProblem, Problem
+from ..redact.identifiers import redact_path
 from ..redact.lines import line_of, secret_lines
 from ..redact.sanitize import Sanitizer
 from .schema import LIST_KEYS

@@ -1,9 +1,10 @@
-"""Learn when a session ends: a plain listener for `Lorebook.on("action", ...)`.
+"""Learn when a session ends: a plain listener on the event bus's `action` event.
 
-Registered by `Lorebook` when `expertise.learn_on_session_end` is true (default false). The
-writer calls listeners with every stored record; this one acts on session `end` events only and
-never lets a learning problem fail the agent's own write: it becomes one warning on stderr.
-Imports nothing heavy until a session actually ends.
+Installed by `Lorebook.install_subscribers()` when `expertise.learn_on_session_end` is true
+(default false). The writer calls listeners with every stored record; this one acts on session
+`end` events only and never lets a learning problem fail the agent's own write: it becomes one
+warning on stderr. Imports nothing heavy until a session actually ends: `open_expertise` is
+called then, not before.
 """
 
 from __future__ import annotations
@@ -12,19 +13,21 @@ from ..errors import LoreError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-    from ..book import Lorebook
+    from ..events import EventBus
+    from .api import Expertise
 
 
-def on_session_end(book: Lorebook, record: dict[str, Any]) -> dict[str, Any] | None:
+def on_session_end(expertise: Expertise, record: dict[str, Any]) -> dict[str, Any] | None:
     """Learn from the session `record` ends; None for any other record."""
     if record.get("kind") != "session" or record.get("event") != "end":
         return None
     from .api import NothingToLearn
 
     try:
-        result: dict[str, Any] = book.expertise.learn(str(record.get("session")))
+        result: dict[str, Any] = expertise.learn(str(record.get("session")))
     except NothingToLearn:
         return None
     except LoreError as exc:
@@ -35,10 +38,24 @@ def on_session_end(book: Lorebook, record: dict[str, Any]) -> dict[str, Any] | N
     return result
 
 
-def subscribe(book: Lorebook) -> None:
-    """Register `on_session_end` for `book`."""
+class SessionEndLearner:
+    """The listener: opens the expertise API on the first session end it sees."""
 
-    def listener(record: dict[str, Any]) -> None:
-        on_session_end(book, record)
+    __slots__ = ("open_expertise",)
 
-    book.on("action", listener)
+    def __init__(self, open_expertise: Callable[[], Expertise]) -> None:
+        self.open_expertise = open_expertise
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        if record.get("kind") == "session" and record.get("event") == "end":
+            on_session_end(self.open_expertise(), record)
+
+
+def subscribe(bus: EventBus, open_expertise: Callable[[], Expertise]) -> SessionEndLearner:
+    """Register the learner on `bus`, once per bus (a second call returns the first one)."""
+    for handler in bus.handlers("action"):
+        if isinstance(handler, SessionEndLearner):
+            return handler
+    learner = SessionEndLearner(open_expertise)
+    bus.on("action", learner)
+    return learner

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LoreError
+from .onnx_embed import ModelUnavailable as ModelUnavailable  # raised by both paths
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,10 +33,6 @@ _OFFLINE = {
 _CACHE: dict[str, Embedder] = {}  # one model per process: loading costs ~0.6 s, importing ~9 s
 _FAST: dict[str, Any] = {}  # the ONNX runtime of a model, per process
 _LOCK = threading.RLock()  # an export loads the reference model under it
-
-
-class ModelUnavailable(LoreError):
-    """No embedding model could be loaded; search falls back to keywords."""
 
 
 class Embedder:
@@ -102,7 +98,7 @@ def load_embedder(name: str | None = None, notice: Callable[[str], None] | None 
         if cached is not None:
             return cached
         try:
-            embedder = load_onnx_embedder(canonical, folder, notice)
+            embedder = load_onnx_embedder(canonical, folder, load_reference_embedder, notice)
         except NotExportable:
             embedder = None
         if embedder is not None:

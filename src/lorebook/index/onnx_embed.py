@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import LoreError
 from ..store import atomic_write
-from .embed import ModelUnavailable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,6 +35,12 @@ _POOLING = "sentence_transformers.models.Pooling"
 _NORMALIZE = "sentence_transformers.models.Normalize"
 
 Notice = Callable[[str], None]
+Reference = Callable[[str], Any]  # model name -> the loaded sentence-transformers embedder
+
+
+class ModelUnavailable(LoreError):
+    """No embedding model could be loaded; search falls back to keywords. Defined here, below
+    `embed` (which re-exports it), so that the runtime never imports the module that loads it."""
 
 
 class NotExportable(ModelUnavailable):
@@ -140,7 +146,12 @@ def _verified(folder: Path, source: str) -> tuple[bytes | None, str | None]:
 
 
 def export(
-    name: str, model_folder: Path, target: Path, source: str, settings: dict[str, Any]
+    reference: Reference,
+    name: str,
+    model_folder: Path,
+    target: Path,
+    source: str,
+    settings: dict[str, Any],
 ) -> bytes:
     """Export the Transformer module with torch (via sentence-transformers, the reference) into
     `target`, atomically: the model first, then the meta that vouches for it."""
@@ -153,15 +164,12 @@ def export(
         ) from None
     try:
         import torch
-
-        from .embed import load_reference_embedder
     except ImportError as exc:
         raise ModelUnavailable(
             f"no ONNX export of the embedding model is cached in {target.parent} and torch is "
             f"not installed to make one ({exc})"
         ) from None
-    reference = load_reference_embedder(name)
-    transformer = reference.model[0].auto_model.eval()
+    transformer = reference(name).model[0].auto_model.eval()
     names = [n for n in _INPUTS if n in _forward_args(transformer)]
 
     class ByKeyword(torch.nn.Module):
@@ -278,9 +286,12 @@ class OnnxEmbedder:
         return np.asarray(pooled / np.clip(norms, 1e-12, None), dtype=np.float32)
 
 
-def load_onnx_embedder(name: str, model_folder: Path, notice: Notice | None = None) -> OnnxEmbedder:
+def load_onnx_embedder(
+    name: str, model_folder: Path, reference: Reference, notice: Notice | None = None
+) -> OnnxEmbedder:
     """The ONNX runtime for the model in `model_folder`, exporting it first when no whole export
-    is cached (a damaged one is replaced, with a notice)."""
+    is cached (a damaged one is replaced, with a notice); `reference` loads the
+    sentence-transformers model the export is made from (`embed.load_reference_embedder`)."""
     settings = model_settings(model_folder)
     root = cache_root()
     try:
@@ -290,7 +301,7 @@ def load_onnx_embedder(name: str, model_folder: Path, notice: Notice | None = No
     folder = root / source[:32]
     data, damage = _verified(folder, source)
     if data is None:
-        data = export(name, model_folder, folder, source, settings)
+        data = export(reference, name, model_folder, folder, source, settings)
         if damage and notice is not None:
             notice(f"the ONNX model cache {folder} was damaged ({damage}); exported it again")
     try:

@@ -16,17 +16,21 @@ from .model import KINDS, STATUSES, Learning
 from .store import LearningStore, with_skeleton
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..log.actionlog import ActionLog
     from .review import HistoryEntry, Promotion
     from .stale import StaleReport
 
 
 class Learnings:
-    """Learnings and drafts of one store."""
+    """Learnings and drafts of one store: the files (`store`) and the log that review writes to
+    (`action_log`: promotions and rejections are logged)."""
 
-    def __init__(self, book: Lorebook) -> None:
-        self.book = book
-        self.store = LearningStore(book.layout, book.sanitizer)
+    def __init__(self, store: LearningStore, action_log: ActionLog) -> None:
+        self.store = store
+        self.action_log = action_log
+        self.layout = store.layout
+        self.sanitizer = store.sanitizer
+        self.root = store.layout.root
 
     # -- files -----------------------------------------------------------------------------
     def new(self, *, title: str, body: str = "", **fields: Any) -> Learning:
@@ -89,26 +93,34 @@ class Learnings:
         """Publish a draft in one commit (on `branch`, leaving the current one as it was)."""
         from .review import promote
 
-        return promote(self, learning_id, branch=branch, push=push, pr=pr, remote=remote)
+        return promote(
+            self.store,
+            self.action_log,
+            learning_id,
+            branch=branch,
+            push=push,
+            pr=pr,
+            remote=remote,
+        )
 
     def reject(self, learning_id: str, *, reason: str) -> dict[str, Any]:
         """Remove a draft in one commit and log the reason."""
         from .review import reject
 
-        return reject(self, learning_id, reason=reason)
+        return reject(self.store, self.action_log, learning_id, reason=reason)
 
     def history(self, learning_id: str) -> list[HistoryEntry]:
         """The commits that touched the learning, newest first, across drafts/ -> learnings/."""
         from .review import history
 
-        return history(self, learning_id)
+        return history(self.store, learning_id)
 
     # -- staleness -------------------------------------------------------------------------
     def stale(self, *, on_problem: OnProblem | None = None) -> list[StaleReport]:
         """Learnings whose anchors changed or vanished after the learning's last commit."""
         from .stale import find_stale
 
-        return find_stale(self, list(self.all(on_problem=on_problem)))
+        return find_stale(self.layout, list(self.all(on_problem=on_problem)))
 
     def stale_ids(self) -> frozenset[str]:
         """Ids of the stale learnings, for ranking. Staleness only changes with a commit or an
@@ -123,12 +135,12 @@ class Learnings:
         files = self.store.files()
         if not files:
             return frozenset()
-        head = run_git(self.book.root, "rev-parse", "--verify", "-q", "HEAD")
+        head = run_git(self.root, "rev-parse", "--verify", "-q", "HEAD")
         if head.returncode != 0:  # not a repository, or no commit yet: nothing can be stale
             return frozenset()
         stats = [(p.name, p.stat()) for p in files]
         key = [head.stdout.strip(), [[n, st.st_size, st.st_mtime_ns] for n, st in stats]]
-        cache = self.book.layout.cache / "stale-v1.json"
+        cache = self.layout.cache / "stale-v1.json"
         try:
             saved = json.loads(cache.read_text())
             if saved.get("key") == key:
@@ -144,7 +156,7 @@ class Learnings:
         """Set `stale` on each learning (for ranking and review) and return them."""
         from .stale import find_stale
 
-        stale_ids = {report.id for report in find_stale(self, learnings)}
+        stale_ids = {report.id for report in find_stale(self.layout, learnings)}
         for learning in learnings:
             learning.stale = learning.id in stale_ids
         return learnings

@@ -25,7 +25,9 @@ from .drafting import DraftOutcome, DraftSpec, write_draft
 from .ids import slugify
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..config import Config
+    from ..log.actionlog import ActionLog
+    from .store import LearningStore
 
 MAX_ITEMS = 12  # per section: a draft is a starting point for a reviewer, not a dump
 CAUSE_KEYS = ("root_cause", "cause", "reason", "blocker", "notes", "finding")
@@ -189,23 +191,25 @@ def epic_spec(
     )
 
 
-def epic_actions(book: Lorebook, epic: str, since: str | None) -> list[dict[str, Any]]:
+def epic_actions(action_log: ActionLog, epic: str, since: str | None) -> list[dict[str, Any]]:
     """The epic's actions, oldest first, through the query layer."""
     query = ActionFilter(epic=epic, since=since)
     return [
         action
-        for action in book.iter_actions(query, newest_first=False)
+        for action in action_log.iter_actions(query, newest_first=False)
         if not str(action.get("type")).startswith(OWN_TYPES)  # not our own drafts' actions
     ]
 
 
-def lookback(book: Lorebook, now: datetime | None = None) -> str:
-    days = float(book.config.section("drafts").get("lookback_days", 90))
+def lookback(config: Config, now: datetime | None = None) -> str:
+    days = float(config.section("drafts").get("lookback_days", 90))
     return format_ts((now or utcnow()) - timedelta(days=days))
 
 
 def draft_from_epic(
-    book: Lorebook,
+    action_log: ActionLog,
+    store: LearningStore,
+    config: Config,
     epic: str,
     *,
     since: str | None = None,
@@ -215,14 +219,14 @@ def draft_from_epic(
     if not epic or not epic.strip():
         raise UsageError("an epic id is required")
     moment = parse_ts(trigger["ts"]) if trigger is not None else None
-    start = since or lookback(book, moment)  # a backdated trigger looks back from its own time
-    actions = epic_actions(book, epic, start)
+    start = since or lookback(config, moment)  # a backdated trigger looks back from its own time
+    actions = epic_actions(action_log, epic, start)
     if not actions:
         raise UsageError(
             f"no actions logged for epic {epic!r} since {start[:10]} (see `lore actions --epic`)"
         )
-    spec = epic_spec(epic, actions, trigger=trigger, commits=git_commits(book.root, epic))
-    return write_draft(book, spec, trigger=trigger)
+    spec = epic_spec(epic, actions, trigger=trigger, commits=git_commits(action_log.root, epic))
+    return write_draft(store, action_log, spec, trigger=trigger)
 
 
 # -- issues --------------------------------------------------------------------------------
@@ -275,12 +279,16 @@ def issue_spec(record: dict[str, Any]) -> DraftSpec:
 
 
 def draft_from_issue(
-    book: Lorebook, issue: str, *, trigger: dict[str, Any] | None = None
+    action_log: ActionLog,
+    store: LearningStore,
+    issue: str,
+    *,
+    trigger: dict[str, Any] | None = None,
 ) -> DraftOutcome:
     """Draft from the issue's `issue_resolved` action (the triggering one, else the latest)."""
     record = trigger
     if record is None:
-        found = book.iter_actions(ActionFilter(type="issue_resolved", issue=issue))
+        found = action_log.iter_actions(ActionFilter(type="issue_resolved", issue=issue))
         record = next(iter(found), None)
         if record is None:
             raise UsageError(
@@ -290,4 +298,4 @@ def draft_from_issue(
             )
     if not resolution_of(_context(record)).strip():
         raise UsageError(f"issue {issue!r}: its issue_resolved action has no context.resolution")
-    return write_draft(book, issue_spec(record), trigger=trigger)
+    return write_draft(store, action_log, issue_spec(record), trigger=trigger)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..log.check import NAME_IS_SECRET
-from ..log.identifiers import redact_path
 from ..paths import Layout
 from ..problems import Problem
+from ..redact.identifiers import redact_path
 from ..redact.lines import line_of, secret_lines
 from ..redact.sanitize import Sanitizer
 from .fileformat import LearningFormatError, parse_learning

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..log.identifiers import secret_kind
+from ..redact.identifiers import secret_kind
 from ..timeutil import parse_ts, utcnow
 from .ids import random_suffix
 from .similar import DUPLICATE, REVIEW_HEADING, SIMILAR, Match, best_matches, substance
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..log.actionlog import ActionLog
     from .model import Learning
     from .store import LearningStore
 
@@ -136,20 +136,21 @@ def compare(store: LearningStore, spec: DraftSpec, body: str) -> list[Match]:
 
 
 def write_draft(
-    book: Lorebook,
+    store: LearningStore,
+    action_log: ActionLog,
     spec: DraftSpec,
     *,
     trigger: dict[str, Any] | None = None,
     duplicate: float = DUPLICATE,
 ) -> DraftOutcome:
-    """Write the draft unless it duplicates a learning; log a `learning_draft` action."""
-    store = book.learnings.store
+    """Write the draft into `store` unless it duplicates a learning; log a `learning_draft`
+    action to `action_log`."""
     day = utcnow().date()
     learning_id = free_id(store, spec.learning_id or store.new_id(spec.title, day))
     matches = compare(store, spec, render_body(spec, day, learning_id, []))
     if matches and matches[0].similarity >= duplicate:
         outcome = DraftOutcome("duplicate", duplicate_of=matches[0])
-        outcome.action = _log(book, spec, trigger, outcome)
+        outcome.action = _log(action_log, spec, trigger, outcome)
         return outcome
     similar = [m for m in matches if m.similarity < duplicate]
     learning = store.create(
@@ -168,19 +169,19 @@ def write_draft(
         created=day,
     )
     outcome = DraftOutcome("written", learning=learning, supersedes=similar)
-    outcome.action = _log(book, spec, trigger, outcome)
+    outcome.action = _log(action_log, spec, trigger, outcome)
     return outcome
 
 
 def _log(
-    book: Lorebook, spec: DraftSpec, trigger: dict[str, Any] | None, outcome: DraftOutcome
+    action_log: ActionLog, spec: DraftSpec, trigger: dict[str, Any] | None, outcome: DraftOutcome
 ) -> dict[str, Any]:
     """The `learning_draft` action, in the triggering action's session when there is one."""
     context: dict[str, Any] = {"title": spec.title, "origin": spec.origin, **outcome.to_dict()}
     if outcome.learning is not None:
         context["learning"] = outcome.learning.id
         if outcome.learning.path is not None:
-            context["path"] = book.layout.rel(outcome.learning.path)
+            context["path"] = action_log.layout.rel(outcome.learning.path)
     fields: dict[str, Any] = {
         "outcome": "success" if outcome.status == "written" else "blocked",
         "context": context,
@@ -195,7 +196,7 @@ def _log(
     if trigger is not None:
         context["trigger"] = trigger.get("id")
         fields.update(after(trigger))
-    return book.log("learning_draft", **fields)
+    return action_log.log("learning_draft", **fields)
 
 
 def after(trigger: dict[str, Any]) -> dict[str, Any]:

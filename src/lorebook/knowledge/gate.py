@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ..book import Lorebook
     from ..events import EventBus
+    from .ops import KnowledgeOps
 
 
 def wants_knowledge(record: dict[str, Any]) -> bool:
@@ -40,10 +40,10 @@ class KnowledgeTriggers:
     own `learning_draft` action, say) never trigger again, so drafting cannot recurse.
     """
 
-    __slots__ = ("_state", "open_book")
+    __slots__ = ("_state", "open_knowledge")
 
-    def __init__(self, open_book: Callable[[], Lorebook]) -> None:
-        self.open_book = open_book
+    def __init__(self, open_knowledge: Callable[[], KnowledgeOps]) -> None:
+        self.open_knowledge = open_knowledge  # called only for a record that passes the gate
         self._state: Any = None  # a threading.local, made on the first wanted record
 
     def __call__(self, record: dict[str, Any]) -> None:
@@ -59,13 +59,13 @@ class KnowledgeTriggers:
         try:
             from .triggers import dispatch
 
-            dispatch(self.open_book(), record)
+            dispatch(self.open_knowledge(), record)
         finally:
             self._state.busy = False
 
 
 def install_knowledge_triggers(
-    bus: EventBus, open_book: Callable[[], Lorebook], config_section: dict[str, Any]
+    bus: EventBus, open_knowledge: Callable[[], KnowledgeOps], config_section: dict[str, Any]
 ) -> KnowledgeTriggers | None:
     """Subscribe the knowledge gate once per bus (unless `drafts.auto` is false)."""
     if config_section.get("auto", True) is False:
@@ -73,6 +73,6 @@ def install_knowledge_triggers(
     for handler in bus.handlers("action"):
         if isinstance(handler, KnowledgeTriggers):
             return handler
-    gate = KnowledgeTriggers(open_book)
+    gate = KnowledgeTriggers(open_knowledge)
     bus.on("action", gate)
     return gate

@@ -17,26 +17,35 @@ from ..timeutil import utcnow
 from .stats import APPLY, OCCURRENCE, Figures, SolutionFigures, collect
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..config import Config
+    from ..log.actionlog import ActionLog
+    from .api import Learnings
     from .drafting import DraftOutcome
     from .model import Learning
     from .rca import RCAReport, RCAResult
 
 
 class KnowledgeOps:
-    def __init__(self, book: Lorebook) -> None:
-        self.book = book
+    """Reads the log through `action_log`, writes learnings through `learnings`; `config` holds
+    the `drafts` and `rca` settings."""
+
+    def __init__(self, learnings: Learnings, action_log: ActionLog, config: Config) -> None:
+        self.learnings = learnings
+        self.action_log = action_log
+        self.config = config
 
     # -- drafts ----------------------------------------------------------------------------
     def draft_from_epic(self, epic: str, *, since: str | None = None) -> DraftOutcome:
         from .autodraft import draft_from_epic
 
-        return draft_from_epic(self.book, epic, since=since)
+        return draft_from_epic(
+            self.action_log, self.learnings.store, self.config, epic, since=since
+        )
 
     def draft_from_issue(self, issue: str) -> DraftOutcome:
         from .autodraft import draft_from_issue
 
-        return draft_from_issue(self.book, issue)
+        return draft_from_issue(self.action_log, self.learnings.store, issue)
 
     def extract_retro(self, text: str, source: str) -> list[DraftOutcome]:
         """Pattern drafts from a retrospective; the whole file is parsed before any write."""
@@ -44,24 +53,24 @@ class KnowledgeOps:
         from .retro import parse_retro, pattern_specs, redact_retro
 
         # redacted once parsed (markers would break its YAML), before any text is shortened
-        specs = pattern_specs(redact_retro(self.book.sanitizer, parse_retro(text, source)))
-        return [write_draft(self.book, spec) for spec in specs]
+        specs = pattern_specs(redact_retro(self.learnings.sanitizer, parse_retro(text, source)))
+        return [write_draft(self.learnings.store, self.action_log, spec) for spec in specs]
 
     # -- patterns and applications ---------------------------------------------------------
     def new_pattern(self, *, title: str, **fields: Any) -> Learning:
         from .patterns import new_pattern
 
-        return new_pattern(self.book, title=title, **fields)
+        return new_pattern(self.learnings, title=title, **fields)
 
     def record(self, pattern_id: str, **fields: Any) -> dict[str, Any]:
         from .patterns import record_occurrence
 
-        return record_occurrence(self.book, pattern_id, **fields)
+        return record_occurrence(self.learnings, self.action_log, pattern_id, **fields)
 
     def apply(self, learning_id: str, **fields: Any) -> dict[str, Any]:
         from .patterns import apply_learning
 
-        return apply_learning(self.book, learning_id, **fields)
+        return apply_learning(self.learnings, self.action_log, learning_id, **fields)
 
     # -- figures ---------------------------------------------------------------------------
     def _events(
@@ -70,7 +79,7 @@ class KnowledgeOps:
         """`apply_learning` (and `occurrence`) actions through the query layer."""
         types = (APPLY, OCCURRENCE) if occurrences else (APPLY,)
         for action_type in types:
-            yield from self.book.iter_actions(
+            yield from self.action_log.iter_actions(
                 ActionFilter(type=action_type), newest_first=False, on_problem=on_problem or ignore
             )
 
@@ -88,9 +97,9 @@ class KnowledgeOps:
         """`lore stats`: one entry per learning (or just `learning_id`), most applied first;
         unreadable learning files and log lines are reported to `on_problem` and skipped."""
         moment = now or utcnow()
-        store = self.book.learnings.store
+        store = self.learnings.store
         if learning_id is not None:
-            learning = self.book.learnings.get(learning_id)
+            learning = self.learnings.get(learning_id)
             pattern = learning.kind == "pattern"
             events = self._events(occurrences=pattern, on_problem=on_problem)
             found = collect(events, only=learning.id)
@@ -113,8 +122,8 @@ class KnowledgeOps:
         """Write the RCA lesson once (draft unless `rca.publish`); log it when new."""
         from .rca import add_rca
 
-        publish = self.book.config.section("rca").get("publish", False) is True
-        result = add_rca(self.book.learnings.store, self.book.sanitizer, report, publish=publish)
+        publish = self.config.section("rca").get("publish", False) is True
+        result = add_rca(self.learnings.store, self.learnings.sanitizer, report, publish=publish)
         if result.created:
             self._log_rca(result, report)
         return result
@@ -139,8 +148,8 @@ class KnowledgeOps:
         data.setdefault("task_id", context.get("task_id") or record.get("issue"))
         data.setdefault("project_id", record.get("project"))
         report = parse_report(data, f"action {record.get('id')} context.rca")
-        publish = self.book.config.section("rca").get("publish", False) is True
-        result = add_rca(self.book.learnings.store, self.book.sanitizer, report, publish=publish)
+        publish = self.config.section("rca").get("publish", False) is True
+        result = add_rca(self.learnings.store, self.learnings.sanitizer, report, publish=publish)
         if result.created:
             self._log_rca(result, report, trigger=record)
         return result
@@ -156,7 +165,7 @@ class KnowledgeOps:
                 "status": learning.status,
                 "title": learning.title,
                 "checksum": learning.checksum,
-                "path": self.book.layout.rel(learning.path) if learning.path else None,
+                "path": self.learnings.layout.rel(learning.path) if learning.path else None,
             },
             "epic": report.epic_id,
         }
@@ -166,7 +175,7 @@ class KnowledgeOps:
             fields["context"]["trigger"] = trigger.get("id")
             fields.update(after(trigger))
         action = "learning_draft" if learning.status == "draft" else "learning_promoted"
-        self.book.log(action, **fields)
+        self.action_log.log(action, **fields)
 
 
 def _entry(figures: Figures, learning: Learning, now: datetime) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from ..errors import UsageError
 from .stats import APPLY, OCCURRENCE
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..log.actionlog import ActionLog
+    from .api import Learnings
     from .model import Learning
 
 OUTCOMES = ("success", "failure")
@@ -37,7 +38,7 @@ def pattern_body(problem: str, solutions: list[dict[str, str]], prevention: list
 
 
 def new_pattern(
-    book: Lorebook,
+    learnings: Learnings,
     *,
     title: str,
     solutions: Iterable[str] = (),
@@ -50,7 +51,7 @@ def new_pattern(
     found = solutions_from_texts(solutions)
     checklist = [p.strip() for p in prevention if p and p.strip()]
     text = body if body is not None else pattern_body(problem or title, found, checklist)
-    return book.learnings.new(
+    return learnings.new(
         title=title, kind="pattern", body=text, solutions=found, prevention=checklist, **fields
     )
 
@@ -62,7 +63,8 @@ def check_outcome(outcome: str) -> str:
 
 
 def apply_learning(
-    book: Lorebook,
+    learnings: Learnings,
+    action_log: ActionLog,
     learning_id: str,
     *,
     outcome: str,
@@ -72,15 +74,16 @@ def apply_learning(
 ) -> dict[str, Any]:
     """Log that a learning was applied and whether it worked."""
     check_outcome(outcome)
-    learning = book.learnings.get(learning_id)  # a one-line error when there is none
+    learning = learnings.get(learning_id)  # a one-line error when there is none
     context: dict[str, Any] = {"learning": learning.id, "kind": learning.kind}
     if note:
         context["note"] = note
-    return book.log(APPLY, outcome=outcome, epic=epic, context=context, session=session)
+    return action_log.log(APPLY, outcome=outcome, epic=epic, context=context, session=session)
 
 
 def record_occurrence(
-    book: Lorebook,
+    learnings: Learnings,
+    action_log: ActionLog,
     pattern_id: str,
     *,
     solution: str,
@@ -92,7 +95,7 @@ def record_occurrence(
     session: str | None = None,
 ) -> dict[str, Any]:
     """Log one occurrence of a pattern: which solution, whether it worked, how long it took."""
-    pattern = book.learnings.get(pattern_id)
+    pattern = learnings.get(pattern_id)
     if pattern.kind != "pattern":
         raise UsageError(
             f"{pattern.id} is a {pattern.kind}, not a pattern: use `lore apply` for lessons"
@@ -112,7 +115,7 @@ def record_occurrence(
         context["minutes"] = minutes
     if note:
         context["note"] = note
-    return book.log(
+    return action_log.log(
         OCCURRENCE,
         outcome="success" if success else "failure",
         epic=epic,

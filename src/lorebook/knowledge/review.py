@@ -37,7 +37,8 @@ from .fileformat import render_learning
 from .model import Learning, validate_id
 
 if TYPE_CHECKING:
-    from .api import Learnings
+    from ..log.actionlog import ActionLog
+    from .store import LearningStore
 
 _GIT_FIELDS = "%H%x00%h%x00%an%x00%aI%x00%s"
 
@@ -78,14 +79,14 @@ class HistoryEntry:
         return asdict(self)
 
 
-def _draft(kb: Learnings, learning_id: str) -> Learning:
+def _draft(store: LearningStore, learning_id: str) -> Learning:
     lid = validate_id(learning_id)
-    path = kb.book.layout.drafts / f"{lid}.md"
+    path = store.layout.drafts / f"{lid}.md"
     if not path.is_file():
-        if (kb.book.layout.learnings / f"{lid}.md").is_file():
+        if (store.layout.learnings / f"{lid}.md").is_file():
             raise UsageError(f"{lid} is already published (learnings/{lid}.md), not a draft")
         raise LoreError(f"no draft with id {lid!r} (see `lore drafts`)")
-    return kb.store.get(lid)
+    return store.get(lid)
 
 
 def _refuse_staged(repo: git.Repo, allowed: set[str], action: str) -> None:
@@ -105,7 +106,8 @@ def _message(verb: str, learning: Learning, body: str = "") -> str:
 
 
 def promote(
-    kb: Learnings,
+    store: LearningStore,
+    action_log: ActionLog,
     learning_id: str,
     *,
     branch: str | None = None,
@@ -116,18 +118,18 @@ def promote(
     """Publish a draft in one commit (see the module docstring); log `learning_promoted`."""
     if pr and branch is None:
         raise UsageError("--pr needs --branch: a pull request is opened from a new branch")
-    draft = _draft(kb, learning_id)
-    repo = open_repo(kb.book.root)
+    draft = _draft(store, learning_id)
+    repo = open_repo(store.layout.root)
     if branch is not None:
         branch = branch or f"lore/learning/{draft.id}"
         _check_branch_name(repo, branch)
     elif push and current_branch(repo) is None:
         raise UsageError("HEAD is detached: there is no branch to push (use --branch)")
-    published = kb.store.sanitized(draft.model_copy(update={"status": "published"}))
-    published.path = kb.book.layout.learnings / f"{draft.id}.md"
+    published = store.sanitized(draft.model_copy(update={"status": "published"}))
+    published.path = store.layout.learnings / f"{draft.id}.md"
     refuse_symlinks(published.path)  # a planted link must not take the published file away
     if published.path.exists():
-        raise LoreError(f"{kb.book.layout.rel(published.path)} already exists; nothing was done")
+        raise LoreError(f"{store.layout.rel(published.path)} already exists; nothing was done")
     assert draft.path is not None
     draft_rel = rel_path(repo, draft.path)
     dest_rel = rel_path(repo, published.path)
@@ -162,7 +164,7 @@ def promote(
         if pr:
             _open_pr(repo, result, base=current_branch(repo))
     finally:  # the commit exists whatever happens to the push or the pull request
-        kb.book.log(
+        action_log.log(
             "learning_promoted",
             outcome="success",
             context={
@@ -284,14 +286,16 @@ def _open_pr(repo: git.Repo, result: Promotion, base: str | None) -> None:
     result.pr_url = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else None
 
 
-def reject(kb: Learnings, learning_id: str, *, reason: str) -> dict[str, Any]:
+def reject(
+    store: LearningStore, action_log: ActionLog, learning_id: str, *, reason: str
+) -> dict[str, Any]:
     """Remove a draft (in a commit when git tracks it) and log `learning_rejected`."""
     if not reason or not reason.strip():
         raise UsageError("a rejection needs a reason (--reason TEXT)")
-    draft = _draft(kb, learning_id)
+    draft = _draft(store, learning_id)
     assert draft.path is not None
-    reason_text, _ = kb.book.sanitizer.redact_text(" ".join(reason.split()))
-    repo = open_repo(kb.book.root)
+    reason_text, _ = store.sanitizer.redact_text(" ".join(reason.split()))
+    repo = open_repo(store.layout.root)
     rel = rel_path(repo, draft.path)
     commit = None
     if tracked_in_head(repo, rel) or _in_index(repo, rel):
@@ -300,7 +304,7 @@ def reject(kb: Learnings, learning_id: str, *, reason: str) -> dict[str, Any]:
         commit = _commit_here(repo, message, writes={}, removes=[draft.path], rels=[])
     else:  # never committed: nothing to record in git, the log keeps the reason
         draft.path.unlink()
-    kb.book.log(
+    action_log.log(
         "learning_rejected",
         outcome="success",
         context={
@@ -319,13 +323,13 @@ def reject(kb: Learnings, learning_id: str, *, reason: str) -> dict[str, Any]:
     }
 
 
-def history(kb: Learnings, learning_id: str) -> list[HistoryEntry]:
+def history(store: LearningStore, learning_id: str) -> list[HistoryEntry]:
     """Commits touching `learnings/<id>.md` or `learnings/drafts/<id>.md`, newest first."""
     lid = validate_id(learning_id)
-    repo = open_repo(kb.book.root)
+    repo = open_repo(store.layout.root)
     if head_commit(repo) is None:
         return []
-    layout = kb.book.layout
+    layout = store.layout
     paths = [
         rel_path(repo, layout.learnings / f"{lid}.md"),
         rel_path(repo, layout.drafts / f"{lid}.md"),
@@ -355,6 +359,6 @@ def history(kb: Learnings, learning_id: str) -> list[HistoryEntry]:
         if change == "R":
             path = next(c[1] for c in changes if c[0].startswith("A"))
         entries.append(HistoryEntry(full, short, author, date, subject, change, path))
-    if not entries and not kb.store.exists(lid):
+    if not entries and not store.exists(lid):
         raise LoreError(f"no learning or draft with id {lid!r} and no commits that touched one")
     return entries

@@ -16,7 +16,7 @@ from ..git.repo import head_commit, open_repo, rel_path, run
 from .model import Learning
 
 if TYPE_CHECKING:
-    from .api import Learnings
+    from ..paths import Layout
 
 
 @dataclass
@@ -93,15 +93,15 @@ def _blob_text(repo: git.Repo, rel: str) -> str:
         return run(repo, "grep", "-h", "-e", "", "HEAD", "--", rel)
 
 
-def find_stale(kb: Learnings, learnings: list[Learning]) -> list[StaleReport]:
-    """The stale learnings among `learnings`, each with the anchors that moved."""
+def find_stale(layout: Layout, learnings: list[Learning]) -> list[StaleReport]:
+    """The stale learnings among `learnings` (of the store at `layout`), each with the anchors
+    that moved."""
     anchored = [x for x in learnings if x.anchors and x.path is not None]
     if not anchored:
         return []
-    repo = open_repo(kb.book.root)
+    repo = open_repo(layout.root)
     if head_commit(repo) is None:
         return []
-    layout = kb.book.layout
     newest = _last_commits(repo, [rel_path(repo, layout.learnings)])
     reports = []
     for learning in anchored:
@@ -116,7 +116,7 @@ def find_stale(kb: Learnings, learnings: list[Learning]) -> list[StaleReport]:
             if not path:
                 continue
             try:
-                target = rel_path(repo, kb.book.root / path)
+                target = rel_path(repo, layout.root / path)
             except ValueError:
                 changes.append(AnchorChange(anchor, "outside the repository"))
                 continue

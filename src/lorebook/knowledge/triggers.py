@@ -21,14 +21,14 @@ from ..timeutil import format_ts, parse_ts
 from .drafting import after
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from .ops import KnowledgeOps
 
 
-def failed_validations(book: Lorebook, record: dict[str, Any]) -> int:
+def failed_validations(ops: KnowledgeOps, record: dict[str, Any]) -> int:
     """Failed `validate` actions of the record's epic up to and including it, within the
     lookback window before it (a backdated record is counted in its own time)."""
     moment = parse_ts(record["ts"])
-    days = float(book.config.section("drafts").get("validate_lookback_days", 14))
+    days = float(ops.config.section("drafts").get("validate_lookback_days", 14))
     query = ActionFilter(
         type="validate",
         outcome="failure",
@@ -36,44 +36,49 @@ def failed_validations(book: Lorebook, record: dict[str, Any]) -> int:
         since=format_ts(moment - timedelta(days=days)),
         until=format_ts(moment + timedelta(milliseconds=1)),
     )
-    ids = {action["id"] for action in book.iter_actions(query)}
+    ids = {action["id"] for action in ops.action_log.iter_actions(query)}
     ids.add(record["id"])  # the trigger itself, even when it is older than the window
     return len(ids)
 
 
-def on_epic_complete(book: Lorebook, record: dict[str, Any]) -> object:
+def on_epic_complete(ops: KnowledgeOps, record: dict[str, Any]) -> object:
     from .autodraft import draft_from_epic
 
-    return draft_from_epic(book, record["epic"], trigger=record)
+    return draft_from_epic(
+        ops.action_log, ops.learnings.store, ops.config, record["epic"], trigger=record
+    )
 
 
-def on_failed_validate(book: Lorebook, record: dict[str, Any]) -> object:
-    threshold = int(book.config.section("drafts").get("validate_failures", 3))
-    if failed_validations(book, record) != threshold:
+def on_failed_validate(ops: KnowledgeOps, record: dict[str, Any]) -> object:
+    threshold = int(ops.config.section("drafts").get("validate_failures", 3))
+    if failed_validations(ops, record) != threshold:
         return None
     from .autodraft import draft_from_epic
 
-    return draft_from_epic(book, record["epic"], trigger=record)
+    return draft_from_epic(
+        ops.action_log, ops.learnings.store, ops.config, record["epic"], trigger=record
+    )
 
 
-def on_issue_resolved(book: Lorebook, record: dict[str, Any]) -> object:
+def on_issue_resolved(ops: KnowledgeOps, record: dict[str, Any]) -> object:
     from .autodraft import draft_from_issue, issue_qualifies
 
-    min_chars = int(book.config.section("drafts").get("issue_min_chars", 200))
+    min_chars = int(ops.config.section("drafts").get("issue_min_chars", 200))
     if not issue_qualifies(record, min_chars):
         return None
-    return draft_from_issue(book, str(record.get("issue") or ""), trigger=record)
+    issue = str(record.get("issue") or "")
+    return draft_from_issue(ops.action_log, ops.learnings.store, issue, trigger=record)
 
 
-def on_rca(book: Lorebook, record: dict[str, Any]) -> object:
-    return book.knowledge.rca_from_action(record)
+def on_rca(ops: KnowledgeOps, record: dict[str, Any]) -> object:
+    return ops.rca_from_action(record)
 
 
-def subscribers(record: dict[str, Any]) -> list[Callable[[Lorebook, dict[str, Any]], object]]:
+def subscribers(record: dict[str, Any]) -> list[Callable[[KnowledgeOps, dict[str, Any]], object]]:
     """Which subscribers this record wakes."""
     kind, outcome = record.get("type"), record.get("outcome")
     context = record.get("context") if isinstance(record.get("context"), dict) else {}
-    found: list[Callable[[Lorebook, dict[str, Any]], object]] = []
+    found: list[Callable[[KnowledgeOps, dict[str, Any]], object]] = []
     if kind == "epic_complete" and record.get("epic"):
         found.append(on_epic_complete)
     elif kind == "validate" and outcome == "failure" and record.get("epic"):
@@ -85,25 +90,25 @@ def subscribers(record: dict[str, Any]) -> list[Callable[[Lorebook, dict[str, An
     return found
 
 
-def dispatch(book: Lorebook, record: dict[str, Any]) -> list[object]:
+def dispatch(ops: KnowledgeOps, record: dict[str, Any]) -> list[object]:
     """Run every subscriber the record wakes; a failure is logged, then raised to the bus."""
     results: list[object] = []
     first_error: Exception | None = None
     for subscriber in subscribers(record):
         try:
-            results.append(subscriber(book, record))
+            results.append(subscriber(ops, record))
         except Exception as exc:
             first_error = first_error or exc
-            _log_failure(book, record, subscriber.__name__, exc)
+            _log_failure(ops, record, subscriber.__name__, exc)
     if first_error is not None:
         raise first_error
     return results
 
 
-def _log_failure(book: Lorebook, record: dict[str, Any], name: str, exc: Exception) -> None:
+def _log_failure(ops: KnowledgeOps, record: dict[str, Any], name: str, exc: Exception) -> None:
     # if even this append fails, the original error still reaches the bus, which warns
     with contextlib.suppress(Exception):
-        book.log(
+        ops.action_log.log(
             "learning_draft",
             outcome="failure",
             error=f"{name}: {type(exc).__name__}: {exc}",

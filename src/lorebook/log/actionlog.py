@@ -1,7 +1,8 @@
 """`ActionLog`: the action log of one store — append, read, the catalog, sessions.
 
-The collaborator that the layers above the log receive (reports, exports, resume, the knowledge
-subscribers) instead of the whole `Lorebook`: what they need of the log and nothing else.
+The collaborator that the modules needing the log receive (reports, exports, learnings review,
+the knowledge subscribers) instead of the whole `Lorebook`: what they need of the log and nothing
+else.
 """
 
 from __future__ import annotations

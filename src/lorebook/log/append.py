@@ -16,10 +16,10 @@ from ..errors import UsageError
 from ..events import EventBus
 from ..ids import new_ulid
 from ..paths import find_root, require_store
+from ..redact.identifiers import check_identifier
 from ..redact.sanitize import Sanitizer
 from ..timeutil import format_ts, utcnow
 from .depth import too_deep_message, value_too_deep
-from .identifiers import check_identifier
 from .writer import (
     LogWriter,
     action_record,

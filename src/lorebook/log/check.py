@@ -10,8 +10,8 @@ from typing import Any
 
 from ..paths import OUTSIDE, Layout
 from ..problems import Problem
+from ..redact.identifiers import redact_message, redact_path, secret_kind
 from ..redact.sanitize import Sanitizer
-from .identifiers import redact_message, redact_path, secret_kind
 from .reader import day_dirs, read_shard, relative, shard_files
 
 NAME_IS_SECRET = "file name looks like a secret"

@@ -20,11 +20,15 @@ from .sessions import summarize
 from .writer import redacted
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..config import Config
+    from ..paths import Layout
+    from ..redact.sanitize import Sanitizer
 
 
 def build_resume(
-    book: Lorebook,
+    layout: Layout,
+    sanitizer: Sanitizer,
+    config: Config,
     *,
     project: str | None,
     agent: str | None,
@@ -33,16 +37,19 @@ def build_resume(
     now: datetime,
     on_problem: OnProblem,
 ) -> dict[str, Any]:
-    """The JSON contract of `lore resume --json`."""
-    actionlog = book.layout.actionlog
+    """The JSON contract of `lore resume --json`: reads the shards under `layout` itself (the
+    tail of one session, not a query), redacted by `sanitizer`; `config` holds `resume.*`."""
+    actionlog = layout.actionlog
     # git reads its whole index; let it run while the shards are read
-    pending_git = start_git_state(book.root, exclude=(book.layout.rel(actionlog),))
+    pending_git = start_git_state(layout.root, exclude=(layout.rel(actionlog),))
     try:
-        session, tail = _target(book, project, agent, session, _once(on_problem))
+        session, tail = _target(
+            layout, sanitizer, config, project, agent, session, _once(on_problem)
+        )
     finally:
         git = pending_git()
     records = tail.records
-    info = summarize(records, now, book.config.idle_minutes)[0]  # records of one session
+    info = summarize(records, now, config.idle_minutes)[0]  # records of one session
     actions = [r for r in records if r["kind"] == "action"]
     still_open = open_actions(actions)
     failed = failed_validations(actions)
@@ -94,15 +101,17 @@ def _once(on_problem: OnProblem) -> OnProblem:
 
 
 def _target(
-    book: Lorebook,
+    layout: Layout,
+    sanitizer: Sanitizer,
+    config: Config,
     project: str | None,
     agent: str | None,
     session: str | None,
     on_problem: OnProblem,
 ) -> tuple[str, SessionTail]:
     """The session to resume and its newest records."""
-    actionlog = book.layout.actionlog
-    resume_cfg = book.config.section("resume")
+    actionlog = layout.actionlog
+    resume_cfg = config.section("resume")
     last_day = None
     if session is None:
         candidates = find_candidates(
@@ -110,7 +119,7 @@ def _target(
             project=project,
             agent=agent,
             limit=int(resume_cfg.get("lookback_sessions", 50)),
-            base=book.root,
+            base=layout.root,
             on_problem=on_problem,
         )
         chosen = choose(candidates)
@@ -124,13 +133,13 @@ def _target(
     tail = session_records(
         actionlog,
         session,
-        base=book.root,
+        base=layout.root,
         last_day=last_day,
         max_days=int(resume_cfg.get("max_session_days", 14)),
         tail_bytes=int(resume_cfg.get("tail_bytes", 4 << 20)),
         on_problem=on_problem,
     )
     if not tail.records:
-        raise LoreError(f"session {session!r} has no records in {book.layout.rel(actionlog)}/")
-    tail.records = list(redacted(book.sanitizer, tail.records))  # a hand-edited line may hold one
+        raise LoreError(f"session {session!r} has no records in {layout.rel(actionlog)}/")
+    tail.records = list(redacted(sanitizer, tail.records))  # a hand-edited line may hold one
     return session, tail

@@ -22,10 +22,10 @@ from ..model import (
     infer_category,
 )
 from ..paths import Layout
+from ..redact.identifiers import check_identifier
 from ..redact.sanitize import Sanitizer, clip
 from ..store import append_line
 from ..timeutil import format_ts, utcnow
-from .identifiers import check_identifier
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:

@@ -137,7 +137,7 @@ class Sanitizer(S.Redactor):
         self._paths: dict[str, int] = {}  # sanitize()'s path -> flags of its last part
         self._plain_keys: dict[str, str] = {}  # ordinary key -> its text (usually itself)
         self._special_keys: dict[str, _KeyInfo] = {}
-        self.plain_ids: set[str] = set()  # ids found harmless (lorebook.log.identifiers)
+        self.plain_ids: set[str] = set()  # ids found harmless (lorebook.redact.identifiers)
 
     # -- public API ------------------------------------------------------------------------
     def sanitize(self, value: Any, path: str = "") -> tuple[Any, int]:

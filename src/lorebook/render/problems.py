@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 def skipped(problem: Problem) -> str:
     """`skipped <file>:<line>: <reason>`, a file named like a secret redacted part by part."""
-    from ..log.identifiers import redact_path
+    from ..redact.identifiers import redact_path
 
     where = redact_path(problem.path)[0]
     return f"skipped {str(problem).replace(problem.path, where, 1)}"

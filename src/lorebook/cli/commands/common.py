@@ -42,7 +42,11 @@ SECONDS = Bounded(float, 0)  # --debounce
 
 
 def open_book(ctx: click.Context) -> Lorebook:
-    return Lorebook.open(root_of(ctx))
+    """The store of the command, with its subscribers (automatic drafts, RCA lessons, learning
+    on session end): the CLI acts for the user, so what they log has its usual effects."""
+    book = Lorebook.open(root_of(ctx))
+    book.install_subscribers()
+    return book
 
 
 def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:

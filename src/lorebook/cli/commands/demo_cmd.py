@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ... import Lorebook
+from ...demo import run_demo
 from ...render.demo import demo_text
 from ..output import to_json
 from .common import json_option
@@ -30,7 +30,7 @@ def demo(directory: str | None, as_json: bool) -> None:
       lore demo /tmp/lore-demo && cd /tmp/lore-demo && lore actions --since 7d
     """
     target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="lore-demo-"))
-    summary = Lorebook.demo(target)
+    summary = run_demo(target.resolve())
     if as_json:
         click.echo(to_json(summary))
         return

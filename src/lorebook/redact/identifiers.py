@@ -14,9 +14,9 @@ import re
 
 from ..errors import UsageError
 from ..model import ULID_RE
-from ..redact import patterns as P
-from ..redact import scan as S
-from ..redact.sanitize import Sanitizer
+from . import patterns as P
+from . import scan as S
+from .sanitize import Sanitizer
 
 PII_KINDS = frozenset({"email", "phone", "credit_card", "ssn"})
 _PARTS = re.compile(r"[/._-]")
