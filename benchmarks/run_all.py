@@ -1,13 +1,16 @@
 """Run every lorebook benchmark in one go and print a summary table against the targets.
 
     .venv/bin/python benchmarks/run_all.py [--workdir /tmp/lore-bench] [--quick] [--markdown]
+                                           [--postgres]
 
 Runs, in order: bench_append.py, bench_cold_log.py, bench_resume.py (which generates and caches
 the 1,000,000-action and 1,000-action stores under --workdir the first time: a few minutes),
 bench_learnings.py (10,000 generated learning files, also cached under --workdir),
 bench_catalog.py (the action catalog on the 1M store: another few minutes).
-Each script's own detailed output is shown as it runs; its figures are saved as JSON under
-`--workdir/results/` and summarised at the end.
+With `--postgres`, last, bench_vs_postgres.py (lorebook vs the seed's PostgreSQL design on the
+1M store, 100,000 actions with --quick; it needs a local PostgreSQL install and skips with one
+line without it). Each script's own detailed output is shown as it runs; its figures are saved
+as JSON under `--workdir/results/` and summarised at the end.
 """
 
 from __future__ import annotations
@@ -121,8 +124,22 @@ def learning_rows(learn: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     ]
 
 
-def print_table(table: list[tuple[str, str, str, str]], markdown: bool) -> None:
-    headers = ("figure", "measured", "target", "verdict")
+def postgres(workdir: Path, out: Path, quick: bool) -> dict[str, Any] | None:
+    """bench_vs_postgres.py's results, or None when it skipped (no PostgreSQL here)."""
+    out.unlink(missing_ok=True)
+    args = ["--workdir", str(workdir), "--actions", "100000" if quick else "1000000"]
+    if quick:
+        args += ["--runs", "7", "--inproc-runs", "7", "--bulk-runs", "1"]
+    print(f"\n=== bench_vs_postgres.py {' '.join(args)}", flush=True)
+    done = subprocess.run([PYTHON, str(HERE / "bench_vs_postgres.py"), *args, "--json-out",
+                           str(out)], check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"bench_vs_postgres.py failed with exit status {done.returncode}")
+    return dict(json.loads(out.read_text())) if out.exists() else None
+
+
+def print_table(table: list[tuple[str, ...]], markdown: bool,
+                headers: tuple[str, ...] = ("figure", "measured", "target", "verdict")) -> None:
     if markdown:
         print("| " + " | ".join(headers) + " |")
         print("|" + "---|" * len(headers))
@@ -145,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="fewer runs everywhere (a smoke run, noisier figures)")
     parser.add_argument("--markdown", action="store_true", help="print the summary as Markdown")
+    parser.add_argument("--postgres", action="store_true",
+                        help="also run bench_vs_postgres.py (needs PostgreSQL installed)")
     args = parser.parse_args(argv)
     results = args.workdir / "results"
     results.mkdir(parents=True, exist_ok=True)
@@ -165,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                   ["--workdir", str(args.workdir), "--runs", "3" if quick else "7",
                    *(["--quick"] if quick else [])],
                   results / "catalog.json")
+    versus = postgres(args.workdir, results / "vs_postgres.json", quick) if args.postgres else None
     info = machine()
     head = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True, check=False).stdout.strip()
@@ -180,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     print_table(table, args.markdown)
     missed = [r[0] for r in table if r[3] == "NOT MET"]
     print(f"\n{len(missed)} target(s) not met{': ' + '; '.join(missed) if missed else ''}")
+    if versus:
+        print("\n=== lorebook vs the seed's PostgreSQL design (medians, min-max; lorebook / PG)")
+        print_table([tuple(r) for r in versus["table"]], args.markdown,
+                    ("measurement", "lorebook", "PostgreSQL", "ratio"))
     return 0
 
 

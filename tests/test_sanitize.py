@@ -737,3 +737,28 @@ def test_truncated_output_is_idempotent_too(text: str) -> None:
     s = Sanitizer(max_value_chars=30)
     out, _ = s.sanitize(text)
     assert s.sanitize(out) == (out, 0)
+
+
+GLUED_KEYS = [
+    ("x-AKIAIOSFODNN7EXAMPLE", "x-", "aws_access_key"),
+    ("x-ghp_" + "a" * 35 + "1", "x-", "github_token"),
+    ("feature/x-ghp_" + "a" * 35 + "1", "feature/x-", "github_token"),
+    ("foo-xoxb-123456789012-123456789012-" + "a" * 24, "foo-", "slack_token"),
+    ("x-sk-ant-api03-" + "a" * 40, "x-", "anthropic_key"),
+    ("path/to/npm_" + "A" * 36, "path/to/", "npm_token"),
+]
+
+
+@pytest.mark.parametrize(("text", "kept", "kind"), GLUED_KEYS)
+def test_a_provider_key_glued_after_a_separator_is_redacted(text: str, kept: str,
+                                                              kind: str) -> None:
+    """A key behind `x-` or a path is no less a key: only the key goes, its prefix stays."""
+    assert S.redact_text(text) == (f"{kept}[REDACTED:{kind}]", 1)
+    note = {"note": f"see {text} now"}
+    assert S.sanitize(note) == ({"note": f"see {kept}[REDACTED:{kind}] now"}, 1)
+
+
+@pytest.mark.parametrize("text", ["my-branch-name-is-long-enough", "src/app/sk-learn-compatible-v2",
+                                  "refs/heads/feature-ghost-town-x", "x-ask-anything-anytime-now"])
+def test_names_with_a_provider_like_part_stay(text: str) -> None:
+    assert S.redact_text(text) == (text, 0)

@@ -9,14 +9,13 @@ the finished rate-limiting session) and real git history.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from .book import Lorebook
 from .errors import LoreError
+from .git.binary import commit_all, head, init_repository, set_identity
 from .init import create_store
 from .timeutil import utcnow
 
@@ -175,39 +174,12 @@ last_validated: "{ts}"
 """
 
 
-def _git(root: Path, *args: str, when: datetime | None = None) -> None:
-    env = dict(os.environ)
-    env.update(
-        {
-            "GIT_AUTHOR_NAME": "Demo Agent",
-            "GIT_AUTHOR_EMAIL": "agent@consilio.invalid",
-            "GIT_COMMITTER_NAME": "Demo Agent",
-            "GIT_COMMITTER_EMAIL": "agent@consilio.invalid",
-        }
-    )
-    if when is not None:
-        stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
-        env.update({"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-    try:
-        subprocess.run(
-            ["git", "-C", str(root), *args], env=env, check=True, capture_output=True, text=True
-        )
-    except FileNotFoundError:
-        raise LoreError("lore demo needs the git command; install git and try again") from None
-    except subprocess.CalledProcessError as exc:
-        raise LoreError(f"git {' '.join(args)} failed: {exc.stderr.strip()}") from None
+AUTHOR = ("Demo Agent", "agent@consilio.invalid")
 
 
 def _commit(root: Path, message: str, when: datetime) -> str:
-    _git(root, "add", "-A", when=when)
-    _git(root, "commit", "-q", "-m", message, when=when)
-    done = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
+    commit_all(root, message, author=AUTHOR, when=when)
+    return head(root, short=True) or ""
 
 
 def _write(root: Path, rel: str, text: str) -> None:
@@ -232,7 +204,7 @@ def build_demo(directory: Path, now: datetime | None = None) -> Lorebook:
 
     now = now or utcnow()
     prepare(directory)
-    _git(directory, "init", "-q", "-b", "main")
+    init_repository(directory, branch="main")
     for rel, text in APP_FILES.items():
         _write(directory, rel, text)
     create_store(directory)
@@ -263,8 +235,7 @@ def build_demo(directory: Path, now: datetime | None = None) -> Lorebook:
 
 def learn_expertise(book: Lorebook) -> dict[str, Any]:
     """ACT -> LEARN: the finished rate-limiting session updates (and commits) its domain's file."""
-    _git(book.root, "config", "user.name", "Demo Agent")
-    _git(book.root, "config", "user.email", "agent@consilio.invalid")
+    set_identity(book.root, *AUTHOR)
     finished = book.actions(type="epic_complete", limit=1)[0]["session"]
     return book.expertise.learn(finished)
 

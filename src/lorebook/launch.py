@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import sys
 
-OTHER_SKINS: frozenset[str] = frozenset()  # commands served by a skin other than the click CLI
+OTHER_SKINS: frozenset[str] = frozenset({"mcp"})  # commands served by a skin other than click
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one `lore` command in-process and return its exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "mcp":
+        from .mcp.entry import main as mcp_main
+
+        return mcp_main(args[1:])
     from .cli import main as cli_main
 
     return cli_main(args)

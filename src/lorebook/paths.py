@@ -93,13 +93,6 @@ class Layout:
         return cls(root=root, **{k: (root / v) for k, v in paths.items()})
 
 
-def _git_toplevel(start: Path) -> Path | None:
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
 def find_root(start: Path | None = None, *, env: dict[str, str] | None = None) -> Path:
     """`LORE_ROOT`, else the nearest directory with `.lore/`, else the git top level, else cwd."""
     environ = os.environ if env is None else env
@@ -109,10 +102,19 @@ def find_root(start: Path | None = None, *, env: dict[str, str] | None = None) -
     for candidate in (here, *here.parents):
         if (candidate / STORE_DIR).is_dir():
             return candidate
-    return _git_toplevel(here) or here
+    return git_toplevel(here) or here
 
 
 def require_store(root: Path) -> None:
     """Refuse with one actionable line when the store was never initialised."""
     if not (root / STORE_DIR).is_dir():
         raise NotInitializedError(f"no lorebook store at {root}: run `lore init` there first")
+
+
+def git_toplevel(start: Path) -> Path | None:
+    """The nearest directory at or above `start` holding `.git` (a directory, or a file in a
+    worktree or submodule); None outside a repository. A filesystem walk, no git process."""
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None

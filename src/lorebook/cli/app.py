@@ -52,6 +52,12 @@ COMMANDS = {
     "rca": ("rca_cmd", "rca", "Add an RCA report as an RCA lesson (idempotent)."),
 }
 
+# commands that lorebook.launch hands to another skin before click loads; listed in the help
+# as text only (the CLI never imports another skin)
+SKIN_COMMANDS = {
+    "mcp": "Serve lorebook's tools to agents over MCP (stdio).",
+}
+
 
 class LazyGroup(click.Group):
     """Imports a subcommand's module only when that subcommand runs (or help lists it)."""
@@ -68,7 +74,8 @@ class LazyGroup(click.Group):
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        help_of = {name: entry[2] for name, entry in COMMANDS.items()} | SKIN_COMMANDS
+        rows = sorted(help_of.items())
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

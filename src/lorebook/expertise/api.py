@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
-from ..git import binary as gitops
+from ..git import binary as git
 from ..log.reader import iter_records
 from ..log.writer import check_session_id, redacted, session_start_day
 from ..paths import OUTSIDE
@@ -206,11 +206,11 @@ class Expertise:
     def history(self, domain: str) -> list[dict[str, Any]]:
         """The git log of the domain's file (following renames), with the listed changes."""
         path = self.path(self.check_domain(domain))
-        if not gitops.is_work_tree(self.root):
+        if not git.is_work_tree(self.root):
             raise LoreError(
                 f"{self.root} is not a git repository: expertise history is the git log of the file"
             )
-        entries: list[dict[str, Any]] = list(gitops.file_log(self.root, path))
+        entries: list[dict[str, Any]] = list(git.file_log(self.root, path))
         for entry in entries:
             body = entry.pop("body")
             entry["lorebook"] = entry["subject"].startswith(SUBJECT_PREFIX)
@@ -306,12 +306,10 @@ class Expertise:
 
         self.check_domain(domain)
         listed = None
-        if gitops.is_work_tree(self.root):
-            done = gitops.run_git(
-                self.root, "ls-files", "--cached", "--others", "--exclude-standard", "-z"
-            )
-            if done.returncode == 0:
-                listed = [p for p in done.stdout.split("\0") if p and (self.root / p).is_file()]
+        if git.is_work_tree(self.root):
+            paths = git.project_paths(self.root)
+            if paths is not None:
+                listed = [p for p in paths if (self.root / p).is_file()]
         files = project_files(self.root, listed)
         globs = self.table.globs.get(domain, ())
         result = self._update(
@@ -373,7 +371,7 @@ class Expertise:
         path = self.path(domain)
         rel = self.rel(domain)
         do_commit = self.settings.commit if commit is None else commit
-        in_git = do_commit and gitops.is_work_tree(self.root)
+        in_git = do_commit and git.is_work_tree(self.root)
         if in_git:
             self._refuse_foreign_staged(path)
         doc = self._read(path, rel, domain)
@@ -399,7 +397,7 @@ class Expertise:
         )
         if in_git:
             try:
-                result["committed"] = gitops.commit_file(
+                result["committed"] = git.commit_file(
                     self.root,
                     path,
                     self.sanitizer.redact_text(commit_message(domain, changes, why))[0],
@@ -420,8 +418,8 @@ class Expertise:
         return clean
 
     def _refuse_foreign_staged(self, path: Path) -> None:
-        mine = gitops.repo_path(self.root, path)
-        others = [p for p in gitops.staged_paths(self.root) if p != mine]
+        mine = git.repo_path(self.root, path)
+        others = [p for p in git.staged_paths(self.root) if p != mine]
         if others:
             more = f" and {len(others) - 1} more" if len(others) > 1 else ""
             raise LoreError(
@@ -433,9 +431,7 @@ class Expertise:
     def _restore(self, doc: F.ExpertiseDoc) -> None:
         if doc.original is None:
             doc.path.unlink(missing_ok=True)
-            gitops.run_git(
-                self.root, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", str(doc.path)
-            )
+            git.untrack_path(self.root, doc.path)
         else:
             atomic_write(doc.path, doc.original)
-            gitops.run_git(self.root, "reset", "--quiet", "--", str(doc.path))
+            git.reset_path(self.root, doc.path)

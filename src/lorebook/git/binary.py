@@ -1,20 +1,96 @@
-"""Read-only git state for resume, from the git binary (no GitPython import).
+"""Git through the `git` binary: read state, file history, and commits of whole files.
 
-`start_git_state` launches its two git processes at once and returns a function that collects
-them, so callers overlap git's index scan with their own work.
+For the cold paths (`lore resume`, hooks, export, expertise updates,
+auto-drafts): a git process costs a few milliseconds, importing GitPython ~180 ms. `subprocess`
+is imported only by the functions that run git.
+
+Errors: git missing, a timeout, a failed command become one-line `LoreError`s (`GitError` for a
+failed command, with git's own first line). The read-state functions (`git_state`, `head`,
+`commits_mentioning`) answer None or nothing outside a repository instead: resume, export and
+drafts work without git.
 """
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-GitState = dict[str, Any]
+from ..errors import LoreError
+
+TYPE_CHECKING = False  # typing costs milliseconds on the cold paths; mypy still sees it
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Callable, Mapping
+    from datetime import datetime
+    from typing import Any, TypeAlias
+
+    GitState: TypeAlias = dict[str, Any]
+
+
+class GitError(LoreError):
+    """A git command failed; the message is git's own first line."""
+
+
+def first_line(text: str) -> str:
+    """The line of git's output that says what went wrong (GitPython wraps it in quotes)."""
+    lines = [
+        line.strip().removeprefix("stderr:").strip().strip("'").strip()
+        for line in text.strip().splitlines()
+    ]
+    lines = [line for line in lines if line]
+    hint = [line for line in lines if line.lower().startswith(("fatal:", "error:"))]
+    return (hint or lines or ["(no message from git)"])[0]
+
+
+GIT_NOT_FOUND = "the git command was not found: install git and try again"
+
+
+def cannot_run(exc: OSError) -> LoreError:
+    """The one message for a git binary that cannot be started."""
+    if isinstance(exc, FileNotFoundError):
+        return LoreError(GIT_NOT_FOUND)
+    return LoreError(f"cannot run git: {exc.strerror or exc}")
+
+
+# -- running git -----------------------------------------------------------------------------
+def _run(
+    root: Path,
+    *args: str,
+    input: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
+    """`git -C root <args>`; the caller reads the return code. Missing git or a timeout is a
+    LoreError."""
+    import os
+    import subprocess
+
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            env={**os.environ, **env} if env else None,
+            timeout=timeout,
+        )
+    except OSError as exc:
+        raise cannot_run(exc) from None
+    except subprocess.TimeoutExpired:
+        raise LoreError(f"git {args[0]} took longer than {timeout:.0f}s") from None
+
+
+def _check(root: Path, *args: str, **kwargs: Any) -> str:
+    """`git <args>`'s output; GitError naming the command and git's message when it fails."""
+    done = _run(root, *args, **kwargs)
+    if done.returncode != 0:
+        raise GitError(f"git {args[0]} failed: {first_line(done.stderr or done.stdout)}")
+    return done.stdout
 
 
 def _spawn(root: Path, *args: str) -> subprocess.Popen[str] | None:
+    import subprocess
+
     try:
         return subprocess.Popen(
             ["git", "-C", str(root), *args],
@@ -28,6 +104,8 @@ def _spawn(root: Path, *args: str) -> subprocess.Popen[str] | None:
 
 
 def _collect(proc: subprocess.Popen[str] | None, timeout: float = 10) -> str | None:
+    import subprocess
+
     if proc is None:
         return None
     try:
@@ -39,6 +117,7 @@ def _collect(proc: subprocess.Popen[str] | None, timeout: float = 10) -> str | N
     return out if proc.returncode == 0 else None
 
 
+# -- read state ------------------------------------------------------------------------------
 def _parse_status(status: str) -> tuple[str | None, str | None, int | None, list[str]]:
     branch: str | None = None
     head: str | None = None
@@ -74,8 +153,10 @@ def start_git_state(
 ) -> Callable[[], GitState | None]:
     """Start reading branch, head, dirty paths, unpushed count and the last commit.
 
-    Paths under `exclude` (the action log, whose shards change while work goes on) are left
-    out. The returned function gives the state, or None outside a git work tree / without git.
+    The two git processes run at once and the returned function collects them, so callers
+    overlap git's index scan with their own work. Paths under `exclude` (the action log, whose
+    shards change while work goes on) are left out. The state is None outside a git work tree
+    or without git.
     """
     pathspec = ["--", ".", *(f":(exclude){path}" for path in exclude)] if exclude else []
     status_proc = _spawn(
@@ -116,82 +197,39 @@ def git_state(root: Path, *, max_paths: int = 50, exclude: tuple[str, ...] = ())
     return start_git_state(root, max_paths=max_paths, exclude=exclude)()
 
 
-# -- committing one file (expertise updates) -------------------------------------------------
-def run_git(root: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run git in `root`; a missing binary or a timeout becomes a LoreError."""
-    from ..errors import LoreError
-
-    try:
-        return subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-        )
-    except OSError as exc:
-        raise LoreError(f"cannot run git: {exc.strerror or exc}") from None
-    except subprocess.TimeoutExpired:
-        raise LoreError(f"git {args[0]} took longer than {timeout:.0f}s") from None
+def head(root: Path, *, short: bool = False) -> str | None:
+    """The commit HEAD names; None outside a repository, before the first commit, or without
+    git (export records it when there is one)."""
+    args = ["rev-parse", "--verify", "-q", *(["--short"] if short else []), "HEAD"]
+    out = _collect(_spawn(root, *args))
+    return (out.strip() or None) if out else None
 
 
 def is_work_tree(root: Path) -> bool:
-    done = run_git(root, "rev-parse", "--is-inside-work-tree")
+    done = _run(root, "rev-parse", "--is-inside-work-tree")
     return done.returncode == 0 and done.stdout.strip() == "true"
-
-
-def staged_paths(root: Path) -> list[str]:
-    """Paths with staged changes (relative to the repository top level)."""
-    done = run_git(root, "diff", "--cached", "--name-only", "-z")
-    if done.returncode != 0:  # e.g. a repository without commits: everything staged is new
-        done = run_git(root, "ls-files", "--cached", "-z")
-    return [p for p in done.stdout.split("\0") if p]
 
 
 def repo_path(root: Path, path: Path) -> str:
     """`path` as git names it: relative to the repository's top level."""
-    done = run_git(root, "rev-parse", "--show-toplevel")
+    done = _run(root, "rev-parse", "--show-toplevel")
     top = Path(done.stdout.strip()) if done.returncode == 0 else root
     return path.resolve().relative_to(top.resolve()).as_posix()
 
 
-def commit_file(root: Path, path: Path, message: str) -> str:
-    """Commit exactly `path` (its working-tree content) with `message`; return the commit hash.
-
-    Other staged or unstaged changes are never included (`git commit --only`).
-    """
-    from ..errors import LoreError
-
-    add = run_git(root, "add", "--", str(path))
-    if add.returncode != 0:
-        raise LoreError(f"git add failed: {_first_line(add.stderr)}")
-    done = _commit_with_message(root, path, message)
-    if done.returncode != 0:
-        raise LoreError(f"git commit failed: {_first_line(done.stderr or done.stdout)}")
-    head = run_git(root, "rev-parse", "HEAD")
-    return head.stdout.strip()
+def staged_paths(root: Path) -> list[str]:
+    """Paths with staged changes (relative to the repository top level)."""
+    done = _run(root, "diff", "--cached", "--name-only", "-z")
+    if done.returncode != 0:  # e.g. a repository without commits: everything staged is new
+        done = _run(root, "ls-files", "--cached", "-z")
+    return [p for p in done.stdout.split("\0") if p]
 
 
-def _commit_with_message(root: Path, path: Path, message: str) -> subprocess.CompletedProcess[str]:
-    from ..errors import LoreError
-
-    try:
-        return subprocess.run(
-            ["git", "-C", str(root), "commit", "--quiet", "--only", "-F", "-", "--", str(path)],
-            input=message,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    except OSError as exc:
-        raise LoreError(f"cannot run git: {exc.strerror or exc}") from None
-    except subprocess.TimeoutExpired:
-        raise LoreError("git commit took longer than 120s") from None
-
-
-def _first_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else "(no message from git)"
+def project_paths(root: Path) -> list[str] | None:
+    """Tracked paths plus untracked ones git does not ignore (relative to `root`); None when
+    git cannot list them."""
+    done = _run(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+    return [p for p in done.stdout.split("\0") if p] if done.returncode == 0 else None
 
 
 def file_log(root: Path, path: Path, limit: int | None = None) -> list[dict[str, str]]:
@@ -200,7 +238,7 @@ def file_log(root: Path, path: Path, limit: int | None = None) -> list[dict[str,
     args = ["log", "--follow", f"--format={fmt}"]
     if limit is not None:
         args.append(f"-n{limit}")
-    done = run_git(root, *args, "--", str(path))
+    done = _run(root, *args, "--", str(path))
     if done.returncode != 0:
         return []
     out = []
@@ -220,3 +258,79 @@ def file_log(root: Path, path: Path, limit: int | None = None) -> list[dict[str,
             }
         )
     return out
+
+
+def commits_mentioning(root: Path, text: str, limit: int) -> list[tuple[str, str]]:
+    """(short hash, subject) of the commits whose message names `text` (any case), newest
+    first; nothing outside a repository or without git (a draft is written either way)."""
+    args = ["log", f"--grep={text}", "--fixed-strings", "-i", f"-n{limit}", "--format=%h%x00%s"]
+    try:
+        done = _run(root, *args, timeout=20)
+    except LoreError:
+        return []
+    if done.returncode != 0:
+        return []
+    out = []
+    for line in done.stdout.splitlines():
+        short, _, subject = line.partition("\0")
+        if short:
+            out.append((short, subject))
+    return out
+
+
+# -- committing ------------------------------------------------------------------------------
+def commit_file(root: Path, path: Path, message: str) -> str:
+    """Commit exactly `path` (its working-tree content) with `message`; return the commit hash.
+
+    Other staged or unstaged changes are never included (`git commit --only`).
+    """
+    _check(root, "add", "--", str(path))
+    _check(root, "commit", "--quiet", "--only", "-F", "-", "--", str(path), input=message)
+    return _check(root, "rev-parse", "HEAD").strip()
+
+
+def reset_path(root: Path, path: Path) -> None:
+    """Put `path`'s index entry back to HEAD's. Best effort: it undoes a failed commit, whose
+    own error is the one to report."""
+    _run(root, "reset", "--quiet", "--", str(path))
+
+
+def untrack_path(root: Path, path: Path) -> None:
+    """Drop `path` from the index (best effort, like `reset_path`)."""
+    _run(root, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", str(path))
+
+
+def init_repository(root: Path, *, branch: str = "main") -> None:
+    _check(root, "init", "-q", "-b", branch)
+
+
+def set_identity(root: Path, name: str, email: str) -> None:
+    """The repository's own committer identity (`user.name`, `user.email`)."""
+    _check(root, "config", "user.name", name)
+    _check(root, "config", "user.email", email)
+
+
+def commit_all(
+    root: Path,
+    message: str,
+    *,
+    author: tuple[str, str] | None = None,
+    when: datetime | None = None,
+) -> str:
+    """Stage everything (`git add -A`) and commit it; return the commit hash. `author` (name,
+    email) and `when` are used for both author and committer."""
+    env: dict[str, str] = {}
+    if author is not None:
+        name, email = author
+        env.update(
+            GIT_AUTHOR_NAME=name,
+            GIT_AUTHOR_EMAIL=email,
+            GIT_COMMITTER_NAME=name,
+            GIT_COMMITTER_EMAIL=email,
+        )
+    if when is not None:
+        stamp = when.strftime("%Y-%m-%dT%H:%M:%S") + (when.strftime("%z") or "+0000")
+        env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+    _check(root, "add", "-A", env=env)
+    _check(root, "commit", "-q", "-F", "-", input=message, env=env)
+    return _check(root, "rev-parse", "HEAD").strip()

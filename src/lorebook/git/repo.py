@@ -1,21 +1,59 @@
-"""GitPython access for the knowledge base: open the repository, run git, clean errors.
+"""Git through GitPython: review's commits, learning history, staleness.
 
-Imported only by review and staleness; never by `import lorebook` or the append path.
+Imported only by those (never by `import lorebook`, the append path or resume): the import
+costs ~180 ms, which a promotion or a staleness check does not notice.
+
+A branch commit is built in a temporary index (read-tree, update-index, write-tree,
+commit-tree), so the user's branch, HEAD, index and working tree stay exactly as they were.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-import git
+from ..errors import LoreError, UsageError
+from ..store import atomic_write
+from .binary import GIT_NOT_FOUND, GitError, cannot_run, first_line
 
-from ..errors import LoreError
+try:
+    import git
+except ImportError as exc:  # GitPython refuses to load when it finds no git binary
+    if exc.name == "git":  # GitPython itself is not installed: a broken install, not the user's
+        raise
+    raise LoreError(GIT_NOT_FOUND) from None
 
+Repo = git.Repo  # for annotations: callers never import GitPython themselves
 
-class GitError(LoreError):
-    """A git operation failed; the message is git's own first line."""
+__all__ = [
+    "GitError",
+    "PathCommit",
+    "Repo",
+    "branch_exists",
+    "commit_changes",
+    "commit_on_new_branch",
+    "commits_since",
+    "commits_touching_text",
+    "current_branch",
+    "head_commit",
+    "in_index",
+    "is_branch_name",
+    "last_commit",
+    "newest_commit_per_file",
+    "open_repo",
+    "path_history",
+    "push_branch",
+    "rel_path",
+    "run",
+    "staged_paths",
+    "text_at_head",
+    "tracked_in_head",
+    "work_tree",
+]
 
 
 def open_repo(root: Path) -> git.Repo:
@@ -28,17 +66,6 @@ def open_repo(root: Path) -> git.Repo:
         ) from None
 
 
-def first_line(text: str) -> str:
-    """The line of git's output that says what went wrong (GitPython wraps it in quotes)."""
-    lines = [
-        line.strip().removeprefix("stderr:").strip().strip("'").strip()
-        for line in text.strip().splitlines()
-    ]
-    lines = [line for line in lines if line]
-    hint = [line for line in lines if line.lower().startswith(("fatal:", "error:"))]
-    return (hint or lines or ["(no message)"])[0]
-
-
 def run(repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str:
     """`git <args>` in the repository; GitError with git's message when it fails."""
     kwargs: dict[str, Any] = {"env": dict(env)} if env else {}
@@ -47,22 +74,23 @@ def run(repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str
     except git.GitCommandError as exc:
         detail = first_line(str(exc.stderr or exc.stdout or exc))
         raise GitError(f"git {args[0]} failed: {detail}") from None
+    except git.GitCommandNotFound:
+        raise LoreError(GIT_NOT_FOUND) from None
+    except OSError as exc:
+        raise cannot_run(exc) from None
     return out
+
+
+def work_tree(repo: git.Repo) -> Path:
+    return Path(repo.working_tree_dir or ".")
 
 
 def rel_path(repo: git.Repo, path: Path) -> str:
     """`path` relative to the repository's top level, with '/' separators (ValueError when it
     is outside). The file itself is not resolved: git tracks a symlink as the link."""
-    top = Path(repo.working_tree_dir or ".").resolve()
+    top = work_tree(repo).resolve()
     real = path.resolve() if path.name in ("", "..") else path.parent.resolve() / path.name
     return real.relative_to(top).as_posix()
-
-
-def store_blob(repo: git.Repo, data: bytes, scratch: Path) -> str:
-    """Write a blob into the object database (via a file in `scratch`); its hex id."""
-    path = scratch / "blob"
-    path.write_bytes(data)
-    return run(repo, "hash-object", "-w", "--no-filters", "--", str(path)).strip()
 
 
 def head_commit(repo: git.Repo) -> str | None:
@@ -79,6 +107,18 @@ def current_branch(repo: git.Repo) -> str | None:
         return None
 
 
+def is_branch_name(repo: git.Repo, name: str) -> bool:
+    try:
+        run(repo, "check-ref-format", "--branch", name)
+    except GitError:
+        return False
+    return True
+
+
+def branch_exists(repo: git.Repo, name: str) -> bool:
+    return name in {h.name for h in repo.heads}
+
+
 def staged_paths(repo: git.Repo) -> list[str]:
     """Paths whose staged content differs from HEAD (everything staged, without commits)."""
     if head_commit(repo) is None:
@@ -92,3 +132,174 @@ def tracked_in_head(repo: git.Repo, rel: str) -> bool:
     if head_commit(repo) is None:
         return False
     return bool(run(repo, "ls-tree", "--name-only", "HEAD", "--", rel).strip())
+
+
+def in_index(repo: git.Repo, rel: str) -> bool:
+    return bool(run(repo, "ls-files", "--cached", "--", rel).strip())
+
+
+def push_branch(repo: git.Repo, remote: str, branch: str) -> None:
+    run(repo, "push", remote, f"refs/heads/{branch}:refs/heads/{branch}")
+
+
+# -- commits -----------------------------------------------------------------------------------
+def _store_blob(repo: git.Repo, data: bytes, scratch: Path) -> str:
+    """Write a blob into the object database (via a file in `scratch`); its hex id."""
+    path = scratch / "blob"
+    path.write_bytes(data)
+    return run(repo, "hash-object", "-w", "--no-filters", "--", str(path)).strip()
+
+
+def commit_on_new_branch(
+    repo: git.Repo, branch: str, message: str, writes: dict[str, bytes], removes: list[str]
+) -> str:
+    """A commit on a new branch from HEAD, built in a temporary index; nothing else moves.
+
+    `writes` maps repository paths to their new content, `removes` lists paths to leave out.
+    """
+    head = head_commit(repo)
+    if head is None:
+        raise UsageError("the repository has no commits yet: commit once before using --branch")
+    with tempfile.TemporaryDirectory(prefix="lore-index-") as tmp:
+        env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+        run(repo, "read-tree", head, env=env)
+        for rel, data in writes.items():
+            blob = _store_blob(repo, data, Path(tmp))
+            run(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}", env=env)
+        for rel in removes:
+            run(repo, "update-index", "--force-remove", "--", rel, env=env)
+        tree = run(repo, "write-tree", env=env).strip()
+    commit = run(repo, "commit-tree", tree, "-p", head, "-m", message.rstrip("\n")).strip()
+    # create only: fails (and changes nothing) if the branch appeared meanwhile
+    run(repo, "update-ref", f"refs/heads/{branch}", commit, "0" * 40)
+    return commit
+
+
+def commit_changes(
+    repo: git.Repo,
+    message: str,
+    *,
+    writes: dict[Path, bytes],
+    removes: list[Path],
+    rels: list[str],
+) -> str:
+    """Write/remove files, stage exactly those (`rels`: the written ones), commit on the
+    current branch; undo everything on failure."""
+    saved = {p: p.read_bytes() for p in removes if p.exists()}
+    removed_rels = [rel_path(repo, p) for p in removes]
+    tracked = [r for r in removed_rels if tracked_in_head(repo, r) or in_index(repo, r)]
+    written: list[Path] = []  # undo only what was done (on a read-only store: nothing)
+    gone: list[Path] = []
+    try:
+        for path, data in writes.items():
+            atomic_write(path, data)
+            written.append(path)
+        for path in removes:
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:
+                raise LoreError(
+                    f"{rel_path(repo, path)}: cannot remove ({exc.strerror or exc}); "
+                    "nothing was committed"
+                ) from None
+            gone.append(path)
+        run(repo, "add", "--", *rels)
+        if tracked:
+            run(repo, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *tracked)
+        run(repo, "commit", "--quiet", "-m", message.rstrip("\n"))
+    except LoreError:
+        for path in written:
+            path.unlink(missing_ok=True)
+        for path in gone:
+            if path in saved:
+                atomic_write(path, saved[path])
+        if head_commit(repo) is not None:
+            with contextlib.suppress(GitError):  # best effort: the original error is the news
+                run(repo, "reset", "--quiet", "HEAD", "--", *rels, *tracked)
+        raise
+    return repo.head.commit.hexsha
+
+
+# -- history -----------------------------------------------------------------------------------
+class PathCommit(NamedTuple):
+    """One commit that touched one of some paths, and how (A, M, D, or R for a move)."""
+
+    commit: str
+    short: str
+    author: str
+    date: str
+    subject: str
+    change: str
+    path: str
+
+
+def path_history(repo: git.Repo, paths: list[str]) -> list[PathCommit]:
+    """The commits reachable from HEAD that touched `paths`, newest first. A commit that adds
+    one of them and deletes the other is a move (R, naming the added path)."""
+    if head_commit(repo) is None:
+        return []
+    fields = "%H%x00%h%x00%an%x00%aI%x00%s"
+    out = run(
+        repo, "log", f"--format=\x01{fields}", "--name-status", "--no-renames", "HEAD", "--", *paths
+    )
+    entries: list[PathCommit] = []
+    for chunk in out.split("\x01")[1:]:
+        header, _, names = chunk.partition("\n")
+        full, short, author, date, subject = (header.split("\0") + [""] * 5)[:5]
+        changes = [line.split("\t") for line in names.splitlines() if "\t" in line]
+        kinds = {c[0][0] for c in changes}
+        path = changes[-1][-1] if changes else ""
+        change = (
+            "R"
+            if kinds == {"A", "D"} and len(changes) == 2
+            else (changes[0][0][0] if changes else "M")
+        )
+        if change == "R":
+            path = next(c[1] for c in changes if c[0].startswith("A"))
+        entries.append(PathCommit(full, short, author, date, subject, change, path))
+    return entries
+
+
+def newest_commit_per_file(repo: git.Repo, dirs: list[str]) -> dict[str, str]:
+    """The newest commit per file under `dirs` (one `git log` for all of them)."""
+    out = run(repo, "log", "--format=\x01%H", "--name-only", "--no-renames", "HEAD", "--", *dirs)
+    newest: dict[str, str] = {}
+    for chunk in out.split("\x01")[1:]:
+        sha, _, names = chunk.partition("\n")
+        for name in names.splitlines():
+            if name:
+                newest.setdefault(name, sha.strip())
+    return newest
+
+
+def last_commit(repo: git.Repo, rel: str) -> str | None:
+    """The short hash of the newest commit that touched `rel` (None: never committed)."""
+    return run(repo, "log", "-1", "--format=%h", "HEAD", "--", rel).strip() or None
+
+
+def commits_since(repo: git.Repo, since: str, rel: str) -> list[str]:
+    """Short hashes of the commits after `since` that touched `rel`, newest first."""
+    return run(repo, "log", "--format=%h", f"{since}..HEAD", "--", rel).split()
+
+
+def commits_touching_text(repo: git.Repo, since: str, rel: str, text: str) -> list[str]:
+    """Short hashes of the commits after `since` whose diff of `rel` adds or removes a line
+    (or names a hunk) containing `text`, newest first."""
+    out = run(repo, "log", "-p", "--format=\x01%h", "--unified=0", f"{since}..HEAD", "--", rel)
+    commits = []
+    for chunk in out.split("\x01")[1:]:
+        short, _, patch = chunk.partition("\n")
+        for line in patch.splitlines():
+            changed = line.startswith(("+", "-", "@@")) and not line.startswith(("+++", "---"))
+            if changed and text in line:
+                commits.append(short.strip())
+                break
+    return commits
+
+
+def text_at_head(repo: git.Repo, rel: str) -> str:
+    """The text of `rel` at HEAD; for a directory, the lines of every file under it."""
+    try:
+        return run(repo, "show", f"HEAD:{rel}")
+    except GitError:
+        return run(repo, "grep", "-h", "-e", "", "HEAD", "--", rel)

@@ -129,17 +129,17 @@ class Learnings:
         import json
         from contextlib import suppress
 
-        from ..git.binary import run_git
+        from ..git.binary import head
         from ..store import atomic_write
 
         files = self.store.files()
         if not files:
             return frozenset()
-        head = run_git(self.root, "rev-parse", "--verify", "-q", "HEAD")
-        if head.returncode != 0:  # not a repository, or no commit yet: nothing can be stale
+        commit = head(self.root)
+        if commit is None:  # not a repository, or no commit yet: nothing can be stale
             return frozenset()
         stats = [(p.name, p.stat()) for p in files]
-        key = [head.stdout.strip(), [[n, st.st_size, st.st_mtime_ns] for n, st in stats]]
+        key = [commit, [[n, st.st_size, st.st_mtime_ns] for n, st in stats]]
         cache = self.layout.cache / "stale-v1.json"
         try:
             saved = json.loads(cache.read_text())

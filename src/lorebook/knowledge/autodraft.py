@@ -10,14 +10,13 @@ resolution and labels.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..git.binary import commits_mentioning
 from ..log.query import ActionFilter
 from ..redact.sanitize import clip
 from ..timeutil import format_ts, parse_ts, utcnow
@@ -73,26 +72,6 @@ def _latest(actions: list[dict[str, Any]], keys: tuple[str, ...]) -> Any:
             if context.get(key) not in (None, ""):
                 return context[key]
     return None
-
-
-def git_commits(root: Path, needle: str, limit: int = MAX_ITEMS) -> list[tuple[str, str]]:
-    """(short hash, subject) of commits whose message names `needle`, newest first."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "log", f"--grep={needle}", "--fixed-strings", "-i",
-             f"-n{limit}", "--format=%h%x00%s"],
-            capture_output=True, text=True, timeout=20, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    if done.returncode != 0:
-        return []
-    out = []
-    for line in done.stdout.splitlines():
-        short, _, subject = line.partition("\0")
-        if short:
-            out.append((short, subject))
-    return out
 
 
 def _failure_line(action: dict[str, Any]) -> str:
@@ -225,7 +204,8 @@ def draft_from_epic(
         raise UsageError(
             f"no actions logged for epic {epic!r} since {start[:10]} (see `lore actions --epic`)"
         )
-    spec = epic_spec(epic, actions, trigger=trigger, commits=git_commits(action_log.root, epic))
+    commits = commits_mentioning(action_log.root, epic, MAX_ITEMS)
+    spec = epic_spec(epic, actions, trigger=trigger, commits=commits)
     return write_draft(store, action_log, spec, trigger=trigger)
 
 

@@ -1,46 +1,45 @@
 """Review through git: promote a draft, reject it, list a learning's history.
 
-Promotion with `branch` builds the commit from a temporary index (read-tree, update-index,
-write-tree, commit-tree), so the user's branch, HEAD, index and working tree stay exactly as
-they were; without `branch` it commits on the current branch and refuses when the index holds
-staged changes that would be mixed into that commit.
+Promotion with `branch` builds the commit from a temporary index (`lorebook.git.repo`), so the
+user's branch, HEAD, index and working tree stay exactly as they were; without `branch` it
+commits on the current branch and refuses when the index holds staged changes that would be
+mixed into that commit.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import git
 
 from ..errors import LoreError, UsageError
 from ..git.repo import (
     GitError,
+    Repo,
+    branch_exists,
+    commit_changes,
+    commit_on_new_branch,
     current_branch,
     head_commit,
+    in_index,
+    is_branch_name,
     open_repo,
+    path_history,
+    push_branch,
     rel_path,
-    run,
     staged_paths,
-    store_blob,
     tracked_in_head,
+    work_tree,
 )
-from ..store import atomic_write, refuse_symlinks
+from ..store import refuse_symlinks
 from .fileformat import render_learning
 from .model import Learning, validate_id
 
 if TYPE_CHECKING:
     from ..log.actionlog import ActionLog
     from .store import LearningStore
-
-_GIT_FIELDS = "%H%x00%h%x00%an%x00%aI%x00%s"
 
 
 @dataclass
@@ -89,7 +88,7 @@ def _draft(store: LearningStore, learning_id: str) -> Learning:
     return store.get(lid)
 
 
-def _refuse_staged(repo: git.Repo, allowed: set[str], action: str) -> None:
+def _refuse_staged(repo: Repo, allowed: set[str], action: str) -> None:
     other = [p for p in staged_paths(repo) if p not in allowed]
     if other:
         shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
@@ -136,11 +135,11 @@ def promote(
     data = render_learning(published).encode("utf-8")
     message = _message("publish", published)
     if branch is not None:
-        commit = _commit_on_new_branch(repo, branch, message, {dest_rel: data}, [draft_rel])
+        commit = commit_on_new_branch(repo, branch, message, {dest_rel: data}, [draft_rel])
         target: str | None = branch
     else:
         _refuse_staged(repo, {draft_rel, dest_rel}, "promotion")
-        commit = _commit_here(
+        commit = commit_changes(
             repo, message, writes={published.path: data}, removes=[draft.path], rels=[dest_rel]
         )
         target = current_branch(repo)
@@ -155,7 +154,7 @@ def promote(
     try:
         if (push or pr) and target is not None:
             try:
-                run(repo, "push", remote, f"refs/heads/{target}:refs/heads/{target}")
+                push_branch(repo, remote, target)
             except GitError as exc:
                 raise GitError(
                     f"published {draft.id} in {commit[:12]} on branch {target}, but {exc}"
@@ -179,86 +178,14 @@ def promote(
     return result
 
 
-def _check_branch_name(repo: git.Repo, branch: str) -> None:
-    try:
-        run(repo, "check-ref-format", "--branch", branch)
-    except GitError:
-        raise UsageError(f"{branch!r} is not a valid branch name") from None
-    if branch in {h.name for h in repo.heads}:
+def _check_branch_name(repo: Repo, branch: str) -> None:
+    if not is_branch_name(repo, branch):
+        raise UsageError(f"{branch!r} is not a valid branch name")
+    if branch_exists(repo, branch):
         raise UsageError(f"branch {branch!r} already exists: choose another name with --branch")
 
 
-def _commit_on_new_branch(
-    repo: git.Repo, branch: str, message: str, writes: dict[str, bytes], removes: list[str]
-) -> str:
-    """A commit on a new branch from HEAD, built in a temporary index; nothing else moves."""
-    head = head_commit(repo)
-    if head is None:
-        raise UsageError("the repository has no commits yet: commit once before using --branch")
-    with tempfile.TemporaryDirectory(prefix="lore-index-") as tmp:
-        env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
-        run(repo, "read-tree", head, env=env)
-        for rel, data in writes.items():
-            blob = store_blob(repo, data, Path(tmp))
-            run(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}", env=env)
-        for rel in removes:
-            run(repo, "update-index", "--force-remove", "--", rel, env=env)
-        tree = run(repo, "write-tree", env=env).strip()
-    commit = run(repo, "commit-tree", tree, "-p", head, "-m", message.rstrip("\n")).strip()
-    # create only: fails (and changes nothing) if the branch appeared meanwhile
-    run(repo, "update-ref", f"refs/heads/{branch}", commit, "0" * 40)
-    return commit
-
-
-def _commit_here(
-    repo: git.Repo,
-    message: str,
-    *,
-    writes: dict[Path, bytes],
-    removes: list[Path],
-    rels: list[str],
-) -> str:
-    """Write/remove files, stage exactly those, commit on the current branch; undo on failure."""
-    saved = {p: p.read_bytes() for p in removes if p.exists()}
-    removed_rels = [rel_path(repo, p) for p in removes]
-    tracked = [r for r in removed_rels if tracked_in_head(repo, r) or _in_index(repo, r)]
-    written: list[Path] = []  # undo only what was done (on a read-only store: nothing)
-    gone: list[Path] = []
-    try:
-        for path, data in writes.items():
-            atomic_write(path, data)
-            written.append(path)
-        for path in removes:
-            try:
-                path.unlink(missing_ok=True)
-            except OSError as exc:
-                raise LoreError(
-                    f"{rel_path(repo, path)}: cannot remove ({exc.strerror or exc}); "
-                    "nothing was committed"
-                ) from None
-            gone.append(path)
-        run(repo, "add", "--", *rels)
-        if tracked:
-            run(repo, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *tracked)
-        run(repo, "commit", "--quiet", "-m", message.rstrip("\n"))
-    except LoreError:
-        for path in written:
-            path.unlink(missing_ok=True)
-        for path in gone:
-            if path in saved:
-                atomic_write(path, saved[path])
-        if head_commit(repo) is not None:
-            with contextlib.suppress(GitError):  # best effort: the original error is the news
-                run(repo, "reset", "--quiet", "HEAD", "--", *rels, *tracked)
-        raise
-    return repo.head.commit.hexsha
-
-
-def _in_index(repo: git.Repo, rel: str) -> bool:
-    return bool(run(repo, "ls-files", "--cached", "--", rel).strip())
-
-
-def _open_pr(repo: git.Repo, result: Promotion, base: str | None) -> None:
+def _open_pr(repo: Repo, result: Promotion, base: str | None) -> None:
     command = ["gh", "pr", "create", "--head", result.branch or ""]
     if base:
         command += ["--base", base]
@@ -271,7 +198,7 @@ def _open_pr(repo: git.Repo, result: Promotion, base: str | None) -> None:
         return
     done = subprocess.run(
         [gh, *command[1:]],
-        cwd=repo.working_tree_dir,
+        cwd=work_tree(repo),
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -298,10 +225,10 @@ def reject(
     repo = open_repo(store.layout.root)
     rel = rel_path(repo, draft.path)
     commit = None
-    if tracked_in_head(repo, rel) or _in_index(repo, rel):
+    if tracked_in_head(repo, rel) or in_index(repo, rel):
         _refuse_staged(repo, {rel}, "rejection")
         message = _message("reject", draft, f"Reason: {reason_text}")
-        commit = _commit_here(repo, message, writes={}, removes=[draft.path], rels=[])
+        commit = commit_changes(repo, message, writes={}, removes=[draft.path], rels=[])
     else:  # never committed: nothing to record in git, the log keeps the reason
         draft.path.unlink()
     action_log.log(
@@ -334,31 +261,7 @@ def history(store: LearningStore, learning_id: str) -> list[HistoryEntry]:
         rel_path(repo, layout.learnings / f"{lid}.md"),
         rel_path(repo, layout.drafts / f"{lid}.md"),
     ]
-    out = run(
-        repo,
-        "log",
-        f"--format=\x01{_GIT_FIELDS}",
-        "--name-status",
-        "--no-renames",
-        "HEAD",
-        "--",
-        *paths,
-    )
-    entries: list[HistoryEntry] = []
-    for chunk in out.split("\x01")[1:]:
-        header, _, names = chunk.partition("\n")
-        full, short, author, date, subject = (header.split("\0") + [""] * 5)[:5]
-        changes = [line.split("\t") for line in names.splitlines() if "\t" in line]
-        kinds = {c[0][0] for c in changes}
-        path = changes[-1][-1] if changes else ""
-        change = (
-            "R"
-            if kinds == {"A", "D"} and len(changes) == 2
-            else (changes[0][0][0] if changes else "M")
-        )
-        if change == "R":
-            path = next(c[1] for c in changes if c[0].startswith("A"))
-        entries.append(HistoryEntry(full, short, author, date, subject, change, path))
+    entries = [HistoryEntry(*commit) for commit in path_history(repo, paths)]
     if not entries and not store.exists(lid):
         raise LoreError(f"no learning or draft with id {lid!r} and no commits that touched one")
     return entries

@@ -10,9 +10,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import git
-
-from ..git.repo import head_commit, open_repo, rel_path, run
+from ..git.repo import (
+    Repo,
+    commits_since,
+    commits_touching_text,
+    head_commit,
+    last_commit,
+    newest_commit_per_file,
+    open_repo,
+    rel_path,
+    text_at_head,
+    tracked_in_head,
+)
 from .model import Learning
 
 if TYPE_CHECKING:
@@ -43,54 +52,22 @@ def split_anchor(anchor: str) -> tuple[str, str | None]:
     return path.strip().rstrip("/"), (symbol.strip() or None)
 
 
-def _last_commits(repo: git.Repo, dirs: list[str]) -> dict[str, str]:
-    """Newest commit per file under `dirs` (one `git log` for all learnings)."""
-    out = run(repo, "log", "--format=\x01%H", "--name-only", "--no-renames", "HEAD", "--", *dirs)
-    newest: dict[str, str] = {}
-    for chunk in out.split("\x01")[1:]:
-        sha, _, names = chunk.partition("\n")
-        for name in names.splitlines():
-            if name:
-                newest.setdefault(name, sha.strip())
-    return newest
-
-
-def _exists_in_head(repo: git.Repo, rel: str) -> bool:
-    return bool(run(repo, "ls-tree", "--name-only", "HEAD", "--", rel).strip())
-
-
-def _check_anchor(repo: git.Repo, since: str | None, anchor: str, rel: str) -> AnchorChange | None:
+def _check_anchor(repo: Repo, since: str | None, anchor: str, rel: str) -> AnchorChange | None:
     _, symbol = split_anchor(anchor)
-    if not _exists_in_head(repo, rel):
-        ever = run(repo, "log", "-1", "--format=%h", "HEAD", "--", rel).strip()
+    if not tracked_in_head(repo, rel):
+        ever = last_commit(repo, rel)
         return AnchorChange(anchor, "deleted" if ever else "missing", [ever] if ever else [])
     if since is None:
         return None
     if symbol is None:
-        out = run(repo, "log", "--format=%h", f"{since}..HEAD", "--", rel)
-        commits = out.split()
+        commits = commits_since(repo, since, rel)
         return AnchorChange(anchor, "changed", commits) if commits else None
-    out = run(repo, "log", "-p", "--format=\x01%h", "--unified=0", f"{since}..HEAD", "--", rel)
-    commits = []
-    for chunk in out.split("\x01")[1:]:
-        short, _, patch = chunk.partition("\n")
-        for line in patch.splitlines():
-            changed = line.startswith(("+", "-", "@@")) and not line.startswith(("+++", "---"))
-            if changed and symbol in line:
-                commits.append(short.strip())
-                break
+    commits = commits_touching_text(repo, since, rel, symbol)
     if commits:
         return AnchorChange(anchor, "changed", commits)
-    if symbol not in _blob_text(repo, rel):
+    if symbol not in text_at_head(repo, rel):
         return AnchorChange(anchor, "symbol removed", [])
     return None
-
-
-def _blob_text(repo: git.Repo, rel: str) -> str:
-    try:
-        return run(repo, "show", f"HEAD:{rel}")
-    except Exception:  # a directory anchor with a symbol: search every file under it
-        return run(repo, "grep", "-h", "-e", "", "HEAD", "--", rel)
 
 
 def find_stale(layout: Layout, learnings: list[Learning]) -> list[StaleReport]:
@@ -102,7 +79,7 @@ def find_stale(layout: Layout, learnings: list[Learning]) -> list[StaleReport]:
     repo = open_repo(layout.root)
     if head_commit(repo) is None:
         return []
-    newest = _last_commits(repo, [rel_path(repo, layout.learnings)])
+    newest = newest_commit_per_file(repo, [rel_path(repo, layout.learnings)])
     reports = []
     for learning in anchored:
         assert learning.path is not None

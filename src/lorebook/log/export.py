@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
-from ..git.binary import _collect, _spawn
+from ..git.binary import head
 from ..timeutil import format_ts, parse_when
 from .query import ActionFilter
 
@@ -136,8 +136,7 @@ WRITERS = {"csv": _write_csv, "json": _write_json, "jsonl": _write_jsonl}
 
 
 def source_commit(root: Path) -> str | None:
-    out = _collect(_spawn(root, "rev-parse", "HEAD"))
-    return out.strip() if out else None
+    return head(root)
 
 
 def _moment(value: str | datetime | None, option: str, now: datetime) -> datetime | None:

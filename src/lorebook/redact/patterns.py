@@ -150,6 +150,8 @@ PROVIDERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("hf_",), "HUGGINGFACE_TOKEN", "huggingface_token"),
 )
 PROVIDER_PREFIXES = tuple(p for prefixes, _, _ in PROVIDERS for p in prefixes)
+# a provider prefix glued inside a token after a separator ("x-AKIA…", "foo-xoxb-…")
+_SOURCES["INNER_PROVIDER"] = r"[_\-+/](?=" + "|".join(map(re.escape, PROVIDER_PREFIXES)) + ")"
 #: the PROVIDERS entries (in order) with a prefix that starts with these two characters
 PROVIDERS_BY_HEAD: dict[str, list[tuple[tuple[str, ...], str, str]]] = {}
 for _entry in PROVIDERS:
@@ -209,6 +211,17 @@ def classify_token(tok: str) -> tuple[str, int] | None:
                     continue
             return kind, m.end()
     return ("high_entropy", len(tok)) if looks_random(tok) else None
+
+
+def inner_provider_key(tok: str) -> tuple[int, int, str] | None:
+    """(start, end, kind) of a provider's key glued after a separator inside a harmless-looking
+    token: "x-AKIAIOSFODNN7EXAMPLE", "foo-xoxb-…" (the key alone would be caught)."""
+    for m in R.INNER_PROVIDER.finditer(tok):
+        start = m.end()
+        hit = classify_token(tok[start:])
+        if hit is not None and hit[0] != "high_entropy":
+            return start, start + hit[1], hit[0]
+    return None
 
 
 _CLOG2 = [0.0, *(c * math.log2(c) for c in range(1, 257))]  # c * log2(c), exact same floats

@@ -32,6 +32,7 @@ from .patterns import (
     R,
     classify_token,
     harmless_value,
+    inner_provider_key,
     key_words,
     keyword_in_key,
     looks_random,
@@ -303,10 +304,12 @@ def _tokens(s: str, b: bytes, add: Add) -> None:
             and tok.islower()
             and not (tok[:2] in PROVIDERS_BY_HEAD and tok.startswith(PROVIDER_PREFIXES))
         ):
+            _glued_key(start, tok, add)
             continue  # a lower-case path ("src/app/module_12/handler_3"): generated keys
             # have capitals (a 24-char base62 run lacks one once in ~500,000)
         hit = classify_token(tok)
         if hit is None:
+            _glued_key(start, tok, add)
             continue
         kind, length = hit
         end = start + length
@@ -320,6 +323,13 @@ def _tokens(s: str, b: bytes, add: Add) -> None:
             add((start, 3, end, kind))
         else:
             add((start, 0, end, kind))
+
+
+def _glued_key(start: int, tok: str, add: Add) -> None:
+    """A provider's key glued after a separator in a token that is harmless as a whole."""
+    inner = inner_provider_key(tok)
+    if inner is not None:
+        add((start + inner[0], 0, start + inner[1], inner[2]))
 
 
 def apply_spans(s: str, found: list[Span]) -> tuple[str, list[str]]:
