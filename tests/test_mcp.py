@@ -179,6 +179,8 @@ def test_activity_report_matches_the_library(served: Served) -> None:
     assert after["summary"]["total_actions"] == report["summary"]["total_actions"] + 1
     assert report["group_by"] == "type"
     assert any(f["type"] == "validate" for f in report["recent_failures"])
+    since = served.ok("get_activity_report", {"since": "3d"})  # replaces the default 7 days
+    assert since["window"]["since"] > report["window"]["since"]
 
 
 def test_export_training_data_writes_what_the_manifest_says(served: Served) -> None:

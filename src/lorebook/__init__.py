@@ -1,26 +1,111 @@
 """lorebook: git-native, file-based memory for coding agents.
 
 `from lorebook import Lorebook` is the library API; importing the package loads only the
-standard library and lorebook's own light modules.
+standard library and lorebook's own light modules. Every skin (the CLI, the MCP server, hooks,
+the TUI) imports this package and `lorebook.render`, nothing below them: the other public names
+here load their module on first use.
 """
 
 from __future__ import annotations
 
-from .errors import LoreError
+from .errors import LoreError, UsageError
 
 TYPE_CHECKING = False  # importing typing costs milliseconds on the append path
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
     from typing import Any
 
     from .book import Lorebook, Session
+    from .index.preflight import PHASES as PREFLIGHT_PHASES
+    from .index.rank import MODES as SEARCH_MODES
+    from .index.rank import Filters as SearchFilters
+    from .knowledge.docload import read_input
+    from .log.append import Appender
+    from .log.depth import decode_context
+    from .log.export import FORMATS as EXPORT_FORMATS
+    from .log.query import ActionFilter
+    from .log.report import GROUPS as REPORT_GROUPS
+    from .log.sessions import STATUSES as SESSION_STATUSES
+    from .model import END_REASONS
+    from .notices import redact_message, warn, warning_line
+    from .problems import Problem
+    from .timeutil import format_ts, parse_when
 
-__all__ = ["LoreError", "Lorebook", "Session"]
+__all__ = [
+    "END_REASONS",
+    "EXPORT_FORMATS",
+    "PREFLIGHT_PHASES",
+    "REPORT_GROUPS",
+    "SEARCH_MODES",
+    "SESSION_STATUSES",
+    "ActionFilter",
+    "Appender",
+    "LoreError",
+    "Lorebook",
+    "Problem",
+    "SearchFilters",
+    "Session",
+    "UsageError",
+    "decode_context",
+    "format_ts",
+    "open_appender",
+    "parse_when",
+    "read_input",
+    "redact_message",
+    "warn",
+    "warning_line",
+]
 __version__ = "0.1.0"
+
+# public name -> (module under lorebook, its name there); imported on first use
+_LAZY = {
+    "Lorebook": ("book", "Lorebook"),
+    "Session": ("book", "Session"),
+    "ActionFilter": ("log.query", "ActionFilter"),
+    "Problem": ("problems", "Problem"),
+    "Appender": ("log.append", "Appender"),
+    "decode_context": ("log.depth", "decode_context"),
+    "SearchFilters": ("index.rank", "Filters"),
+    "SEARCH_MODES": ("index.rank", "MODES"),
+    "PREFLIGHT_PHASES": ("index.preflight", "PHASES"),
+    "EXPORT_FORMATS": ("log.export", "FORMATS"),
+    "REPORT_GROUPS": ("log.report", "GROUPS"),
+    "SESSION_STATUSES": ("log.sessions", "STATUSES"),
+    "END_REASONS": ("model", "END_REASONS"),
+    "format_ts": ("timeutil", "format_ts"),
+    "parse_when": ("timeutil", "parse_when"),
+    "read_input": ("knowledge.docload", "read_input"),
+    "redact_message": ("notices", "redact_message"),
+    "warn": ("notices", "warn"),
+    "warning_line": ("notices", "warning_line"),
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Lorebook", "Session"):
-        from . import book
+    found = _LAZY.get(name)
+    if found is None:
+        raise AttributeError(f"module 'lorebook' has no attribute {name!r}")
+    module, attr = found
+    value = getattr(__import__(f"{__name__}.{module}", fromlist=[attr]), attr)
+    globals()[name] = value  # once: later lookups do not come back here
+    return value
 
-        return getattr(book, name)
-    raise AttributeError(f"module 'lorebook' has no attribute {name!r}")
+
+def open_appender(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Appender:
+    """An `Appender` for one-shot appends (`lore log`, hooks): the knowledge subscribers
+    (automatic drafts, RCA lessons) are woken only by the records that concern them, and only
+    then is a `Lorebook` built around it, so an ordinary append loads no more than the log."""
+    from .knowledge.gate import install_knowledge_triggers
+    from .log.append import Appender
+
+    appender = Appender.open(path, env)
+
+    def open_book() -> Lorebook:  # only when a record wakes the gate: the API is not cheap
+        from .book import Lorebook
+
+        return Lorebook.around(appender)
+
+    drafts = appender.config.section("drafts")
+    install_knowledge_triggers(appender.events, lambda: open_book().knowledge, drafts)
+    return appender

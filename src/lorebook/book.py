@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from functools import cached_property
@@ -21,14 +21,18 @@ from .log.query import ActionFilter
 from .log.sessions import SessionInfo
 from .paths import require_store
 from .problems import OnProblem, ignore
-from .timeutil import as_timestamp, utcnow
+from .timeutil import utcnow
 
 if TYPE_CHECKING:
+    import threading
+
     from .expertise.api import Expertise
     from .index import SearchIndex
+    from .index.evaluate import EvalReport
     from .knowledge.api import Learnings
     from .knowledge.ops import KnowledgeOps
     from .log.catalog_query import CatalogView
+    from .log.retention import RetentionResult
 
 
 class Lorebook:
@@ -73,8 +77,10 @@ class Lorebook:
 
         environ = os.environ if env is None else env
         root = resolve_root(path, environ)
-        create_store(root)
-        return cls(root, load_config(root), environ)
+        created = create_store(root)
+        book = cls(root, load_config(root), environ)
+        book.created = tuple(created)
+        return book
 
     @cached_property
     def expertise(self) -> Expertise:
@@ -376,33 +382,149 @@ class Lorebook:
     def report(
         self,
         *,
-        days: int | None = 7,
+        days: int | None = None,
         since: str | None = None,
         until: str | None = None,
         group_by: str = "day",
         **filters: Any,
     ) -> dict[str, Any]:
-        """The activity report of `lore report --json` (filters: project, agent, include_archive;
-        since/until as `7d`, dates or timestamps)."""
+        """The activity report of `lore report --json`: the last `days` (default 7) or
+        since/until (`7d`, dates or timestamps), not both; filters: project, agent,
+        include_archive."""
         from .log.report import build_report, resolve_window
 
-        window = resolve_window(
-            days=None if since else days, since=since, until=until, now=utcnow()
-        )
-        return build_report(self, window, group_by=group_by, **filters)
+        window = resolve_window(days=days, since=since, until=until, now=utcnow())
+        return build_report(self.action_log, window, group_by=group_by, **filters)
 
     def export_training_data(
         self, fmt: str = "jsonl", path: str | Path | None = None, **options: Any
     ) -> dict[str, Any]:
         """Write training records and their manifest (see `lore export`); returns the manifest.
-        Options: since, until (as for `actions`), project, with_context, include_archive."""
-        from .log.export import default_path, export
+        Options: since, until (as for `actions`; since not in the future and before until),
+        project, with_context, include_archive."""
+        from .log.export import default_path, export, export_window
 
-        target = Path(path) if path else default_path(self, fmt, utcnow())
-        options["since"] = as_timestamp(options.get("since"), "since")
-        options["until"] = as_timestamp(options.get("until"), "until")
+        now = utcnow()
+        options["since"], options["until"] = export_window(
+            options.get("since"), options.get("until"), now
+        )
+        target = Path(path) if path else default_path(self.layout, fmt, now)
         options.setdefault("project", None)
-        return export(self, fmt=fmt, path=target, **options)
+        return export(self.action_log, fmt=fmt, path=target, **options)
+
+    # -- the rest of the API: what the CLI (and the MCP server, hooks, TUI) would otherwise
+    #    reach below the facade for ------------------------------------------------------
+    created: tuple[str, ...] = ()
+    """The paths `Lorebook.init` created (relative to the root; empty when nothing was missing)."""
+
+    @property
+    def catalog_hint(self) -> str | None:
+        """Why a query scanned the shards when no catalog exists yet for a long log (say it
+        once); None when the catalog answered or was never asked."""
+        reason = self.action_log.scan_note()
+        return reason if reason and reason.startswith("no catalog yet") else None
+
+    def sync_catalog(self, *, rebuild: bool = False) -> dict[str, Any]:
+        """Bring the action catalog up to date, stat-checking every shard (or rebuild it from
+        scratch); returns what it holds and what the sync did (`lore catalog --json`)."""
+        result = self.catalog.sync(rebuild=rebuild)
+        result["path"] = self.layout.rel(self.catalog.catalog.path)
+        return result
+
+    def rebuild_catalog(self) -> dict[str, Any]:
+        """Rebuild the action catalog from the shards (it is a cache: nothing is lost)."""
+        return self.sync_catalog(rebuild=True)
+
+    def _retention_days(self, older_than: str | int | None, key: str) -> int:
+        """`older_than` as days (`90d`, `12w` or a number of days), else the configured
+        `retention.<key>` (the defaults: 90 days live, 365 archived)."""
+        from .timeutil import check_days, parse_age
+
+        if older_than is None:
+            default = {"archive_days": 90, "prune_days": 365}[key]
+            return int(self.config.section("retention").get(key, default))
+        if isinstance(older_than, str):
+            return parse_age(older_than, "--older-than", units="dw").days
+        return check_days(older_than, "--older-than")
+
+    def archive(
+        self, older_than: str | int | None = None, *, dry_run: bool = False
+    ) -> RetentionResult:
+        """Move the shards of days older than `older_than` (default `retention.archive_days`)
+        to actionlog/archive/YYYY/MM/ as gzip, each verified before its shard goes."""
+        from .log.retention import archive_shards
+
+        days = self._retention_days(older_than, "archive_days")
+        return archive_shards(
+            self.layout.actionlog, self.root, days=days, now=utcnow(), dry_run=dry_run
+        )
+
+    def prune(
+        self, older_than: str | int | None = None, *, dry_run: bool = False
+    ) -> RetentionResult:
+        """Delete archived shards of days older than `older_than` (default
+        `retention.prune_days`); live shards are never touched."""
+        from .log.retention import prune_archives
+
+        days = self._retention_days(older_than, "prune_days")
+        return prune_archives(
+            self.layout.actionlog, self.root, days=days, now=utcnow(), dry_run=dry_run
+        )
+
+    def write_report(
+        self,
+        kind: str = "daily",
+        *,
+        when: str | None = None,
+        project: str | None = None,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
+        """Write docs/reports/daily/<date>.md (`when` = YYYY-MM-DD, default yesterday) or
+        weekly/<iso-week>.md (`when` = 2026-W47, default the last complete week); idempotent."""
+        from .log.report import write_period_report
+
+        if kind not in ("daily", "weekly"):
+            raise UsageError(f"report kind {kind!r} is not one of: daily, weekly")
+        return write_period_report(
+            self.action_log, kind, when=when, now=utcnow(), project=project, agent=agent
+        )
+
+    def evaluate(
+        self,
+        queries: str | Path | None = None,
+        *,
+        modes: Sequence[str] = (),
+        on_problem: OnProblem = ignore,
+    ) -> EvalReport:
+        """Search quality on golden queries (default learnings/eval.yaml): recall@1, recall@5
+        and MRR@10 per mode (default all three) next to a word-overlap baseline."""
+        from .index.evaluate import MODES, evaluate_index, load_golden
+
+        unknown = [m for m in modes if m not in MODES]
+        if unknown:
+            raise UsageError(f"mode {unknown[0]!r} is not one of: {', '.join(MODES)}")
+        golden = load_golden(Path(queries) if queries else self.layout.learnings / "eval.yaml")
+        return evaluate_index(self.index, golden, modes=modes or MODES, on_problem=on_problem)
+
+    def watch(
+        self,
+        stop: threading.Event,
+        *,
+        debounce: float | None = None,
+        echo: Callable[[str], None] = print,
+        warn: Callable[[str], None] = print,
+        ready: Callable[[str], None] | None = None,
+    ) -> None:
+        """Keep the search index fresh until `stop` is set: index learnings and drafts as they
+        are saved, in batches after `debounce` seconds of quiet (default
+        `watch.debounce_seconds`, 2); `ready` gets a line saying what is watched."""
+        from .index.watch import watch_learnings
+
+        if debounce is None:
+            debounce = float(self.config.section("watch").get("debounce_seconds", 2.0))
+        watch_learnings(
+            self.index, self.layout, stop, debounce=debounce, echo=echo, warn=warn, ready=ready
+        )
 
 
 class Session:

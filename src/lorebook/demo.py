@@ -269,5 +269,14 @@ def demo_summary(book: Lorebook, expertise: dict[str, Any] | None = None) -> dic
         "learnings": [x.to_dict() for x in book.learnings.query(status="published")],
         "drafts": [x.to_dict() for x in book.learnings.drafts()],
         "stale": [r.to_dict() for r in book.learnings.stale()],
-        "report": build_report(book, window, group_by="type"),
+        "report": build_report(book.action_log, window, group_by="type"),
     }
+
+
+def run_demo(directory: Path) -> dict[str, Any]:
+    """Build the sample in `directory`, learn from its finished session, search it: all that
+    `lore demo` shows."""
+    book = build_demo(directory)
+    summary = demo_summary(book, learn_expertise(book))
+    summary.update(search_demo(book))
+    return summary

@@ -13,7 +13,7 @@ def main(argv: list[str] | None = None) -> int:
 
         values = parse_fast(args[1:])
         if values is not None:
-            from ..errors import LoreError
+            from .. import LoreError
             from .logcore import run_log
             from .output import report_error
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..errors import LoreError
+from .. import LoreError
 from .output import closed_pipe, report_error
 
 # name -> (module under lorebook.cli.commands, attribute, one-line help for `lore --help`)

@@ -7,29 +7,11 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import UsageError
-from ..log.depth import text_too_deep, too_deep_message
+from .. import UsageError, decode_context
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
     from typing import Any, TextIO
-
-    from ..book import Lorebook
-    from ..log.append import Appender
-
-
-def _decode_context(text: str, source: str, max_depth: int) -> Any:
-    if text_too_deep(text, max_depth):  # before the decoder recurses into it
-        raise UsageError(too_deep_message(source, max_depth))
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg} (char {exc.pos})"
-        ) from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{source}: context must be a JSON object, not {type(value).__name__}")
-    return value
 
 
 def parse_context(
@@ -40,7 +22,7 @@ def parse_context(
         return {}
     if raw == "-":
         text = (stdin or sys.stdin).read()
-        return dict(_decode_context(text, "--context (stdin)", max_depth))
+        return decode_context(text, "--context (stdin)", max_depth)
     if raw.startswith("@"):
         path = Path(raw[1:])
         try:
@@ -48,22 +30,8 @@ def parse_context(
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
             raise UsageError(f"--context {raw}: cannot read {path}: {reason}") from None
-        return dict(_decode_context(text, str(path), max_depth))
-    return dict(_decode_context(raw, "--context", max_depth))
-
-
-def watch_knowledge(appender: Appender) -> None:
-    """Wake the knowledge subscribers (automatic drafts, RCA lessons) for the records that
-    concern them; ordinary records pay one field check and import nothing more."""
-    from ..knowledge.gate import install_knowledge_triggers
-
-    def open_book() -> Lorebook:  # only when a record wakes the gate: the API is not cheap
-        from ..book import Lorebook
-
-        return Lorebook.around(appender)
-
-    drafts = appender.config.section("drafts")
-    install_knowledge_triggers(appender.events, lambda: open_book().knowledge, drafts)
+        return decode_context(text, str(path), max_depth)
+    return decode_context(raw, "--context", max_depth)
 
 
 def run_log(
@@ -73,10 +41,9 @@ def run_log(
     root: str | None = None,
 ) -> str:
     """Append the action described by parsed options; return what to print."""
-    from ..log.append import Appender
+    from .. import open_appender
 
-    appender = Appender.open(root, env)
-    watch_knowledge(appender)
+    appender = open_appender(root, env)
     context = parse_context(values.get("context"), stdin, appender.config.max_depth)
     record = appender.log(
         str(values["type"]),

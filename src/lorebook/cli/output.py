@@ -10,14 +10,13 @@ import json
 import os
 import sys
 
-from ..errors import LoreError
-from ..notices import redact_message, warn, warning_line
+from .. import LoreError, redact_message, warn, warning_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-    from ..problems import Problem
+    from .. import Problem
 
 
 __all__ = ["redact_message", "warn", "warning_line"]  # re-exported for the commands
@@ -64,10 +63,9 @@ class ProblemPrinter:
     def __call__(self, problem: Problem) -> None:
         self.count += 1
         if self.count <= self.shown:
-            from ..redact.identifiers import redact_path
+            from ..render.problems import skipped
 
-            where = redact_path(problem.path)[0]  # a file named like a secret: by part
-            warn(f"skipped {str(problem).replace(problem.path, where, 1)}", self.stream)
+            warn(skipped(problem), self.stream)
 
     def finish(self) -> None:
         if self.count > self.shown:

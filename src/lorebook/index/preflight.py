@@ -33,6 +33,8 @@ def find_learnings(index: SearchIndex, task: str, phase: str, limit: int) -> lis
     """The learnings for `task`; for deploy, deployment learnings first, high severity first."""
     if phase not in PHASES:
         raise UsageError(f"phase {phase!r} is not one of: {', '.join(PHASES)}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise UsageError(f"limit must be a positive number, not {limit}")
     reviewed = Filters(status="published")  # drafts await review: not for an agent's prompt yet
     if phase != "deploy":
         return index.search(task, limit=limit, filters=reviewed)

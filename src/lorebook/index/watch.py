@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 if TYPE_CHECKING:
+    from ..paths import Layout
     from .engine import SearchIndex
     from .indexer import IndexReport
 
@@ -148,3 +149,25 @@ class _Handler(FileSystemEventHandler):
 
 def _text(path: str | bytes) -> str:
     return path.decode(errors="surrogateescape") if isinstance(path, bytes) else path
+
+
+def watch_learnings(
+    index: SearchIndex,
+    layout: Layout,
+    stop: threading.Event,
+    *,
+    debounce: float,
+    echo: Callable[[str], None] = print,
+    warn: Callable[[str], None] = print,
+    ready: Callable[[str], None] | None = None,
+) -> None:
+    """Index learnings/ and drafts/ as they change until `stop` is set; `ready` gets one line
+    saying what is watched once the catch-up pass is done."""
+    folders = [layout.learnings, layout.drafts]
+
+    def started() -> None:
+        if ready is not None:
+            rels = ", ".join(layout.rel(f) + "/" for f in folders)
+            ready(f"Watching {rels} (debounce {debounce:g} s); Ctrl-C stops")
+
+    Watcher(index, folders, debounce=debounce, echo=echo, warn=warn).run(stop, started)

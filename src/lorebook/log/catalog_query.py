@@ -15,6 +15,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
+from ..errors import LoreError
 from ..model import decode_line
 from ..problems import OnProblem, Problem
 from ..redact.sanitize import Sanitizer
@@ -132,6 +133,19 @@ class CatalogView:
             return out
         finally:
             conn.close()
+
+    def sync(self, *, rebuild: bool = False) -> dict[str, Any]:
+        """Sync checking every shard (or rebuild from scratch) even for a long log; what the
+        catalog holds (`status`) and what the sync did. A disabled or unusable catalog is an
+        error here: the caller asked for it."""
+        if not self.enabled:
+            raise LoreError("the action catalog is disabled (catalog.enabled: false in config)")
+        conn = self.open(full=True, rebuild=rebuild, create=True)
+        if conn is None:
+            raise LoreError(f"the action catalog cannot be used: {self.unavailable}")
+        conn.close()
+        assert self.last_sync is not None
+        return {**self.status(), "sync": self.last_sync.to_dict()}
 
     def status(self) -> dict[str, Any]:
         """Counts and where the file is, for `lore catalog`."""

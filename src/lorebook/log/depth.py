@@ -51,3 +51,24 @@ def value_too_deep(value: Any, limit: int) -> bool:
             return False
         level = inner
     return True
+
+
+def decode_context(text: str, source: str, max_depth: int) -> dict[str, Any]:
+    """An action context given as JSON text (`lore log --context`): one object, nested at most
+    `max_depth` deep (checked before the decoder recurses), else a usage error naming `source`
+    and the line and column."""
+    import json
+
+    from ..errors import UsageError
+
+    if text_too_deep(text, max_depth):
+        raise UsageError(too_deep_message(source, max_depth))
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg} (char {exc.pos})"
+        ) from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{source}: context must be a JSON object, not {type(value).__name__}")
+    return value

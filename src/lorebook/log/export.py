@@ -19,11 +19,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
 from ..git.binary import head
-from ..timeutil import format_ts
+from ..timeutil import format_ts, parse_when
 from .query import ActionFilter
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from ..paths import Layout
+    from ..redact.sanitize import Sanitizer
+    from .actionlog import ActionLog
 
 FORMATS = ("csv", "json", "jsonl")
 CSV_FIELDS = (
@@ -50,7 +52,7 @@ class Redactions:
 
 
 def training_record(
-    action: dict[str, Any], book: Lorebook, *, with_context: bool, counts: Redactions
+    action: dict[str, Any], sanitizer: Sanitizer, *, with_context: bool, counts: Redactions
 ) -> dict[str, Any]:
     """One action as a training record, its context and task re-sanitized; `counts` adds
     what the record says was redacted in it (when written, or as it was read)."""
@@ -62,11 +64,11 @@ def training_record(
     meta = action.get("meta")
     done = meta.get("redactions") if isinstance(meta, dict) else None
     redacted = done if isinstance(done, int) and not isinstance(done, bool) and done > 0 else 0
-    task, n = book.sanitizer.redact_text(task)
+    task, n = sanitizer.redact_text(task)
     redacted += n
     entry: dict[str, Any] = {"task": task, "epic_id": action.get("epic")}
     if with_context:
-        clean, n = book.sanitizer.sanitize(context)
+        clean, n = sanitizer.sanitize(context)
         redacted += n
         entry["context"] = clean
     if redacted:
@@ -137,13 +139,33 @@ def source_commit(root: Path) -> str | None:
     return head(root)
 
 
-def default_path(book: Lorebook, fmt: str, now: datetime) -> Path:
+def _moment(value: str | datetime | None, option: str, now: datetime) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return parse_when(str(value), now=now, option=option)
+
+
+def export_window(
+    since: str | datetime | None, until: str | datetime | None, now: datetime
+) -> tuple[str | None, str | None]:
+    """The export's [since, until) as canonical timestamps (times as datetimes or the forms of
+    `--since`); a start in the future or not before the end is refused, not exported empty."""
+    start, end = _moment(since, "--since", now), _moment(until, "--until", now)
+    if start is not None and format_ts(start) > format_ts(now):
+        shown = since if isinstance(since, str) else format_ts(start)
+        raise UsageError(f"--since {shown} is in the future (now is {format_ts(now)})")
+    if start is not None and end is not None and format_ts(start) >= format_ts(end):
+        raise UsageError(f"--since {format_ts(start)} is not before --until {format_ts(end)}")
+    return (format_ts(start) if start else None, format_ts(end) if end else None)
+
+
+def default_path(layout: Layout, fmt: str, now: datetime) -> Path:
     stamp = format_ts(now).replace("-", "").replace(":", "").replace(".", "")[:15] + "Z"
-    return book.layout.training_data / f"training-data-{stamp}.{fmt}"
+    return layout.training_data / f"training-data-{stamp}.{fmt}"
 
 
 def export(
-    book: Lorebook,
+    log: ActionLog,
     *,
     fmt: str,
     path: Path,
@@ -159,8 +181,8 @@ def export(
     query = ActionFilter(project=project, since=since, until=until)
     counts = Redactions()
     records = (
-        training_record(action, book, with_context=with_context, counts=counts)
-        for action in book.iter_actions(query, newest_first=False, include_archive=include_archive)
+        training_record(action, log.sanitizer, with_context=with_context, counts=counts)
+        for action in log.iter_actions(query, newest_first=False, include_archive=include_archive)
     )
     manifest_path = path.with_name(path.name + ".manifest.json")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -181,7 +203,7 @@ def export(
         "format": fmt,
         "record_count": count,
         "record_shape": "lorebook training record v1 (input, output, metadata)",
-        "filters": book.sanitizer.sanitize(
+        "filters": log.sanitizer.sanitize(
             {
                 "since": since,
                 "until": until,
@@ -190,7 +212,7 @@ def export(
                 "include_archive": include_archive,
             }
         )[0],
-        "source_commit": source_commit(book.root),
+        "source_commit": source_commit(log.root),
         "redactions": {"values": counts.values, "records": counts.records},
         "bytes": path.stat().st_size,
     }
@@ -201,4 +223,4 @@ def export(
     except LoreError:
         path.unlink(missing_ok=True)  # no export without its manifest
         raise
-    return {**manifest, "path": book.layout.rel(path), "manifest": book.layout.rel(manifest_path)}
+    return {**manifest, "path": log.layout.rel(path), "manifest": log.layout.rel(manifest_path)}

@@ -2,7 +2,8 @@
 
 The aggregates are computed in Python over slim rows (time, type, outcome, project, agent,
 session, duration, overhead), so both sources give identical reports; deployments and failures
-are read as full records through `Lorebook.iter_actions`.
+are read as full records through the log's `iter_actions`. Everything here is given the action
+log (`ActionLog`), never the whole `Lorebook`.
 
 Definitions (documented in docs/reports.md):
 * success rate = success / (success + failure + blocked); `in_progress` records open work and
@@ -26,7 +27,7 @@ from .progress import describe
 from .query import ActionFilter
 
 if TYPE_CHECKING:
-    from ..book import Lorebook
+    from .actionlog import ActionLog
 
 GROUPS = ("day", "type", "outcome")
 OUTCOME_KEYS = ("success", "failure", "blocked", "in_progress")
@@ -119,7 +120,7 @@ def week_window(week: str | None, now: datetime) -> tuple[str, Window]:
 
 
 def slim_rows(
-    book: Lorebook,
+    log: ActionLog,
     window: Window,
     *,
     project: str | None,
@@ -127,7 +128,7 @@ def slim_rows(
     include_archive: bool,
 ) -> Iterator[tuple[Any, ...]]:
     """(ts, type, outcome, project, agent, session, duration, overhead) of every action."""
-    conn = book.catalog.open()
+    conn = log.catalog.open()
     if conn is not None:
         clauses = ["kind = 'action'", "ts >= ?", "ts < ?"]
         args: list[Any] = [window.since_ts, window.until_ts]
@@ -145,7 +146,7 @@ def slim_rows(
             conn.close()
         return
     query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
-    for r in book.iter_actions(query, newest_first=False, include_archive=include_archive):
+    for r in log.iter_actions(query, newest_first=False, include_archive=include_archive):
         duration = r.get("duration_s")
         yield (
             r["ts"], r["type"], r["outcome"], r.get("project"), r.get("agent"), r["session"],
@@ -283,7 +284,7 @@ def _service(record: dict[str, Any]) -> str | None:
 
 
 def build_report(
-    book: Lorebook,
+    log: ActionLog,
     window: Window,
     *,
     project: str | None = None,
@@ -292,10 +293,10 @@ def build_report(
     include_archive: bool = False,
 ) -> dict[str, Any]:
     """The JSON contract of `lore report --json`."""
-    rows = slim_rows(book, window, project=project, agent=agent, include_archive=include_archive)
+    rows = slim_rows(log, window, project=project, agent=agent, include_archive=include_archive)
     report = {
         "window": window.to_dict(),
-        "filters": book.sanitizer.sanitize(
+        "filters": log.sanitizer.sanitize(
             {"project": project, "agent": agent, "include_archive": include_archive}
         )[0],
         **aggregate(rows, window, group_by),
@@ -303,23 +304,23 @@ def build_report(
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     deploys: list[dict[str, Any]] = []
     by_outcome: Counter[str] = Counter()
-    for record in book.iter_actions(
+    for record in log.iter_actions(
         ActionFilter(**{**base.__dict__, "type": "deploy"}), include_archive=include_archive
     ):
         by_outcome[record["outcome"]] += 1
         if len(deploys) < DEPLOYMENTS_SHOWN:
-            deploys.append(_brief(book, record) | {"service": _service(record)})
+            deploys.append(_brief(log, record) | {"service": _service(record)})
     report["deployments"] = {
         "total": sum(by_outcome.values()),
         "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
         "recent": deploys,
     }
     failures = []
-    found = book.iter_actions(
+    found = log.iter_actions(
         ActionFilter(**{**base.__dict__, "outcome": "failure"}), include_archive=include_archive
     )
     for record in found:
-        failures.append(_brief(book, record))
+        failures.append(_brief(log, record))
         if len(failures) >= FAILURES_SHOWN:
             break
     getattr(found, "close", lambda: None)()
@@ -327,11 +328,11 @@ def build_report(
     return report
 
 
-def _brief(book: Lorebook, record: dict[str, Any]) -> dict[str, Any]:
+def _brief(log: ActionLog, record: dict[str, Any]) -> dict[str, Any]:
     """What a report lists about one action; error text re-sanitized."""
     error = record.get("error")
     if isinstance(error, str):
-        error = book.sanitizer.redact_text(error)[0]
+        error = log.sanitizer.redact_text(error)[0]
     return {
         "id": record["id"],
         "ts": record["ts"],
@@ -342,7 +343,7 @@ def _brief(book: Lorebook, record: dict[str, Any]) -> dict[str, Any]:
         "session": record["session"],
         "epic": record.get("epic"),
         "error": error,
-        "summary": book.sanitizer.redact_text(describe(record))[0],
+        "summary": log.sanitizer.redact_text(describe(record))[0],
     }
 
 
@@ -364,7 +365,7 @@ def filter_suffix(filters: list[tuple[str, str]]) -> str:
 
 
 def write_period_report(
-    book: Lorebook,
+    log: ActionLog,
     kind: str,
     *,
     when: str | None,
@@ -384,11 +385,11 @@ def write_period_report(
         label = window.since.date().isoformat()
     else:
         label, window = week_window(when, now)
-    report = build_report(book, window, project=project, agent=agent, group_by="day")
-    text, redactions = book.sanitizer.redact_text(render_markdown(report, kind=kind, label=label))
+    report = build_report(log, window, project=project, agent=agent, group_by="day")
+    text, redactions = log.sanitizer.redact_text(render_markdown(report, kind=kind, label=label))
     asked = (("project", project), ("agent", agent))
-    filters = [(key, book.sanitizer.redact_text(value)[0]) for key, value in asked if value]
-    path = book.layout.reports / kind / f"{label}{filter_suffix(filters)}.md"
+    filters = [(key, log.sanitizer.redact_text(value)[0]) for key, value in asked if value]
+    path = log.layout.reports / kind / f"{label}{filter_suffix(filters)}.md"
     data = text.encode("utf-8")
     try:
         unchanged = path.read_bytes() == data
@@ -397,7 +398,7 @@ def write_period_report(
     if not unchanged:
         atomic_write(path, data)
     return {
-        "path": book.layout.rel(path),
+        "path": log.layout.rel(path),
         "kind": kind,
         "label": label,
         "window": window.to_dict(),

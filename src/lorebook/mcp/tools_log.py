@@ -169,8 +169,13 @@ class LogTools:
         agent: str | None = None,
     ) -> ActivityReport:
         """Activity report: totals, success rate, breakdown, recent failures."""
-        report = self.book().report(
-            days=days, since=since, until=until, group_by=group_by, project=project, agent=agent
+        report = self.book().report(  # `days` is the default window: `since` replaces it
+            days=None if since is not None else days,
+            since=since,
+            until=until,
+            group_by=group_by,
+            project=project,
+            agent=agent,
         )
         return ActivityReport(
             window=report["window"],

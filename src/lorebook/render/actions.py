@@ -121,3 +121,8 @@ def resume_brief(state: dict[str, Any]) -> str:
             error = f" — {action['error']}" if action.get("error") else ""
             lines.append(f"- {_short_ts(action['ts'])} {describe(action)}{error}")
     return "\n".join(lines)
+
+
+def session_ended(record: dict[str, Any]) -> str:
+    """`lore session end`: which session ended and why."""
+    return f"ended {record['session']} ({record['reason']})"

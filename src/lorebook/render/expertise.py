@@ -55,3 +55,11 @@ def history(entries: list[dict[str, Any]]) -> str:
         )
         lines += [f"    - {change}" for change in entry["changes"]]
     return "\n".join(lines)
+
+
+def validated(results: list[dict[str, Any]]) -> str:
+    """`lore expertise validate`: each domain's update, or that it has no file yet."""
+    return "\n".join(
+        f"{r['path']}: no file yet" if r.get("status") == "no_expertise" else update(r, "valid")
+        for r in results
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
+from ... import Lorebook
 from ..output import to_json
 from .common import json_option, pass_book
 

@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from ...book import Lorebook
-from ...errors import LoreError
-from ...log.retention import RetentionResult, archive_shards, prune_archives
-from ...timeutil import parse_age, utcnow
+from ... import Lorebook, LoreError
+from ...render.retention import first_failure, retention_text
 from ..output import to_json
 from .common import json_option, pass_book
 
 
-def _show(result: RetentionResult, as_json: bool) -> None:
-    if as_json:
-        click.echo(to_json(result.to_dict()))
-    else:
-        verb = {"archive": "archived", "prune": "deleted"}[result.action]
-        if result.dry_run:
-            verb = f"would be {verb}"
-        for entry in result.done:
-            click.echo(f"{entry.get('shard') or entry['archive']}")
-        click.echo(
-            f"{len(result.done)} shard(s) {verb} (days before {result.cutoff})"
-            + (f"; {len(result.failed)} failed" if result.failed else "")
-        )
-    if result.failed:
-        first = result.failed[0]
-        more = f" (and {len(result.failed) - 1} more)" if len(result.failed) > 1 else ""
-        raise LoreError(f"{first.get('shard') or first['archive']}: {first['error']}{more}")
+def _show(result: dict[str, Any], as_json: bool) -> None:
+    click.echo(to_json(result) if as_json else retention_text(result))
+    failure = first_failure(result)
+    if failure:
+        raise LoreError(failure)
 
 
 @click.command("archive")
@@ -48,15 +36,7 @@ def archive(book: Lorebook, older_than: str | None, dry_run: bool, as_json: bool
       lore archive --dry-run
       lore archive --older-than 90d --json
     """
-    days = (
-        parse_age(older_than, "--older-than", units="dw").days
-        if older_than
-        else int(book.config.section("retention").get("archive_days", 90))
-    )
-    result = archive_shards(
-        book.layout.actionlog, book.root, days=days, now=utcnow(), dry_run=dry_run
-    )
-    _show(result, as_json)
+    _show(book.archive(older_than or None, dry_run=dry_run).to_dict(), as_json)
 
 
 @click.command("prune")
@@ -71,12 +51,4 @@ def prune(book: Lorebook, older_than: str | None, dry_run: bool, as_json: bool) 
     Example:
       lore prune --older-than 365d --dry-run
     """
-    days = (
-        parse_age(older_than, "--older-than", units="dw").days
-        if older_than
-        else int(book.config.section("retention").get("prune_days", 365))
-    )
-    result = prune_archives(
-        book.layout.actionlog, book.root, days=days, now=utcnow(), dry_run=dry_run
-    )
-    _show(result, as_json)
+    _show(book.prune(older_than or None, dry_run=dry_run).to_dict(), as_json)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...errors import LoreError
+from ... import Lorebook
+from ...render.catalog import catalog_text
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -26,28 +26,5 @@ def catalog(book: Lorebook, rebuild: bool, as_json: bool) -> None:
       lore catalog
       lore catalog --rebuild --json
     """
-    view = book.catalog
-    if not view.enabled:
-        raise LoreError("the action catalog is disabled (catalog.enabled: false in config)")
-    conn = view.open(full=True, rebuild=rebuild, create=True)
-    if conn is None:
-        raise LoreError(f"the action catalog cannot be used: {view.unavailable}")
-    conn.close()
-    assert view.last_sync is not None
-    result = {**view.status(), "sync": view.last_sync.to_dict()}
-    result["path"] = book.layout.rel(view.catalog.path)
-    if as_json:
-        click.echo(to_json(result))
-        return
-    sync = view.last_sync
-    what = f"rebuilt ({sync.reason})" if sync.rebuilt else "synced"
-    click.echo(
-        f"{what} in {sync.seconds:.2f} s: read {sync.shards_read} shard(s), "
-        f"{sync.bytes_read:,} bytes, {sync.records_added:,} new record(s)"
-    )
-    click.echo(
-        f"{result['path']}: {result['actions']:,} actions in {result['records']:,} records, "
-        f"{result['shards']:,} shards ({result['archived_shards']:,} archived), "
-        f"{result['sessions']:,} sessions, {result['skipped_lines']:,} skipped line(s), "
-        f"{result['bytes'] / 1e6:.1f} MB"
-    )
+    result = book.sync_catalog(rebuild=rebuild)
+    click.echo(to_json(result) if as_json else catalog_text(result))

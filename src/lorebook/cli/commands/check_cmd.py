@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
+from ... import Lorebook
+from ...render.maintenance import check_text
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -21,16 +22,7 @@ def check(book: Lorebook, as_json: bool) -> None:
     learning that exists, secrets); and every .expertise/*.yaml (schema, <= 1000 lines,
     secrets). Suitable for pre-commit and CI.
     """
-    report = book.check()
-    if as_json:
-        click.echo(to_json(report.to_dict()))
-    else:
-        for finding in report.findings:
-            click.echo(str(finding))
-        state = "ok" if report.ok else f"{len(report.findings)} finding(s)"
-        click.echo(
-            f"checked {report.records} records in {report.shards} shards, "
-            f"{report.learnings} learnings, {report.expertise} expertise files: {state}"
-        )
-    if not report.ok:
+    report = book.check().to_dict()
+    click.echo(to_json(report) if as_json else check_text(report))
+    if not report["ok"]:
         click.get_current_context().exit(1)

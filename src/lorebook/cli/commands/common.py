@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from ...book import Lorebook
+from ... import Lorebook
+from ...render.catalog import catalog_note
 from ..app import root_of
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (stable contract).")
@@ -65,6 +66,6 @@ def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def catalog_hint(book: Lorebook) -> None:
     """Say once on stderr when a query scanned a long log because no catalog exists yet."""
-    reason = book.action_log.scan_note()
-    if reason and reason.startswith("no catalog yet"):
-        click.echo(f"note: scanned the shards: {reason}", err=True)
+    reason = book.catalog_hint  # only when the command used the catalog at all
+    if reason:
+        click.echo(catalog_note(reason), err=True)

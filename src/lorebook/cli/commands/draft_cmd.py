@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from ...book import Lorebook
-from ...knowledge.drafting import DraftOutcome
-from ...timeutil import format_ts, parse_when
+from ... import Lorebook, format_ts, parse_when
+from ...render.learnings import draft_outcome
 from ..output import to_json
 from .common import json_option, pass_book
 
 
-def describe(outcome: DraftOutcome, book: Lorebook) -> str:
+def describe(outcome: Any, book: Lorebook) -> str:
     """One line for people: where the draft went, or which learning it duplicates."""
-    if outcome.status == "duplicate" and outcome.duplicate_of is not None:
-        match = outcome.duplicate_of
-        return (
-            f"not written: near-duplicate of {match.learning} ({match.similarity:.0%} similar); "
-            "logged as a blocked learning_draft action"
-        )
-    assert outcome.learning is not None and outcome.learning.path is not None
-    line = f"draft {book.layout.rel(outcome.learning.path)}"
-    if outcome.supersedes:
-        similar = ", ".join(f"{m.learning} ({m.similarity:.0%})" for m in outcome.supersedes)
-        line += f"  (supersedes suggested: {similar})"
-    return line
+    return draft_outcome(outcome.to_dict(), book.root)
 
 
 @click.group("draft")

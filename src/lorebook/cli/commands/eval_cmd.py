@@ -6,28 +6,10 @@ from pathlib import Path
 
 import click
 
-from ...book import Lorebook
-from ...index.evaluate import MODES, EvalReport, evaluate_index, load_golden
+from ... import SEARCH_MODES, Lorebook
+from ...render.eval import eval_text
 from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
-
-
-def render_report(report: EvalReport, shown_misses: int = 10) -> str:
-    """The human table: one row per mode, then the hybrid misses."""
-    golden = report.golden
-    lines = [f"{golden.path}: {len(golden.queries)} golden queries", ""]
-    lines.append(f"{'mode':<10} {'recall@1':>9} {'recall@5':>9} {'MRR@10':>8}")
-    for mode, m in report.metrics().items():
-        lines.append(f"{mode:<10} {m.recall_at_1:>9.2f} {m.recall_at_5:>9.2f} {m.mrr_at_10:>8.2f}")
-    if "hybrid" in report.modes:
-        misses = report.misses("hybrid")
-        if misses:
-            lines += ["", "Not in the hybrid top 5:"]
-            for q in misses[:shown_misses]:
-                lines.append(f"  line {q.line}: {q.query}  (expected {', '.join(q.expected)})")
-            if len(misses) > shown_misses:
-                lines.append(f"  … {len(misses) - shown_misses} more (see --json)")
-    return "\n".join(lines)
 
 
 @click.command("eval")
@@ -40,7 +22,7 @@ def render_report(report: EvalReport, shown_misses: int = 10) -> str:
 @click.option(
     "--mode",
     "modes",
-    type=click.Choice(MODES),
+    type=click.Choice(SEARCH_MODES),
     multiple=True,
     help="Evaluate only these modes (repeatable; default: all three).",
 )
@@ -61,13 +43,12 @@ def eval_(book: Lorebook, queries_file: Path | None, modes: tuple[str, ...], as_
       lore eval
       lore eval --queries bench/golden.yaml --json
     """
-    golden = load_golden(queries_file or book.layout.learnings / "eval.yaml")
     problems = ProblemPrinter()
-    report = evaluate_index(book.index, golden, modes=modes or MODES, on_problem=problems)
+    report = book.evaluate(queries_file, modes=modes, on_problem=problems).to_dict()
     problems.finish()
     if as_json:
-        click.echo(to_json(report.to_dict()))
+        click.echo(to_json(report))
     else:
-        for warning in report.golden.warnings:
+        for warning in report["warnings"]:
             click.echo(warning_line(warning), err=True)
-        click.echo(render_report(report))
+        click.echo(eval_text(report))

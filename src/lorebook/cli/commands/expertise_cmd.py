@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...errors import UsageError
+from ... import Lorebook, UsageError
 from ...render import expertise as render
 from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
@@ -130,14 +129,7 @@ def validate(
     if (domain is None) == (not all_):
         raise UsageError("give a DOMAIN or --all (not both)")
     results = book.expertise.validate(domain, commit=False if no_commit else None)
-    if as_json:
-        click.echo(to_json(results))
-    else:
-        for result in results:
-            if result.get("status") == "no_expertise":
-                click.echo(f"{result['path']}: no file yet")
-            else:
-                click.echo(render.update(result, "valid"))
+    click.echo(to_json(results) if as_json else render.validated(results))
     for result in results:
         _warn(result)
 

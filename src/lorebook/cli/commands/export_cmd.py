@@ -6,17 +6,16 @@ from pathlib import Path
 
 import click
 
-from ...book import Lorebook
-from ...errors import UsageError
-from ...log.export import FORMATS, default_path
-from ...log.export import export as write_export
-from ...timeutil import format_ts, parse_when, utcnow
+from ... import EXPORT_FORMATS, Lorebook
+from ...render.maintenance import exported
 from ..output import to_json
 from .common import json_option, pass_book
 
 
 @click.command("export")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True
+)
 @click.option("--since", help="7d, 24h, YYYY-MM-DD or an ISO timestamp.")
 @click.option("--until", help="Same forms; exclusive.")
 @click.option("--project")
@@ -51,28 +50,13 @@ def export_cmd(
       lore export --format jsonl --since 30d
       lore export --format csv --project consilio --no-context -o /tmp/actions.csv
     """
-    now = utcnow()
-    start = parse_when(since, now=now, option="--since") if since else None
-    end = parse_when(until, now=now, option="--until") if until else None
-    if start is not None and start > now:
-        raise UsageError(f"--since {since} is in the future (now is {format_ts(now)})")
-    if start is not None and end is not None and start >= end:
-        raise UsageError(f"--since {format_ts(start)} is not before --until {format_ts(end)}")
-    path = Path(output).resolve() if output else default_path(book, fmt, now)
-    result = write_export(
-        book,
-        fmt=fmt,
-        path=path,
-        since=format_ts(start) if start else None,
-        until=format_ts(end) if end else None,
+    result = book.export_training_data(
+        fmt,
+        Path(output).resolve() if output else None,
+        since=since or None,
+        until=until or None,
         project=project,
         with_context=not no_context,
         include_archive=include_archive,
     )
-    if as_json:
-        click.echo(to_json(result))
-    else:
-        click.echo(
-            f"exported {result['record_count']} record(s) to {result['path']} "
-            f"(manifest {result['manifest']}; {result['redactions']['values']} value(s) redacted)"
-        )
+    click.echo(to_json(result) if as_json else exported(result))

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from ...book import Lorebook
+from ... import Lorebook
+from ...render.maintenance import index_text
 from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
 
@@ -65,15 +66,6 @@ def index(book: Lorebook, rebuild: bool, as_json: bool) -> None:
         bar.close()
     problems.finish()
     model = searcher.embedder()
-    if as_json:
-        data = report.to_dict()
-        data["model"] = model.name if model else None
-        click.echo(to_json(data))
-        return
-    click.echo(
-        f"{'Rebuilt' if report.rebuilt else 'Updated'} the index "
-        f"({model.name if model else 'keywords only'}): "
-        f"{len(report.added)} added, {len(report.updated)} updated, "
-        f"{len(report.removed)} removed, {report.unchanged} unchanged"
-        + (f", {len(report.skipped)} skipped" if report.skipped else "")
-    )
+    data = report.to_dict()
+    data["model"] = model.name if model else None
+    click.echo(to_json(data) if as_json else index_text(data, data["model"]))

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from ...init import create_store
-from ...paths import find_root
+from ... import Lorebook
 from ..app import root_of
 from ..output import to_json
 from .common import json_option
@@ -28,9 +25,8 @@ def init(ctx: click.Context, directory: str | None, as_json: bool) -> None:
     Example:
       lore init && git add .lore .gitattributes && git commit -m "lore: init store"
     """
-    chosen = directory or root_of(ctx)
-    root = Path(chosen).resolve() if chosen else find_root()
-    created = create_store(root)
+    book = Lorebook.init(directory or root_of(ctx) or None)
+    root, created = book.root, list(book.created)
     if as_json:
         click.echo(to_json({"root": str(root), "created": created}))
     elif created:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any
 
 import click
 
-from ...book import Lorebook
-from ...errors import LoreError, UsageError
+from ... import Lorebook, LoreError, UsageError
+from ...render import learnings as render
 from ..output import ProblemPrinter, to_json
 from .common import json_option, pass_book
 
@@ -30,16 +29,6 @@ def _read_body(body_file: str | None) -> str:
         raise UsageError(f"{body_file}: not UTF-8 text") from None
     except OSError as exc:
         raise UsageError(f"{body_file}: cannot read the body ({exc.strerror or exc})") from None
-
-
-def _row(learning: Any) -> str:
-    flags = " [stale]" if learning.stale else ""
-    kind = learning.kind if learning.kind != "lesson" else ""
-    return f"{learning.id}  {learning.status:<9} {kind:<7} {learning.title}{flags}".rstrip()
-
-
-def _table(learnings: list[Any], empty: str) -> str:
-    return "\n".join(_row(x) for x in learnings) if learnings else empty
 
 
 @click.group("learn")
@@ -91,11 +80,8 @@ def new(
         anchors=anchors,
         publish=publish,
     )
-    if as_json:
-        click.echo(to_json(learning.to_dict()))
-    else:
-        where = book.layout.rel(learning.path) if learning.path else learning.id
-        click.echo(f"{learning.status} {learning.id}: {where}")
+    data = learning.to_dict()
+    click.echo(to_json(data) if as_json else render.written(data, book.root))
 
 
 @click.command("learnings")
@@ -134,7 +120,7 @@ def learnings(
     if as_json:
         click.echo(to_json([x.to_dict() for x in found]))
     else:
-        click.echo(_table(found, "no learnings match"))
+        click.echo(render.learnings_table([x.to_dict() for x in found], "no learnings match"))
     problems.finish()
 
 
@@ -153,7 +139,7 @@ def drafts(book: Lorebook, as_json: bool) -> None:
     if as_json:
         click.echo(to_json([x.to_dict() for x in found]))
     else:
-        click.echo(_table(found, "no drafts"))
+        click.echo(render.learnings_table([x.to_dict() for x in found], "no drafts"))
     problems.finish()
 
 
@@ -171,30 +157,8 @@ def show(book: Lorebook, learning_id: str, as_json: bool) -> None:
     learning = book.learnings.get(learning_id)
     with contextlib.suppress(LoreError):  # outside a git repository nothing can be stale
         book.learnings.mark_stale([learning])
-    if as_json:
-        click.echo(to_json(learning.to_dict()))
-        return
-    click.echo(f"{learning.title}\n")
-    facts = [
-        ("id", learning.id),
-        ("status", learning.status + (" (stale)" if learning.stale else "")),
-        ("kind", learning.kind),
-        ("category", learning.category),
-        ("severity", learning.severity),
-        ("tags", ", ".join(learning.tags)),
-        ("created", learning.created.isoformat()),
-        ("anchors", ", ".join(learning.anchors)),
-        ("supersedes", ", ".join(learning.supersedes)),
-        ("file", book.layout.rel(learning.path) if learning.path else None),
-    ]
-    for name, value in facts:
-        if value:
-            click.echo(f"{name + ':':<12}{value}")
-    for solution in learning.solutions:
-        click.echo(f"{'solution:':<12}{solution.id}: {solution.text}")
-    for item in learning.prevention:
-        click.echo(f"{'prevention:':<12}{item}")
-    click.echo(f"\n{learning.body.rstrip()}")
+    data = learning.to_dict()
+    click.echo(to_json(data) if as_json else render.learning_text(data, book.root))
 
 
 @click.command("stale")
@@ -212,14 +176,6 @@ def stale(book: Lorebook, as_json: bool) -> None:
     """
     problems = ProblemPrinter()
     reports = book.learnings.stale(on_problem=problems)
-    if as_json:
-        click.echo(to_json([r.to_dict() for r in reports]))
-    elif not reports:
-        click.echo("no stale learnings")
-    else:
-        for report in reports:
-            click.echo(f"{report.id}  {report.title}")
-            for change in report.anchors:
-                commits = f" ({', '.join(change.commits[:5])})" if change.commits else ""
-                click.echo(f"  {change.anchor}: {change.reason}{commits}")
+    data = [r.to_dict() for r in reports]
+    click.echo(to_json(data) if as_json else render.stale_text(data))
     problems.finish()

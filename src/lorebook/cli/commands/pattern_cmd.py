@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...knowledge.docload import read_input
+from ... import Lorebook, read_input
+from ...render.learnings import pattern_written
 from ..output import to_json
 from .common import json_option, pass_book
 from .draft_cmd import describe
@@ -61,11 +61,8 @@ def new(
         tags=_tags(tags),
         publish=publish,
     )
-    if as_json:
-        click.echo(to_json(learning.to_dict()))
-    else:
-        where = book.layout.rel(learning.path) if learning.path else learning.id
-        click.echo(f"{learning.id} ({where})")
+    data = learning.to_dict()
+    click.echo(to_json(data) if as_json else pattern_written(data, book.root))
 
 
 @pattern.command("record")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...index.preflight import PHASES
+from ... import PREFLIGHT_PHASES, Lorebook
 from ..output import to_json
 from .common import COUNT, json_option, pass_book
 from .index_cmd import warn
@@ -15,7 +14,7 @@ from .index_cmd import warn
 @click.argument("task", nargs=-1, required=True)
 @click.option(
     "--phase",
-    type=click.Choice(PHASES),
+    type=click.Choice(PREFLIGHT_PHASES),
     default="plan",
     show_default=True,
     help="deploy puts deployment learnings and high severity first.",

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...log.sessions import STATUSES
+from ... import SESSION_STATUSES, Lorebook, format_ts, parse_when
 from ...render.actions import actions_table, sessions_table
-from ...timeutil import format_ts, parse_when
 from ..output import ProblemPrinter, to_json
 from .common import COUNT, json_option, pass_book
 
@@ -75,7 +73,7 @@ def actions(
 @click.command("sessions")
 @click.option("--project")
 @click.option("--agent")
-@click.option("--status", help=f"One of: {', '.join(STATUSES)}.")
+@click.option("--status", help=f"One of: {', '.join(SESSION_STATUSES)}.")
 @json_option
 @pass_book
 def sessions(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...knowledge.docload import read_input
+from ... import Lorebook, read_input
+from ...render.learnings import rca_added
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -33,12 +33,6 @@ def add(book: Lorebook, file: str, as_json: bool) -> None:
     """
     text, source = read_input(file)
     result = book.knowledge.add_rca_text(text, source)
-    learning = result.learning
-    if as_json:
-        payload = learning.to_dict()
-        payload["created_now"] = result.created
-        click.echo(to_json(payload))
-        return
-    where = book.layout.rel(learning.path) if learning.path else learning.id
-    verb = "added" if result.created else "already present"
-    click.echo(f"{verb}: {learning.id} ({where})")
+    payload = result.learning.to_dict()
+    payload["created_now"] = result.created
+    click.echo(to_json(payload) if as_json else rca_added(payload, book.root))

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...log.report import GROUPS, build_report, resolve_window, write_period_report
+from ... import REPORT_GROUPS, Lorebook
+from ...render.maintenance import report_written
 from ...render.report import render_text
-from ...timeutil import utcnow
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -23,7 +22,7 @@ archive_option = click.option(
 @click.option("--project")
 @click.option("--agent")
 @click.option(
-    "--group-by", type=click.Choice(GROUPS), default="day", show_default=True,
+    "--group-by", type=click.Choice(REPORT_GROUPS), default="day", show_default=True,
     help="Breakdown by day, action type or outcome.",
 )  # fmt: skip
 @archive_option
@@ -54,20 +53,15 @@ def report(
     from .common import open_book
 
     book = open_book(ctx)
-    window = resolve_window(days=days, since=since, until=until, now=utcnow())
-    data = build_report(
-        book, window, project=project, agent=agent, group_by=group_by,
+    data = book.report(
+        days=days, since=since, until=until, project=project, agent=agent, group_by=group_by,
         include_archive=include_archive,
     )  # fmt: skip
     click.echo(to_json(data) if as_json else render_text(data))
 
 
 def _written(result: dict[str, object], as_json: bool) -> None:
-    if as_json:
-        click.echo(to_json(result))
-        return
-    verb = "unchanged" if result["unchanged"] else "wrote"
-    click.echo(f"{verb} {result['path']} ({result['total_actions']} actions)")
+    click.echo(to_json(result) if as_json else report_written(result))
 
 
 @report.command("daily")
@@ -88,7 +82,7 @@ def daily(
       0 9 * * *  cd /path/to/repo && lore report daily
     """
     _written(
-        write_period_report(book, "daily", when=day, now=utcnow(), project=project, agent=agent),
+        book.write_report("daily", when=day, project=project, agent=agent),
         as_json,
     )
 
@@ -109,6 +103,6 @@ def weekly(
       lore report weekly --week 2026-W47
     """
     _written(
-        write_period_report(book, "weekly", when=week, now=utcnow(), project=project, agent=agent),
+        book.write_report("weekly", when=week, project=project, agent=agent),
         as_json,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
+from ... import Lorebook
 from ...render.actions import resume_brief
 from ..output import ProblemPrinter, to_json
 from .common import COUNT, json_option, pass_book

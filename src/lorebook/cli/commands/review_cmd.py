@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
+from ... import Lorebook
+from ...render import learnings as render
 from ..output import to_json, warning_line
 from .common import json_option, pass_book
 
@@ -46,15 +47,8 @@ def promote(
       lore promote 2026-11-22-rls-policy-blocks-insert-kqzmtdr --branch --pr
     """
     result = book.learnings.promote(learning_id, branch=branch, push=push, pr=pr, remote=remote)
-    if as_json:
-        click.echo(to_json(result.to_dict()))
-    else:
-        where = f"branch {result.branch}" if result.branch else "detached HEAD"
-        click.echo(f"published {result.id} in {result.commit[:12]} on {where}: {result.path}")
-        if result.pushed:
-            click.echo(f"pushed {result.branch} to {result.remote}")
-        if result.pr_url:
-            click.echo(f"pull request: {result.pr_url}")
+    data = result.to_dict()
+    click.echo(to_json(data) if as_json else render.promoted(data))
     if result.warning:
         click.echo(warning_line(result.warning), err=True)
 
@@ -72,11 +66,7 @@ def reject(book: Lorebook, learning_id: str, reason: str, as_json: bool) -> None
       lore reject 2026-11-22-flaky-test-bvtqzhm --reason "duplicate of the retry lesson"
     """
     result = book.learnings.reject(learning_id, reason=reason)
-    if as_json:
-        click.echo(to_json(result))
-    else:
-        commit = f" in {result['commit'][:12]}" if result["commit"] else " (it was never committed)"
-        click.echo(f"rejected {result['id']}{commit}: {result['reason']}")
+    click.echo(to_json(result) if as_json else render.rejected(result))
 
 
 @click.command("history")
@@ -91,10 +81,5 @@ def history(book: Lorebook, learning_id: str, as_json: bool) -> None:
       lore history 2026-11-22-rls-policy-blocks-insert-kqzmtdr --json
     """
     entries = book.learnings.history(learning_id)
-    if as_json:
-        click.echo(to_json([e.to_dict() for e in entries]))
-    elif not entries:
-        click.echo("no commits yet (the file was never committed)")
-    else:
-        for e in entries:
-            click.echo(f"{e.short}  {e.date[:10]}  {e.change}  {e.author}  {e.subject}")
+    data = [e.to_dict() for e in entries]
+    click.echo(to_json(data) if as_json else render.history_text(data))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...index.rank import MODES, Filters
+from ... import SEARCH_MODES, Lorebook, SearchFilters
 from ...render.search import search_text
 from ..output import to_json
 from .common import COUNT, FRACTION, json_option, pass_book
@@ -50,7 +49,7 @@ def filter_options(func: click.decorators.FC) -> click.decorators.FC:
 @click.option("--limit", type=COUNT, default=5, show_default=True, help="How many results.")
 @click.option(
     "--mode",
-    type=click.Choice(MODES),
+    type=click.Choice(SEARCH_MODES),
     default="hybrid",
     show_default=True,
     help="hybrid = keywords + meaning; keyword = BM25 only; semantic = vectors only.",
@@ -101,7 +100,7 @@ def search(
     text = " ".join(query)
     searcher = book.index
     searcher.on_warning(warn)
-    filters = Filters(
+    filters = SearchFilters(
         kind=kind,
         category=category,
         severity=severity,

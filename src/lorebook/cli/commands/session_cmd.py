@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...book import Lorebook
-from ...model import END_REASONS
+from ... import END_REASONS, Lorebook
+from ...render.actions import session_ended
 from ..output import to_json
 from .common import json_option, pass_book
 
@@ -82,4 +82,4 @@ def end(
 ) -> None:
     """Write an end event for the session."""
     record = book.end_session(session_id, reason=reason, agent=agent, project=project)
-    click.echo(to_json(record) if as_json else f"ended {record['session']} ({reason})")
+    click.echo(to_json(record) if as_json else session_ended(record))

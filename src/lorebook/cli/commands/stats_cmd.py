@@ -2,43 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from ...book import Lorebook
+from ... import Lorebook
+from ...render.stats import stats_table
 from ..output import ProblemPrinter, to_json
 from .common import json_option, pass_book
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
-
-
-def render(entries: list[dict[str, Any]]) -> str:
-    """A table for people; patterns get their solutions and trend underneath."""
-    if not entries:
-        return "no learnings yet (see `lore learn new` and `lore pattern new`)"
-    lines = [f"{'ID':<48} {'APPLIED':>7} {'SUCCESS':>7}  LAST APPLIED"]
-    for e in entries:
-        last = (e["last_applied"] or "-")[:16].replace("T", " ")
-        lines.append(f"{e['id']:<48} {e['applications']:>7} {_pct(e['success_rate']):>7}  {last}")
-        pattern = e.get("pattern")
-        if pattern:
-            seen = (pattern["last_seen"] or "-")[:10]
-            minutes = pattern["avg_resolution_minutes"]
-            avg = "-" if minutes is None else f"{minutes:g} min"
-            lines.append(
-                f"    pattern: {pattern['occurrence_count']} occurrence(s), "
-                f"{_pct(pattern['success_rate'])} resolved, avg {avg}, last seen {seen}, "
-                f"trend {pattern['trend']}"
-            )
-            for sid, s in pattern["solutions"].items():
-                lines.append(
-                    f"    {sid}: {s['times_successful']}/{s['times_applied']} "
-                    f"({_pct(s['success_rate'])})  {s.get('text') or ''}".rstrip()
-                )
-    return "\n".join(lines)
 
 
 @click.command("stats")
@@ -61,5 +30,5 @@ def stats(book: Lorebook, learning_id: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(to_json(entries[0] if learning_id else entries))
     else:
-        click.echo(render(entries))
+        click.echo(stats_table(entries))
     problems.finish()

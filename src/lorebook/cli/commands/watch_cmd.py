@@ -8,7 +8,7 @@ from types import FrameType
 
 import click
 
-from ...book import Lorebook
+from ... import Lorebook
 from .common import SECONDS, pass_book
 from .index_cmd import warn
 
@@ -32,14 +32,7 @@ def watch(book: Lorebook, debounce: float | None) -> None:
       lore watch                 # in a second terminal, or as a background service
       lore watch --debounce 0.5
     """
-    from ...index.watch import Watcher
-
-    seconds = debounce
-    if seconds is None:
-        seconds = float(book.config.section("watch").get("debounce_seconds", 2.0))
-    searcher = book.index
-    searcher.on_warning(warn)
-    folders = [book.layout.learnings, book.layout.drafts]
+    book.index.on_warning(warn)
     stop = threading.Event()
 
     def stop_on_signal(signum: int, frame: FrameType | None) -> None:
@@ -51,9 +44,5 @@ def watch(book: Lorebook, debounce: float | None) -> None:
     def echo(line: str) -> None:
         click.echo(line)
 
-    def ready() -> None:
-        rels = ", ".join(book.layout.rel(f) + "/" for f in folders)
-        click.echo(f"Watching {rels} (debounce {seconds:g} s); Ctrl-C stops")
-
-    Watcher(searcher, folders, debounce=seconds, echo=echo, warn=warn).run(stop, ready)
+    book.watch(stop, debounce=debounce, echo=echo, warn=warn, ready=echo)
     click.echo("Stopped watching")
