@@ -1,6 +1,7 @@
-"""The CLI is a skin: it imports `lorebook` (the facade and its public names), `lorebook.render`,
-the applications written on the facade (`lorebook.demo`) and its own `lorebook.cli.*` modules,
-nothing else of the package -- at module level, inside functions and under TYPE_CHECKING alike."""
+"""Every skin (the CLI, the MCP server, the hooks, the TUI) imports `lorebook` (the facade and its
+public names), `lorebook.render` and its own modules -- the CLI also the applications written on
+the facade (`lorebook.demo`) -- nothing else of the package: at module level, inside functions
+and under TYPE_CHECKING alike."""
 
 from __future__ import annotations
 
@@ -13,14 +14,20 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "lorebook"
 CLI = PACKAGE / "cli"
 ALLOWED = ("lorebook.render", "lorebook.cli", "lorebook.demo")
+SKINS = {  # skin -> what it may import besides `lorebook` itself
+    "cli": ALLOWED,
+    "mcp": ("lorebook.render", "lorebook.mcp"),
+    "hooks": ("lorebook.render", "lorebook.hooks"),
+    "tui": ("lorebook.render", "lorebook.tui"),
+}
 SUBMODULES = {
     p.stem for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()
 }
 
 
-def _allowed(module: str) -> bool:
+def _allowed(module: str, allowed: tuple[str, ...] = ALLOWED) -> bool:
     return module == "lorebook" or any(
-        module == prefix or module.startswith(prefix + ".") for prefix in ALLOWED
+        module == prefix or module.startswith(prefix + ".") for prefix in allowed
     )
 
 
@@ -29,7 +36,8 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def forbidden_imports(source: str, module: str, *, is_package: bool = False) -> list[str]:
+def forbidden_imports(source: str, module: str, *, is_package: bool = False,
+                      allowed: tuple[str, ...] = ALLOWED) -> list[str]:
     """Every `lorebook.` module `source` (the text of `module`) imports that a skin may not."""
     package = module.split(".") if is_package else module.split(".")[:-1]
     bad = []
@@ -54,7 +62,9 @@ def forbidden_imports(source: str, module: str, *, is_package: bool = False) -> 
                     if isinstance(head, ast.Constant) and isinstance(head.value, str):
                         targets = [head.value.rstrip(".")]
         for target in targets:
-            if (target == "lorebook" or target.startswith("lorebook.")) and not _allowed(target):
+            if (target == "lorebook" or target.startswith("lorebook.")) and not _allowed(
+                target, allowed
+            ):
                 bad.append(f"{module}:{node.lineno}: imports {target}")
     return bad
 
@@ -68,6 +78,22 @@ def test_the_cli_imports_only_the_facade_and_render() -> None:
             path.read_text(encoding="utf-8"),
             _module_name(path),
             is_package=path.name == "__init__.py",
+        )
+    assert bad == []
+
+
+@pytest.mark.parametrize("skin", ["mcp", "hooks", "tui"])
+def test_every_other_skin_imports_only_the_facade_and_render(skin: str) -> None:
+    files = sorted((PACKAGE / skin).rglob("*.py"))
+    if skin != "tui":
+        assert len(files) > 2  # the skin is there and was looked at
+    bad = []
+    for path in files:
+        bad += forbidden_imports(
+            path.read_text(encoding="utf-8"),
+            _module_name(path),
+            is_package=path.name == "__init__.py",
+            allowed=SKINS[skin],
         )
     assert bad == []
 

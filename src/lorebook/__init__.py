@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from .log.sessions import STATUSES as SESSION_STATUSES
     from .model import END_REASONS
     from .notices import redact_message, warn, warning_line
+    from .paths import find_root
     from .problems import Problem
+    from .redact.sanitize import Sanitizer
     from .timeutil import format_ts, parse_when
 
 __all__ = [
@@ -44,10 +46,12 @@ __all__ = [
     "LoreError",
     "Lorebook",
     "Problem",
+    "Sanitizer",
     "SearchFilters",
     "Session",
     "UsageError",
     "decode_context",
+    "find_root",
     "format_ts",
     "open_appender",
     "parse_when",
@@ -64,6 +68,8 @@ _LAZY = {
     "Session": ("book", "Session"),
     "ActionFilter": ("log.query", "ActionFilter"),
     "Problem": ("problems", "Problem"),
+    "Sanitizer": ("redact.sanitize", "Sanitizer"),
+    "find_root": ("paths", "find_root"),
     "Appender": ("log.append", "Appender"),
     "decode_context": ("log.depth", "decode_context"),
     "SearchFilters": ("index.rank", "Filters"),

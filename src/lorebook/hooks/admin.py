@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..errors import LoreError, UsageError
+from .. import LoreError, UsageError
 from . import install as I
 
 CLIENTS = ("claude",)
@@ -45,7 +45,7 @@ def parser() -> Parser:
 
 
 def project_root(env: Any) -> Path:
-    from ..paths import find_root
+    from .. import find_root
 
     return find_root(env=dict(env))
 

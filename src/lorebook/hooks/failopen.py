@@ -145,7 +145,7 @@ def note_error(root: Path | None, event: str, message: str) -> None:
 
 def _redacted(message: str) -> str:
     try:
-        from ..redact.sanitize import Sanitizer
+        from .. import Sanitizer
 
         return Sanitizer().redact_text(message)[0]
     except Exception:  # the redactor itself failing: say nothing of the message

@@ -88,7 +88,7 @@ def session_start(hook: Hook) -> str | None:
 
 def _brief(ctx: Context) -> list[str]:
     """The brief's pieces, as many as the budget allowed."""
-    from ..errors import LoreError
+    from .. import LoreError
     from ..render.actions import resume_brief
 
     hook = ctx.hook
@@ -112,7 +112,7 @@ def _resume(ctx: Context) -> dict[str, Any]:
     """After a compaction or a resume, this session's own state (what the agent just lost);
     at a fresh start, the project's last session."""
     if ctx.session and ctx.text("source") in ("resume", "compact"):
-        from ..errors import LoreError
+        from .. import LoreError
 
         try:
             return ctx.book.resume(session=ctx.session)

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..errors import LoreError
+from .. import LoreError
 
 # (Claude Code event, `lore hook` event, matcher or None, handler fields). No `async`: Claude
 # Code cancels async hooks when a headless session ends, losing the last captures; the capture

@@ -377,8 +377,8 @@ def write_period_report(
 
     A report filtered by project or agent goes to its own file (`<date>--project-X.md`).
     """
-    from ..render.report import render_markdown
     from ..store import atomic_write
+    from .report_file import render_markdown
 
     if kind == "daily":
         window = day_window(when, now)
