@@ -52,8 +52,8 @@ class Lorebook:
         self.writer = self.appender.writer
         self.listeners = self.appender.listeners
         self.events = self.appender.events  # knowledge subscribers: automatic drafts, RCA
-        install_knowledge_triggers(self.events, lambda: self, config.section("drafts"))
-        if self.config.section("expertise").get("learn_on_session_end") is True:
+        install_knowledge_triggers(self.events, lambda: self, config.drafts)
+        if self.config.expertise.learn_on_session_end:
             from .expertise.subscriber import subscribe
 
             subscribe(self)
@@ -184,7 +184,7 @@ class Lorebook:
         """The action catalog under `.lore/cache/` (synced on use; see lorebook.log.catalog)."""
         from .log.catalog_query import open_view
 
-        return open_view(self.layout, self.config, self.sanitizer)
+        return open_view(self.layout, self.config.catalog, self.sanitizer)
 
     def iter_actions(
         self,
@@ -256,11 +256,13 @@ class Lorebook:
             raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
         now = now or utcnow()
         infos = self.catalog.sessions(
-            project=project, agent=agent, now=now, idle=self.config.idle_minutes
+            project=project, agent=agent, now=now, idle=self.config.sessions.idle_minutes
         )
         if infos is None:
             records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
-            infos = summarize(redacted(self.sanitizer, records), now, self.config.idle_minutes)
+            infos = summarize(
+                redacted(self.sanitizer, records), now, self.config.sessions.idle_minutes
+            )
         return [
             s
             for s in infos
@@ -393,9 +395,11 @@ class Lorebook:
         report = check_log(self.layout.actionlog, self.root, self.sanitizer)
         check_symlinks(self.layout, report.findings.append)
         report.learnings = check_learnings(self.layout, self.sanitizer, report.findings.append)
-        max_lines = int(self.config.section("expertise").get("max_lines", 1000))
         report.expertise = check_expertise(
-            self.layout, self.sanitizer, report.findings.append, max_lines=max_lines
+            self.layout,
+            self.sanitizer,
+            report.findings.append,
+            max_lines=self.config.expertise.max_lines,
         )
         report.findings = redact_findings(report.findings, self.sanitizer)
         return report

@@ -62,7 +62,7 @@ def watch_knowledge(appender: Appender) -> None:
 
         return Lorebook.around(appender)
 
-    install_knowledge_triggers(appender.events, open_book, appender.config.section("drafts"))
+    install_knowledge_triggers(appender.events, open_book, appender.config.drafts)
 
 
 def run_log(
@@ -76,7 +76,7 @@ def run_log(
 
     appender = Appender.open(root, env)
     watch_knowledge(appender)
-    context = parse_context(values.get("context"), stdin, appender.config.max_depth)
+    context = parse_context(values.get("context"), stdin, appender.config.log.max_depth)
     record = appender.log(
         str(values["type"]),
         session=values.get("session"),

@@ -200,7 +200,7 @@ def epic_actions(book: Lorebook, epic: str, since: str | None) -> list[dict[str,
 
 
 def lookback(book: Lorebook, now: datetime | None = None) -> str:
-    days = float(book.config.section("drafts").get("lookback_days", 90))
+    days = book.config.drafts.lookback_days
     return format_ts((now or utcnow()) - timedelta(days=days))
 
 

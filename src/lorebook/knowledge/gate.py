@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from ..book import Lorebook
     from ..events import EventBus
+    from ..settings import DraftSettings
 
 
 def wants_knowledge(record: dict[str, Any]) -> bool:
@@ -65,10 +66,10 @@ class KnowledgeTriggers:
 
 
 def install_knowledge_triggers(
-    bus: EventBus, open_book: Callable[[], Lorebook], config_section: dict[str, Any]
+    bus: EventBus, open_book: Callable[[], Lorebook], drafts: DraftSettings
 ) -> KnowledgeTriggers | None:
     """Subscribe the knowledge gate once per bus (unless `drafts.auto` is false)."""
-    if config_section.get("auto", True) is False:
+    if not drafts.auto:
         return None
     for handler in bus.handlers("action"):
         if isinstance(handler, KnowledgeTriggers):

@@ -113,7 +113,7 @@ class KnowledgeOps:
         """Write the RCA lesson once (draft unless `rca.publish`); log it when new."""
         from .rca import add_rca
 
-        publish = self.book.config.section("rca").get("publish", False) is True
+        publish = self.book.config.rca.publish
         result = add_rca(self.book.learnings.store, self.book.sanitizer, report, publish=publish)
         if result.created:
             self._log_rca(result, report)
@@ -139,7 +139,7 @@ class KnowledgeOps:
         data.setdefault("task_id", context.get("task_id") or record.get("issue"))
         data.setdefault("project_id", record.get("project"))
         report = parse_report(data, f"action {record.get('id')} context.rca")
-        publish = self.book.config.section("rca").get("publish", False) is True
+        publish = self.book.config.rca.publish
         result = add_rca(self.book.learnings.store, self.book.sanitizer, report, publish=publish)
         if result.created:
             self._log_rca(result, report, trigger=record)

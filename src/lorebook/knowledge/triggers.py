@@ -28,7 +28,7 @@ def failed_validations(book: Lorebook, record: dict[str, Any]) -> int:
     """Failed `validate` actions of the record's epic up to and including it, within the
     lookback window before it (a backdated record is counted in its own time)."""
     moment = parse_ts(record["ts"])
-    days = float(book.config.section("drafts").get("validate_lookback_days", 14))
+    days = book.config.drafts.validate_lookback_days
     query = ActionFilter(
         type="validate",
         outcome="failure",
@@ -48,7 +48,7 @@ def on_epic_complete(book: Lorebook, record: dict[str, Any]) -> object:
 
 
 def on_failed_validate(book: Lorebook, record: dict[str, Any]) -> object:
-    threshold = int(book.config.section("drafts").get("validate_failures", 3))
+    threshold = book.config.drafts.validate_failures
     if failed_validations(book, record) != threshold:
         return None
     from .autodraft import draft_from_epic
@@ -59,7 +59,7 @@ def on_failed_validate(book: Lorebook, record: dict[str, Any]) -> object:
 def on_issue_resolved(book: Lorebook, record: dict[str, Any]) -> object:
     from .autodraft import draft_from_issue, issue_qualifies
 
-    min_chars = int(book.config.section("drafts").get("issue_min_chars", 200))
+    min_chars = book.config.drafts.issue_min_chars
     if not issue_qualifies(record, min_chars):
         return None
     return draft_from_issue(book, str(record.get("issue") or ""), trigger=record)

@@ -36,7 +36,7 @@ def watch(book: Lorebook, debounce: float | None) -> None:
 
     seconds = debounce
     if seconds is None:
-        seconds = float(book.config.section("watch").get("debounce_seconds", 2.0))
+        seconds = book.config.watch.debounce_seconds
     searcher = book.index
     searcher.on_warning(warn)
     folders = [book.layout.learnings, book.layout.drafts]
