@@ -134,8 +134,9 @@ def _parse_yaml(path: Path) -> dict[str, Any]:
 
 def _validate(data: dict[str, Any], path: Path) -> None:
     check_types(data, DEFAULTS, path)
-    log = data.get("log", {})
-    if isinstance(log, dict) and log.get("durability", "flush") not in DURABILITY:
+    log = data.get("log")
+    durability = log.get("durability") if isinstance(log, dict) else None
+    if durability is not None and durability not in DURABILITY:
         raise LoreError(f"{path}: log.durability must be one of {', '.join(DURABILITY)}")
 
 
