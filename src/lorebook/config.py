@@ -2,7 +2,7 @@
 
 The parsed file is cached as JSON under `.lore/cache/` (keyed by the file's size and mtime) so the
 append path never imports a YAML library. Every value is checked against the type of its default
-(`config_check`) before it is used or cached.
+(`config_check`) before it is used or cached, then held typed and read-only (`settings`).
 """
 
 from __future__ import annotations
