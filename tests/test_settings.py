@@ -65,7 +65,7 @@ def typed(config: Config, key: str) -> Any:
 # -- one place ---------------------------------------------------------------------------
 def test_every_default_has_a_typed_attribute_and_every_attribute_a_default() -> None:
     config = Config()
-    assert list(Config.keys) == list(DEFAULTS)  # and nothing else: DEFAULTS is derived
+    assert list(Config.names()) == list(DEFAULTS)  # and nothing else: DEFAULTS is derived
     assert Config.defaults() == DEFAULTS
     for key, default in leaves(DEFAULTS):
         value = typed(config, key)
@@ -74,7 +74,7 @@ def test_every_default_has_a_typed_attribute_and_every_attribute_a_default() -> 
     for name in SECTIONS:
         section = getattr(config, name)
         assert isinstance(section, Section), name
-        assert list(section.keys) == list(DEFAULTS[name]), name
+        assert list(section.names()) == list(DEFAULTS[name]), name
         assert section.as_dict() == DEFAULTS[name]
     for section in ("log", "sessions", "resume", "redaction", "catalog", "retention",
                     "expertise", "drafts", "rca", "embedding", "index", "search", "watch",

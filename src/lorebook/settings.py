@@ -18,7 +18,7 @@ from .paths import DEFAULT_PATHS
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any, ClassVar
+    from typing import Any
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -35,7 +35,7 @@ def frozen(value: Any) -> Any:
 def plain(value: Any) -> Any:
     """The JSON-like form of a setting (sections and proxies as dicts, tuples as lists)."""
     if isinstance(value, Section):
-        return {name: plain(getattr(value, name)) for name in value.keys}
+        return value.as_dict()
     if isinstance(value, dict | MappingProxyType):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, tuple):
@@ -50,17 +50,23 @@ class Section:
     `config_check` (as `load_config` does) and converts them to the type of their default.
     """
 
-    keys: ClassVar[tuple[str, ...]] = ()  # the annotated attributes that have a default
-
-    def __init_subclass__(cls) -> None:
-        super().__init_subclass__()
-        annotated = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is slow)
-        cls.keys = (*cls.keys, *(name for name in annotated if name in cls.__dict__))
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The annotated attributes that have a default (worked out on first use, not at import:
+        the append path builds only the sections it reads)."""
+        found: tuple[str, ...] | None = cls.__dict__.get("_keys")
+        if found is None:
+            annotated = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is slow)
+            found = tuple(name for name in annotated if name in cls.__dict__)
+            type.__setattr__(cls, "_keys", found)
+        return found
 
     def __init__(self, values: Mapping[str, Any] | None = None, /, **given: Any) -> None:
         merged = {**values, **given} if values else given
-        for name in self.keys:
-            if name in merged:  # else the class attribute (the default) is what is read
+        if not merged:
+            return  # all defaults: the class attributes are what is read
+        for name in self.names():
+            if name in merged:
                 default = getattr(type(self), name)
                 object.__setattr__(self, name, self.convert(name, merged[name], default))
 
@@ -81,10 +87,10 @@ class Section:
     @classmethod
     def defaults(cls) -> dict[str, Any]:
         """The defaults as plain JSON-like data."""
-        return {name: plain(getattr(cls, name)) for name in cls.keys}
+        return {name: plain(getattr(cls, name)) for name in cls.names()}
 
     def as_dict(self) -> dict[str, Any]:
-        return {name: plain(getattr(self, name)) for name in self.keys}
+        return {name: plain(getattr(self, name)) for name in self.names()}
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"settings are read-only: cannot set {type(self).__name__}.{name}")
@@ -94,13 +100,13 @@ class Section:
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and all(
-            getattr(self, name) == getattr(other, name) for name in self.keys
+            getattr(self, name) == getattr(other, name) for name in self.names()
         )
 
     __hash__ = None  # type: ignore[assignment]  # equal by value, and may hold mappings
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.keys)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.names())
         return f"{type(self).__name__}({shown})"
 
 
