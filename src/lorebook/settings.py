@@ -52,13 +52,12 @@ class Section:
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
-        """The annotated attributes that have a default (worked out on first use, not at import:
-        the append path builds only the sections it reads)."""
-        found: tuple[str, ...] | None = cls.__dict__.get("_keys")
+        """The annotated attributes that have a default (found once, then kept on the class)."""
+        found: tuple[str, ...] | None = cls.__dict__.get("_names")
         if found is None:
             annotated = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is slow)
             found = tuple(name for name in annotated if name in cls.__dict__)
-            type.__setattr__(cls, "_keys", found)
+            type.__setattr__(cls, "_names", found)
         return found
 
     def __init__(self, values: Mapping[str, Any] | None = None, /, **given: Any) -> None:
