@@ -27,9 +27,9 @@ def shard_lines(root: Path) -> list[dict]:
 def test_defaults_without_config_file(store: Path) -> None:
     (store / ".lore" / "config.yaml").unlink()
     config = load_config(store)
-    assert config.durability == "flush"
-    assert config.idle_minutes == 30
-    assert config.max_line_bytes == 65536
+    assert config.log.durability == "flush"
+    assert config.sessions.idle_minutes == 30
+    assert config.log.max_line_bytes == 65536
     book = Lorebook.open(store, env={})
     assert book.writer.fsync is False
     assert book.default_agent() == "agent"
@@ -40,14 +40,14 @@ def test_init_template_is_all_defaults(store: Path) -> None:
     text = (store / ".lore" / "config.yaml").read_text()
     assert all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
     config = load_config(store)
-    assert config.durability == "flush"
-    assert config.idle_minutes == 30
+    assert config.log.durability == "flush"
+    assert config.sessions.idle_minutes == 30
 
 
 def test_durability_fsync_applies(store: Path) -> None:
     write_config(store, "log:\n  durability: fsync\n")
     book = Lorebook.open(store, env={})
-    assert book.config.durability == "fsync"
+    assert book.config.log.durability == "fsync"
     assert book.writer.fsync is True
     record = book.log("commit")
     assert shard_lines(store)[-1] == record  # fsync'd appends still write the record

@@ -16,8 +16,8 @@ from conftest import LORE, assert_one_error_line, clean_env, lore, stored_action
 from lorebook import Lorebook
 from lorebook.config import Config, load_config
 from lorebook.errors import LoreError, UsageError
-from lorebook.index.rank import RankSettings
 from lorebook.log.retention import archive_shards
+from lorebook.settings import SearchSettings
 from lorebook.timeutil import MAX_DAYS, parse_age
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -211,15 +211,15 @@ def test_unknown_keys_and_good_values_are_accepted(store: Path) -> None:
                         "search:\n  synonyms: {rls: [row level security]}\n  threshold: 0\n"
                         "index:\n  read_timeout: 1\n")  # fmt: skip
     config = load_config(store)
-    assert config.idle_minutes == 7.5
+    assert config.sessions.idle_minutes == 7.5
     assert lore("log", "commit", env=clean_env(store)).code == 0
 
 
 def test_the_defaults_are_the_ones_the_code_uses() -> None:
     config = Config()
     for section in ("index", "search", "embedding", "watch"):
-        assert config.section(section), section
-    assert RankSettings.from_config(config.section("search")) == RankSettings()
+        assert getattr(config, section).as_dict(), section
+    assert config.search == SearchSettings()
 
 
 # -- 16. numeric options in range ----------------------------------------------------------

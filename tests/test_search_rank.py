@@ -10,14 +10,13 @@ import pytest
 from lorebook.errors import UsageError
 from lorebook.index.rank import (
     Filters,
-    RankSettings,
-    Weights,
     fuse,
     leo_score,
     recency,
     recommendation,
 )
 from lorebook.index.synonyms import SynonymTable, terms, words
+from lorebook.settings import SearchSettings, WeightSettings
 
 
 def test_fuse_modes() -> None:
@@ -29,7 +28,7 @@ def test_fuse_modes() -> None:
 
 def test_leo_weighting_matches_the_seed() -> None:
     # seed example: similarity .30, recency .85, success .916, specificity 1/12 -> 0.57
-    settings = RankSettings()
+    settings = SearchSettings()
     score = leo_score(0.30, success_rate=0.916, recency_value=0.85, occurrences=12, stale=False,
                       settings=settings)
     assert score == pytest.approx(0.30 * 0.4 + 0.85 * 0.2 + 0.916 * 0.3 + (1 / 12) * 0.1)
@@ -43,9 +42,9 @@ def test_leo_weighting_matches_the_seed() -> None:
 
 
 def test_weights_from_config() -> None:
-    settings = RankSettings.from_config({"weights": {"similarity": 1, "success": 0},
-                                         "threshold": 0.3, "dense_weight": 0.5})
-    assert settings.weights == Weights(similarity=1.0, success=0.0)
+    settings = SearchSettings({"weights": {"similarity": 1, "success": 0},
+                               "threshold": 0.3, "dense_weight": 0.5})
+    assert settings.weights == WeightSettings(similarity=1.0, success=0.0)
     assert (settings.threshold, settings.dense_weight) == (0.3, 0.5)
 
 

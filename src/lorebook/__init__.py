@@ -112,6 +112,7 @@ def open_appender(path: str | Path | None = None, env: Mapping[str, str] | None 
 
         return Lorebook.around(appender)
 
-    drafts = appender.config.section("drafts")
-    install_knowledge_triggers(appender.events, lambda: open_book().knowledge, drafts)
+    install_knowledge_triggers(
+        appender.events, lambda: open_book().knowledge, appender.config.drafts
+    )
     return appender

@@ -104,10 +104,8 @@ class Lorebook:
         Opening a store never does this: a reader (a search, a TUI view, a test) must be able
         to log without drafts appearing or commits being made. The entry points that act for a
         user — the CLI, hooks, the MCP server — call it once after opening."""
-        install_knowledge_triggers(
-            self.events, lambda: self.knowledge, self.config.section("drafts")
-        )
-        if self.config.section("expertise").get("learn_on_session_end") is True:
+        install_knowledge_triggers(self.events, lambda: self.knowledge, self.config.drafts)
+        if self.config.expertise.learn_on_session_end:
             from .expertise.subscriber import subscribe
 
             subscribe(self.events, lambda: self.expertise)
@@ -372,9 +370,11 @@ class Lorebook:
         report = check_log(self.layout.actionlog, self.root, self.sanitizer)
         check_symlinks(self.layout, report.findings.append)
         report.learnings = check_learnings(self.layout, self.sanitizer, report.findings.append)
-        max_lines = int(self.config.section("expertise").get("max_lines", 1000))
         report.expertise = check_expertise(
-            self.layout, self.sanitizer, report.findings.append, max_lines=max_lines
+            self.layout,
+            self.sanitizer,
+            report.findings.append,
+            max_lines=self.config.expertise.max_lines,
         )
         report.findings = redact_findings(report.findings, self.sanitizer)
         return report
@@ -441,8 +441,8 @@ class Lorebook:
         from .timeutil import check_days, parse_age
 
         if older_than is None:
-            default = {"archive_days": 90, "prune_days": 365}[key]
-            return int(self.config.section("retention").get(key, default))
+            days: int = getattr(self.config.retention, key)
+            return days
         if isinstance(older_than, str):
             return parse_age(older_than, "--older-than", units="dw").days
         return check_days(older_than, "--older-than")
@@ -521,7 +521,7 @@ class Lorebook:
         from .index.watch import watch_learnings
 
         if debounce is None:
-            debounce = float(self.config.section("watch").get("debounce_seconds", 2.0))
+            debounce = self.config.watch.debounce_seconds
         watch_learnings(
             self.index, self.layout, stop, debounce=debounce, echo=echo, warn=warn, ready=ready
         )

@@ -21,8 +21,56 @@ ALSO_MAPPING = {"search.synonyms"}  # a list of groups or {word: [spellings]}
 FRACTIONS = {"search.threshold", "search.dense_weight", "search.stale_factor",
              "search.unknown_success"}  # fmt: skip
 UPPER = {"_days": MAX_DAYS, "_minutes": MAX_DAYS * 24 * 60}  # by key suffix: date arithmetic
-TEXT_ITEMS = {"paths", "redaction.extra_secret_keys", "redaction.extra_patterns"}
+TEXT_ITEMS = {"redaction.extra_secret_keys", "redaction.extra_patterns"}
 PATTERNS = {"redaction.extra_patterns"}  # name -> regular expression
+CLOSED = {"paths"}  # sections whose unknown keys are refused (a typo would move nothing)
+POSITIVE = {"expertise.max_lines", "expertise.failure_max_age_days"}  # 0 would empty the file
+
+
+def _texts_problem(value: Any) -> tuple[tuple[str, ...], str] | None:
+    """(item keys, reason) unless `value` is a list of texts."""
+    if not isinstance(value, list):
+        return (), f"expected a list of text, got {shown(value)}"
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            return (f"[{index}]",), f"expected text, got {shown(item)}"
+    return None
+
+
+def _domains_problem(value: dict[str, Any]) -> tuple[tuple[str, ...], str] | None:
+    """`expertise.domains`: {name: {keywords: [text], globs: [text]}} (either may be absent)."""
+    for name, spec in value.items():
+        if spec is None:
+            continue
+        if not isinstance(spec, dict):
+            return (str(name),), f"expected a mapping with keywords and globs, got {shown(spec)}"
+        for key in ("keywords", "globs"):
+            found = _texts_problem(spec[key]) if spec.get(key) is not None else None
+            if found is not None:
+                return (str(name), key, *found[0]), found[1]
+    return None
+
+
+def _synonyms_problem(value: Any) -> tuple[tuple[str, ...], str] | None:
+    """`search.synonyms`: a list of groups (lists of text), or {word: text or [text]}."""
+    if isinstance(value, dict):
+        for word, spellings in value.items():
+            if isinstance(spellings, str):
+                continue
+            if not isinstance(spellings, list):
+                return (str(word),), f"expected text or a list of text, got {shown(spellings)}"
+            found = _texts_problem(spellings)
+            if found is not None:
+                return (str(word), *found[0]), found[1]
+        return None
+    for index, group in enumerate(value):
+        found = _texts_problem(group)
+        if found is not None:
+            return (f"[{index}]", *found[0]), found[1]
+    return None
+
+
+SHAPES = {"expertise.domains": _domains_problem, "search.synonyms": _synonyms_problem}
 
 
 def _item_problem(key: str, value: Any) -> tuple[str, str] | None:
@@ -61,6 +109,8 @@ def _number_problem(key: str, value: Any, integer: bool) -> str | None:
         return f"expected {kind}, not infinity or NaN"
     if value < 0:
         return f"expected {kind} of at least 0"
+    if key in POSITIVE and value == 0:
+        return f"expected {kind} above 0"
     if key in FRACTIONS and value > 1:
         return "expected a number from 0 to 1"
     for suffix, most in UPPER.items():
@@ -79,7 +129,9 @@ def problem(key: str, value: Any, default: Any) -> str | None:
         return None if isinstance(value, dict) else "expected a mapping of settings"
     if isinstance(default, list):
         return None if isinstance(value, list) else "expected a list"
-    if default is None or isinstance(default, str):
+    if isinstance(default, str):
+        return None if isinstance(value, str) else "expected text"
+    if default is None:
         return None if isinstance(value, str) or value is None else "expected text"
     return None
 
@@ -91,6 +143,9 @@ def find_problem(
     default are left alone (later features read them)."""
     for name, value in data.items():
         if name not in defaults:
+            if ".".join(prefix) in CLOSED:
+                known = ", ".join(defaults)
+                return (*prefix, str(name)), f"unknown key, expected one of {known}"
             continue
         keys = (*prefix, str(name))
         default = defaults[name]
@@ -100,6 +155,10 @@ def find_problem(
         bad_item = _item_problem(".".join(keys), value) if ".".join(keys) in TEXT_ITEMS else None
         if bad_item is not None:
             return (*keys, bad_item[0]), bad_item[1]
+        shape = SHAPES.get(".".join(keys))
+        bad_shape = shape(value) if shape is not None else None
+        if bad_shape is not None:
+            return (*keys, *bad_shape[0]), bad_shape[1]
         if isinstance(default, dict) and default and isinstance(value, dict):
             nested = find_problem(value, default, keys)
             if nested is not None:

@@ -9,6 +9,13 @@ from .errors import NotInitializedError
 
 STORE_DIR = ".lore"
 OUTSIDE = "symlink outside the repository"  # the problem reported for such files
+DEFAULT_PATHS = {  # `paths.*` in the config moves them (relative to the root)
+    "actionlog": "actionlog",
+    "learnings": "learnings",
+    "expertise": ".expertise",
+    "reports": "docs/reports",
+    "training_data": "docs/training-data",
+}
 
 
 class Layout:
@@ -82,14 +89,7 @@ class Layout:
 
     @classmethod
     def at(cls, root: Path, overrides: dict[str, str] | None = None) -> Layout:
-        paths = {
-            "actionlog": "actionlog",
-            "learnings": "learnings",
-            "expertise": ".expertise",
-            "reports": "docs/reports",
-            "training_data": "docs/training-data",
-        }
-        paths.update(overrides or {})
+        paths = {**DEFAULT_PATHS, **(overrides or {})}
         return cls(root=root, **{k: (root / v) for k, v in paths.items()})
 
 

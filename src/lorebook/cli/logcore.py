@@ -44,7 +44,7 @@ def run_log(
     from .. import open_appender
 
     appender = open_appender(root, env)
-    context = parse_context(values.get("context"), stdin, appender.config.max_depth)
+    context = parse_context(values.get("context"), stdin, appender.config.log.max_depth)
     record = appender.log(
         str(values["type"]),
         session=values.get("session"),

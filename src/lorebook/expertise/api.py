@@ -13,7 +13,6 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,37 +41,6 @@ class NothingToLearn(LoreError):
     """The session has no actions in the log."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    """`expertise.*` in `.lore/config.yaml` (see docs/configuration.md)."""
-
-    max_lines: int = 1000
-    failure_max_age_days: float = 30
-    learn_on_session_end: bool = False
-    commit: bool = True
-
-    @classmethod
-    def from_config(cls, section: dict[str, Any]) -> Settings:
-        def number(key: str, default: float, kind: type) -> Any:
-            value = section.get(key, default)
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise LoreError(f"config expertise.{key} must be a positive number, not {value!r}")
-            return kind(value)
-
-        def flag(key: str, default: bool) -> bool:
-            value = section.get(key, default)
-            if not isinstance(value, bool):
-                raise LoreError(f"config expertise.{key} must be true or false, not {value!r}")
-            return value
-
-        return cls(
-            max_lines=number("max_lines", 1000, int),
-            failure_max_age_days=number("failure_max_age_days", 30, float),
-            learn_on_session_end=flag("learn_on_session_end", False),
-            commit=flag("commit", True),
-        )
-
-
 def plain(value: Any) -> Any:
     """A round-trip tree as plain JSON-ready data (timestamps and dates become strings)."""
     if isinstance(value, dict):
@@ -98,9 +66,8 @@ class Expertise:
         self.root = layout.root
         self.layout = layout
         self.sanitizer = sanitizer
-        section = config.section("expertise")
-        self.settings = Settings.from_config(section)
-        self.table = DomainTable.from_config(section.get("domains"))
+        self.settings = config.expertise
+        self.table = DomainTable.from_config(self.settings.domains)
 
     # -- naming ------------------------------------------------------------------------------
     def path(self, domain: str) -> Path:

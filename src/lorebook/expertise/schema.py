@@ -7,6 +7,7 @@ built-in domain or defines a new one. Everything here is plain data and pure fun
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,27 +86,20 @@ class DomainTable:
     names: tuple[str, ...] = DOMAINS
 
     @classmethod
-    def from_config(cls, extra: Any) -> DomainTable:
-        """Merge `expertise.domains: {name: {keywords: [...], globs: [...]}}` into the table."""
+    def from_config(cls, extra: Mapping[str, Mapping[str, Any] | None]) -> DomainTable:
+        """Merge `expertise.domains: {name: {keywords: [...], globs: [...]}}` (its types checked
+        when the config was loaded) into the table."""
         keywords = dict(KEYWORDS)
         globs = dict(GLOBS)
         names = list(DOMAINS)
-        if extra is None:
-            extra = {}
-        if not isinstance(extra, dict):
-            raise LoreError("config expertise.domains must be a mapping of domain names")
         for name, spec in extra.items():
-            where = f"config expertise.domains.{name}"
-            if not isinstance(name, str) or not NAME_RE.match(name):
-                raise LoreError(f"{where}: a domain name is a lowercase word like 'mobile'")
-            if spec is None:
-                spec = {}
-            if not isinstance(spec, dict):
-                raise LoreError(f"{where}: expected a mapping with keywords and globs")
+            if not NAME_RE.match(name):
+                raise LoreError(
+                    f"config expertise.domains.{name}: a domain name is a lowercase word like "
+                    "'mobile'"
+                )
             for key, table in (("keywords", keywords), ("globs", globs)):
-                values = spec.get(key) or []
-                if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-                    raise LoreError(f"{where}.{key}: expected a list of strings")
+                values = (spec or {}).get(key) or ()
                 table[name] = tuple(dict.fromkeys((*table.get(name, ()), *values)))
             if name not in names:
                 names.insert(len(names) - 1, name)  # `general` stays last

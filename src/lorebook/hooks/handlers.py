@@ -32,11 +32,11 @@ class Context:
         self.hook = hook
         self.book: Lorebook = Lorebook.open(hook.root)
         self.book.install_subscribers()  # acting for the agent, like every `lore` command
-        self.settings = self.book.config.section("hooks")  # every key has a default
-        hook.budget = float(self.settings["budget_seconds"])
+        self.settings = self.book.config.hooks
+        hook.budget = self.settings.budget_seconds
         raw = hook.payload.get("session_id")
         self.session = raw if isinstance(raw, str) and SESSION_RE.match(raw) else None
-        self.agent = self.book.default_agent(str(self.settings["agent"]))
+        self.agent = self.book.default_agent(self.settings.agent)
         self.project = self.book.default_project()
 
     def text(self, key: str) -> str:
@@ -61,7 +61,7 @@ class Context:
     def cap(self, text: str) -> str:
         """Redacted again (a learning may predate a rule), then cut at a line to the budget."""
         clean = self.book.sanitizer.redact_text(text)[0]
-        limit = int(self.settings["context_tokens"]) * CHARS_PER_TOKEN
+        limit = self.settings.context_tokens * CHARS_PER_TOKEN
         if len(clean) <= limit:
             return clean
         cut = clean[:limit].rsplit("\n", 1)[0]
@@ -73,7 +73,7 @@ def session_start(hook: Hook) -> str | None:
     """The last session's brief and the learnings it touches; then this session's start
     (recorded even with `hooks.session_start: false`, which only stops the brief)."""
     ctx = Context(hook)
-    pieces = _brief(ctx) if ctx.settings["session_start"] is not False else []
+    pieces = _brief(ctx) if ctx.settings.session_start else []
     if ctx.session:
         meta = ctx.meta(claude_source=ctx.text("source") or "startup", model=ctx.text("model"))
         ctx.book.start_session(
@@ -143,7 +143,7 @@ def _learnings(
     first, as facts; and their ids."""
     if not _any_learning(ctx):
         return "", []  # nothing to find: skip importing the search code
-    limit = int(ctx.settings["learnings"])
+    limit = ctx.settings.learnings
     best: dict[str, Any] = {}
     for query in queries:
         for result in ctx.book.index.search(
@@ -181,7 +181,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
     """Learnings about the prompt when some pass the search threshold; else nothing."""
     ctx = Context(hook)
     prompt = ctx.text("prompt").strip()
-    if ctx.settings["user_prompt"] is False or not prompt:
+    if not ctx.settings.user_prompt or not prompt:
         return None
     with hook.guarded():
         found, ids = _learnings(ctx, [prompt], "Lessons the team recorded about this")
@@ -198,7 +198,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
 # -- capture hooks ---------------------------------------------------------------------------
 def _tool_call(hook: Hook, *, failed: bool) -> None:
     ctx = Context(hook)
-    if ctx.settings["capture"] is False:
+    if not ctx.settings.capture:
         return
     payload = hook.payload
     context: dict[str, Any] = {"tool": ctx.text("tool_name") or "unknown"}

@@ -20,7 +20,7 @@ from .indexer import Indexer, IndexReport, Progress
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt
-from .rank import MODES, Filters, RankSettings, fuse, leo_score, recency, recommendation
+from .rank import MODES, Filters, fuse, leo_score, recency, recommendation
 from .synonyms import SynonymTable
 
 if TYPE_CHECKING:
@@ -106,20 +106,17 @@ class SearchIndex:
         `stale_snapshot` likewise gives the ids of stale learnings (down-ranked, flagged).
         `sanitizer` redacts each document as it is indexed (see Indexer)."""
         environ = os.environ if env is None else env
-        index = config.section("index")
-        search = config.section("search")
-        embedding = config.section("embedding")
         self.layout = layout
         self.sanitizer = sanitizer
         self.folder = layout.cache / "index"
-        self.model_name: str | None = embedding.get("model")
-        self.embedding_enabled = embedding.get("enabled", True) is not False
-        url = environ.get("LORE_CHROMA_URL") or index.get("chroma_url") or None
-        collection = str(index.get("collection") or f"lore-{_slug(layout.root.name)}")
+        self.model_name = config.embedding.model
+        self.embedding_enabled = config.embedding.enabled
+        url = environ.get("LORE_CHROMA_URL") or config.index.chroma_url or None
+        collection = config.index.collection or f"lore-{_slug(layout.root.name)}"
         self.store = ChromaStore(path=self.folder / "chroma", url=url, name=collection)
-        self.locks = IndexLocks(self.folder, read_timeout=float(index.get("read_timeout", 2.0)))
-        self.rank = RankSettings.from_config(search)
-        self.synonyms = SynonymTable.from_config(search.get("synonyms"))
+        self.locks = IndexLocks(self.folder, read_timeout=config.index.read_timeout)
+        self.rank = config.search
+        self.synonyms = SynonymTable.from_config(config.search.synonyms)
         self.stats = stats
         self.stats_snapshot = stats_snapshot
         self.stale_snapshot = stale_snapshot

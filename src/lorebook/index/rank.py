@@ -6,57 +6,15 @@ Pure functions over plain values, so the policy is testable without a model or a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from ..errors import UsageError
+from ..settings import SearchSettings
 
 HIDDEN_STATUSES = ("superseded", "retired")
 MODES = ("hybrid", "keyword", "semantic")
-
-
-@dataclass(frozen=True)
-class Weights:
-    """LEO weighting (seed: similarity .4, success .3, recency .2, specificity .1)."""
-
-    similarity: float = 0.4
-    success: float = 0.3
-    recency: float = 0.2
-    specificity: float = 0.1
-
-
-@dataclass(frozen=True)
-class RankSettings:
-    weights: Weights = field(default_factory=Weights)
-    threshold: float = 0.15  # minimum similarity (0..1) a result must reach
-    dense_weight: float = 0.7  # share of the dense similarity in the hybrid similarity
-    recency_half_life_days: float = 365.0
-    stale_factor: float = 0.8  # stale learnings' score is multiplied by this
-    unknown_success: float = 0.5  # success term for a learning never applied
-
-    @classmethod
-    def from_config(cls, search: dict[str, Any]) -> RankSettings:
-        found = search.get("weights")
-        w: dict[str, Any] = found if isinstance(found, dict) else {}
-        base = cls()
-        weights = Weights(
-            **{
-                k: float(w[k])
-                for k in ("similarity", "success", "recency", "specificity")
-                if k in w
-            }
-        )
-        return cls(
-            weights=weights,
-            threshold=float(search.get("threshold", base.threshold)),
-            dense_weight=float(search.get("dense_weight", base.dense_weight)),
-            recency_half_life_days=float(
-                search.get("recency_half_life_days", base.recency_half_life_days)
-            ),
-            stale_factor=float(search.get("stale_factor", base.stale_factor)),
-            unknown_success=float(search.get("unknown_success", base.unknown_success)),
-        )
 
 
 @dataclass(frozen=True)
@@ -128,7 +86,7 @@ def leo_score(
     recency_value: float,
     occurrences: int,
     stale: bool,
-    settings: RankSettings,
+    settings: SearchSettings,
 ) -> float:
     w = settings.weights
     success = settings.unknown_success if success_rate is None else success_rate

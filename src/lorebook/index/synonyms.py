@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from ..settings import synonym_groups
+
 # Each group lists interchangeable spellings; config `search.synonyms` adds groups.
 DEFAULT_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("rls", "row level security"),
@@ -185,14 +187,9 @@ class SynonymTable:
 
     @classmethod
     def from_config(cls, extra: object) -> SynonymTable:
-        groups: list[Iterable[str]] = list(DEFAULT_SYNONYMS)
-        if isinstance(extra, list):
-            groups.extend([str(x) for x in g] for g in extra if isinstance(g, list))
-        elif isinstance(extra, dict):  # {"rls": ["row level security"], ...}
-            for key, value in extra.items():
-                values = value if isinstance(value, list) else [value]
-                groups.append([str(key), *(str(v) for v in values)])
-        return cls(groups)
+        """The built-in groups plus `search.synonyms` (groups, or `{"rls": ["row level
+        security"]}`; the typed settings hold groups already)."""
+        return cls([*DEFAULT_SYNONYMS, *synonym_groups(extra or ())])
 
     def expansions(self, query_words: list[str]) -> list[list[str]]:
         """The other spellings (as word lists) of every synonym phrase in the query."""

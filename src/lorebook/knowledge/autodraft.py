@@ -181,7 +181,7 @@ def epic_actions(action_log: ActionLog, epic: str, since: str | None) -> list[di
 
 
 def lookback(config: Config, now: datetime | None = None) -> str:
-    days = float(config.section("drafts").get("lookback_days", 90))
+    days = config.drafts.lookback_days
     return format_ts((now or utcnow()) - timedelta(days=days))
 
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..events import EventBus
+    from ..settings import DraftSettings
     from .ops import KnowledgeOps
 
 
@@ -65,10 +66,10 @@ class KnowledgeTriggers:
 
 
 def install_knowledge_triggers(
-    bus: EventBus, open_knowledge: Callable[[], KnowledgeOps], config_section: dict[str, Any]
+    bus: EventBus, open_knowledge: Callable[[], KnowledgeOps], drafts: DraftSettings
 ) -> KnowledgeTriggers | None:
     """Subscribe the knowledge gate once per bus (unless `drafts.auto` is false)."""
-    if config_section.get("auto", True) is False:
+    if not drafts.auto:
         return None
     for handler in bus.handlers("action"):
         if isinstance(handler, KnowledgeTriggers):

@@ -122,7 +122,7 @@ class KnowledgeOps:
         """Write the RCA lesson once (draft unless `rca.publish`); log it when new."""
         from .rca import add_rca
 
-        publish = self.config.section("rca").get("publish", False) is True
+        publish = self.config.rca.publish
         result = add_rca(self.learnings.store, self.learnings.sanitizer, report, publish=publish)
         if result.created:
             self._log_rca(result, report)
@@ -148,7 +148,7 @@ class KnowledgeOps:
         data.setdefault("task_id", context.get("task_id") or record.get("issue"))
         data.setdefault("project_id", record.get("project"))
         report = parse_report(data, f"action {record.get('id')} context.rca")
-        publish = self.config.section("rca").get("publish", False) is True
+        publish = self.config.rca.publish
         result = add_rca(self.learnings.store, self.learnings.sanitizer, report, publish=publish)
         if result.created:
             self._log_rca(result, report, trigger=record)

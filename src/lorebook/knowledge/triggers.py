@@ -28,7 +28,7 @@ def failed_validations(ops: KnowledgeOps, record: dict[str, Any]) -> int:
     """Failed `validate` actions of the record's epic up to and including it, within the
     lookback window before it (a backdated record is counted in its own time)."""
     moment = parse_ts(record["ts"])
-    days = float(ops.config.section("drafts").get("validate_lookback_days", 14))
+    days = ops.config.drafts.validate_lookback_days
     query = ActionFilter(
         type="validate",
         outcome="failure",
@@ -50,7 +50,7 @@ def on_epic_complete(ops: KnowledgeOps, record: dict[str, Any]) -> object:
 
 
 def on_failed_validate(ops: KnowledgeOps, record: dict[str, Any]) -> object:
-    threshold = int(ops.config.section("drafts").get("validate_failures", 3))
+    threshold = ops.config.drafts.validate_failures
     if failed_validations(ops, record) != threshold:
         return None
     from .autodraft import draft_from_epic
@@ -63,7 +63,7 @@ def on_failed_validate(ops: KnowledgeOps, record: dict[str, Any]) -> object:
 def on_issue_resolved(ops: KnowledgeOps, record: dict[str, Any]) -> object:
     from .autodraft import draft_from_issue, issue_qualifies
 
-    min_chars = int(ops.config.section("drafts").get("issue_min_chars", 200))
+    min_chars = ops.config.drafts.issue_min_chars
     if not issue_qualifies(record, min_chars):
         return None
     issue = str(record.get("issue") or "")

@@ -81,7 +81,7 @@ class ActionLog:
         """The action catalog under `.lore/cache/` (synced on use; see lorebook.log.catalog)."""
         from .catalog_query import open_view
 
-        return open_view(self.layout, self.config, self.sanitizer)
+        return open_view(self.layout, self.config.catalog, self.sanitizer)
 
     def scan_note(self) -> str | None:
         """Why reads scanned the shards, if the catalog was used and could not serve them."""
@@ -155,7 +155,7 @@ class ActionLog:
         """Every session with its status, most recently active first."""
         if status is not None and status not in STATUSES:
             raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
-        idle = self.config.idle_minutes
+        idle = self.config.sessions.idle_minutes
         infos = self.catalog.sessions(project=project, agent=agent, now=now, idle=idle)
         if infos is None:
             records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)

@@ -52,20 +52,19 @@ class Appender:
         self.env_agent = env.get("LORE_AGENT") or None
         self.env_project = env.get("LORE_PROJECT") or None
         self.env_session = env.get("LORE_SESSION") or None
-        self.max_depth = config.max_depth
-        redaction = config.section("redaction")
+        self.max_depth = config.log.max_depth
         self.sanitizer = Sanitizer(
-            extra_secret_keys=redaction.get("extra_secret_keys") or (),
-            extra_patterns=redaction.get("extra_patterns") or {},
-            max_value_chars=config.max_value_chars,
+            extra_secret_keys=config.redaction.extra_secret_keys,
+            extra_patterns=config.redaction.extra_patterns,
+            max_value_chars=config.log.max_value_chars,
         )
         self.events = EventBus()  # `events.on("action", handler)`: loosely coupled subscribers
         self.listeners: list[Listener] = [self.events.publish_record]
         self.writer = LogWriter(
             self.layout,
             self.sanitizer,
-            fsync=config.durability == "fsync",
-            max_line_bytes=config.max_line_bytes,
+            fsync=config.log.durability == "fsync",
+            max_line_bytes=config.log.max_line_bytes,
             listeners=self.listeners,
         )
 
@@ -80,12 +79,12 @@ class Appender:
     def default_agent(self, agent: str | None = None) -> str:
         if not agent and self.env_agent:
             return check_identifier("LORE_AGENT", self.env_agent, self.sanitizer)
-        return agent or self.config.raw.get("agent") or "agent"
+        return agent or self.config.agent or "agent"
 
     def default_project(self, project: str | None = None) -> str:
         if not project and self.env_project:
             return check_identifier("LORE_PROJECT", self.env_project, self.sanitizer)
-        return project or self.config.raw.get("project") or self.root.name
+        return project or self.config.project or self.root.name
 
     def default_session(self, session: str | None) -> str | None:
         """`session`, else LORE_SESSION (checked, and named in the error if refused)."""
@@ -99,7 +98,7 @@ class Appender:
         """(agent, project) recorded in the session's own shards, if any can be found."""
         from .identity import session_identity
 
-        max_days = int(self.config.section("resume").get("max_session_days", 14))
+        max_days = self.config.resume.max_session_days
         found = session_identity(self.layout.actionlog, session, now or utcnow(), max_days)
         return found if found is not None else (None, None)
 

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
 from ..model import decode_line
@@ -24,6 +24,9 @@ from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_rows import problems_for
 from .query import ActionFilter
 from .sessions import SessionInfo, session_status
+
+if TYPE_CHECKING:
+    from ..settings import CatalogSettings
 
 FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")
 _MAX_OPEN = 64
@@ -252,17 +255,9 @@ def _fetch(
         conn.close()
 
 
-def open_view(layout: Any, config: Any, sanitizer: Sanitizer) -> CatalogView:
-    """The catalog view for a store's layout and settings (`catalog.enabled`, `catalog.verify`)."""
-    section = config.section("catalog")
+def open_view(layout: Any, settings: CatalogSettings, sanitizer: Sanitizer) -> CatalogView:
+    """The catalog view for a store's layout and `catalog.*` settings."""
     catalog = Catalog(
-        layout.actionlog,
-        layout.cache,
-        sanitizer,
-        verify_all=str(section.get("verify", "recent")) == "all",
+        layout.actionlog, layout.cache, sanitizer, verify_all=settings.verify == "all"
     )
-    return CatalogView(
-        catalog,
-        enabled=bool(section.get("enabled", True)),
-        auto_build_days=int(section.get("auto_build_days", 60)),
-    )
+    return CatalogView(catalog, enabled=settings.enabled, auto_build_days=settings.auto_build_days)

@@ -49,7 +49,7 @@ def build_resume(
     finally:
         git = pending_git()
     records = tail.records
-    info = summarize(records, now, config.idle_minutes)[0]  # records of one session
+    info = summarize(records, now, config.sessions.idle_minutes)[0]  # records of one session
     actions = [r for r in records if r["kind"] == "action"]
     still_open = open_actions(actions)
     failed = failed_validations(actions)
@@ -111,14 +111,14 @@ def _target(
 ) -> tuple[str, SessionTail]:
     """The session to resume and its newest records."""
     actionlog = layout.actionlog
-    resume_cfg = config.section("resume")
+    settings = config.resume
     last_day = None
     if session is None:
         candidates = find_candidates(
             actionlog,
             project=project,
             agent=agent,
-            limit=int(resume_cfg.get("lookback_sessions", 50)),
+            limit=settings.lookback_sessions,
             base=layout.root,
             on_problem=on_problem,
         )
@@ -135,8 +135,8 @@ def _target(
         session,
         base=layout.root,
         last_day=last_day,
-        max_days=int(resume_cfg.get("max_session_days", 14)),
-        tail_bytes=int(resume_cfg.get("tail_bytes", 4 << 20)),
+        max_days=settings.max_session_days,
+        tail_bytes=settings.tail_bytes,
         on_problem=on_problem,
     )
     if not tail.records:
