@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "lorebook"
 # "__main__" `python -m lorebook`: above every skin, each command goes to the skin serving it.
 LAYERS: list[tuple[str, set[str], bool]] = [
     ("primitives", {"model", "ids", "timeutil", "paths", "store", "errors", "problems",
-                    "config", "config_check"}, False),
+                    "config", "config_check", "settings"}, False),
     ("redaction and git", {"redact", "git"}, True),
     ("signals", {"events", "notices"}, False),
     ("log", {"log"}, False),
@@ -102,7 +102,10 @@ def violations(
             a, b = unit(module), unit(imported)
             if a == b:
                 continue
-            la, lb = level[a], level.get(b, len(layers))
+            if b not in level:
+                found.append(f"{module} imports {imported}: which is in no layer")
+                continue
+            la, lb = level[a], level[b]
             name = layers[la][0]
             if lb > la:
                 found.append(f"{module} imports {imported}: up from {name} to {layers[lb][0]}")

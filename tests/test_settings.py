@@ -135,6 +135,8 @@ search:
   synonyms: {rls: [row level security], pg: postgres}
 watch:
   debounce_seconds: 0
+hooks:
+  context_tokens: 800
 """
 
 READ_BACK = {
@@ -145,7 +147,7 @@ READ_BACK = {
     "drafts.lookback_days": 45.0, "rca.publish": True, "embedding.model": "/models/mini",
     "index.read_timeout": 1.0, "search.weights.recency": 1.0,
     "search.synonyms": (("rls", "row level security"), ("pg", "postgres")),
-    "watch.debounce_seconds": 0.0,
+    "watch.debounce_seconds": 0.0, "hooks.context_tokens": 800,
 }  # fmt: skip
 
 
@@ -183,6 +185,7 @@ BAD = {
                ":3: search.weights.similarity: expected a number"),
     "watch": ("watch:\n  debounce_seconds: .inf\n",
               ":2: watch.debounce_seconds: expected a number"),
+    "hooks": ("hooks:\n  capture: off please\n", ":2: hooks.capture: expected true or false"),
 }  # fmt: skip
 MORE_BAD = [
     ("paths:\n  actionlogs: log\n", ":2: paths.actionlogs: unknown key, expected one of actionlog"),

@@ -87,8 +87,8 @@ def _strip(groups: list[Any]) -> tuple[list[Any], bool]:
     return kept, removed
 
 
-def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
-    hooks = settings.get("hooks", {})
+def _hooks_of(claude: dict[str, Any], path: Path) -> dict[str, Any]:
+    hooks = claude.get("hooks", {})
     if not isinstance(hooks, dict):
         raise LoreError(f'{path}: "hooks" must be a JSON object; fix it, then run again')
     for event, groups in hooks.items():
@@ -97,9 +97,9 @@ def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
     return hooks
 
 
-def with_hooks(settings: dict[str, Any], path: Path, command: list[str]) -> dict[str, Any]:
-    """`settings` with our handlers, once each, after the user's own."""
-    out: dict[str, Any] = json.loads(json.dumps(settings))
+def with_hooks(claude: dict[str, Any], path: Path, command: list[str]) -> dict[str, Any]:
+    """Claude Code settings `claude` with our handlers, once each, after the user's own."""
+    out: dict[str, Any] = json.loads(json.dumps(claude))
     hooks = _hooks_of(out, path)
     for event, ours, matcher, fields in EVENTS:
         groups, _ = _strip(hooks.get(event, []))
@@ -111,9 +111,10 @@ def with_hooks(settings: dict[str, Any], path: Path, command: list[str]) -> dict
     return out
 
 
-def without_hooks(settings: dict[str, Any], path: Path) -> dict[str, Any]:
-    """`settings` without our handlers (an event or `hooks` left empty by that goes too)."""
-    out: dict[str, Any] = json.loads(json.dumps(settings))
+def without_hooks(claude: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Claude Code settings `claude` without our handlers (an event or `hooks` left empty goes
+    too)."""
+    out: dict[str, Any] = json.loads(json.dumps(claude))
     hooks = _hooks_of(out, path)
     for event in list(hooks):
         groups, removed = _strip(hooks[event])
@@ -121,7 +122,7 @@ def without_hooks(settings: dict[str, Any], path: Path) -> dict[str, Any]:
             del hooks[event]
         elif removed:
             hooks[event] = groups
-    if "hooks" in out and not hooks and settings.get("hooks"):
+    if "hooks" in out and not hooks and claude.get("hooks"):
         del out["hooks"]
     return out
 
@@ -138,15 +139,15 @@ def is_our_server(entry: Any) -> bool:
     return bool(args) and words[-1] == "mcp" and is_lore(words)
 
 
-def _servers(config: dict[str, Any], path: Path) -> dict[str, Any]:
-    servers = config.get("mcpServers", {})
+def _servers(mcp_json: dict[str, Any], path: Path) -> dict[str, Any]:
+    servers = mcp_json.get("mcpServers", {})
     if not isinstance(servers, dict):
         raise LoreError(f'{path}: "mcpServers" must be a JSON object; fix it, then run again')
     return servers
 
 
-def with_server(config: dict[str, Any], path: Path, command: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = json.loads(json.dumps(config))
+def with_server(mcp_json: dict[str, Any], path: Path, command: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(json.dumps(mcp_json))
     servers = _servers(out, path)
     if SERVER in servers and not is_our_server(servers[SERVER]):
         raise LoreError(
@@ -158,8 +159,8 @@ def with_server(config: dict[str, Any], path: Path, command: list[str]) -> dict[
     return out
 
 
-def without_server(config: dict[str, Any], path: Path) -> dict[str, Any]:
-    out: dict[str, Any] = json.loads(json.dumps(config))
+def without_server(mcp_json: dict[str, Any], path: Path) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(json.dumps(mcp_json))
     servers = _servers(out, path)
     if is_our_server(servers.get(SERVER)):
         del servers[SERVER]
