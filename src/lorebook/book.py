@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -18,6 +17,7 @@ from .log.actionlog import ActionLog
 from .log.append import Appender, Listener, resolve_root
 from .log.check import CheckReport, check_log, check_symlinks, redact_findings
 from .log.query import ActionFilter
+from .log.session import Session
 from .log.sessions import SessionInfo
 from .paths import require_store
 from .problems import OnProblem, ignore
@@ -142,7 +142,7 @@ class Lorebook:
             meta=meta,
             now=now,
         )
-        return Session(self, event["session"], event["agent"], event["project"])
+        return Session(self.action_log, event["session"], event["agent"], event["project"])
 
     @contextmanager
     def session(
@@ -280,35 +280,9 @@ class Lorebook:
             self.config,
             self.sanitizer,
             env=self.env,
-            stats_snapshot=self._learning_figures,
+            stats_snapshot=lambda: self.knowledge.ranking_figures(),
             stale_snapshot=self.learnings.stale_ids,
         )
-
-    def _learning_figures(self) -> Callable[[str], tuple[int, float | None, int]]:
-        """Applications, success rate and occurrences per learning id, from the log now."""
-        from .knowledge.stats import rate
-
-        figures = self.knowledge.figures()
-
-        def of(learning_id: str) -> tuple[int, float | None, int]:
-            found = figures.get(learning_id)
-            if found is None:
-                return 0, None, 1
-            if found.applications:
-                return (
-                    found.applications,
-                    rate(found.successes, found.applications),
-                    max(found.occurrences, 1),
-                )
-            if found.occurrences:  # a pattern: its occurrences say how well it was solved
-                return (
-                    found.occurrences,
-                    rate(found.occurrence_successes, found.occurrences),
-                    found.occurrences,
-                )
-            return 0, None, 1
-
-        return of
 
     def preflight(
         self, task: str, *, phase: str = "plan", limit: int = 5, log: bool = True
@@ -525,61 +499,6 @@ class Lorebook:
         watch_learnings(
             self.index, self.layout, stop, debounce=debounce, echo=echo, warn=warn, ready=ready
         )
-
-
-class Session:
-    """A handle for logging into one session."""
-
-    def __init__(self, book: Lorebook, session_id: str, agent: str, project: str) -> None:
-        self.book = book
-        self.id = session_id
-        self.agent = agent
-        self.project = project
-        self.ended = False
-
-    def log(self, action_type: str, **fields: Any) -> dict[str, Any]:
-        """Append an action to this session."""
-        return self.book.log(
-            action_type, session=self.id, agent=self.agent, project=self.project, **fields
-        )
-
-    @contextmanager
-    def track(self, action_type: str, **fields: Any) -> Iterator[dict[str, Any]]:
-        """Log `in_progress`, then `success` or `failure` (with error and duration) as a child."""
-        opened = self.log(action_type, outcome="in_progress", **fields)
-        started = time.perf_counter()
-        close = {k: v for k, v in fields.items() if k in ("context", "epic", "issue", "category")}
-        try:
-            yield opened
-        except BaseException as exc:
-            self.log(
-                action_type,
-                outcome="failure",
-                parent=opened["id"],
-                error=f"{type(exc).__name__}: {exc}",
-                duration_s=round(time.perf_counter() - started, 3),
-                **close,
-            )
-            raise
-        self.log(
-            action_type,
-            outcome="success",
-            parent=opened["id"],
-            duration_s=round(time.perf_counter() - started, 3),
-            **close,
-        )
-
-    def end(self, reason: str = "normal", meta: Mapping[str, Any] | None = None) -> None:
-        """Write the end event (once)."""
-        if self.ended:
-            return
-        self.book.end_session(
-            self.id, reason=reason, agent=self.agent, project=self.project, meta=meta
-        )
-        self.ended = True
-
-    def __repr__(self) -> str:
-        return f"Session({self.id!r}, agent={self.agent!r}, project={self.project!r})"
 
 
 __all__ = ["LoreError", "Lorebook", "Session"]

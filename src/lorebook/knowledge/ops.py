@@ -7,7 +7,7 @@ the event-bus subscribers and (later) the MCP server all come through here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +86,33 @@ class KnowledgeOps:
     def figures(self, learning_id: str | None = None) -> dict[str, Figures]:
         """Figures per learning id, straight from the log (no learning files read)."""
         return collect(self._events(occurrences=True), only=learning_id)
+
+    def ranking_figures(self) -> Callable[[str], tuple[int, float | None, int]]:
+        """What search ranks by, per learning id, from the log now: applications (or a
+        pattern's occurrences), success rate, occurrences."""
+        from .stats import rate
+
+        figures = self.figures()
+
+        def of(learning_id: str) -> tuple[int, float | None, int]:
+            found = figures.get(learning_id)
+            if found is None:
+                return 0, None, 1
+            if found.applications:
+                return (
+                    found.applications,
+                    rate(found.successes, found.applications),
+                    max(found.occurrences, 1),
+                )
+            if found.occurrences:  # a pattern: its occurrences say how well it was solved
+                return (
+                    found.occurrences,
+                    rate(found.occurrence_successes, found.occurrences),
+                    found.occurrences,
+                )
+            return 0, None, 1
+
+        return of
 
     def stats(
         self,
