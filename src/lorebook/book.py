@@ -264,6 +264,7 @@ class Lorebook:
             limit=limit,
             now=now or utcnow(),
             on_problem=on_problem,
+            catalog=self.catalog,
         )
 
     @cached_property
