@@ -180,3 +180,35 @@ def test_resume_json_imports_neither_torch_nor_chromadb(store: Path) -> None:
     assert code == 0
     assert json.loads(out)["session"]["id"]
     assert modules & {"torch", "chromadb", "sentence_transformers", "onnxruntime"} == set()
+
+
+def test_resume_fast_path_imports_no_click(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    _generate(book, 9, sessions=3)
+    for args in (("resume", "--json"), ("resume",), ("resume", "--limit", "3", "--json")):
+        code, out, modules = _run(store, *args)
+        assert code == 0, out
+        assert "click" not in modules, args
+        assert out.strip()
+
+
+@pytest.mark.parametrize("args", [
+    ["--json"], [], ["--limit=2"], ["--project", "consilio", "--json"], ["--agent", "codex"],
+    ["--project", "nowhere", "--json"], ["--project", "nowhere"], ["--session", "NOPE", "--json"],
+])
+def test_fast_path_prints_what_the_click_path_prints(store: Path, args: list[str]) -> None:
+    book = Lorebook.open(store, env={})
+    _generate(book, 10, sessions=8)
+    fast = lore("resume", *args, env=clean_env(store))
+    # the same command through click: a global option sends it past the fast path
+    slow = lore("--root", str(store), "resume", *args, env=clean_env())
+    assert (fast.code, fast.out, fast.err) == (slow.code, slow.out, slow.err)
+
+
+def test_odd_arguments_still_get_clicks_answers(store: Path) -> None:
+    for args, needle in ((["--limit", "0"], "--limit"), (["--bogus"], "--bogus"),
+                         (["extra"], "extra")):
+        result = lore("resume", *args, env=clean_env(store))
+        assert result.code != 0 and needle in result.err, (args, result.err)
+    helped = lore("resume", "--help", env=clean_env(store))
+    assert helped.code == 0 and "--limit" in helped.out and "\\b" not in helped.out

@@ -1,4 +1,5 @@
-"""`lore` entry point: `lore log` is served by a stdlib-only fast path; the rest loads click."""
+"""`lore` entry point: `lore log` and `lore resume` are served by fast paths without click (the
+commands agents call on every action and at every session start); the rest loads click."""
 
 from __future__ import annotations
 
@@ -22,6 +23,20 @@ def main(argv: list[str] | None = None) -> int:
             except LoreError as exc:
                 return report_error(exc, as_json=bool(values.get("json")))
             return 0
+    if args and args[0] == "resume":
+        from .resumespec import parse_fast as parse_resume
+
+        options = parse_resume(args[1:])
+        if options is not None:
+            from ..errors import LoreError
+            from .output import report_error
+            from .resumespec import run_resume
+
+            try:
+                print(run_resume(options, os.environ))
+            except LoreError as exc:
+                return report_error(exc, as_json=bool(options.get("as_json")))
+            return 0
     from .app import run
 
     return run(args)
@@ -30,9 +45,9 @@ def main(argv: list[str] | None = None) -> int:
 def console() -> None:
     """The `lore` executable: run `main` and exit with its code.
 
-    After a successful fast-path `lore log` nothing is left to clean up (the shard is closed, the
-    line written), so the process skips interpreter shutdown (~5-8 ms of a ~50 ms call) once its
-    output is flushed. Every other command exits normally.
+    After a fast-path `lore log` or `lore resume` nothing is left to clean up (the shard and the
+    catalog are closed, git has answered), so the process skips interpreter shutdown (~5-8 ms
+    of a ~50 ms call) once its output is flushed. Every other command exits normally.
     """
     args = sys.argv[1:]
     try:
@@ -42,7 +57,7 @@ def console() -> None:
         from .output import closed_pipe
 
         code = closed_pipe()
-    if args and args[0] == "log" and "click" not in sys.modules:
+    if args and args[0] in ("log", "resume") and "click" not in sys.modules:
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)
