@@ -212,3 +212,54 @@ def test_odd_arguments_still_get_clicks_answers(store: Path) -> None:
         assert result.code != 0 and needle in result.err, (args, result.err)
     helped = lore("resume", "--help", env=clean_env(store))
     assert helped.code == 0 and "--limit" in helped.out and "\\b" not in helped.out
+
+
+# -- relevant learnings ------------------------------------------------------------------------
+def _session_about_tokens(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    current = book.start_session(agent="claude", project="consilio", now=T0)
+    book.log("validate", session=current.id, outcome="failure", epic="epic-12",
+             error="refresh token reuse is not detected", now=T0 + timedelta(minutes=5))
+
+
+def _learnings(store: Path) -> None:
+    from search_fixtures import write_learning
+
+    (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
+    write_learning(store, "2026-01-10-refresh-tokens-single-use", title="A refresh token must "
+                   "be single-use", created="2026-01-10", category="security", severity="high",
+                   body="## Key Takeaway\nRotate refresh tokens and detect reuse.")
+    write_learning(store, "2026-01-11-port-conflict", title="Deploy failed on a busy port",
+                   created="2026-01-11", category="deploy", severity="low",
+                   body="## Key Takeaway\nFree port 5000 before deploying.")
+    write_learning(store, "2026-01-12-token-draft", folder="learnings/drafts", status="draft",
+                   title="Refresh token reuse draft", created="2026-01-12", category="security",
+                   severity="low", body="## Key Takeaway\nrefresh token reuse detected")
+
+
+def test_resume_lists_the_learnings_relevant_to_the_session(store: Path) -> None:
+    _session_about_tokens(store)
+    _learnings(store)
+    before = lore("resume", "--json", env=clean_env(store))
+    assert before.code == 0 and before.json()["learnings"] == []  # no index yet: none
+    assert lore("index", env=clean_env(store)).code == 0
+    code, out, modules = _run(store, "resume", "--json")
+    assert code == 0
+    found = json.loads(out)["learnings"]
+    assert [item["id"] for item in found] == ["2026-01-10-refresh-tokens-single-use"]  # no draft
+    assert found[0]["title"] == "A refresh token must be single-use"
+    assert modules & {"torch", "chromadb", "sentence_transformers", "onnxruntime", "click",
+                      "pydantic"} == set()
+    brief = lore("resume", env=clean_env(store))
+    assert "### Relevant learnings" in brief.out
+    assert "`lore show 2026-01-10-refresh-tokens-single-use`" in brief.out
+
+
+def test_a_damaged_index_leaves_the_learnings_out_without_failing(store: Path) -> None:
+    _session_about_tokens(store)
+    folder = store / ".lore" / "cache" / "index"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").write_text("{not json")
+    result = lore("resume", "--json", env=clean_env(store))
+    assert result.code == 0, result.err
+    assert result.json()["learnings"] == []
