@@ -254,11 +254,12 @@ class Lorebook:
         on_problem: OnProblem = ignore,
     ) -> dict[str, Any]:
         """The last session's state and what to do next (see `lore resume --help`)."""
+        from .index.related import related_learnings, work_text
         from .log.resume_state import build_resume
 
         if limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
-        return build_resume(
+        state = build_resume(
             self.layout,
             self.sanitizer,
             self.config,
@@ -268,7 +269,13 @@ class Lorebook:
             limit=limit,
             now=now or utcnow(),
             on_problem=on_problem,
+            catalog=self.catalog,
         )
+        synonyms = self.config.search.synonyms
+        state["learnings"] = related_learnings(
+            self.layout.cache / "index", work_text(state), self.sanitizer, synonyms=synonyms
+        )
+        return state
 
     @cached_property
     def index(self) -> SearchIndex:

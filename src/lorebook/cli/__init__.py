@@ -1,9 +1,14 @@
-"""`lore` entry point: `lore log` is served by a stdlib-only fast path; the rest loads click."""
+"""`lore` entry point: `lore log` and `lore resume` are served by fast paths without click (the
+commands agents call on every action and at every session start); the rest loads click."""
 
 from __future__ import annotations
 
 import os
 import sys
+
+TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -13,26 +18,40 @@ def main(argv: list[str] | None = None) -> int:
 
         values = parse_fast(args[1:])
         if values is not None:
-            from .. import LoreError
             from .logcore import run_log
-            from .output import report_error
 
-            try:
-                print(run_log(values, os.environ))
-            except LoreError as exc:
-                return report_error(exc, as_json=bool(values.get("json")))
-            return 0
+            return _serve(run_log, values, "json")
+    if args and args[0] == "resume":
+        from .resumespec import parse_fast as parse_resume
+
+        options = parse_resume(args[1:])
+        if options is not None:
+            from .resumespec import run_resume
+
+            return _serve(run_resume, options, "as_json")
     from .app import run
 
     return run(args)
 
 
+def _serve(run: Any, values: dict[str, Any], json_key: str) -> int:
+    """A fast path's answer printed, or its error as one line (JSON with `--json`)."""
+    from .. import LoreError
+    from .output import report_error
+
+    try:
+        print(run(values, os.environ))
+    except LoreError as exc:
+        return report_error(exc, as_json=bool(values.get(json_key)))
+    return 0
+
+
 def console() -> None:
     """The `lore` executable: run `main` and exit with its code.
 
-    After a successful fast-path `lore log` nothing is left to clean up (the shard is closed, the
-    line written), so the process skips interpreter shutdown (~5-8 ms of a ~50 ms call) once its
-    output is flushed. Every other command exits normally.
+    After a fast-path `lore log` or `lore resume` nothing is left to clean up (the shard and the
+    catalog are closed, git has answered), so the process skips interpreter shutdown (~5-8 ms
+    of a ~50 ms call) once its output is flushed. Every other command exits normally.
     """
     args = sys.argv[1:]
     try:
@@ -42,7 +61,7 @@ def console() -> None:
         from .output import closed_pipe
 
         code = closed_pipe()
-    if args and args[0] == "log" and "click" not in sys.modules:
+    if args and args[0] in ("log", "resume") and "click" not in sys.modules:
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)

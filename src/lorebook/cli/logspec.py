@@ -1,4 +1,5 @@
-"""The options of `lore log`, declared once for the stdlib fast path and the click command."""
+"""The options of `lore log`, declared once for the stdlib fast path and the click command
+(and the parser the fast paths share)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ class Opt:
         self.flag = flag
         self.dest = dest
         self.help = help
-        self.kind = kind  # str | float | flag
+        self.kind = kind  # str | float | count (an int >= 1) | flag
         self.metavar = metavar
 
 
@@ -79,7 +80,15 @@ Examples:
 
 def parse_fast(args: list[str]) -> dict[str, object] | None:
     """Parse `log` arguments the simple way; None means "let the full CLI handle it"."""
-    by_flag = {opt.flag: opt for opt in LOG_OPTIONS}
+    return parse_simple(args, LOG_OPTIONS, ("type",))
+
+
+def parse_simple(
+    args: list[str], options: tuple[Opt, ...], positional_names: tuple[str, ...]
+) -> dict[str, object] | None:
+    """`--flag value`, `--flag=value` and exactly the named positionals; None for anything
+    else (help, `--`, unknown or repeated options, a bad number): click then answers it."""
+    by_flag = {opt.flag: opt for opt in options}
     values: dict[str, object] = {}
     positional: list[str] = []
     index = 0
@@ -112,9 +121,13 @@ def parse_fast(args: list[str]) -> dict[str, object] | None:
                 values[opt.dest] = float(raw)
             except ValueError:
                 return None
+        elif opt.kind == "count":
+            if not raw.isdigit() or int(raw) < 1:
+                return None
+            values[opt.dest] = int(raw)
         else:
             values[opt.dest] = raw
-    if len(positional) != 1:
+    if len(positional) != len(positional_names):
         return None
-    values["type"] = positional[0]
+    values.update(zip(positional_names, positional, strict=True))
     return values

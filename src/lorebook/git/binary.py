@@ -12,6 +12,7 @@ drafts work without git.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import LoreError
@@ -153,23 +154,42 @@ def start_git_state(
 ) -> Callable[[], GitState | None]:
     """Start reading branch, head, dirty paths, unpushed count and the last commit.
 
-    The two git processes run at once and the returned function collects them, so callers
-    overlap git's index scan with their own work. Paths under `exclude` (the action log, whose
-    shards change while work goes on) are left out. The state is None outside a git work tree
-    or without git.
+    The git processes run at once and the returned function collects them, so callers overlap
+    git's work with their own. Paths under `exclude` (the action log, whose shards change while
+    work goes on) are left out, and git is kept out of them: tracked changes come from a status
+    that does not look for untracked files (it only reads the index for excluded paths), the
+    untracked ones from a listing of the other top-level entries — so tens of thousands of
+    shards are never walked. The state is None outside a git work tree or without git.
     """
-    pathspec = ["--", ".", *(f":(exclude){path}" for path in exclude)] if exclude else []
-    status_proc = _spawn(
-        root, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", *pathspec
-    )
+    status_args = ["status", "--porcelain=v2", "--branch", "-z"]
+    others = _other_entries(root, exclude) if exclude else None
+    if others is None:
+        pathspec = ["--", ".", *(f":(exclude){path}" for path in exclude)] if exclude else []
+        status_proc = _spawn(root, *status_args, "--untracked-files=normal", *pathspec)
+        untracked_proc = None
+    else:
+        excluded = [f":(exclude){path}" for path in exclude]
+        status_proc = _spawn(root, *status_args, "--untracked-files=no", "--", ".", *excluded)
+        untracked_proc = (
+            _spawn(
+                root,
+                *("ls-files", "--others", "--exclude-standard", "--directory"),
+                *("--no-empty-directory", "--full-name", "-z", "--"),
+                *(f":(literal){name}" for name in others),
+            )
+            if others
+            else None
+        )
     log_proc = _spawn(root, "log", "-1", "--format=%H%x00%h%x00%s%x00%an%x00%cI")
 
     def collect() -> GitState | None:
         status = _collect(status_proc)
+        untracked = _collect(untracked_proc)
         log = _collect(log_proc)  # fails harmlessly on a repository without commits
         if status is None:
             return None
         branch, head, unpushed, dirty = _parse_status(status)
+        dirty += [path for path in (untracked or "").split("\0") if path]
         last_commit = None
         if head and log:
             full, short, subject, author, date = ([*log.rstrip("\n").split("\0"), "", "", ""])[:5]
@@ -190,6 +210,19 @@ def start_git_state(
         }
 
     return collect
+
+
+def _other_entries(root: Path, exclude: tuple[str, ...]) -> list[str] | None:
+    """The top-level entries of `root` but `.git` and the excluded ones (where untracked files
+    can be); None when an excluded path is not a top-level name or `root` cannot be listed."""
+    names = {path.strip("/") for path in exclude}
+    if any("/" in name or name in ("", ".") for name in names):
+        return None
+    try:
+        with os.scandir(root) as entries:
+            return sorted(e.name for e in entries if e.name not in names and e.name != ".git")
+    except OSError:
+        return None
 
 
 def git_state(root: Path, *, max_paths: int = 50, exclude: tuple[str, ...] = ()) -> GitState | None:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .documents import Document
 from .synonyms import SynonymTable, terms, words
+
+if TYPE_CHECKING:  # documents.py reads front matter (pydantic): not for `lore resume`
+    from .documents import Document
 
 TITLE_WEIGHT = 3  # title terms count this many times: titles say what a learning is about
 K1 = 1.2

@@ -256,6 +256,8 @@ class _Sync:
         self.touched: set[str] = set()  # sessions whose summary is recomputed from all rows
         self.appended: dict[str, list[tuple[Any, ...]]] = {}  # rows to fold into a summary
         self.dup_risk = False
+        base = os.path.normpath(cat.base)
+        self.base_prefix = base if base.endswith(os.sep) else base + os.sep
 
     def run(self) -> None:
         conn = self.conn
@@ -283,7 +285,7 @@ class _Sync:
         listed = []
         for key, files in changed:
             known = self._known(key)
-            entries = [(os.path.relpath(path, self.cat.base), day, session, path)
+            entries = [(self._rel(path), day, session, path)
                        for day, session, path in files()]  # fmt: skip
             for rel, *_ in entries:
                 known.pop(rel, None)
@@ -320,11 +322,21 @@ class _Sync:
             self._forget(shard)
             self.stats.shards_removed += 1
 
+    def _rel(self, path: Any) -> str:
+        """`path` relative to the store root: a slice when it is below it (every sync lists
+        hundreds of paths; `os.path.relpath` normalizes both sides each time)."""
+        text = str(path)
+        prefix = self.base_prefix
+        if text.startswith(prefix) and "/." not in text:
+            return text[len(prefix) :]
+        return os.path.relpath(path, self.cat.base)
+
     def _dirs(self, hot: str) -> Iterator[tuple[str, str, Any, bool]]:
         """(key, directory, lister of (day, session, path), is_hot) for day and archive dirs."""
         root = str(self.cat.actionlog)
+        sep = os.sep
         for day in day_names(root):
-            directory = os.path.join(root, day[:4], day[5:7], day[8:10])
+            directory = f"{root}{sep}{day[:4]}{sep}{day[5:7]}{sep}{day[8:10]}"
 
             def live(directory: str = directory, day: str = day) -> Iterator[Any]:
                 try:
@@ -333,7 +345,7 @@ class _Sync:
                     return
                 for name in names:
                     if name.endswith(".jsonl"):
-                        yield day, name[: -len(".jsonl")], os.path.join(directory, name)
+                        yield day, name[: -len(".jsonl")], f"{directory}{os.sep}{name}"
 
             yield f"d/{day}", directory, live, day >= hot
         months: dict[str, list[tuple[str, str, Path]]] = {}

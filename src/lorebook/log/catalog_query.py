@@ -23,11 +23,23 @@ from .archive_io import read_archive_bytes
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_rows import problems_for
 from .query import ActionFilter
+from .resume import Candidate
 from .sessions import SessionInfo, session_status
 
 if TYPE_CHECKING:
     from ..settings import CatalogSettings
 
+# the newest live record of each session (and the day of its shard), newest sessions first;
+# the filters are on the session's summary so a project with no sessions costs one table scan
+_LAST_SESSIONS = """
+SELECT s.id, r.ts, r.kind, r.event, r.reason, r.agent, r.project, sh.day
+FROM sessions s
+JOIN records r ON r.rid = (
+  SELECT rid FROM records WHERE session = s.id AND archived = 0 ORDER BY ts DESC, id DESC LIMIT 1)
+JOIN shards sh ON sh.id = r.shard
+WHERE (?1 IS NULL OR s.project = ?1) AND (?2 IS NULL OR s.agent = ?2)
+ORDER BY s.last_activity DESC, s.id DESC LIMIT ?3
+"""
 FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")
 _MAX_OPEN = 64
 
@@ -149,6 +161,43 @@ class CatalogView:
         conn.close()
         assert self.last_sync is not None
         return {**self.status(), "sync": self.last_sync.to_dict()}
+
+    def last_sessions(
+        self, *, project: str | None, agent: str | None, limit: int
+    ) -> list[Candidate] | None:
+        """What `find_candidates` reads from the shards' tails, from the sessions table: up to
+        `limit` live sessions of PROJECT/AGENT, most recently active first, each with its
+        newest record (which says whether it ended or has done nothing yet).
+
+        None without a catalog: resume never builds one (its cost must not grow with history),
+        the caller reads the shards' tails instead."""
+        if not self.catalog.exists():
+            return None
+        conn = self.open()
+        if conn is None:
+            return None
+        try:
+            rows = conn.execute(_LAST_SESSIONS, (project, agent, limit)).fetchall()
+        finally:
+            conn.close()
+        found = []
+        for sid, ts, kind, event, reason, rec_agent, rec_project, day in rows:
+            if project not in (None, rec_project) or agent not in (None, rec_agent):
+                continue  # the session's newest record is of another project or agent
+            is_end = kind == "session" and event == "end"
+            found.append(
+                Candidate(
+                    session=sid,
+                    day=day,
+                    last_ts=ts,
+                    agent=rec_agent,
+                    project=rec_project,
+                    ended_normally=is_end and (reason or "normal") == "normal",
+                    idle=kind == "session" and event == "start",
+                )
+            )
+        found.sort(key=lambda c: (c.day, c.last_ts, c.session), reverse=True)
+        return found
 
     def status(self) -> dict[str, Any]:
         """Counts and where the file is, for `lore catalog`."""

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
+    from .catalog_query import CatalogView
 
 
 def build_resume(
@@ -36,15 +37,18 @@ def build_resume(
     limit: int,
     now: datetime,
     on_problem: OnProblem,
+    catalog: CatalogView | None = None,
 ) -> dict[str, Any]:
-    """The JSON contract of `lore resume --json`: reads the shards under `layout` itself (the
-    tail of one session, not a query), redacted by `sanitizer`; `config` holds `resume.*`."""
+    """The JSON contract of `lore resume --json`: the session is chosen from the `catalog`'s
+    sessions table when it can be used (synced first), else from the tails of the newest
+    shards; its records are read from its own shards (the tail of one session, not a query),
+    redacted by `sanitizer`; `config` holds `resume.*`."""
     actionlog = layout.actionlog
     # git reads its whole index; let it run while the shards are read
     pending_git = start_git_state(layout.root, exclude=(layout.rel(actionlog),))
     try:
         session, tail = _target(
-            layout, sanitizer, config, project, agent, session, _once(on_problem)
+            layout, sanitizer, config, catalog, project, agent, session, _once(on_problem)
         )
     finally:
         git = pending_git()
@@ -104,6 +108,7 @@ def _target(
     layout: Layout,
     sanitizer: Sanitizer,
     config: Config,
+    catalog: CatalogView | None,
     project: str | None,
     agent: str | None,
     session: str | None,
@@ -114,14 +119,19 @@ def _target(
     settings = config.resume
     last_day = None
     if session is None:
-        candidates = find_candidates(
-            actionlog,
-            project=project,
-            agent=agent,
-            limit=settings.lookback_sessions,
-            base=layout.root,
-            on_problem=on_problem,
-        )
+        lookback = settings.lookback_sessions
+        candidates = None
+        if catalog is not None:
+            candidates = catalog.last_sessions(project=project, agent=agent, limit=lookback)
+        if candidates is None:  # no catalog (a fresh clone), disabled or busy: the shards
+            candidates = find_candidates(
+                actionlog,
+                project=project,
+                agent=agent,
+                limit=lookback,
+                base=layout.root,
+                on_problem=on_problem,
+            )
         chosen = choose(candidates)
         if chosen is None:
             scope = " ".join(f"{k} {v!r}" for k, v in (("project", project), ("agent", agent)) if v)

@@ -98,6 +98,9 @@ def resume_brief(state: dict[str, Any]) -> str:
             lines.append(f"- {_short_ts(action['ts'])} {describe(action)}{error}")
     lines += ["", "### Suggested next steps"]
     lines += [f"{i}. {step}" for i, step in enumerate(state["suggested_next_steps"], 1)]
+    if state.get("learnings"):
+        lines += ["", "### Relevant learnings"]
+        lines += [f"- {item['title']} (`lore show {item['id']}`)" for item in state["learnings"]]
     if git:
         lines += ["", "### Repository"]
         last = git.get("last_commit") or {}

@@ -1,0 +1,65 @@
+"""`lore resume`: its options, declared once for the stdlib fast path and the click command,
+and the body both run. An agent calls it at every session start; click costs 40-80 ms."""
+
+from __future__ import annotations
+
+from .logspec import Opt
+
+TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, TextIO
+
+RESUME_OPTIONS = (
+    Opt("--project", "project", "Only sessions of this project.", metavar="PROJECT"),
+    Opt("--agent", "agent", "Only sessions of this agent.", metavar="AGENT"),
+    Opt("--session", "session", "Resume this session instead of choosing one.", metavar="ID"),
+    Opt("--limit", "limit", "Recent actions to show.  [default: 20]", kind="count", metavar="N"),
+    Opt("--json", "as_json", "Print JSON (stable contract).", kind="flag"),
+)
+
+RESUME_HELP = """Where the last session left off, and what to do next (offline, from the files).
+
+Picks the most recent session (of PROJECT/AGENT) that did not end normally, else the most
+recent one, and prints a Markdown brief to paste into a prompt: work in progress, actions
+never closed, failed validations, suggested next steps, the learnings relevant to that work,
+git state and the last actions.
+
+\b
+Example:
+  lore resume --project consilio --json
+"""
+
+
+def parse_fast(args: list[str]) -> dict[str, object] | None:
+    """`resume` arguments parsed without click; None lets click handle them (help, errors)."""
+    from .logspec import parse_simple
+
+    return parse_simple(args, RESUME_OPTIONS, ())
+
+
+def run_resume(
+    values: Mapping[str, Any],
+    env: Mapping[str, str],
+    root: str | None = None,
+    stderr: TextIO | None = None,
+) -> str:
+    """The state of the session to resume, as JSON or a Markdown brief (warnings on stderr)."""
+    from .. import Lorebook
+    from .output import ProblemPrinter, to_json
+
+    book = Lorebook.open(root, env=env)
+    problems = ProblemPrinter(stream=stderr)
+    state = book.resume(
+        project=values.get("project"),
+        agent=values.get("agent"),
+        session=values.get("session"),
+        limit=int(values.get("limit") or 20),
+        on_problem=problems,
+    )
+    problems.finish()
+    if values.get("as_json"):
+        return to_json(state)
+    from ..render.actions import resume_brief
+
+    return resume_brief(state)

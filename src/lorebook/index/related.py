@@ -1,0 +1,100 @@
+"""The learnings relevant to a piece of work, for `lore resume`: keyword scores (BM25, the
+search's keyword half) over the documents the search index already keeps in its manifest.
+
+Nothing heavy on this path — no model, no Chroma, no front-matter parsing (pydantic): resume
+runs at every session start. Without an index (a fresh clone, `lore index` never run) there is
+nothing to rank and the list is empty; resume never builds one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from .keyword import KeywordIndex, document_terms
+from .manifest import Manifest, ManifestCorrupt
+from .synonyms import SynonymTable
+
+if TYPE_CHECKING:
+    from ..redact.sanitize import Sanitizer
+    from .documents import Document
+
+# A session's query is long (epic, errors, tasks), so the search's similarity (the share of the
+# query that matched) runs lower than for a typed query: a floor, and a third of the best
+MIN_SIMILARITY = 0.05
+RELATIVE = 1 / 3
+
+
+class _Doc:
+    """What `document_terms` reads of a learning, from the manifest's stored document."""
+
+    __slots__ = ("body", "category", "id", "tags", "title")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.id = str(data.get("id") or "")
+        self.title = str(data.get("title") or "")
+        self.body = str(data.get("body") or "")
+        self.category = data.get("category")
+        self.tags = [str(t) for t in data.get("tags") or []]
+
+
+def related_learnings(
+    index_folder: Path,
+    query: str,
+    sanitizer: Sanitizer,
+    *,
+    synonyms: Any = None,
+    limit: int = 3,
+) -> list[dict[str, Any]]:
+    """Up to `limit` published learnings matching `query` by keywords, best first (id, title,
+    category, severity, similarity), redacted; empty without an index or a query."""
+    if not query.strip():
+        return []
+    try:
+        manifest = Manifest.load(index_folder / "manifest.json")
+    except ManifestCorrupt:
+        return []  # `lore search` reports and rebuilds it; resume only skips the section
+    if manifest is None:
+        return []
+    stored = [
+        entry.doc
+        for entry in manifest.files.values()
+        if entry.doc is not None and entry.doc.get("status", "published") == "published"
+    ]
+    docs = [_Doc(data) for data in stored]
+    table = synonyms if isinstance(synonyms, SynonymTable) else SynonymTable.from_config(synonyms)
+    keyword = KeywordIndex(cast("list[Document]", docs), table, lambda _, d: document_terms(d))
+    _, similarity = keyword.scores(query)
+    ranked = sorted(range(len(docs)), key=lambda i: (-similarity[i], docs[i].id))
+    found = []
+    floor = max(MIN_SIMILARITY, similarity[ranked[0]] * RELATIVE) if ranked else 1.0
+    for i in ranked[:limit]:
+        if similarity[i] < floor:
+            break
+        data = stored[i]
+        found.append(
+            {
+                "id": docs[i].id,
+                "title": sanitizer.redact_text(" ".join(docs[i].title.split()))[0],
+                "category": data.get("category"),
+                "severity": data.get("severity"),
+                "similarity": round(similarity[i], 3),
+            }
+        )
+    return found
+
+
+def work_text(state: dict[str, Any]) -> str:
+    """What `lore resume`'s session was about, as a keyword query: its epic and issue, and the
+    error text of its failed validations and open or failed actions (newest first)."""
+    from ..log.progress import describe
+
+    parts: list[str] = [str(state.get("epic") or "")]
+    actions = [
+        *(state.get("failed_validations") or []),
+        *(state.get("open_actions") or []),
+        *[a for a in state.get("recent_actions") or [] if a.get("outcome") == "failure"],
+    ]
+    for action in actions[:10]:
+        parts += [str(action.get("issue") or ""), str(action.get("error") or ""), describe(action)]
+    return " ".join(dict.fromkeys(p for p in parts if p))
