@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -140,3 +141,20 @@ def book(store: Path) -> Iterator[Lorebook]:
     opened = Lorebook.open(store, env={})
     opened.install_subscribers()  # as the CLI does: logging wakes the knowledge subscribers
     yield opened
+
+
+@contextmanager
+def read_only_mount(source: Path) -> Iterator[Path]:
+    """`source` bind-mounted read-only (a real read-only file system; needs root)."""
+    target = source.parent / f"{source.name}-ro"
+    target.mkdir()
+    bound = subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True)
+    if bound.returncode != 0:
+        require_real(f"cannot bind-mount here: {bound.stderr.decode().strip()}")
+    try:
+        done = subprocess.run(["mount", "-o", "remount,ro,bind", str(target)], capture_output=True)
+        if done.returncode != 0:
+            require_real(f"cannot remount read-only here: {done.stderr.decode().strip()}")
+        yield target
+    finally:
+        subprocess.run(["umount", str(target)], check=True)

@@ -9,15 +9,20 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import LORE, assert_one_error_line, clean_env, git, lore, require_real
+from conftest import (
+    LORE,
+    assert_one_error_line,
+    clean_env,
+    git,
+    lore,
+    read_only_mount,
+)
 from lorebook import Lorebook, LoreError
 from lorebook.log.reader import MAX_LINE_BYTES
 from search_fixtures import open_book, write_learning
@@ -235,23 +240,6 @@ def test_filtered_weekly_report_with_a_secret_filter(store: Path) -> None:
 
 
 # -- a read-only store: reads work, writes fail with one line (11) -----------------------------
-@contextmanager
-def read_only_mount(source: Path) -> Iterator[Path]:
-    """`source` bind-mounted read-only (a real read-only file system; needs root)."""
-    target = source.parent / f"{source.name}-ro"
-    target.mkdir()
-    bound = subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True)
-    if bound.returncode != 0:
-        require_real(f"cannot bind-mount here: {bound.stderr.decode().strip()}")
-    try:
-        done = subprocess.run(["mount", "-o", "remount,ro,bind", str(target)], capture_output=True)
-        if done.returncode != 0:
-            require_real(f"cannot remount read-only here: {done.stderr.decode().strip()}")
-        yield target
-    finally:
-        subprocess.run(["umount", str(target)], check=True)
-
-
 def test_search_on_a_read_only_store_in_process(search_store: Path) -> None:
     book = open_book(search_store)
     book.index.update()

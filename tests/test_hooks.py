@@ -7,14 +7,19 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, lore, require_real, stored, stored_actions
+from conftest import (
+    assert_one_error_line,
+    clean_env,
+    lore,
+    read_only_mount,
+    stored,
+    stored_actions,
+)
 from lorebook import Lorebook
 
 SID = "5b7a1f0e-2c1d-4e8a-9f00-1234567890ab"
@@ -287,22 +292,6 @@ def test_an_internal_error_goes_to_hooks_log_redacted(store: Path) -> None:
     log = (store / ".lore" / "cache" / "hooks.log").read_text()
     assert "post-tool-use" in log and "invalid YAML" in log
     assert SECRET not in log
-
-
-@contextmanager
-def read_only_mount(source: Path) -> Iterator[Path]:
-    target = source.parent / f"{source.name}-ro"
-    target.mkdir()
-    bound = subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True)
-    if bound.returncode != 0:
-        require_real(f"cannot bind-mount here: {bound.stderr.decode().strip()}")
-    try:
-        done = subprocess.run(["mount", "-o", "remount,ro,bind", str(target)], capture_output=True)
-        if done.returncode != 0:
-            require_real(f"cannot remount read-only here: {done.stderr.decode().strip()}")
-        yield target
-    finally:
-        subprocess.run(["umount", str(target)], check=True)
 
 
 def test_a_read_only_store_fails_open(store: Path) -> None:
