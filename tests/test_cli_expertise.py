@@ -155,7 +155,7 @@ def test_bad_config_is_one_error_line(proj: Path) -> None:
     (proj / ".lore" / "config.yaml").write_text("expertise:\n  max_lines: lots\n")
     assert_one_error_line(cli(proj, "list"), "expertise.max_lines: expected an integer")
     (proj / ".lore" / "config.yaml").write_text("expertise:\n  domains:\n    ../x: {}\n")
-    assert_one_error_line(cli(proj, "list"), "config expertise.domains.../x")
+    assert_one_error_line(cli(proj, "list"), "config.yaml:3: expertise.domains.../x: a domain name")
 
 
 def test_learn(proj: Path) -> None:

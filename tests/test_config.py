@@ -127,7 +127,7 @@ def test_non_mapping_config_is_an_error(store: Path) -> None:
 
 def test_bad_durability_is_an_error(store: Path) -> None:
     write_config(store, "log:\n  durability: sometimes\n")
-    with pytest.raises(LoreError, match=r"config\.yaml: log\.durability must be one of flush, "
+    with pytest.raises(LoreError, match=r"config\.yaml:2: log\.durability: expected one of flush, "
                                         r"fsync"):
         load_config(store)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .config_check import check_types, find_problem
+from .config_check import check_types, find_problem, line_of
 from .errors import LoreError
 from .paths import STORE_DIR, Layout
 from .settings import (
@@ -133,7 +133,9 @@ def _validate(data: dict[str, Any], path: Path) -> None:
     log = data.get("log")
     durability = log.get("durability") if isinstance(log, dict) else None
     if durability is not None and durability not in DURABILITY:
-        raise LoreError(f"{path}: log.durability must be one of {', '.join(DURABILITY)}")
+        line = line_of(path, ("log", "durability"))
+        where = f"{path}:{line}" if line is not None else str(path)
+        raise LoreError(f"{where}: log.durability: expected one of {', '.join(DURABILITY)}")
 
 
 def load_config(root: Path) -> Config:

@@ -37,9 +37,16 @@ def _texts_problem(value: Any) -> tuple[tuple[str, ...], str] | None:
     return None
 
 
+DOMAIN_NAME = r"^[a-z][a-z0-9_-]{0,39}$"  # an expertise domain (and its file name)
+
+
 def _domains_problem(value: dict[str, Any]) -> tuple[tuple[str, ...], str] | None:
     """`expertise.domains`: {name: {keywords: [text], globs: [text]}} (either may be absent)."""
+    import re  # (already loaded by the sanitizer)
+
     for name, spec in value.items():
+        if not re.match(DOMAIN_NAME, str(name)):
+            return (str(name),), "a domain name is a lowercase word like 'mobile'"
         if spec is None:
             continue
         if not isinstance(spec, dict):

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..config_check import DOMAIN_NAME
 from ..errors import LoreError, UsageError
 
 DOMAINS = ("database", "api", "frontend", "testing", "security", "deployment", "general")
@@ -74,7 +75,7 @@ GLOBS: dict[str, tuple[str, ...]] = {
     "general": ("README.md", "pyproject.toml", "package.json"),
 }
 
-NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+NAME_RE = re.compile(DOMAIN_NAME)
 
 
 @dataclass(frozen=True)
