@@ -314,7 +314,9 @@ def build_report(
             {"project": project, "agent": agent, "include_archive": include_archive}
         )[0],
     }
-    options = {"project": project, "agent": agent, "include_archive": include_archive}
+    options: dict[str, Any] = {
+        "project": project, "agent": agent, "include_archive": include_archive
+    }  # fmt: skip
     conn = log.catalog.open()
     if conn is not None:
         try:
