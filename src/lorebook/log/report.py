@@ -26,6 +26,7 @@ from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .progress import describe
 from .query import ActionFilter
+from .report_sql import Tally, p95_index
 
 if TYPE_CHECKING:
     from .actionlog import ActionLog
@@ -150,34 +151,9 @@ def _top(counter: Counter[str]) -> dict[str, Any] | None:
     return {"key": key, "count": count}
 
 
-class Tally:
-    """What a report counts over a window's actions, from SQL (report_sql) or from rows here.
-
-    `durations[type]` is (count, sum, max) of `duration_s`; `overhead[type]` is (count, sum,
-    max, p95) of the overhead in ms.
-    """
-
-    def __init__(self) -> None:
-        self.outcomes: Counter[str] = Counter()
-        self.types: Counter[str] = Counter()
-        self.days: Counter[str] = Counter()
-        self.hours = [0] * 24
-        self.projects: Counter[str] = Counter()
-        self.agents: set[str] = set()
-        self.sessions = 0
-        self.groups: dict[str, Counter[str]] = {}
-        self.durations: dict[str, tuple[int, float, float]] = {}
-        self.overhead: dict[str, tuple[int, float, float, float]] = {}
-
-
 def check_group(group_by: str) -> None:
     if group_by not in GROUPS:
         raise UsageError(f"--group-by {group_by!r} is not one of: {', '.join(GROUPS)}")
-
-
-def p95_index(count: int) -> int:
-    """Where the 95th percentile sits in `count` sorted values (nearest rank)."""
-    return min(count - 1, round(0.95 * (count - 1)))
 
 
 def aggregate(rows: Iterable[tuple[Any, ...]], window: Window, group_by: str) -> dict[str, Any]:
@@ -329,16 +305,16 @@ def build_report(
 def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> dict[str, Any]:
-    from .report_sql import Scope, aggregate_sql, newest, outcome_counts
+    from .report_sql import Scope, newest, outcome_counts, tally
 
-    scope = Scope(window, **options)
+    scope = Scope(window.since_ts, window.until_ts, **options)
     base = log.layout.actionlog.parent
     deploy = ("type", "deploy")
     deploys = newest(conn, base, scope, log.sanitizer, deploy, DEPLOYMENTS_SHOWN)
     failures = newest(conn, base, scope, log.sanitizer, ("outcome", "failure"), FAILURES_SHOWN)
     by_outcome = outcome_counts(conn, scope, deploy)
     return {
-        **aggregate_sql(conn, window, scope, group_by),
+        **shape(tally(conn, scope, group_by), window, group_by),
         "deployments": {
             "total": sum(by_outcome.values()),
             "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},

@@ -1,33 +1,62 @@
 """Activity reports aggregated in SQL over the action catalog, on one connection.
 
-The same report as `report.aggregate` computes from rows (the reference, used when there is no
+The same figures `report.aggregate` computes from rows (the reference, used when there is no
 catalog): SQLite counts and sums the window's actions, so Python only shapes a few dozen groups,
 and only the deployments and failures a report lists are read back from their shards.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .catalog_query import LineReader, record_at
-from .report import Tally, Window, check_group, p95_index, shape
-from .writer import redacted
-
 if TYPE_CHECKING:
+    import sqlite3
+
     from ..redact.sanitize import Sanitizer
+
+
+class Tally:
+    """What a report counts over a window's actions: by SQL here, or from rows by
+    `report.aggregate`.
+
+    `durations[type]` is (count, sum, max) of `duration_s`; `overhead[type]` is (count, sum,
+    max, p95) of the overhead in ms.
+    """
+
+    def __init__(self) -> None:
+        self.outcomes: Counter[str] = Counter()
+        self.types: Counter[str] = Counter()
+        self.days: Counter[str] = Counter()
+        self.hours = [0] * 24
+        self.projects: Counter[str] = Counter()
+        self.agents: set[str] = set()
+        self.sessions = 0
+        self.groups: dict[str, Counter[str]] = {}
+        self.durations: dict[str, tuple[int, float, float]] = {}
+        self.overhead: dict[str, tuple[int, float, float, float]] = {}
+
+
+def p95_index(count: int) -> int:
+    """Where the 95th percentile sits in `count` sorted values (nearest rank)."""
+    return min(count - 1, round(0.95 * (count - 1)))
 
 
 class Scope:
     """The WHERE clause of a report's actions (window, project, agent, archive) on `records`."""
 
     def __init__(
-        self, window: Window, *, project: str | None, agent: str | None, include_archive: bool
+        self,
+        since: str,
+        until: str,
+        *,
+        project: str | None,
+        agent: str | None,
+        include_archive: bool,
     ) -> None:
         clauses = ["{}kind = 'action'", "{}ts >= ?", "{}ts < ?"]
-        self.args: list[Any] = [window.since_ts, window.until_ts]
+        self.args: list[Any] = [since, until]
         for column, value in (("project", project), ("agent", agent)):
             if value is not None:
                 clauses.append(f"{{}}{column} = ?")
@@ -85,14 +114,6 @@ def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
     return t
 
 
-def aggregate_sql(
-    conn: sqlite3.Connection, window: Window, scope: Scope, group_by: str
-) -> dict[str, Any]:
-    """The aggregate sections of a report (see `report.aggregate`), computed by SQLite."""
-    check_group(group_by)
-    return shape(tally(conn, scope, group_by), window, group_by)
-
-
 def newest(
     conn: sqlite3.Connection,
     base: Any,
@@ -104,6 +125,9 @@ def newest(
     """The newest `limit` actions whose column `match[0]` is `match[1]`, read back from their
     shards under `base`, redacted (a row whose shard changed since the sync is skipped, as a
     catalog read does)."""
+    from .catalog_query import LineReader, record_at
+    from .writer import redacted
+
     column, value = match
     where = scope.template.replace("{}", "r.")
     rows = conn.execute(
