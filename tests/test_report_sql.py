@@ -198,3 +198,25 @@ def test_json_on_a_terminal_is_indented(stores: tuple[Path, Path]) -> None:
     assert done.returncode == 0, done.stderr
     text = b"".join(chunks).decode().replace("\r\n", "\n")
     assert text.startswith("[\n  {\n") and len(json.loads(text)) == 2
+
+
+def test_a_read_that_finds_nothing_new_writes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    generate(root, 4)
+    catalog = root / ".lore" / "cache" / "catalog.sqlite"
+
+    def stamp() -> str:
+        import sqlite3
+
+        conn = sqlite3.connect(catalog)
+        try:
+            return str(conn.execute("SELECT value FROM meta WHERE key='synced_at'").fetchone()[0])
+        finally:
+            conn.close()
+
+    Lorebook.open(root, env={}).report(days=7)
+    first, size = stamp(), catalog.stat().st_size
+    assert Lorebook.open(root, env={}).report(days=7)["summary"]["total_actions"] > 0
+    assert stamp() == first and catalog.stat().st_size == size
+    Lorebook.open(root, env={}).log("deploy", session="s-4-0", outcome="failure", error="new")
+    assert Lorebook.open(root, env={}).report(days=7)["recent_failures"][0]["error"] == "new"
