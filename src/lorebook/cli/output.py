@@ -22,8 +22,22 @@ if TYPE_CHECKING:
 __all__ = ["redact_message", "warn", "warning_line"]  # re-exported for the commands
 
 
-def to_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str)
+def to_json(value: Any, *, tty: bool | None = None) -> str:
+    """`--json` output: indented for a person at a terminal, compact when stdout is a pipe or a
+    file (a program parses it: half the bytes to write and read). `tty` defaults to whether
+    stdout is a terminal."""
+    if tty is None:
+        tty = stdout_is_terminal()
+    if tty:
+        return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stdout: not a person
+        return False
 
 
 def error_line(exc: LoreError | str, *, as_json: bool) -> str:

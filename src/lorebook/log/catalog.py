@@ -47,6 +47,7 @@ FILE_NAME = "catalog.sqlite"
 HOT_DAYS = 2
 _TAIL = 4096
 _BUSY_MS = 15000
+_RESTAMP_S = 3600.0  # `synced_at` is rewritten by a sync that changes nothing at most hourly
 _RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a change in the same tick
 
 
@@ -265,10 +266,13 @@ class _Sync:
         self.dup_risk = self.cat._meta(conn, "dup_risk") == "1"
         # appends since the last sync can only be in its days or later ones (the writer bumps
         # the directory of any other day): those shards are stat-ed, the rest only on change
-        last = float(self.cat._meta(conn, "synced_at") or 0) or time.time()
+        stamp = float(self.cat._meta(conn, "synced_at") or 0)
+        last = stamp or time.time()
         since = datetime.fromtimestamp(min(last, time.time()), UTC) - timedelta(days=HOT_DAYS)
         hot = since.strftime("%Y-%m-%d")
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced_at', ?)", (str(time.time()),))
+        if not 0 <= time.time() - stamp < _RESTAMP_S:  # an older stamp only widens the hot days:
+            # most reads then write nothing, and closing their connection checkpoints nothing
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced_at', ?)", (str(time.time()),))
         present: dict[str, int] = {}
         changed = []
         for key, directory, files, is_hot in self._dirs(hot):
@@ -509,6 +513,6 @@ def _numbered(path: str, width: int) -> list[str]:
 def day_names(root: str) -> Iterator[str]:
     """`YYYY-MM-DD` of every live day directory, oldest first (the archive is not one)."""
     for year in _numbered(root, 4):
-        for month in _numbered(os.path.join(root, year), 2):
-            for day in _numbered(os.path.join(root, year, month), 2):
+        for month in _numbered(f"{root}/{year}", 2):
+            for day in _numbered(f"{root}/{year}/{month}", 2):
                 yield f"{year}-{month}-{day}"

@@ -1,8 +1,9 @@
 """Activity reports: what the agents did in a window, from the catalog (or a scan of the shards).
 
-The aggregates are computed in Python over slim rows (time, type, outcome, project, agent,
-session, duration, overhead), so both sources give identical reports; deployments and failures
-are read as full records through the log's `iter_actions`. Everything here is given the action
+With a usable catalog the report is aggregated in SQL on one synced connection (report_sql);
+without one, the same aggregates are computed here in Python over slim rows read from the shards
+(time, type, outcome, project, agent, session, duration, overhead) — the reference the SQL path
+is tested against. Everything here is given the action
 log (`ActionLog`), never the whole `Lorebook`.
 
 Definitions (documented in docs/reports.md):
@@ -25,6 +26,7 @@ from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .progress import describe
 from .query import ActionFilter
+from .report_sql import Tally, p95_index
 
 if TYPE_CHECKING:
     from .actionlog import ActionLog
@@ -128,23 +130,6 @@ def slim_rows(
     include_archive: bool,
 ) -> Iterator[tuple[Any, ...]]:
     """(ts, type, outcome, project, agent, session, duration, overhead) of every action."""
-    conn = log.catalog.open()
-    if conn is not None:
-        clauses = ["kind = 'action'", "ts >= ?", "ts < ?"]
-        args: list[Any] = [window.since_ts, window.until_ts]
-        for column, value in (("project", project), ("agent", agent)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                args.append(value)
-        if not include_archive:
-            clauses.append("archived = 0")
-        try:
-            yield from conn.execute(
-                f"SELECT {', '.join(_SLIM)} FROM records WHERE {' AND '.join(clauses)}", args
-            )
-        finally:
-            conn.close()
-        return
     query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     for r in log.iter_actions(query, newest_first=False, include_archive=include_archive):
         duration = r.get("duration_s")
@@ -166,57 +151,63 @@ def _top(counter: Counter[str]) -> dict[str, Any] | None:
     return {"key": key, "count": count}
 
 
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+def check_group(group_by: str) -> None:
+    if group_by not in GROUPS:
+        raise UsageError(f"--group-by {group_by!r} is not one of: {', '.join(GROUPS)}")
 
 
 def aggregate(rows: Iterable[tuple[Any, ...]], window: Window, group_by: str) -> dict[str, Any]:
-    """Summary, breakdown, per-hour/day counts, durations and overhead of slim rows (pure)."""
-    if group_by not in GROUPS:
-        raise UsageError(f"--group-by {group_by!r} is not one of: {', '.join(GROUPS)}")
-    outcomes: Counter[str] = Counter()
-    types: Counter[str] = Counter()
-    days: Counter[str] = Counter()
-    hours = [0] * 24
-    projects: Counter[str] = Counter()
-    agents: Counter[str] = Counter()
+    """Summary, breakdown, per-hour/day counts, durations and overhead of slim rows (pure): the
+    reference for the SQL aggregation of report_sql."""
+    check_group(group_by)
+    t = Tally()
     sessions: set[str] = set()
-    groups: dict[str, Counter[str]] = {}
     durations: dict[str, list[float]] = {}
     overhead: dict[str, list[float]] = {}
     for ts, kind, outcome, project, agent, session, duration, cost in rows:
-        outcomes[outcome] += 1
-        types[kind] += 1
-        days[ts[:10]] += 1
-        hours[int(ts[11:13])] += 1
-        projects[project or "-"] += 1
-        agents[agent or "-"] += 1
+        t.outcomes[outcome] += 1
+        t.types[kind] += 1
+        t.days[ts[:10]] += 1
+        t.hours[int(ts[11:13])] += 1
+        t.projects[project or "-"] += 1
+        t.agents.add(agent or "-")
         sessions.add(session)
         key = ts[:10] if group_by == "day" else kind if group_by == "type" else outcome
-        groups.setdefault(key, Counter())[outcome] += 1
+        t.groups.setdefault(key, Counter())[outcome] += 1
         if duration is not None:
             durations.setdefault(kind, []).append(duration)
         if cost is not None:
             overhead.setdefault(kind, []).append(cost)
+    t.sessions = len(sessions)
+    t.durations = {k: (len(v), sum(v), max(v)) for k, v in durations.items()}
+    for kind, values in overhead.items():
+        ordered = sorted(values)
+        t.overhead[kind] = (len(values), sum(values), ordered[-1], ordered[p95_index(len(values))])
+    return shape(t, window, group_by)
+
+
+def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
+    """The report's aggregate sections from a tally (pure)."""
+    groups = dict(t.groups)
     if group_by == "day":
         for day in window.days():
             groups.setdefault(day, Counter())
-    total = sum(outcomes.values())
-    busiest = _top(days)
-    common = _top(types)
+    total = sum(t.outcomes.values())
+    busiest = _top(t.days)
+    common = _top(t.types)
+    overhead_count = sum(v[0] for v in t.overhead.values())
     return {
         "summary": {
             "total_actions": total,
-            "success_rate": _rate(outcomes),
-            "outcomes": {k: outcomes[k] for k in OUTCOME_KEYS},
+            "success_rate": _rate(t.outcomes),
+            "outcomes": {k: t.outcomes[k] for k in OUTCOME_KEYS},
             "most_common_action": {"type": common["key"], "count": common["count"]}
             if common
             else None,
             "busiest_day": {"day": busiest["key"], "count": busiest["count"]} if busiest else None,
-            "active_projects": sorted(p for p in projects if p != "-"),
-            "agents": sorted(a for a in agents if a != "-"),
-            "sessions": len(sessions),
+            "active_projects": sorted(p for p in t.projects if p != "-"),
+            "agents": sorted(a for a in t.agents if a != "-"),
+            "sessions": t.sessions,
         },
         "group_by": group_by,
         "breakdown": [
@@ -233,39 +224,37 @@ def aggregate(rows: Iterable[tuple[Any, ...]], window: Window, group_by: str) ->
                 else (lambda kv: (-sum(kv[1].values()), kv[0])),
             )
         ],
-        "by_type": [{"type": t, "count": n} for t, n in sorted(types.items(), key=_by_count)],
+        "by_type": [{"type": k, "count": n} for k, n in sorted(t.types.items(), key=_by_count)],
         "by_project": [
-            {"project": p, "count": n} for p, n in sorted(projects.items(), key=_by_count)
+            {"project": p, "count": n} for p, n in sorted(t.projects.items(), key=_by_count)
         ],
-        "by_day": [{"day": d, "count": days[d]} for d in window.days()],
-        "by_hour": hours,
+        "by_day": [{"day": d, "count": t.days[d]} for d in window.days()],
+        "by_hour": t.hours,
         "average_duration": [
             {
-                "type": t,
-                "count": len(v),
-                "avg_seconds": round(sum(v) / len(v), 3),
-                "max_seconds": round(max(v), 3),
+                "type": k,
+                "count": n,
+                "avg_seconds": round(total_s / n, 3),
+                "max_seconds": round(top, 3),
             }
-            for t, v in sorted(durations.items())
+            for k, (n, total_s, top) in sorted(t.durations.items())
         ],
         "overhead": {
             "field": "meta.overhead_ms (else meta.hook_ms)",
-            "count": sum(len(v) for v in overhead.values()),
-            "avg_ms": round(
-                sum(sum(v) for v in overhead.values()) / sum(map(len, overhead.values())), 3
-            ),
+            "count": overhead_count,
+            "avg_ms": round(sum(v[1] for v in t.overhead.values()) / overhead_count, 3),
             "by_type": [
                 {
-                    "type": t,
-                    "count": len(v),
-                    "avg_ms": round(sum(v) / len(v), 3),
-                    "p95_ms": round(_p95(v), 3),
-                    "max_ms": round(max(v), 3),
+                    "type": k,
+                    "count": n,
+                    "avg_ms": round(total_ms / n, 3),
+                    "p95_ms": round(p95, 3),
+                    "max_ms": round(top, 3),
                 }
-                for t, v in sorted(overhead.items())
+                for k, (n, total_ms, top, p95) in sorted(t.overhead.items())
             ],
         }
-        if overhead
+        if t.overhead
         else None,
     }
 
@@ -292,15 +281,61 @@ def build_report(
     group_by: str = "day",
     include_archive: bool = False,
 ) -> dict[str, Any]:
-    """The JSON contract of `lore report --json`."""
-    rows = slim_rows(log, window, project=project, agent=agent, include_archive=include_archive)
-    report = {
+    """The JSON contract of `lore report --json`: aggregated in SQL on one synced catalog
+    connection when the catalog is usable, else from a scan of the shards (same report)."""
+    check_group(group_by)
+    report: dict[str, Any] = {
         "window": window.to_dict(),
         "filters": log.sanitizer.sanitize(
             {"project": project, "agent": agent, "include_archive": include_archive}
         )[0],
-        **aggregate(rows, window, group_by),
     }
+    options: dict[str, Any] = {
+        "project": project, "agent": agent, "include_archive": include_archive
+    }  # fmt: skip
+    conn = log.catalog.open()
+    if conn is not None:
+        try:
+            return report | _from_catalog(log, conn, window, group_by, **options)
+        finally:
+            conn.close()
+    return report | scan_report(log, window, group_by, **options)
+
+
+def _from_catalog(
+    log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
+) -> dict[str, Any]:
+    from .report_sql import Scope, newest, outcome_counts, tally
+
+    scope = Scope(window.since_ts, window.until_ts, **options)
+    base = log.layout.actionlog.parent
+    deploy = ("type", "deploy")
+    deploys = newest(conn, base, scope, log.sanitizer, deploy, DEPLOYMENTS_SHOWN)
+    failures = newest(conn, base, scope, log.sanitizer, ("outcome", "failure"), FAILURES_SHOWN)
+    by_outcome = outcome_counts(conn, scope, deploy)
+    return {
+        **shape(tally(conn, scope, group_by), window, group_by),
+        "deployments": {
+            "total": sum(by_outcome.values()),
+            "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
+            "recent": [_brief(log, r) | {"service": _service(r)} for r in deploys],
+        },
+        "recent_failures": [_brief(log, r) for r in failures],
+    }
+
+
+def scan_report(
+    log: ActionLog,
+    window: Window,
+    group_by: str,
+    *,
+    project: str | None,
+    agent: str | None,
+    include_archive: bool,
+) -> dict[str, Any]:
+    """The report's sections from the log's records (the reference for the SQL path)."""
+    rows = slim_rows(log, window, project=project, agent=agent, include_archive=include_archive)
+    report = aggregate(rows, window, group_by)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     deploys: list[dict[str, Any]] = []
     by_outcome: Counter[str] = Counter()
