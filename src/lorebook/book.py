@@ -404,6 +404,26 @@ class Lorebook:
         options.setdefault("project", None)
         return export(self, fmt=fmt, path=target, **options)
 
+    # -- paging (added for `lore tui`) -----------------------------------------------------
+    def stream_actions(
+        self,
+        *,
+        newest_first: bool = True,
+        on_problem: OnProblem = ignore,
+        include_archive: bool = False,
+        **filters: Any,
+    ) -> Iterator[dict[str, Any]]:
+        """`actions()` as a lazy stream (same filters): a viewer pages through a million
+        actions by pulling rows as it shows them, never holding them all."""
+        for key in ("since", "until"):
+            filters[key] = as_timestamp(filters.get(key), key)
+        return self.action_log.iter_actions(
+            ActionFilter(**filters),
+            newest_first=newest_first,
+            on_problem=on_problem,
+            include_archive=include_archive,
+        )
+
 
 class Session:
     """A handle for logging into one session."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 
-OTHER_SKINS: frozenset[str] = frozenset({"mcp"})  # commands served by a skin other than click
+# commands served by a skin other than click
+OTHER_SKINS: frozenset[str] = frozenset({"mcp", "tui"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,6 +20,10 @@ def main(argv: list[str] | None = None) -> int:
         from .mcp.entry import main as mcp_main
 
         return mcp_main(args[1:])
+    if args and args[0] == "tui":
+        from .tui.entry import main as tui_main
+
+        return tui_main(args[1:])
     from .cli import main as cli_main
 
     return cli_main(args)

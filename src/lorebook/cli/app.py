@@ -56,6 +56,7 @@ COMMANDS = {
 # as text only (the CLI never imports another skin)
 SKIN_COMMANDS = {
     "mcp": "Serve lorebook's tools to agents over MCP (stdio).",
+    "tui": "Browse sessions, actions, drafts, learnings, reports and expertise (Textual).",
 }
 
 

@@ -1,0 +1,153 @@
+"""Tab 1, sessions: who did what and how it ended; Enter opens a timeline, `r` a resume brief."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Header, Markdown, Static
+
+from lorebook import Lorebook
+from lorebook.render.actions import resume_brief
+
+from .data import OUTCOME_STYLE, STATUS_STYLE, Collector, duration, pretty_record, short_ts
+from .messages import StoreWarnings
+
+EMPTY = "No sessions yet: agents start them with `lore log`; try `lore demo DIR` for a sample."
+
+
+class SessionsTab(Vertical):
+    """The sessions table (most recently active first)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Timeline"),
+        Binding("r", "resume", "Resume brief"),
+    ]
+
+    def __init__(self, book: Lorebook, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.book = book
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield Static(EMPTY, id="sessions-empty", classes="empty")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("project", "agent", "started", "last activity", "actions", "status")
+        self.reload()
+
+    def reload(self) -> None:
+        problems = Collector()
+        sessions = self.book.sessions(on_problem=problems)
+        if problems.lines:
+            self.post_message(StoreWarnings("sessions", problems.lines))
+        table = self.query_one(DataTable)
+        table.clear()
+        for s in sessions:
+            status = s.status + (f" ({s.end_reason})" if s.end_reason else "")
+            table.add_row(
+                s.project or "-",
+                s.agent or "-",
+                short_ts(s.started),
+                short_ts(s.last_activity),
+                str(s.action_count),
+                Text(status, style=STATUS_STYLE.get(s.status, "")),
+                key=s.id,
+            )
+        self.query_one("#sessions-empty").display = not sessions
+        table.display = bool(sessions)
+
+    def selected(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return key.value
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        session = self.selected()
+        if session:
+            self.app.push_screen(TimelineScreen(self.book, session))
+
+    def action_resume(self) -> None:
+        session = self.selected()
+        if session:
+            self.app.push_screen(ResumeScreen(self.book, session))
+
+
+class TimelineScreen(Screen[None]):
+    """One session's actions, oldest first, with the selected action's context."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("r", "resume", "Resume brief"),
+    ]
+
+    def __init__(self, book: Lorebook, session: str) -> None:
+        super().__init__()
+        self.book = book
+        self.session = session
+        self.records: dict[str, dict[str, Any]] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal():
+            yield DataTable(id="timeline", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="detail-pane"):
+                yield Static(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"session {self.session}"
+        table = self.query_one(DataTable)
+        table.add_columns("time", "type", "outcome", "duration", "epic")
+        problems = Collector()
+        found = self.book.actions(session=self.session, limit=None, on_problem=problems)
+        for record in reversed(found):
+            self.records[record["id"]] = record
+            outcome = record.get("outcome") or "-"
+            table.add_row(
+                short_ts(record.get("ts"))[11:],
+                record.get("type") or "-",
+                Text(outcome, style=OUTCOME_STYLE.get(outcome, "")),
+                duration(record.get("duration_s")),
+                record.get("epic") or "-",
+                key=record["id"],
+            )
+        if problems.lines:
+            self.app.notify("\n".join(problems.lines[:5]), title="skipped", severity="warning")
+        table.focus()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        record = self.records.get(str(event.row_key.value))
+        if record is not None:
+            self.query_one("#detail", Static).update(Syntax(pretty_record(record), "json"))
+
+    def action_resume(self) -> None:
+        self.app.push_screen(ResumeScreen(self.book, self.session))
+
+
+class ResumeScreen(ModalScreen[None]):
+    """`lore resume --session ID` as Markdown."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,r,q", "app.pop_screen", "Close")]
+
+    def __init__(self, book: Lorebook, session: str) -> None:
+        super().__init__()
+        self.book = book
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="resume"):
+            yield Markdown(resume_brief(self.book.resume(session=self.session)))
+        yield Footer()
