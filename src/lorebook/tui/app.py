@@ -79,6 +79,7 @@ class HelpScreen(ModalScreen[None]):
 
 class LoreApp(App[None]):
     TITLE = "lorebook"
+    AUTO_FOCUS = "#sessions-table"
     CSS = CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         *(
@@ -121,7 +122,11 @@ class LoreApp(App[None]):
 
     def focus_tab(self, tab: str) -> None:
         pane = self.query_one(f"#{tab}", TabPane)
-        for selector in ("DataTable", "Input", "VerticalScroll"):  # a table first: digits switch tabs
+        for selector in (
+            "DataTable",
+            "Input",
+            "VerticalScroll",
+        ):  # a table first: digits switch tabs
             for widget in pane.query(selector):
                 if widget.display and widget.can_focus:
                     widget.focus()

@@ -28,6 +28,7 @@ class Ask(ModalScreen[str | None]):
     """One line of input: Enter answers, Escape cancels (None)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#answer"
 
     def __init__(self, question: str, *, required: bool) -> None:
         super().__init__()

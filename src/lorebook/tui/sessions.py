@@ -98,6 +98,7 @@ class TimelineScreen(Screen[None]):
         self.book = book
         self.session = session
         self.records: dict[str, dict[str, Any]] = {}
+        self.detail_text = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -131,7 +132,8 @@ class TimelineScreen(Screen[None]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         record = self.records.get(str(event.row_key.value))
         if record is not None:
-            self.query_one("#detail", Static).update(Syntax(pretty_record(record), "json"))
+            self.detail_text = pretty_record(record)
+            self.query_one("#detail", Static).update(Syntax(self.detail_text, "json"))
 
     def action_resume(self) -> None:
         self.app.push_screen(ResumeScreen(self.book, self.session))
