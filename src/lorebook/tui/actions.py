@@ -46,6 +46,7 @@ class ActionsTab(Vertical):
         self.records: dict[str, dict[str, Any]] = {}
         self.newest: str | None = None  # id of the newest action shown on page 0
         self.following = True
+        self.problems: Collector | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=HINT, id="actions-filter")
@@ -57,8 +58,12 @@ class ActionsTab(Vertical):
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("time", "agent", "type", "outcome", "dur", "epic")
-        self.load(0)
-        self.set_interval(self.follow_every, self.look_for_new)
+
+    def on_show(self) -> None:
+        """Rows are read when the tab is first shown, not at start (first paint stays fast)."""
+        if self.problems is None:
+            self.load(0)
+            self.set_interval(self.follow_every, self.look_for_new)
 
     # -- paging ----------------------------------------------------------------------------
     def open_stream(self) -> Iterator[dict[str, Any]]:
@@ -108,7 +113,7 @@ class ActionsTab(Vertical):
             )
         if page == 0:
             self.newest = rows[0]["id"] if rows else None
-        if self.problems.lines:
+        if self.problems is not None and self.problems.lines:
             self.post_message(StoreWarnings("actions", self.problems.lines))
             self.problems.lines = []
         self.show_status(len(rows))

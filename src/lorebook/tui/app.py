@@ -42,7 +42,8 @@ HELP = """\
 | `q` | anywhere | quit |
 | `enter` | sessions | open the session's timeline (`escape` goes back) |
 | `r` | sessions, timeline | the session's resume brief |
-| `/` | actions, learnings | focus the filter / search box (`escape` leaves it); actions filter: `type=deploy outcome=failure project=… epic=… since=7d until=…` |
+| `/` | actions, learnings | focus the filter / search box (`escape` leaves it) |
+| | | a filter: `type=deploy outcome=failure epic=… since=7d until=…` |
 | `n` / `p` | actions | next / previous page |
 | `f` | actions | follow new actions on/off |
 | `a` | drafts | approve (publish; optional branch for a pull request) |

@@ -71,8 +71,7 @@ class DraftsTab(Vertical):
         yield Static(EMPTY, id="drafts-empty", classes="empty")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("created", "title")
-        self.reload()
+        self.query_one(DataTable).add_columns("created", "title")  # rows: when first shown
 
     def reload(self) -> None:
         problems = Collector()

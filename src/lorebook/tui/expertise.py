@@ -34,7 +34,10 @@ class ExpertiseTab(Vertical):
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("domain", "lines", "validated")
-        self.reload()
+
+    def on_show(self) -> None:
+        if not self.query_one(DataTable).row_count:
+            self.reload()
 
     def reload(self) -> None:
         table = self.query_one(DataTable)

@@ -28,9 +28,6 @@ class ReportsTab(VerticalScroll):
         yield Sparkline([], id="report-chart")
         yield Static(id="report-text")
 
-    def on_mount(self) -> None:
-        self.reload()
-
     def on_show(self) -> None:
         self.reload()
 
