@@ -8,7 +8,9 @@ import shutil
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Static, TabbedContent
@@ -155,6 +157,7 @@ async def test_edit_without_editor_and_a_draft_removed_meanwhile(
 
 @pytest.mark.asyncio
 async def test_learnings_keyword_search_preview(store: Path) -> None:
+    (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
     book = Lorebook.open(store, env={})
     book.learnings.new(
         title="Stripe webhooks need idempotency keys",
@@ -255,3 +258,30 @@ def test_under_tmux_at_80x24(tmp_path: Path) -> None:
             time.sleep(0.2)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+
+
+# -- snapshots of the main screens (pytest-textual-snapshot; `--snapshot-update` accepts) --------
+FIXED = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+
+
+def fixed_store(store: Path) -> Lorebook:
+    book = Lorebook.open(store, env={})
+    started = book.start_session(agent="PS", project="shop", session_id="S-1", now=FIXED)
+    book.log("plan", session=started.id, outcome="success", now=FIXED + timedelta(minutes=1))
+    book.log(
+        "deploy", session=started.id, outcome="failure", error="boom", epic="epic-1",
+        now=FIXED + timedelta(minutes=2),
+    )
+    book.end_session(started.id, now=FIXED + timedelta(minutes=3))
+    return book
+
+
+@pytest.mark.parametrize("keys", [[], ["question_mark"]], ids=["sessions", "help"])
+def test_snapshot(store: Path, snap_compare: Any, keys: list[str]) -> None:
+    app = make_app(fixed_store(store), load_model=False)
+
+    async def steady(pilot: Any) -> None:
+        app.sub_title = "a store"
+        await pilot.pause()
+
+    assert snap_compare(app, press=keys, terminal_size=(80, 24), run_before=steady)
