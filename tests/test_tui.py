@@ -269,7 +269,11 @@ def fixed_store(store: Path) -> Lorebook:
     started = book.start_session(agent="PS", project="shop", session_id="S-1", now=FIXED)
     book.log("plan", session=started.id, outcome="success", now=FIXED + timedelta(minutes=1))
     book.log(
-        "deploy", session=started.id, outcome="failure", error="boom", epic="epic-1",
+        "deploy",
+        session=started.id,
+        outcome="failure",
+        error="boom",
+        epic="epic-1",
         now=FIXED + timedelta(minutes=2),
     )
     book.end_session(started.id, now=FIXED + timedelta(minutes=3))
@@ -285,3 +289,57 @@ def test_snapshot(store: Path, snap_compare: Any, keys: list[str]) -> None:
         await pilot.pause()
 
     assert snap_compare(app, press=keys, terminal_size=(80, 24), run_before=steady)
+
+
+@pytest.mark.asyncio
+async def test_no_color_is_respected(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(seeded(store), load_model=False)
+    assert app.no_color  # Textual renders in monochrome
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.query_one("#sessions-table", DataTable).row_count == 1
+
+
+def test_web_serves_the_app_on_localhost(store: Path) -> None:
+    import socket
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = clean_env()
+    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lorebook",
+            "tui",
+            "--root",
+            str(store),
+            "--web",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as page:
+                    assert "textual" in page.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_bad_option_is_one_error_line(store: Path) -> None:
+    assert_one_error_line(lore("tui", "--port", "x", cwd=store, env=clean_env()), "--port")
