@@ -202,11 +202,28 @@ async def test_torn_lines_warn_and_tiny_terminal(store: Path) -> None:
     with shard.open("a", encoding="utf-8") as out:
         out.write('{"kind": "action", "torn\n')
     app = make_app(book, load_model=False)
-    async with app.run_test(size=(30, 8)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2")
+        await settle(pilot, lambda: any("skipped" in (n.title or "") for n in app._notifications))
+        assert app.query_one("#actions-table", DataTable).row_count == 2
+        await pilot.resize_terminal(30, 8)  # a tiny terminal: still usable, never a crash
         for key in "123456":
             await pilot.press(key)
             assert app.query_one(TabbedContent).active
         assert app.is_running
+
+
+@pytest.mark.asyncio
+async def test_broken_draft_is_a_warning(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    draft(book, "A fine draft")
+    (store / "learnings" / "drafts" / "broken.md").write_text("---\ntitle: [unclosed\n---\n")
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("4")
+        await pilot.pause()
+        assert app.query_one("#drafts-table", DataTable).row_count == 1
+        assert any("drafts" in (n.title or "") for n in app._notifications)
 
 
 @pytest.mark.asyncio

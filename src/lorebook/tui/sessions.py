@@ -18,6 +18,7 @@ from lorebook.render.actions import resume_brief
 from .data import OUTCOME_STYLE, STATUS_STYLE, Collector, duration, pretty_record, short_ts
 from .messages import StoreWarnings
 
+PAGE = 500  # timeline rows in the table at a time
 EMPTY = "No sessions yet: agents start them with `lore log`; try `lore demo DIR` for a sample."
 
 
@@ -91,13 +92,17 @@ class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("r", "resume", "Resume brief"),
+        Binding("n", "next_page", "Next page"),
+        Binding("p", "previous_page", "Prev page"),
     ]
 
     def __init__(self, book: Lorebook, session: str) -> None:
         super().__init__()
         self.book = book
         self.session = session
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: list[dict[str, Any]] = []
+        self.rows: list[dict[str, Any]] = []
+        self.page = 0
         self.detail_text = ""
 
     def compose(self) -> ComposeResult:
@@ -113,25 +118,47 @@ class TimelineScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns("time", "type", "outcome", "duration", "epic")
         problems = Collector()
-        found = self.book.actions(session=self.session, limit=None, on_problem=problems)
-        for record in reversed(found):
-            self.records[record["id"]] = record
-            outcome = record.get("outcome") or "-"
-            table.add_row(
-                short_ts(record.get("ts"))[11:],
-                record.get("type") or "-",
-                Text(outcome, style=OUTCOME_STYLE.get(outcome, "")),
-                duration(record.get("duration_s")),
-                record.get("epic") or "-",
-                key=record["id"],
-            )
+        self.records = self.book.actions(session=self.session, limit=None, on_problem=problems)
+        self.records.reverse()  # oldest first
+        self.show_page(0)
         if problems.lines:
             self.app.notify("\n".join(problems.lines[:5]), title="skipped", severity="warning")
         table.focus()
 
+    def show_page(self, page: int) -> None:
+        """Rows `page * PAGE` onwards: a table measures every cell it holds, so a session of
+        10,000 actions is shown a page at a time."""
+        self.page = page
+        self.rows = self.records[page * PAGE : (page + 1) * PAGE]
+        table = self.query_one(DataTable)
+        table.clear()
+        table.add_rows(
+            (
+                short_ts(record.get("ts"))[11:],
+                record.get("type") or "-",
+                Text(
+                    record.get("outcome") or "-",
+                    style=OUTCOME_STYLE.get(record.get("outcome") or "", ""),
+                ),
+                duration(record.get("duration_s")),
+                record.get("epic") or "-",
+            )
+            for record in self.rows
+        )
+        pages = max(1, -(-len(self.records) // PAGE))
+        self.sub_title = f"{len(self.records)} actions · page {page + 1} of {pages}"
+
+    def action_next_page(self) -> None:
+        if (self.page + 1) * PAGE < len(self.records):
+            self.show_page(self.page + 1)
+
+    def action_previous_page(self) -> None:
+        if self.page:
+            self.show_page(self.page - 1)
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        record = self.records.get(str(event.row_key.value))
-        if record is not None:
+        if 0 <= event.cursor_row < len(self.rows):
+            record = self.rows[event.cursor_row]
             self.detail_text = pretty_record(record)
             self.query_one("#detail", Static).update(Syntax(self.detail_text, "json"))
 
