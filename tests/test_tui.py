@@ -103,7 +103,9 @@ async def test_approve_publishes_through_git(store: Path) -> None:
         await pilot.pause()
         await pilot.press("enter")  # empty branch: the current branch
         await settle(pilot, lambda: not list((store / "learnings" / "drafts").glob("*.md")))
-        await settle(pilot, lambda: app.query_one("#drafts-table", DataTable).row_count == 0)
+        await settle(pilot, lambda: any("published" in n.message for n in app._notifications))
+        await pilot.pause()
+        assert app.query_one("#drafts-table", DataTable).row_count == 0
     assert list((store / "learnings").glob(f"*{found}*.md")) or list(
         (store / "learnings").rglob(f"{found}.md")
     )
@@ -127,7 +129,8 @@ async def test_reject_asks_a_reason_and_removes_through_git(store: Path) -> None
         await pilot.pause()
         assert list((store / "learnings" / "drafts").glob("*.md"))
         await pilot.press(*"duplicate", "enter")
-        await settle(pilot, lambda: not list((store / "learnings" / "drafts").glob("*.md")))
+        await settle(pilot, lambda: any("rejected" in n.message for n in app._notifications))
+        assert not list((store / "learnings" / "drafts").glob("*.md"))
     assert git(store, "rev-parse", "HEAD") != before
     assert found not in git(store, "ls-files")
 

@@ -44,7 +44,7 @@ HELP = """\
 | `r` | sessions, timeline | the session's resume brief |
 | `/` | actions, learnings | focus the filter / search box (`escape` leaves it) |
 | | | a filter: `type=deploy outcome=failure epic=… since=7d until=…` |
-| `n` / `p` | actions, timeline | next / previous page |
+| `n` / `p` | sessions, actions, timeline | next / previous page |
 | `f` | actions | follow new actions on/off |
 | `a` | drafts | approve (publish; optional branch for a pull request) |
 | `x` | drafts | reject (asks for a reason) |

@@ -137,12 +137,16 @@ class DraftsTab(Vertical):
                 self.book.learnings.reject(draft, reason=argument or "")
                 message = f"rejected {draft}"
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, str(exc), severity="error")
-            self.app.call_from_thread(self.reload)
+            self.app.call_from_thread(self.reviewed, str(exc), failed=True)
             return
-        self.app.call_from_thread(self.app.notify, message)
-        self.app.call_from_thread(self.reload)
-        self.app.call_from_thread(self.post_message, StoreChanged("drafts"))
+        self.app.call_from_thread(self.reviewed, message, failed=False)
+
+    def reviewed(self, message: str, *, failed: bool) -> None:
+        """Back on the UI thread: say what happened, show the drafts as they are now."""
+        self.app.notify(message, severity="error" if failed else "information")
+        self.reload()
+        if not failed:
+            self.post_message(StoreChanged("drafts"))
 
     def action_edit(self) -> None:
         draft = self.selected()

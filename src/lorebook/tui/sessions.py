@@ -19,6 +19,7 @@ from .data import OUTCOME_STYLE, STATUS_STYLE, Collector, duration, pretty_recor
 from .messages import StoreWarnings
 
 PAGE = 500  # timeline rows in the table at a time
+SESSIONS_PAGE = 200
 EMPTY = "No sessions yet: agents start them with `lore log`; try `lore demo DIR` for a sample."
 
 
@@ -28,11 +29,15 @@ class SessionsTab(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Timeline"),
         Binding("r", "resume", "Resume brief"),
+        Binding("n", "next_page", "Next page", show=False),
+        Binding("p", "previous_page", "Prev page", show=False),
     ]
 
     def __init__(self, book: Lorebook, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.book = book
+        self.sessions: list[Any] = []
+        self.page = 0
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
@@ -48,9 +53,18 @@ class SessionsTab(Vertical):
         sessions = self.book.sessions(on_problem=problems)
         if problems.lines:
             self.post_message(StoreWarnings("sessions", problems.lines))
+        self.sessions = sessions
+        self.show_page(0)
+        self.query_one("#sessions-empty").display = not sessions
+        self.query_one(DataTable).display = bool(sessions)
+
+    def show_page(self, page: int) -> None:
+        """`SESSIONS_PAGE` sessions from `page` on, most recently active first (a store of
+        two years holds tens of thousands; a table measures every cell it holds)."""
+        self.page = page
         table = self.query_one(DataTable)
         table.clear()
-        for s in sessions:
+        for s in self.sessions[page * SESSIONS_PAGE : (page + 1) * SESSIONS_PAGE]:
             status = s.status + (f" ({s.end_reason})" if s.end_reason else "")
             table.add_row(
                 s.project or "-",
@@ -61,8 +75,18 @@ class SessionsTab(Vertical):
                 Text(status, style=STATUS_STYLE.get(s.status, "")),
                 key=s.id,
             )
-        self.query_one("#sessions-empty").display = not sessions
-        table.display = bool(sessions)
+        if len(self.sessions) > SESSIONS_PAGE:
+            self.app.sub_title = (
+                f"{len(self.sessions)} sessions · page {page + 1} (n/p) · {self.book.root}"
+            )
+
+    def action_next_page(self) -> None:
+        if (self.page + 1) * SESSIONS_PAGE < len(self.sessions):
+            self.show_page(self.page + 1)
+
+    def action_previous_page(self) -> None:
+        if self.page:
+            self.show_page(self.page - 1)
 
     def selected(self) -> str | None:
         table = self.query_one(DataTable)
