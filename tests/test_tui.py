@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Static, TabbedContent
 from conftest import assert_one_error_line, clean_env, git, lore, require_real
 from lorebook import Lorebook
 from lorebook.tui.app import make_app
-from lorebook.tui.sessions import ResumeScreen, TimelineScreen
+from lorebook.tui.sessions import ResumeScreen, SessionsTab, TimelineScreen
 
 
 def seeded(store: Path) -> Lorebook:
@@ -50,7 +50,7 @@ async def test_sessions_timeline_detail_and_resume(store: Path) -> None:
     app = make_app(book, load_model=False)
     async with app.run_test(size=(80, 24)) as pilot:
         table = app.query_one("#sessions-table", DataTable)
-        assert table.row_count == 1
+        await settle(pilot, lambda: table.row_count == 1)  # read in a worker after first paint
         assert "ended" in str(table.get_row_at(0)[-1])
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, TimelineScreen))
@@ -233,7 +233,7 @@ async def test_broken_draft_is_a_warning(store: Path) -> None:
 async def test_empty_store_shows_the_way_in(store: Path) -> None:
     app = make_app(Lorebook.open(store, env={}), load_model=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settle(pilot, lambda: app.query_one(SessionsTab).loaded)
         assert app.query_one("#sessions-empty").display
         assert "lore demo" in str(app.query_one("#sessions-empty", Static).render())
 
@@ -306,6 +306,7 @@ def test_snapshot(store: Path, snap_compare: Any, keys: list[str]) -> None:
 
     async def steady(pilot: Any) -> None:
         app.sub_title = "a store"
+        await settle(pilot, lambda: app.query_one(SessionsTab).loaded)
         await pilot.pause()
 
     assert snap_compare(app, press=keys, terminal_size=(80, 24), run_before=steady)
@@ -317,8 +318,8 @@ async def test_no_color_is_respected(store: Path, monkeypatch: pytest.MonkeyPatc
     app = make_app(seeded(store), load_model=False)
     assert app.no_color  # Textual renders in monochrome
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        assert app.query_one("#sessions-table", DataTable).row_count == 1
+        table = app.query_one("#sessions-table", DataTable)
+        await settle(pilot, lambda: table.row_count == 1)
 
 
 def test_web_serves_the_app_on_localhost(store: Path) -> None:
