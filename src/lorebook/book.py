@@ -393,6 +393,23 @@ class Lorebook:
         options.setdefault("project", None)
         return export(self.action_log, fmt=fmt, path=target, **options)
 
+    def stream_actions(
+        self,
+        *,
+        newest_first: bool = True,
+        on_problem: OnProblem = ignore,
+        include_archive: bool = False,
+        **filters: Any,
+    ) -> Iterator[dict[str, Any]]:
+        """`actions()` as a lazy stream (same filters): a viewer pages through a million
+        actions by pulling rows as it shows them, never holding them all."""
+        return self.action_log.stream(
+            newest_first=newest_first,
+            on_problem=on_problem,
+            include_archive=include_archive,
+            **filters,
+        )
+
     # -- the rest of the API: what the CLI (and the MCP server, hooks, TUI) would otherwise
     #    reach below the facade for ------------------------------------------------------
     created: tuple[str, ...] = ()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 # commands served by a skin other than the click CLI
-OTHER_SKINS: frozenset[str] = frozenset({"mcp", "hook", "hooks"})
+OTHER_SKINS: frozenset[str] = frozenset({"mcp", "hook", "hooks", "tui"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
         from .hooks.entry import main as hooks_main
 
         return hooks_main(args)
+    if args and args[0] == "tui":
+        from .tui.entry import main as tui_main
+
+        return tui_main(args[1:])
     from .cli import main as cli_main
 
     return cli_main(args)

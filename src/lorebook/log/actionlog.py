@@ -117,6 +117,25 @@ class ActionLog:
         )
         return redacted(self.sanitizer, (r for r in records if query.matches(r)))
 
+    def stream(
+        self,
+        *,
+        newest_first: bool = True,
+        on_problem: OnProblem = ignore,
+        include_archive: bool = False,
+        **filters: Any,
+    ) -> Iterator[dict[str, Any]]:
+        """Matching actions as a lazy stream (the filters of `actions`, times in any form
+        `--since` takes): a viewer pulls rows as it shows them, never holding them all."""
+        for key in ("since", "until"):
+            filters[key] = as_timestamp(filters.get(key), key)
+        return self.iter_actions(
+            ActionFilter(**filters),
+            newest_first=newest_first,
+            on_problem=on_problem,
+            include_archive=include_archive,
+        )
+
     def actions(
         self,
         *,
@@ -126,14 +145,10 @@ class ActionLog:
         **filters: Any,
     ) -> list[dict[str, Any]]:
         """Matching actions, newest first (see `Lorebook.actions`)."""
-        for key in ("since", "until"):
-            filters[key] = as_timestamp(filters.get(key), key)
         if limit is not None and limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
         out = []
-        found = self.iter_actions(
-            ActionFilter(**filters), on_problem=on_problem, include_archive=include_archive
-        )
+        found = self.stream(on_problem=on_problem, include_archive=include_archive, **filters)
         for record in found:
             out.append(record)
             if limit is not None and len(out) >= limit:

@@ -1,0 +1,155 @@
+"""`lore tui`: time to first paint, cold, on the `lore demo` store (or any `--store`).
+
+    .venv/bin/python benchmarks/bench_tui.py [--store DIR] [--runs 7] [--json-out F]
+
+Each run is a fresh `python` process that imports the TUI, opens the store, builds the app with
+`make_app` and runs it headless at 80x24 until the first screen is composed, mounted and
+painted (the sessions table filled); the figure is the wall time from spawning the process to
+that moment, so it includes the interpreter, the imports of textual and lorebook and the first
+queries. Target: under 1.5 s.
+
+`--session-actions 10000` also times opening a session of that many actions (Enter on the
+sessions tab until its timeline table is filled), in-process; `--pages 500` pages through the
+actions tab (`n`) of `--store` and reports the resident memory every 100 pages (it should stay
+flat: the table holds one page, the rest is the catalog's cursor).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import fmt_ms, machine, median, pct, verdict, write_results  # noqa: E402
+
+TARGET = 1.5
+
+CHILD = """
+import asyncio, sys, time
+from lorebook import Lorebook
+from lorebook.tui.app import make_app
+
+async def main():
+    app = make_app(Lorebook.open(sys.argv[1]), load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        print("painted", time.perf_counter(), flush=True)
+        while not app.query_one("#sessions-table").row_count:
+            await pilot.pause(0.01)
+        print("sessions", time.perf_counter(), flush=True)
+
+asyncio.run(main())
+"""
+
+
+def first_paint(store: Path) -> tuple[float, float]:
+    """Seconds from spawning to the first paint, and to the sessions table filled."""
+    started = time.perf_counter()  # perf_counter is CLOCK_MONOTONIC: comparable across processes
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(store)], capture_output=True, text=True, check=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    marks = dict(line.split() for line in done.stdout.splitlines())
+    return float(marks["painted"]) - started, float(marks["sessions"]) - started
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def open_session(tmp: Path, count: int) -> float:
+    """Seconds from Enter on a session of `count` actions to its filled timeline."""
+    import asyncio
+
+    from lorebook import Lorebook
+    from lorebook.tui.app import make_app
+
+    root = tmp / "session"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    book = Lorebook.init(root, env={})
+    session = book.start_session(agent="bench", project="bench")
+    for n in range(count):
+        session.log("tool_call", outcome="success", context={"n": n})
+
+    async def run() -> float:
+        app = make_app(book, load_model=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            started = time.perf_counter()
+            await pilot.press("enter")
+            while app.screen.query("#timeline").first().row_count < count:
+                await pilot.pause(0.01)
+            return time.perf_counter() - started
+
+    return asyncio.run(run())
+
+
+def page_through(store: Path, pages: int) -> list[tuple[int, float]]:
+    """(page, resident MiB) every 100 pages of the actions tab."""
+    import asyncio
+
+    from lorebook import Lorebook
+    from lorebook.tui.app import make_app
+
+    async def run() -> list[tuple[int, float]]:
+        app = make_app(Lorebook.open(store), load_model=False)
+        seen = [(0, rss_mib())]
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2", "f")
+            await pilot.pause()
+            for page in range(1, pages + 1):
+                await pilot.press("n")
+                if page % 100 == 0:
+                    await pilot.pause()
+                    seen.append((page, rss_mib()))
+        return seen
+
+    return asyncio.run(run())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--store", type=Path, help="an existing store (default: a fresh demo)")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--session-actions", type=int, default=0)
+    parser.add_argument("--pages", type=int, default=0)
+    parser.add_argument("--json-out")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = args.store
+        if store is None:
+            store = Path(tmp) / "demo"
+            subprocess.run([sys.executable, "-m", "lorebook", "demo", str(store)], check=True,
+                           capture_output=True)
+        first_paint(store)  # warm the OS file cache and bytecode once
+        both = [first_paint(store) for _ in range(args.runs)]
+        times = [paint for paint, _ in both]
+        filled = [shown for _, shown in both]
+        results: dict[str, object] = {
+            "store": str(args.store or "lore demo"), "runs": args.runs,
+            "first_paint_p50_s": median(times), "first_paint_p95_s": pct(times, 0.95),
+            "sessions_shown_p50_s": median(filled)}
+        print(f"sessions table filled p50 {fmt_ms(median(filled))}")
+        if args.session_actions:
+            opened = open_session(Path(tmp), args.session_actions)
+            results["session_open_s"] = opened
+            print(f"open a {args.session_actions}-action session: {fmt_ms(opened)}")
+        if args.pages:
+            memory = page_through(store, args.pages)
+            results["rss_mib_by_page"] = memory
+            print("resident MiB by page: " + ", ".join(f"{p}: {m:.0f}" for p, m in memory))
+    print(f"machine: {machine()}")
+    print(f"first paint p50 {fmt_ms(median(times))}, p95 {fmt_ms(pct(times, 0.95))} "
+          f"({args.runs} runs) {verdict(median(times), TARGET)}")
+    write_results(args.json_out, "tui", results)
+
+
+if __name__ == "__main__":
+    main()

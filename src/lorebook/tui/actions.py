@@ -1,0 +1,179 @@
+"""Tab 2, actions: filtered, paged from the catalog (one page in the widget at a time), and
+following new lines as agents append them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+from typing import Any, ClassVar
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, Input, Static
+
+from lorebook import Lorebook, LoreError
+
+from .data import OUTCOME_STYLE, Collector, duration, parse_filters, pretty_record, short_ts
+from .messages import StoreWarnings
+
+PAGE = 200
+FOLLOW_EVERY = 1.0  # seconds between looks for new lines
+HINT = "filter: type=deploy outcome=failure project=… epic=… since=7d until=2026-11-01"
+
+
+class ActionsTab(Vertical):
+    """A page of actions, newest first; `n`/`p` page, `f` toggles following, `/` filters."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("escape", "leave_filter", "Table", show=False),
+        Binding("n", "next_page", "Next page"),
+        Binding("p", "previous_page", "Prev page"),
+        Binding("f", "toggle_follow", "Follow"),
+    ]
+
+    def __init__(self, book: Lorebook, *, follow_every: float = FOLLOW_EVERY, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.book = book
+        self.follow_every = follow_every
+        self.filters: dict[str, Any] = {}
+        self.page = 0
+        self.stream: Iterator[dict[str, Any]] | None = None
+        self.records: dict[str, dict[str, Any]] = {}
+        self.newest: str | None = None  # id of the newest action shown on page 0
+        self.following = True
+        self.problems: Collector | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=HINT, id="actions-filter")
+        with Horizontal():
+            yield DataTable(id="actions-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="action-detail-pane"):
+                yield Static(id="action-detail")
+        yield Static(id="actions-status", classes="status")
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("time", "agent", "type", "outcome", "dur", "epic")
+
+    def on_show(self) -> None:
+        """Rows are read when the tab is first shown, not at start (first paint stays fast)."""
+        if self.problems is None:
+            self.load(0)
+            self.set_interval(self.follow_every, self.look_for_new)
+
+    # -- paging ----------------------------------------------------------------------------
+    def open_stream(self) -> Iterator[dict[str, Any]]:
+        self.close_stream()
+        self.problems = Collector()
+        self.stream = self.book.stream_actions(on_problem=self.problems, **self.filters)
+        return self.stream
+
+    def close_stream(self) -> None:
+        close = getattr(self.stream, "close", None)
+        if close is not None:
+            close()
+        self.stream = None
+
+    def load(self, page: int) -> None:
+        """Show page `page`: the next page continues the open stream; any other reopens it
+        and skips to the page (the catalog's cursor, not a list of every row)."""
+        try:
+            if page == self.page + 1 and self.stream is not None:
+                stream = self.stream
+            else:
+                stream = self.open_stream()
+                if page:
+                    next(islice(stream, page * PAGE - 1, None), None)
+            rows = list(islice(stream, PAGE))
+        except LoreError as exc:
+            self.app.notify(str(exc), title="filter", severity="error")
+            return
+        if not rows and page:
+            self.app.notify("no more actions", timeout=2)
+            return
+        self.page = page
+        table = self.query_one(DataTable)
+        table.clear()
+        self.records = {}
+        for record in rows:
+            self.records[record["id"]] = record
+            outcome = record.get("outcome") or "-"
+            table.add_row(
+                short_ts(record.get("ts")),
+                record.get("agent") or "-",
+                record.get("type") or "-",
+                Text(outcome, style=OUTCOME_STYLE.get(outcome, "")),
+                duration(record.get("duration_s")),
+                record.get("epic") or "-",
+                key=record["id"],
+            )
+        if page == 0:
+            self.newest = rows[0]["id"] if rows else None
+        if self.problems is not None and self.problems.lines:
+            self.post_message(StoreWarnings("actions", self.problems.lines))
+            self.problems.lines = []
+        self.show_status(len(rows))
+
+    def show_status(self, count: int) -> None:
+        first = self.page * PAGE + 1
+        shown = f"rows {first}-{first + count - 1}" if count else "no matching actions"
+        if not count and not self.filters and not self.page:
+            shown = "no actions yet: agents append them with `lore log` (or try `lore demo DIR`)"
+        follow = "following" if self.following and self.page == 0 else "paused"
+        filters = " ".join(f"{k}={v}" for k, v in self.filters.items()) or "none"
+        self.query_one("#actions-status", Static).update(
+            f"{shown} · page {self.page + 1} · filters: {filters} · {follow}"
+        )
+
+    def action_next_page(self) -> None:
+        self.load(self.page + 1)
+
+    def action_previous_page(self) -> None:
+        if self.page:
+            self.load(self.page - 1)
+
+    # -- filtering -------------------------------------------------------------------------
+    def action_focus_filter(self) -> None:
+        self.query_one(Input).focus()
+
+    def action_leave_filter(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            self.filters = parse_filters(event.value)
+        except LoreError as exc:
+            self.app.notify(str(exc), title="filter", severity="error")
+            return
+        self.stream = None
+        self.load(0)
+        self.query_one(DataTable).focus()
+
+    # -- following -------------------------------------------------------------------------
+    def action_toggle_follow(self) -> None:
+        self.following = not self.following
+        self.show_status(len(self.records))
+
+    def look_for_new(self) -> None:
+        if self.following and self.page == 0 and self.is_mounted:
+            self.check_newest()
+
+    @work(thread=True, exclusive=True, group="follow")
+    def check_newest(self) -> None:
+        try:
+            found = self.book.actions(limit=1, **self.filters)
+        except LoreError:
+            return
+        newest = found[0]["id"] if found else None
+        if newest != self.newest:
+            self.app.call_from_thread(self.load, 0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        record = self.records.get(str(event.row_key.value))
+        if record is not None:
+            self.query_one("#action-detail", Static).update(Syntax(pretty_record(record), "json"))

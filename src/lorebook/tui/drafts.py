@@ -1,0 +1,175 @@
+"""Tab 4, drafts: review in one keystroke. `a` publishes (optionally on a branch for a pull
+request), `x` removes with a reason, `e` edits in $EDITOR: the same facade calls, commits and
+log records as `lore promote` / `lore reject`."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Label, Markdown, Static
+
+from lorebook import Lorebook, LoreError
+
+from .data import Collector
+from .messages import StoreChanged, StoreWarnings
+
+EMPTY = "No drafts to review. Drafts appear when agents record failures (or `lore learn new`)."
+
+
+class Ask(ModalScreen[str | None]):
+    """One line of input: Enter answers, Escape cancels (None)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#answer"
+
+    def __init__(self, question: str, *, required: bool) -> None:
+        super().__init__()
+        self.question = question
+        self.required = required
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="ask"):
+            yield Label(self.question)
+            yield Input(id="answer")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        answer = event.value.strip()
+        if self.required and not answer:
+            self.app.notify("an answer is required (Escape cancels)", severity="warning")
+            return
+        self.dismiss(answer)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class DraftsTab(Vertical):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve"),
+        Binding("x", "reject", "Reject"),
+        Binding("e", "edit", "Edit"),
+    ]
+
+    def __init__(self, book: Lorebook, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.book = book
+        self.bodies: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield DataTable(id="drafts-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="draft-preview-pane"):
+                yield Markdown(id="draft-preview")
+        yield Static(EMPTY, id="drafts-empty", classes="empty")
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("created", "title")  # rows: when first shown
+
+    def reload(self) -> None:
+        problems = Collector()
+        drafts = self.book.learnings.drafts(on_problem=problems)
+        if problems.lines:
+            self.post_message(StoreWarnings("drafts", problems.lines))
+        table = self.query_one(DataTable)
+        table.clear()
+        self.bodies = {}
+        for draft in drafts:
+            self.bodies[draft.id] = f"# {draft.title}\n\n{draft.body}"
+            table.add_row(str(draft.created), draft.title, key=draft.id)
+        self.query_one("#drafts-empty").display = not drafts
+        self.query_one(Horizontal).display = bool(drafts)
+        if not drafts:
+            self.query_one(Markdown).update("")
+
+    def selected(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        value = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return str(value) if value is not None else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.query_one(Markdown).update(self.bodies.get(str(event.row_key.value), ""))
+
+    def on_show(self) -> None:
+        self.reload()
+
+    # -- review ----------------------------------------------------------------------------
+    def action_approve(self) -> None:
+        draft = self.selected()
+        if draft is None:
+            return
+
+        def answered(branch: str | None) -> None:
+            if branch is not None:
+                self.review("promote", draft, branch or None)
+
+        question = f"Publish {draft}: branch for a pull request (empty: the current branch)"
+        self.app.push_screen(Ask(question, required=False), answered)
+
+    def action_reject(self) -> None:
+        draft = self.selected()
+        if draft is None:
+            return
+
+        def answered(reason: str | None) -> None:
+            if reason:
+                self.review("reject", draft, reason)
+
+        self.app.push_screen(Ask(f"Reject {draft}: why?", required=True), answered)
+
+    @work(thread=True, exclusive=True, group="review")
+    def review(self, verb: str, draft: str, argument: str | None) -> None:
+        try:
+            if verb == "promote":
+                done = self.book.learnings.promote(draft, branch=argument)
+                where = f"on branch {done.branch}" if done.branch else "on the current branch"
+                message = f"published {draft} {where} ({done.commit[:12]})"
+            else:
+                self.book.learnings.reject(draft, reason=argument or "")
+                message = f"rejected {draft}"
+        except LoreError as exc:
+            self.app.call_from_thread(self.reviewed, str(exc), failed=True)
+            return
+        self.app.call_from_thread(self.reviewed, message, failed=False)
+
+    def reviewed(self, message: str, *, failed: bool) -> None:
+        """Back on the UI thread: say what happened, show the drafts as they are now."""
+        self.app.notify(message, severity="error" if failed else "information")
+        self.reload()
+        if not failed:
+            self.post_message(StoreChanged("drafts"))
+
+    def action_edit(self) -> None:
+        draft = self.selected()
+        if draft is None:
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            self.app.notify("set $EDITOR (or $VISUAL) to edit drafts", severity="error")
+            return
+        try:
+            path = self.book.learnings.get(draft).path
+        except LoreError as exc:  # removed by someone else since the list was read
+            self.app.notify(str(exc), severity="error")
+            self.reload()
+            return
+        with self.app.suspend():
+            try:
+                code = subprocess.call([*shlex.split(editor), str(path)])
+            except OSError as exc:
+                code = None
+                failure = f"could not run $EDITOR ({editor}): {exc.strerror}"
+        if code is None:
+            self.app.notify(failure, severity="error")
+        elif code:
+            self.app.notify(f"$EDITOR ({editor}) exited with {code}", severity="warning")
+        self.reload()

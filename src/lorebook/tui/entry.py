@@ -1,0 +1,57 @@
+"""`lore tui [--root PATH] [--web]`: open the store and run the app (or serve it)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import NoReturn
+
+from lorebook import Lorebook, LoreError
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line and exit 1, like every other `lore` failure."""
+
+    def error(self, message: str) -> NoReturn:
+        raise LoreError(f"{message} (see `lore tui --help`)")
+
+
+def parser() -> argparse.ArgumentParser:
+    found = _Parser(
+        prog="lore tui",
+        description="Browse sessions and actions, review drafts, search learnings, read "
+        "reports and expertise in the terminal (see docs/tui.md).",
+    )
+    found.add_argument(
+        "--root", help="store root (default: LORE_ROOT, else the nearest store from the cwd)"
+    )
+    found.add_argument(
+        "--web", action="store_true", help="serve the same app on http://127.0.0.1:8000"
+    )
+    found.add_argument("--port", type=int, default=8000, help="port for --web (default 8000)")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    """Run `lore tui`; returns the exit code (1 with one stderr line on any failure)."""
+    try:
+        args = parser().parse_args(argv)
+        book = Lorebook.open(args.root)
+        if args.web:
+            from textual_serve.server import Server
+
+            command = f"{shlex.quote(sys.executable)} -m lorebook tui --root " + shlex.quote(
+                str(book.root)
+            )
+            Server(command, host="127.0.0.1", port=args.port, title="lorebook").serve()
+            return 0
+        from .app import make_app
+
+        make_app(book).run()
+    except LoreError as exc:
+        print(f"lore: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -1,0 +1,141 @@
+"""Tab 3, learnings: debounced live search (keyword until the model has loaded in a worker,
+then hybrid), a Markdown preview with effectiveness figures and the file's git history."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
+from textual.widgets import DataTable, Input, Markdown, Static
+
+from lorebook import Lorebook, LoreError
+
+DEBOUNCE = 0.3  # seconds of quiet typing before a search runs
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{round(value * 100)}%"
+
+
+class LearningsTab(Vertical):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_query", "Search"),
+        Binding("escape", "leave_query", "Results", show=False),
+    ]
+
+    def __init__(self, book: Lorebook, *, load_model: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.book = book
+        self.load_model = load_model
+        self.mode = "keyword"
+        self.results: dict[str, dict[str, Any]] = {}
+        self.pending: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="search learnings…", id="learn-query")
+        yield Static("search: keyword", id="learn-mode", classes="status")
+        with Horizontal():
+            yield DataTable(id="learn-results", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="learn-preview-pane"):
+                yield Markdown(id="learn-preview")
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("match", "title", "applied", "success", "stale")
+        if self.load_model:
+            self.query_one("#learn-mode", Static).update("search: keyword (loading the model…)")
+            self.warm()
+
+    def action_focus_query(self) -> None:
+        self.query_one(Input).focus()
+
+    def action_leave_query(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @work(thread=True, exclusive=True, group="model")
+    def warm(self) -> None:
+        """Load the embedding model off the UI thread; hybrid search once it answers."""
+        try:
+            self.book.index.search("warm up", mode="hybrid", limit=1)
+            mode = self.book.index.mode_used
+        except LoreError as exc:
+            mode = "keyword"
+            self.app.call_from_thread(self.app.notify, str(exc), severity="warning")
+        self.app.call_from_thread(self.model_ready, mode)
+
+    def model_ready(self, mode: str) -> None:
+        self.mode = mode
+        note = "" if mode == "hybrid" else " (model unavailable)"
+        self.query_one("#learn-mode", Static).update(f"search: {mode}{note}")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self.pending is not None:
+            self.pending.stop()
+        query = event.value
+        self.pending = self.set_timer(DEBOUNCE, lambda: self.search(query))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.search(event.value)
+        self.query_one(DataTable).focus()
+
+    @work(thread=True, exclusive=True, group="search")
+    def search(self, query: str) -> None:
+        if not query.strip():
+            self.app.call_from_thread(self.show, [])
+            return
+        try:
+            found = self.book.index.search(query, mode=self.mode, limit=20)
+        except LoreError as exc:
+            self.app.call_from_thread(self.app.notify, str(exc), severity="error")
+            return
+        self.app.call_from_thread(self.show, [r.to_dict() for r in found])
+
+    def show(self, results: list[dict[str, Any]]) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        self.results = {r["id"]: r for r in results}
+        for r in results:
+            table.add_row(
+                pct(r["similarity"]),
+                r["title"],
+                str(r["applications"]),
+                pct(r.get("success_rate")),
+                "STALE" if r.get("stale") else "",
+                key=r["id"],
+            )
+        if not results:
+            self.query_one(Markdown).update("")
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        learning_id = str(event.row_key.value)
+        if learning_id in self.results:
+            self.preview(learning_id)
+
+    @work(thread=True, exclusive=True, group="preview")
+    def preview(self, learning_id: str) -> None:
+        result = self.results[learning_id]
+        try:
+            learning = self.book.learnings.get(learning_id)
+            history = self.book.learnings.history(learning_id)
+        except LoreError as exc:
+            self.app.call_from_thread(self.app.notify, str(exc), severity="warning")
+            return
+        lines = [
+            f"# {learning.title}",
+            "",
+            f"*{learning.kind} · {learning.category or '-'} · {learning.status}* — "
+            f"{result['applications']} application(s), success {pct(result.get('success_rate'))}"
+            + (" · **stale**" if result.get("stale") else ""),
+            "",
+            learning.body,
+            "",
+            "## History",
+            "",
+        ]
+        lines += [f"- `{h.short}` {h.date[:10]} {h.author}: {h.subject}" for h in history]
+        self.app.call_from_thread(self.query_one(Markdown).update, "\n".join(lines))
