@@ -1,6 +1,6 @@
-"""`.pre-commit-hooks.yaml`: `lore check` as a pre-commit hook, run by the real `pre-commit try-repo`
-in a temporary repository — a clean store passes, a secret committed into a learning is refused
-(and the hook's output never repeats it)."""
+"""`.pre-commit-hooks.yaml`: `lore check` as a pre-commit hook, run by the real
+`pre-commit try-repo` in a temporary repository — a clean store passes, a secret committed into a
+learning is refused (and the hook's output never repeats it)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def pre_commit() -> str:
 
 
 def try_repo(repo: Path) -> subprocess.CompletedProcess[str]:
-    """`pre-commit try-repo <this project> lore-check --all-files`, with this `lore` first on PATH."""
+    """`pre-commit try-repo <this project> lore-check --all-files`, this `lore` first on PATH."""
     env = clean_env(repo)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PRE_COMMIT_HOME"] = str(repo.parent / "pre-commit-home")
