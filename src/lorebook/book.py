@@ -360,6 +360,13 @@ class Lorebook:
         report.findings = redact_findings(report.findings, self.sanitizer)
         return report
 
+    def sync(self, *, push: bool = True, message: str | None = None) -> dict[str, Any]:
+        """Commit the store's new and changed files (nothing else), pull, push (see
+        `lore sync`); what was committed, pulled and pushed."""
+        from .git.sync import sync
+
+        return sync(self.layout, push=push, message=message)
+
     def report(
         self,
         *,

@@ -50,6 +50,7 @@ COMMANDS = {
     "apply": ("apply_cmd", "apply", "Record that a learning was applied, and the outcome."),
     "stats": ("stats_cmd", "stats", "Applications, success rates and pattern figures."),
     "rca": ("rca_cmd", "rca", "Add an RCA report as an RCA lesson (idempotent)."),
+    "sync": ("sync_cmd", "sync", "Commit the store's changes, pull (union merge), push."),
 }
 
 # commands that lorebook.launch hands to another skin before click loads; listed in the help

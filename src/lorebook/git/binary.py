@@ -367,3 +367,70 @@ def commit_all(
     _check(root, "add", "-A", env=env)
     _check(root, "commit", "-q", "-F", "-", input=message, env=env)
     return _check(root, "rev-parse", "HEAD").strip()
+
+
+# -- syncing ---------------------------------------------------------------------------------
+def _top(paths: list[str]) -> list[str]:
+    """Pathspecs for folders named from the top level, whatever directory git runs in."""
+    return [f":(top,literal){path}" for path in paths]
+
+
+def changed_under(root: Path, paths: list[str]) -> list[tuple[str, str]]:
+    """(status letter, path) of every new, changed or deleted file under `paths` (relative to
+    the top level), ignored files left out; `A` new, `M` changed, `D` deleted."""
+    out = _check(
+        root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *_top(paths)
+    )
+    found: list[tuple[str, str]] = []
+    entries = iter(out.split("\0"))
+    for entry in entries:
+        if len(entry) < 4:
+            continue
+        code, path = entry[:2], entry[3:]
+        if "R" in code or "C" in code:
+            next(entries, None)  # the original path of a rename
+        letter = "D" if "D" in code else "A" if code in ("??", "A ", "AM") else "M"
+        found.append((letter, path))
+    return found
+
+
+def commit_paths(root: Path, paths: list[str], message: str) -> str:
+    """Stage exactly `paths` (new, changed or deleted files, named from the top level) and
+    commit the index; return the commit hash. The caller makes sure nothing else is staged."""
+    listed = "".join(f":(top,literal){path}\0" for path in paths)
+    _check(root, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input=listed)
+    _check(root, "commit", "--quiet", "-F", "-", input=message)
+    return _check(root, "rev-parse", "HEAD").strip()
+
+
+def upstream(root: Path) -> str | None:
+    """The branch's upstream (`origin/main`); None without a remote or an upstream."""
+    done = _run(root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+    return (done.stdout.strip() or None) if done.returncode == 0 else None
+
+
+def has_remote(root: Path) -> bool:
+    return bool(_check(root, "remote").strip())
+
+
+def ahead_count(root: Path) -> int:
+    """Commits on HEAD that the upstream does not have (after a fetch or pull)."""
+    return int(_check(root, "rev-list", "--count", "@{upstream}..HEAD").strip() or 0)
+
+
+def pull_merge(root: Path) -> list[str]:
+    """`git pull --no-rebase` from the upstream; the conflicting paths when the merge stops on
+    conflicts (the merge is aborted, HEAD left as it was), nothing when it succeeded."""
+    done = _run(root, "pull", "--no-rebase", "--no-edit", "--quiet", timeout=300)
+    if done.returncode == 0:
+        return []
+    listed = _run(root, "diff", "--name-only", "--diff-filter=U", "-z")
+    conflicts = [p for p in listed.stdout.split("\0") if p] if listed.returncode == 0 else []
+    if not conflicts:
+        raise GitError(f"git pull failed: {first_line(done.stderr or done.stdout)}")
+    _run(root, "merge", "--abort")
+    return conflicts
+
+
+def push(root: Path) -> None:
+    _check(root, "push", "--quiet", timeout=300)
