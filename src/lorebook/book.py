@@ -311,8 +311,22 @@ class Lorebook:
                     found.append({"domain": domain, "prompt": block["prompt"]})
             return found
 
+        figures: dict[str, Any] = {}
+
+        def solution_figures(pattern: str) -> dict[str, Any]:
+            if "all" not in figures:  # read the log once, and only when a pattern matched
+                figures["all"] = self.knowledge.figures()
+            found = figures["all"].get(pattern)
+            return found.solutions if found is not None else {}
+
         brief = build_preflight(
-            self.index, self.sanitizer, expertise, task, phase=phase, limit=limit
+            self.index,
+            self.sanitizer,
+            expertise,
+            task,
+            phase=phase,
+            limit=limit,
+            solution_figures=solution_figures,
         )
         if log:
             ids = [item["id"] for item in brief["learnings"]]
