@@ -97,3 +97,14 @@ def test_a_rising_weekly_series_is_increasing() -> None:
 def test_many_in_one_week_is_not_enough() -> None:
     times = [format_ts(NOW - timedelta(hours=h)) for h in range(1, 10)]
     assert trend(times, NOW) == "not enough data"
+
+
+def test_rank_solutions_uses_a_prior_and_keeps_documented_order_on_ties() -> None:
+    from lorebook.knowledge.stats import SolutionFigures, rank_solutions
+
+    documented = [{"id": f"s{i}", "text": f"fix {i}"} for i in (1, 2, 3, 4)]
+    figures = {"s1": SolutionFigures(1, 1), "s2": SolutionFigures(10, 9),
+               "s4": SolutionFigures(1, 0)}
+    ranked = rank_solutions(documented, figures)
+    assert [s["id"] for s in ranked] == ["s2", "s1", "s3", "s4"]  # 0.83, 0.67, 0.5, 0.33
+    assert ranked[2]["times_applied"] == 0 and ranked[2]["success_rate"] is None

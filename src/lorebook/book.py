@@ -311,13 +311,15 @@ class Lorebook:
                     found.append({"domain": domain, "prompt": block["prompt"]})
             return found
 
+        from .knowledge.stats import rank_solutions
+
         figures: dict[str, Any] = {}
 
-        def solution_figures(pattern: str) -> dict[str, Any]:
+        def ranked(pattern: str, solutions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if "all" not in figures:  # read the log once, and only when a pattern matched
                 figures["all"] = self.knowledge.figures()
             found = figures["all"].get(pattern)
-            return found.solutions if found is not None else {}
+            return rank_solutions(solutions, found.solutions if found is not None else {})
 
         brief = build_preflight(
             self.index,
@@ -326,7 +328,7 @@ class Lorebook:
             task,
             phase=phase,
             limit=limit,
-            solution_figures=solution_figures,
+            rank_solutions=ranked,
         )
         if log:
             ids = [item["id"] for item in brief["learnings"]]

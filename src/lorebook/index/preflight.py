@@ -13,15 +13,15 @@ from ..errors import UsageError
 from .rank import Filters
 
 if TYPE_CHECKING:
-    from ..knowledge.stats import SolutionFigures
     from ..redact.sanitize import Sanitizer
     from .engine import SearchIndex, SearchResult
 
 PHASES = ("plan", "implement", "deploy")
 _SEVERITY = {"high": 0, "medium": 1, "low": 2}
 _DEPLOY_WORDS = {"deploy", "deployment", "release", "rollout", "infra", "ops"}
-# pattern id -> its solutions' own recorded figures (see knowledge.stats.rank_solutions)
-SolutionFiguresFor = Callable[[str], "dict[str, SolutionFigures]"]
+# (pattern id, its documented solutions) -> the solutions best first, each with its own
+# `times_applied`, `times_successful`, `success_rate` (see knowledge.stats.rank_solutions)
+RankSolutions = Callable[[str, list[dict[str, Any]]], list[dict[str, Any]]]
 # (task, categories of the learnings found) -> [{"domain": ..., "prompt": Markdown}]
 ExpertiseFor = Callable[[str, list[str]], list[dict[str, Any]]]
 
@@ -52,8 +52,18 @@ def find_learnings(index: SearchIndex, task: str, phase: str, limit: int) -> lis
     return candidates[:limit]
 
 
-def _no_figures(_pattern: str) -> dict[str, SolutionFigures]:
-    return {}
+def _unranked(_pattern: str, solutions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Without figures: the documented order, every solution unproven."""
+    return [
+        {
+            "id": s.get("id"),
+            "text": s.get("text") or "",
+            "times_applied": 0,
+            "times_successful": 0,
+            "success_rate": None,
+        }
+        for s in solutions
+    ]
 
 
 def solution_label(solution: dict[str, Any]) -> str:
@@ -73,12 +83,10 @@ def build_preflight(
     *,
     phase: str = "plan",
     limit: int = 5,
-    solution_figures: SolutionFiguresFor = _no_figures,
+    rank_solutions: RankSolutions = _unranked,
 ) -> dict[str, Any]:
     """The preflight brief: learnings, patterns, prevention checklist, expertise, and `text`.
-    A pattern's solutions are ranked by their own outcomes from `solution_figures`."""
-    from ..knowledge.stats import rank_solutions
-
+    A pattern's solutions come best first from `rank_solutions` (by their own outcomes)."""
     results = find_learnings(index, task, phase, limit)
 
     def clean(text: str) -> str:
@@ -105,7 +113,7 @@ def build_preflight(
         )
         solutions = r.doc.get("solutions") or []
         if r.doc.get("kind") == "pattern" and solutions:
-            ranked = rank_solutions(solutions, solution_figures(r.id))
+            ranked = rank_solutions(r.id, list(solutions))
             for s in ranked:
                 s["text"] = clean(s["text"])
             patterns.append(
