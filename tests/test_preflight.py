@@ -67,7 +67,7 @@ def test_patterns_with_best_solution_and_expertise(search_store: Path) -> None:
     assert data["patterns"][0]["id"] == "pat-rls"
     assert data["patterns"][0]["best_solution"] == "Use the service-role key for admin mutations"
     assert "MATCHING PATTERNS:\n- RLS policy blocks INSERT with the anon key — best solution: " \
-           "Use the service-role key for admin mutations (no recorded applications)" in data["text"]
+           "Use the service-role key for admin mutations (unproven)" in data["text"]
     assert data["expertise"][0]["domain"] == "database"
     assert "DOMAIN EXPERTISE (database):\nPostgres behind Supabase" in data["text"]
     assert "- Write a policy test for every new table" in data["text"]

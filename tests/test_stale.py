@@ -90,12 +90,13 @@ def test_stale_cli_json_and_human(anchored: Lorebook) -> None:
     (root / "src" / "policy.sql").write_text("drop policy p;\n")
     git(root, "commit", "-q", "-am", "drop it")
     result = click_run(["--root", str(root), "stale", "--json"])
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # stale learnings found: fails a CI gate
     data = result.json()
     assert isinstance(data, list)
     assert [r["id"] for r in data] == ["folder", "rls"]
     assert data[1]["anchors"][0]["anchor"] == "src/policy.sql"
     human = click_run(["--root", str(root), "stale"])
+    assert human.code == 1, human.err
     assert "rls  RLS policy" in human.out and "src/policy.sql: changed" in human.out
     listed = click_run(["--root", str(root), "learnings", "--stale"])
     assert [line.split()[0] for line in listed.out.splitlines()] == ["folder", "rls"]
@@ -110,4 +111,5 @@ def test_no_stale_learnings_outside_history(tmp_path: Path) -> None:
     book = Lorebook.init(root, env={})
     book.learnings.new(title="x", publish=True, anchors=["a.py"])
     assert book.learnings.stale() == []  # no commits yet: nothing to compare with
-    assert click_run(["--root", str(root), "stale"]).out.strip() == "no stale learnings"
+    fresh = click_run(["--root", str(root), "stale"])
+    assert fresh.code == 0 and fresh.out.strip() == "no stale learnings"

@@ -53,7 +53,7 @@ def test_pattern_figures_from_logged_occurrences(book: Lorebook) -> None:
     assert (s1["times_applied"], s1["times_successful"], s1["success_rate"]) == (3, 2, 0.6667)
     assert s1["avg_resolution_minutes"] == 16.0 and s1["text"] == "Use the service-role key"
     assert (s2["times_applied"], s2["times_successful"], s2["success_rate"]) == (1, 1, 1.0)
-    assert pattern["trend"] == "increasing"  # 4 in the last 30 days, none before
+    assert pattern["trend"] == "not enough data"  # 4 logged just now: a burst, not a trend
     assert pattern["last_seen"] is not None and entry["last_applied"] is not None
     # nothing was written into the learning file
     assert "times_applied" not in Path(str(book.learnings.get(pid).path)).read_text()
@@ -65,7 +65,7 @@ def test_documented_solutions_are_listed_before_any_occurrence(book: Lorebook) -
     assert entry["applications"] == 0 and entry["success_rate"] is None
     assert entry["pattern"]["occurrence_count"] == 0
     assert entry["pattern"]["solutions"]["s2"]["times_applied"] == 0
-    assert entry["pattern"]["trend"] == "stable"
+    assert entry["pattern"]["trend"] == "not enough data"
 
 
 def _occurrence(i: int, ts: str, outcome: str = "success", **context: Any) -> dict[str, Any]:
@@ -85,13 +85,16 @@ def test_collect_counts_each_action_id_once() -> None:
 @pytest.mark.parametrize(
     ("recent", "previous", "expected"),
     [
-        (0, 0, "stable"),
-        (1, 0, "stable"),  # a change of one occurrence is noise
-        (2, 0, "increasing"),
+        (0, 0, "not enough data"),
+        (1, 0, "not enough data"),
+        (2, 0, "not enough data"),  # fewer than 5 occurrences is no evidence of a trend
+        (8, 0, "increasing"),  # spread over two weeks
+        (4, 3, "stable"),  # a change of one occurrence is noise
         (5, 4, "stable"),  # +25 % but only one more
         (10, 8, "increasing"),  # +25 % and two more
         (9, 8, "stable"),
-        (0, 2, "decreasing"),
+        (0, 2, "not enough data"),
+        (0, 5, "decreasing"),
         (6, 8, "decreasing"),
         (7, 8, "stable"),
     ],

@@ -311,8 +311,24 @@ class Lorebook:
                     found.append({"domain": domain, "prompt": block["prompt"]})
             return found
 
+        from .knowledge.stats import rank_solutions
+
+        figures: dict[str, Any] = {}
+
+        def ranked(pattern: str, solutions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            if "all" not in figures:  # read the log once, and only when a pattern matched
+                figures["all"] = self.knowledge.figures()
+            found = figures["all"].get(pattern)
+            return rank_solutions(solutions, found.solutions if found is not None else {})
+
         brief = build_preflight(
-            self.index, self.sanitizer, expertise, task, phase=phase, limit=limit
+            self.index,
+            self.sanitizer,
+            expertise,
+            task,
+            phase=phase,
+            limit=limit,
+            rank_solutions=ranked,
         )
         if log:
             ids = [item["id"] for item in brief["learnings"]]

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 PHASES = ("plan", "implement", "deploy")
 _SEVERITY = {"high": 0, "medium": 1, "low": 2}
 _DEPLOY_WORDS = {"deploy", "deployment", "release", "rollout", "infra", "ops"}
+# (pattern id, its documented solutions) -> the solutions best first, each with its own
+# `times_applied`, `times_successful`, `success_rate` (see knowledge.stats.rank_solutions)
+RankSolutions = Callable[[str, list[dict[str, Any]]], list[dict[str, Any]]]
 # (task, categories of the learnings found) -> [{"domain": ..., "prompt": Markdown}]
 ExpertiseFor = Callable[[str, list[str]], list[dict[str, Any]]]
 
@@ -49,8 +52,27 @@ def find_learnings(index: SearchIndex, task: str, phase: str, limit: int) -> lis
     return candidates[:limit]
 
 
-def _pct(rate: float | None) -> str:
-    return "no recorded applications" if rate is None else f"{round(rate * 100)}% success"
+def _unranked(_pattern: str, solutions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Without figures: the documented order, every solution unproven."""
+    return [
+        {
+            "id": s.get("id"),
+            "text": s.get("text") or "",
+            "times_applied": 0,
+            "times_successful": 0,
+            "success_rate": None,
+        }
+        for s in solutions
+    ]
+
+
+def solution_label(solution: dict[str, Any]) -> str:
+    """A solution's own evidence: "2/2 succeeded, 100%", or "unproven" with none."""
+    applied = solution["times_applied"]
+    if not applied:
+        return "unproven"
+    rate = round(solution["times_successful"] / applied * 100)
+    return f"{solution['times_successful']}/{applied} succeeded, {rate}%"
 
 
 def build_preflight(
@@ -61,8 +83,10 @@ def build_preflight(
     *,
     phase: str = "plan",
     limit: int = 5,
+    rank_solutions: RankSolutions = _unranked,
 ) -> dict[str, Any]:
-    """The preflight brief: learnings, patterns, prevention checklist, expertise, and `text`."""
+    """The preflight brief: learnings, patterns, prevention checklist, expertise, and `text`.
+    A pattern's solutions come best first from `rank_solutions` (by their own outcomes)."""
     results = find_learnings(index, task, phase, limit)
 
     def clean(text: str) -> str:
@@ -89,12 +113,16 @@ def build_preflight(
         )
         solutions = r.doc.get("solutions") or []
         if r.doc.get("kind") == "pattern" and solutions:
+            ranked = rank_solutions(r.id, list(solutions))
+            for s in ranked:
+                s["text"] = clean(s["text"])
             patterns.append(
                 {
                     "id": r.id,
                     "title": clean(r.title),
-                    "best_solution": clean(solutions[0]["text"]),
-                    "success_rate": r.success_rate,
+                    "best_solution": ranked[0]["text"],
+                    "success_rate": ranked[0]["success_rate"],
+                    "solutions": ranked,
                 }
             )
         for step in r.doc.get("prevention") or []:
@@ -127,14 +155,15 @@ def preflight_text(brief: dict[str, Any]) -> str:
         lines.append("- none found")
     for item in brief["learnings"]:
         stale = " [stale: verify against the current code]" if item["stale"] else ""
-        lines.append(f"- {item['title']}: {item['takeaway']}{stale}")
+        takeaway = f": {item['takeaway']}" if item["takeaway"] else ""
+        lines.append(f"- {item['title']}{takeaway}{stale}")
         lines.append(f"  ({item['id']}; {item['recommendation']})")
     if brief["patterns"]:
         lines += ["", "MATCHING PATTERNS:"]
         for p in brief["patterns"]:
-            lines.append(
-                f"- {p['title']} — best solution: {p['best_solution']} ({_pct(p['success_rate'])})"
-            )
+            best, *others = p["solutions"]
+            lines.append(f"- {p['title']} — best solution: {best['text']} ({solution_label(best)})")
+            lines += [f"  also {s['id']}: {s['text']} ({solution_label(s)})" for s in others]
     if brief["prevention"]:
         lines += ["", "PREVENTION CHECKLIST:"]
         lines += [f"- [ ] {step}" for step in brief["prevention"]]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..timeutil import format_ts
+from ..timeutil import format_ts, parse_ts
 
 APPLY = "apply_learning"
 OCCURRENCE = "occurrence"
@@ -22,6 +22,10 @@ TREND_DAYS = 30
 # 1 -> 2 or 0 -> 1 stays "stable" rather than flapping between the two labels
 TREND_RATIO = 1.25
 TREND_MIN_DELTA = 2
+# ... and enough evidence: this many occurrences spread over this many distinct weeks
+TREND_MIN_COUNT = 5
+TREND_MIN_BUCKETS = 2
+NOT_ENOUGH = "not enough data"
 
 
 def rate(successes: int, total: int) -> float | None:
@@ -124,21 +128,64 @@ def _minutes(value: Any) -> float | None:
 
 
 def trend(times: Iterable[str], now: datetime) -> str:
-    """increasing / decreasing / stable: the last 30 days against the 30 days before."""
+    """increasing / decreasing / stable: the last 30 days against the 30 days before; "not
+    enough data" unless the 60 days hold TREND_MIN_COUNT occurrences in at least
+    TREND_MIN_BUCKETS different weeks (a burst logged in one minute is not a trend)."""
     edge = format_ts(now - timedelta(days=TREND_DAYS))
     start = format_ts(now - timedelta(days=2 * TREND_DAYS))
     end = format_ts(now)
     recent = previous = 0
+    weeks: set[int] = set()
     for ts in times:
+        if start <= ts < end:
+            weeks.add(_weeks_before(ts, now))
         if edge <= ts < end:
             recent += 1
         elif start <= ts < edge:
             previous += 1
+    if recent + previous < TREND_MIN_COUNT or len(weeks) < TREND_MIN_BUCKETS:
+        return NOT_ENOUGH
     if recent - previous >= TREND_MIN_DELTA and recent >= previous * TREND_RATIO:
         return "increasing"
     if previous - recent >= TREND_MIN_DELTA and previous >= recent * TREND_RATIO:
         return "decreasing"
     return "stable"
+
+
+def _weeks_before(ts: str, now: datetime) -> int:
+    """Which 7-day bucket, counted back from `now`, the timestamp `ts` falls in."""
+    return int((now - parse_ts(ts)).total_seconds() // (7 * 86400))
+
+
+def laplace(successes: int, total: int) -> float:
+    """The success rate with a Beta(1, 1) prior: (s + 1) / (n + 2), so that 1/1 (0.67) does
+    not outrank 9/10 (0.83) and a solution with no evidence sits at 0.5."""
+    return (successes + 1) / (total + 2)
+
+
+def rank_solutions(
+    solutions: Iterable[dict[str, Any]], figures: dict[str, SolutionFigures]
+) -> list[dict[str, Any]]:
+    """A pattern's solutions, best first by their own recorded outcomes (Laplace-smoothed;
+    ties keep the documented order), each with its own successes, count and rate."""
+    ranked = []
+    for order, solution in enumerate(solutions):
+        own = figures.get(str(solution.get("id")), SolutionFigures())
+        ranked.append(
+            (
+                -laplace(own.times_successful, own.times_applied),
+                -own.times_applied,
+                order,
+                {
+                    "id": solution.get("id"),
+                    "text": solution.get("text") or "",
+                    "times_applied": own.times_applied,
+                    "times_successful": own.times_successful,
+                    "success_rate": rate(own.times_successful, own.times_applied),
+                },
+            )
+        )
+    return [item for *_, item in sorted(ranked, key=lambda r: r[:3])]
 
 
 def subject(record: dict[str, Any]) -> str | None:

@@ -168,7 +168,8 @@ def stale(book: Lorebook, as_json: bool) -> None:
     """List learnings whose anchors changed or vanished after the learning's last commit.
 
     An anchor is a path (file or folder) or `path#symbol`; then only changes that mention
-    the symbol count. Review each: update the learning, or retire it.
+    the symbol count. Review each: update the learning, or retire it. Exits 1 when any
+    learning is stale, so that CI can gate on it.
 
     \b
     Example:
@@ -179,3 +180,5 @@ def stale(book: Lorebook, as_json: bool) -> None:
     data = [r.to_dict() for r in reports]
     click.echo(to_json(data) if as_json else render.stale_text(data))
     problems.finish()
+    if data:
+        click.get_current_context().exit(1)

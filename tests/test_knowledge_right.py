@@ -1,0 +1,110 @@
+"""Knowledge that is right: preflight ranks a pattern's solutions by their own outcomes, a
+trend needs evidence, preflight never prints an empty takeaway, `lore stale` gates CI."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from conftest import click_run
+from lorebook.knowledge.stats import trend
+from lorebook.timeutil import format_ts
+from search_fixtures import open_book, write_learning
+
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+TASK = "deploy the api container, port conflict risk"
+
+
+def _pattern(root: Path, solutions: list[str]) -> None:
+    write_learning(root, "pat-port", kind="pattern", category="deployment", severity="high",
+                   created="2026-11-01",
+                   title="Port conflict when deploying the api container",
+                   solutions=[{"id": f"s{i}", "text": t} for i, t in enumerate(solutions, 1)],
+                   prevention=["Check which ports are taken before deploying"])
+
+
+def _record(root: Path, outcomes: dict[str, tuple[int, int]]) -> None:
+    book = open_book(root)
+    for solution, (successes, total) in outcomes.items():
+        for i in range(total):
+            book.knowledge.record("pat-port", solution=solution, success=i < successes,
+                                  minutes=5, via_search=False, session="s")
+
+
+def _preflight(root: Path) -> dict[str, Any]:
+    result = click_run(["preflight", TASK, "--phase", "deploy", "--json"],
+                       env={"LORE_ROOT": str(root)})
+    assert result.code == 0, result.err
+    data = result.json()
+    assert isinstance(data, dict)
+    return data
+
+
+def _pattern_of(data: dict[str, Any]) -> dict[str, Any]:
+    [found] = [p for p in data["patterns"] if p["id"] == "pat-port"]
+    return found
+
+
+def test_preflight_recommends_the_solution_that_worked(search_store: Path) -> None:
+    _pattern(search_store, ["Allocate ports from a registry", "Stop the old container first"])
+    _record(search_store, {"s2": (2, 2), "s1": (0, 1)})
+    data = _preflight(search_store)
+    pattern = _pattern_of(data)
+    assert pattern["best_solution"] == "Stop the old container first"
+    assert [s["id"] for s in pattern["solutions"]] == ["s2", "s1"]
+    assert "best solution: Stop the old container first (2/2 succeeded, 100%)" in data["text"]
+    assert "also s1: Allocate ports from a registry (0/1 succeeded, 0%)" in data["text"]
+    assert "67%" not in data["text"]  # the pattern-wide rate is not any solution's
+
+
+def test_one_success_does_not_beat_nine_of_ten(search_store: Path) -> None:
+    _pattern(search_store, ["Allocate ports from a registry", "Stop the old container first"])
+    _record(search_store, {"s1": (1, 1), "s2": (9, 10)})
+    pattern = _pattern_of(_preflight(search_store))
+    assert [s["id"] for s in pattern["solutions"]] == ["s2", "s1"]
+    assert (pattern["solutions"][0]["times_successful"], pattern["solutions"][0]["times_applied"]
+            ) == (9, 10)
+
+
+def test_no_evidence_is_unproven(search_store: Path) -> None:
+    _pattern(search_store, ["Allocate ports from a registry"])
+    data = _preflight(search_store)
+    assert _pattern_of(data)["success_rate"] is None
+    assert "best solution: Allocate ports from a registry (unproven)" in data["text"]
+
+
+def test_preflight_omits_an_empty_takeaway(search_store: Path) -> None:
+    write_learning(search_store, "bare", title="Port 5000 conflict on deploy",
+                   category="deployment", severity="high", created="2026-11-01",
+                   body="## Problem\nPort 5000 taken.\n")
+    data = _preflight(search_store)
+    assert any(item["id"] == "bare" and not item["takeaway"] for item in data["learnings"])
+    assert "- Port 5000 conflict on deploy\n" in data["text"]
+    assert "Port 5000 conflict on deploy: " not in data["text"]
+
+
+def test_a_burst_in_one_minute_is_not_a_trend() -> None:
+    times = [format_ts(NOW - timedelta(seconds=s)) for s in (5, 20, 40)]
+    assert trend(times, NOW) == "not enough data"
+
+
+def test_a_rising_weekly_series_is_increasing() -> None:
+    days = [50, 20, 12, 9, 5, 3, 1]  # one in the earlier 30 days, six spread over recent weeks
+    assert trend([format_ts(NOW - timedelta(days=d)) for d in days], NOW) == "increasing"
+
+
+def test_many_in_one_week_is_not_enough() -> None:
+    times = [format_ts(NOW - timedelta(hours=h)) for h in range(1, 10)]
+    assert trend(times, NOW) == "not enough data"
+
+
+def test_rank_solutions_uses_a_prior_and_keeps_documented_order_on_ties() -> None:
+    from lorebook.knowledge.stats import SolutionFigures, rank_solutions
+
+    documented = [{"id": f"s{i}", "text": f"fix {i}"} for i in (1, 2, 3, 4)]
+    figures = {"s1": SolutionFigures(1, 1), "s2": SolutionFigures(10, 9),
+               "s4": SolutionFigures(1, 0)}
+    ranked = rank_solutions(documented, figures)
+    assert [s["id"] for s in ranked] == ["s2", "s1", "s3", "s4"]  # 0.83, 0.67, 0.5, 0.33
+    assert ranked[2]["times_applied"] == 0 and ranked[2]["success_rate"] is None
