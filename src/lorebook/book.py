@@ -382,7 +382,7 @@ class Lorebook:
     ) -> dict[str, Any]:
         """Write training records and their manifest (see `lore export`); returns the manifest.
         Options: since, until (as for `actions`; since not in the future and before until),
-        project, with_context, include_archive."""
+        project, type, outcome, agent (exact matches), with_context, include_archive."""
         from .log.export import default_path, export, export_window
 
         now = utcnow()
