@@ -73,6 +73,7 @@ def test_jsonl_records_and_manifest(logged: Path) -> None:
     assert manifest["source_commit"] == git(logged, "rev-parse", "HEAD").strip()
     assert manifest["redactions"]["records"] == 1 and manifest["redactions"]["values"] >= 2
     assert manifest["filters"] == {"since": None, "until": None, "project": None,
+                                   "type": None, "outcome": None, "agent": None,
                                    "include_context": True, "include_archive": False}
 
 
@@ -136,3 +137,44 @@ def test_unwritable_output(logged: Path, tmp_path: Path) -> None:
     assert_one_error_line(result, "cannot write the export")
     assert blocker.read_text() == "x"
     assert not (logged / "docs" / "training-data").exists()
+
+
+def test_failed_actions_keep_their_error(logged: Path, tmp_path: Path) -> None:
+    out = tmp_path / "e.jsonl"
+    run_export(logged, "-o", str(out))
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    failed = [r for r in records if r["output"]["outcome"] == "failure"]
+    assert [r["output"]["error"] for r in failed] == ["port in use"]
+    # the agent-written tool_call line carries an error of its own; the others have none
+    plain = [r for r in records if r["output"]["action_taken"] in ("spawn", "commit")]
+    assert plain and all("error" not in r["output"] for r in plain)
+    csv_out = tmp_path / "e.csv"
+    run_export(logged, "--format", "csv", "-o", str(csv_out))
+    rows = list(csv.DictReader(csv_out.read_text().splitlines()))
+    assert [r["output.error"] for r in rows if r["output.outcome"] == "failure"] == ["port in use"]
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--type", "deploy"], {("deploy", "failure", "MS")}),
+    (["--outcome", "failure"], {("deploy", "failure", "MS")}),
+    (["--agent", "PS"], {("spawn", "success", "PS"), ("commit", "success", "PS")}),
+    (["--agent", "MS", "--outcome", "success"], {("tool_call", "success", "MS")}),
+])
+def test_export_filters_by_type_outcome_agent(
+    logged: Path, tmp_path: Path, args: list[str], expected: set[tuple[str, str, str]]
+) -> None:
+    out = tmp_path / "f.jsonl"
+    info = run_export(logged, *args, "-o", str(out))
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    got = {(r["output"]["action_taken"], r["output"]["outcome"],
+            r["metadata"]["supervisor_type"]) for r in records}
+    assert got == expected and info["record_count"] == len(records)
+    for flag, value in zip(args[::2], args[1::2], strict=True):
+        assert info["filters"][flag.lstrip("-")] == value
+
+
+def test_export_filter_values_are_redacted_and_checked(logged: Path, tmp_path: Path) -> None:
+    info = run_export(logged, "--agent", SECRET, "-o", str(tmp_path / "s.jsonl"))
+    assert info["record_count"] == 0 and SECRET not in json.dumps(info)
+    assert_one_error_line(click_run(["--root", str(logged), "export", "--outcome", "meh"]),
+                          "outcome", "meh")

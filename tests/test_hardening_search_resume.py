@@ -278,7 +278,8 @@ def test_commands_on_a_read_only_store(search_store: Path) -> None:
         stale = lore("search", "deploy port conflict", "--no-refresh", "--json", env=env)
         assert stale.code == 0 and stale.err == "", stale.err
 
-        brief = lore("preflight", "deploy the api service", "--json", env=env)
+        brief = lore("preflight", "deploy the api service", "--json",
+                     env={**env, "LORE_SESSION": "ro-1"})
         assert brief.code == 0, brief.err
         assert "Traceback" not in brief.err
         assert any("not logged" in w for w in brief.json()["warnings"])  # type: ignore[index]

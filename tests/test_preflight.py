@@ -20,8 +20,9 @@ def preflight(root: Path, *args: str) -> dict[str, Any]:
 
 
 def test_plan_block_lists_learnings_and_checklist(search_store: Path) -> None:
+    # logged into the caller's session (without one a preflight logs nothing)
     result = click_run(["preflight", "add row level security policies to the orders table"],
-                       env={"LORE_ROOT": str(search_store)})
+                       env={"LORE_ROOT": str(search_store), "LORE_SESSION": "plan-1"})
     assert result.code == 0, result.err
     text = result.out
     assert "RELEVANT PAST LEARNINGS:" in text

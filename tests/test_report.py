@@ -41,7 +41,7 @@ def active(store: Path) -> Path:
     ps.log("spawn", outcome="in_progress", now=at + timedelta(hours=3))
     ms = book.start_session(session_id="ms-1", agent="MS", project="odin",
                             now=YESTERDAY + timedelta(hours=14))
-    ms.log("search", now=YESTERDAY + timedelta(hours=14, minutes=1))
+    ms.log("checkpoint", now=YESTERDAY + timedelta(hours=14, minutes=1))
     ms.log("push", outcome="blocked", error="protected branch",
            now=YESTERDAY + timedelta(hours=15))
     # an older action, outside a one-day window

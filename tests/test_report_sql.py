@@ -98,8 +98,9 @@ def test_sql_report_equals_the_python_reference(stores: tuple[Path, Path], group
         window = resolve_window(days=when.get("days"), since=when.get("since"),
                                 until=when.get("until"), now=NOW)  # fmt: skip
         for filters in FILTERS:
-            for archive in (False, True):
-                options = {**filters, "group_by": group_by, "include_archive": archive}
+            for archive, internal in ((False, False), (True, False), (False, True)):
+                options = {**filters, "group_by": group_by, "include_archive": archive,
+                           "include_internal": internal}
                 expected = build_report(scan_book.action_log, window, **options)
                 got = build_report(sql_book.action_log, window, **options)
                 assert got == expected, (when, options)

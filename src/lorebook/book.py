@@ -292,9 +292,17 @@ class Lorebook:
         )
 
     def preflight(
-        self, task: str, *, phase: str = "plan", limit: int = 5, log: bool = True
+        self,
+        task: str,
+        *,
+        phase: str = "plan",
+        limit: int = 5,
+        log: bool = True,
+        session: str | None = None,
     ) -> dict[str, Any]:
-        """What the team learned about `task` (see `lore preflight`); logged as a search action."""
+        """What the team learned about `task` (see `lore preflight`); logged as a search action
+        in `session` (else LORE_SESSION). Without a session it is not logged: a lookup must not
+        invent an automatic session and project that reports and resume would then count."""
         from .index.preflight import build_preflight
 
         def expertise(text: str, categories: list[str]) -> list[dict[str, Any]]:
@@ -330,10 +338,15 @@ class Lorebook:
             limit=limit,
             rank_solutions=ranked,
         )
-        if log:
+        session = self.appender.default_session(session)
+        if log and session:
             ids = [item["id"] for item in brief["learnings"]]
             try:
-                self.log("search", context={"query": task, "phase": phase, "results": ids})
+                self.log(
+                    "search",
+                    session=session,
+                    context={"query": task, "phase": phase, "results": ids},
+                )
             except LoreError as exc:
                 if os.access(self.layout.actionlog, os.W_OK):
                     raise
@@ -394,7 +407,7 @@ class Lorebook:
     ) -> dict[str, Any]:
         """The activity report of `lore report --json`: the last `days` (default 7) or
         since/until (`7d`, dates or timestamps), not both; filters: project, agent,
-        include_archive."""
+        include_archive, include_internal (lorebook's own bookkeeping, left out by default)."""
         from .log.report import build_report, resolve_window
 
         window = resolve_window(days=days, since=since, until=until, now=utcnow())
@@ -405,7 +418,7 @@ class Lorebook:
     ) -> dict[str, Any]:
         """Write training records and their manifest (see `lore export`); returns the manifest.
         Options: since, until (as for `actions`; since not in the future and before until),
-        project, with_context, include_archive."""
+        project, type, outcome, agent (exact matches), with_context, include_archive."""
         from .log.export import default_path, export, export_window
 
         now = utcnow()

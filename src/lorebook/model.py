@@ -33,6 +33,17 @@ CATEGORY_BY_TYPE = {
     "issue_resolved": "planning",
 }
 
+# What lorebook writes about its own use (drafting, reviews, applications, occurrences, searches
+# and preflights): bookkeeping, not work. Activity figures leave these out unless asked.
+INTERNAL_TYPES = (
+    "apply_learning",
+    "learning_draft",
+    "learning_promoted",
+    "learning_rejected",
+    "occurrence",
+    "search",
+)
+
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 ULID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")

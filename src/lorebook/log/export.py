@@ -1,6 +1,7 @@
 """Training-data export: actions as the seed's training records, streamed in constant memory.
 
-A record: {input: {task, epic_id, context}, output: {action_taken, outcome, duration_seconds},
+A record: {input: {task, epic_id, context}, output: {action_taken, outcome, error (when the
+action has one), duration_seconds},
 metadata: {timestamp, project, supervisor_type, action_id}}. Context (and the task taken from
 it) is sanitized again on the way out; the manifest beside the file says what was exported,
 from which commit, with which filters and how many values were redacted.
@@ -34,6 +35,7 @@ CSV_FIELDS = (
     "input.context",
     "output.action_taken",
     "output.outcome",
+    "output.error",
     "output.duration_seconds",
     "metadata.timestamp",
     "metadata.project",
@@ -71,16 +73,17 @@ def training_record(
         clean, n = sanitizer.sanitize(context)
         redacted += n
         entry["context"] = clean
+    output: dict[str, Any] = {"action_taken": action["type"], "outcome": action["outcome"]}
+    if isinstance(action.get("error"), str):  # a failure's reason: what makes it worth learning
+        output["error"], n = sanitizer.redact_text(action["error"])
+        redacted += n
+    output["duration_seconds"] = action.get("duration_s")
     if redacted:
         counts.values += redacted
         counts.records += 1
     return {
         "input": entry,
-        "output": {
-            "action_taken": action["type"],
-            "outcome": action["outcome"],
-            "duration_seconds": action.get("duration_s"),
-        },
+        "output": output,
         "metadata": {
             "timestamp": action["ts"],
             "project": action.get("project"),
@@ -172,13 +175,18 @@ def export(
     since: str | None,
     until: str | None,
     project: str | None,
+    type: str | None = None,
+    outcome: str | None = None,
+    agent: str | None = None,
     with_context: bool = True,
     include_archive: bool = False,
 ) -> dict[str, Any]:
     """Write the export and its manifest (`<file>.manifest.json`); return the manifest."""
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r} is not one of: {', '.join(FORMATS)}")
-    query = ActionFilter(project=project, since=since, until=until)
+    query = ActionFilter(
+        project=project, type=type, outcome=outcome, agent=agent, since=since, until=until
+    )
     counts = Redactions()
     records = (
         training_record(action, log.sanitizer, with_context=with_context, counts=counts)
@@ -208,6 +216,9 @@ def export(
                 "since": since,
                 "until": until,
                 "project": project,
+                "type": type,
+                "outcome": outcome,
+                "agent": agent,
                 "include_context": with_context,
                 "include_archive": include_archive,
             }

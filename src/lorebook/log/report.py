@@ -22,6 +22,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..model import INTERNAL_TYPES
 from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .progress import describe
@@ -128,10 +129,13 @@ def slim_rows(
     project: str | None,
     agent: str | None,
     include_archive: bool,
+    include_internal: bool = False,
 ) -> Iterator[tuple[Any, ...]]:
     """(ts, type, outcome, project, agent, session, duration, overhead) of every action."""
     query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     for r in log.iter_actions(query, newest_first=False, include_archive=include_archive):
+        if not include_internal and r["type"] in INTERNAL_TYPES:
+            continue
         duration = r.get("duration_s")
         yield (
             r["ts"], r["type"], r["outcome"], r.get("project"), r.get("agent"), r["session"],
@@ -280,19 +284,20 @@ def build_report(
     agent: str | None = None,
     group_by: str = "day",
     include_archive: bool = False,
+    include_internal: bool = False,
 ) -> dict[str, Any]:
     """The JSON contract of `lore report --json`: aggregated in SQL on one synced catalog
-    connection when the catalog is usable, else from a scan of the shards (same report)."""
+    connection when the catalog is usable, else from a scan of the shards (same report).
+    lorebook's own bookkeeping (`model.INTERNAL_TYPES`) is left out unless `include_internal`."""
     check_group(group_by)
+    options: dict[str, Any] = {
+        "project": project, "agent": agent, "include_archive": include_archive,
+        "include_internal": include_internal,
+    }  # fmt: skip
     report: dict[str, Any] = {
         "window": window.to_dict(),
-        "filters": log.sanitizer.sanitize(
-            {"project": project, "agent": agent, "include_archive": include_archive}
-        )[0],
+        "filters": log.sanitizer.sanitize(options)[0],
     }
-    options: dict[str, Any] = {
-        "project": project, "agent": agent, "include_archive": include_archive
-    }  # fmt: skip
     conn = log.catalog.open()
     if conn is not None:
         try:
@@ -332,9 +337,13 @@ def scan_report(
     project: str | None,
     agent: str | None,
     include_archive: bool,
+    include_internal: bool = False,
 ) -> dict[str, Any]:
     """The report's sections from the log's records (the reference for the SQL path)."""
-    rows = slim_rows(log, window, project=project, agent=agent, include_archive=include_archive)
+    rows = slim_rows(
+        log, window, project=project, agent=agent, include_archive=include_archive,
+        include_internal=include_internal,
+    )  # fmt: skip
     report = aggregate(rows, window, group_by)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     deploys: list[dict[str, Any]] = []
@@ -355,6 +364,8 @@ def scan_report(
         ActionFilter(**{**base.__dict__, "outcome": "failure"}), include_archive=include_archive
     )
     for record in found:
+        if not include_internal and record["type"] in INTERNAL_TYPES:
+            continue
         failures.append(_brief(log, record))
         if len(failures) >= FAILURES_SHOWN:
             break

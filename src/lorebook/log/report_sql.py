@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..model import INTERNAL_TYPES
+
 if TYPE_CHECKING:
     import sqlite3
 
@@ -44,7 +46,8 @@ def p95_index(count: int) -> int:
 
 
 class Scope:
-    """The WHERE clause of a report's actions (window, project, agent, archive) on `records`."""
+    """The WHERE clause of a report's actions (window, project, agent, archive, lorebook's own
+    bookkeeping types) on `records`."""
 
     def __init__(
         self,
@@ -54,6 +57,7 @@ class Scope:
         project: str | None,
         agent: str | None,
         include_archive: bool,
+        include_internal: bool = False,
     ) -> None:
         clauses = ["{}kind = 'action'", "{}ts >= ?", "{}ts < ?"]
         self.args: list[Any] = [since, until]
@@ -61,6 +65,9 @@ class Scope:
             if value is not None:
                 clauses.append(f"{{}}{column} = ?")
                 self.args.append(value)
+        if not include_internal:
+            clauses.append(f"{{}}type NOT IN ({', '.join('?' * len(INTERNAL_TYPES))})")
+            self.args.extend(INTERNAL_TYPES)
         if not include_archive:
             clauses.append("{}archived = 0")
         self.template = " AND ".join(clauses)

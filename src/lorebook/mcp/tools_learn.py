@@ -202,7 +202,7 @@ class LearnTools:
         limit: Limit = 5,
     ) -> Preflight:
         """What the team learned about a task: learnings, patterns, checklist."""
-        brief = self.book().preflight(task, phase=phase, limit=limit)
+        brief = self.book().preflight(task, phase=phase, limit=limit, session=self.current())
         return Preflight(
             text=brief["text"],
             learnings=brief["learnings"],

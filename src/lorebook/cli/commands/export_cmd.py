@@ -19,6 +19,9 @@ from .common import json_option, pass_book
 @click.option("--since", help="7d, 24h, YYYY-MM-DD or an ISO timestamp.")
 @click.option("--until", help="Same forms; exclusive.")
 @click.option("--project")
+@click.option("--type", "action_type", help="Only actions of this type.")
+@click.option("--outcome", help="Only actions with this outcome (success, failure, ...).")
+@click.option("--agent", help="Only actions of this agent.")
 @click.option("--no-context", is_flag=True, help="Leave the action context out.")
 @click.option(
     "--include-archive", is_flag=True, help="Also read shards archived by `lore archive`."
@@ -35,6 +38,9 @@ def export_cmd(
     since: str | None,
     until: str | None,
     project: str | None,
+    action_type: str | None,
+    outcome: str | None,
+    agent: str | None,
     no_context: bool,
     include_archive: bool,
     output: str | None,
@@ -42,13 +48,15 @@ def export_cmd(
 ) -> None:
     """Export actions as training records (input/output/metadata), streamed, with a manifest.
 
-    Context is sanitized again on the way out; CSV holds it as JSON text. The manifest
-    (<file>.manifest.json) records the filters, record count, source commit and redactions.
+    Failed actions keep their (redacted) error text in output.error. Context is sanitized
+    again on the way out; CSV holds it as JSON text. The manifest (<file>.manifest.json)
+    records the filters, record count, source commit and redactions.
 
     \b
     Examples:
       lore export --format jsonl --since 30d
       lore export --format csv --project consilio --no-context -o /tmp/actions.csv
+      lore export --outcome failure --type deploy --agent PS
     """
     result = book.export_training_data(
         fmt,
@@ -56,6 +64,9 @@ def export_cmd(
         since=since or None,
         until=until or None,
         project=project,
+        type=action_type,
+        outcome=outcome,
+        agent=agent,
         with_context=not no_context,
         include_archive=include_archive,
     )

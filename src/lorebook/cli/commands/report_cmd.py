@@ -26,6 +26,10 @@ archive_option = click.option(
     help="Breakdown by day, action type or outcome.",
 )  # fmt: skip
 @archive_option
+@click.option(
+    "--include-internal", is_flag=True,
+    help="Also count lorebook's own bookkeeping (drafts, reviews, applications, searches).",
+)  # fmt: skip
 @json_option
 @click.pass_context
 def report(
@@ -37,9 +41,13 @@ def report(
     agent: str | None,
     group_by: str,
     include_archive: bool,
+    include_internal: bool,
     as_json: bool,
 ) -> None:
     """Activity report: totals, success rate, busiest day, deployments, failures, durations.
+
+    lorebook's own bookkeeping (learning_draft, learning_promoted, learning_rejected,
+    apply_learning, occurrence, search) is left out unless --include-internal.
 
     \b
     Examples:
@@ -55,7 +63,7 @@ def report(
     book = open_book(ctx)
     data = book.report(
         days=days, since=since, until=until, project=project, agent=agent, group_by=group_by,
-        include_archive=include_archive,
+        include_archive=include_archive, include_internal=include_internal,
     )  # fmt: skip
     click.echo(to_json(data) if as_json else render_text(data))
 
