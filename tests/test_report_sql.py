@@ -4,6 +4,7 @@ command; `--json` is compact on a pipe and indented on a terminal."""
 from __future__ import annotations
 
 import json
+import time
 import os
 import pty
 import random
@@ -154,6 +155,7 @@ def test_a_report_syncs_a_catalog_older_than_the_shards(tmp_path: Path) -> None:
     before = book.report(days=7)
     session = book.start_session(session_id="late", agent="PS", project="odin")
     session.log("deploy", outcome="failure", error="late", context={"service": "late"})
+    time.sleep(0.002)  # the window ends now, exclusive, to the millisecond: let "now" move on
     after = Lorebook.open(root, env={}).report(days=7)
     assert after["summary"]["total_actions"] == before["summary"]["total_actions"] + 1
     assert after["recent_failures"][0]["error"] == "late"
