@@ -4,12 +4,12 @@ command; `--json` is compact on a pipe and indented on a terminal."""
 from __future__ import annotations
 
 import json
-import time
 import os
 import pty
 import random
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
