@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import lorebook
 from conftest import (
     assert_one_error_line,
     clean_env,
@@ -409,9 +410,11 @@ def test_a_capture_hook_detaches_before_loading_more_than_the_standard_library(
             "print(sorted(m for m in sys.modules if m.startswith('lorebook')),"
             " [m for m in ('json', 'pathlib', 'typing', 're') if m in sys.modules],"
             " file=sys.stderr)")
+    # -S skips site-packages (and so an editable install's .pth): name the package's folder
+    source = str(Path(lorebook.__file__).resolve().parents[1])
     done = subprocess.run([sys.executable, "-S", "-c", code], cwd=store,
                           input=bash_payload(store, "x"), capture_output=True, text=True,
-                          env=clean_env())
+                          env=clean_env(PYTHONPATH=source))
     assert done.returncode == 0, done.stderr
     assert "'lorebook.hooks.handlers'" not in done.stderr, done.stderr
     assert "'json'" not in done.stderr, done.stderr
