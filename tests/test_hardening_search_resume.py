@@ -347,3 +347,20 @@ def test_searches_never_fail_or_come_back_empty_while_the_cache_churns(
     finally:
         watch.terminate()
         watch.wait(timeout=60)
+
+
+def test_a_rust_panic_in_chroma_is_an_index_failure_not_a_crash() -> None:
+    """Chroma's Rust core raises pyo3's PanicException (a BaseException) when its files vanish
+    mid-call (seen under the churn above: "no such table: migrations"); search falls back to
+    keywords on ChromaUnavailable, so the panic must arrive as one — and Ctrl-C must not."""
+    from lorebook.index.chroma_store import ChromaUnavailable, _panics_as_errors
+
+    class PanicException(BaseException):  # what pyo3_runtime raises
+        pass
+
+    with pytest.raises(ChromaUnavailable, match="no such table"), _panics_as_errors("/x/index"):
+        raise PanicException('Expect it to be fetched: "no such table: migrations"')
+    with pytest.raises(KeyboardInterrupt), _panics_as_errors("/x/index"):
+        raise KeyboardInterrupt
+    with pytest.raises(ValueError), _panics_as_errors("/x/index"):
+        raise ValueError("an ordinary error keeps its own handling")

@@ -7,7 +7,7 @@ Vectors are always passed explicitly: Chroma's default embedding function downlo
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -76,7 +76,10 @@ class ChromaStore:
             # opened earlier in this process would not see what other processes wrote since.
             _clear_system_cache()
             try:
-                self._client = chromadb.PersistentClient(path=str(self.path), settings=_settings())
+                with _panics_as_errors(self.path):
+                    self._client = chromadb.PersistentClient(
+                        path=str(self.path), settings=_settings()
+                    )
             except Exception as exc:
                 raise ChromaUnavailable(
                     f"{self.path}: cannot open the index: {reason(exc)}"
@@ -84,18 +87,21 @@ class ChromaStore:
         return self._client
 
     def collection(self, *, create: bool) -> Any:
-        if self._collection is None:
-            client = self.client()
-            if create:
-                self._collection = client.get_or_create_collection(
-                    self.name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-                )
-            else:
-                try:
-                    self._collection = client.get_collection(self.name, embedding_function=None)
-                except Exception:
-                    return None
-        return self._collection
+        with _panics_as_errors(self.path or self.url):
+            if self._collection is None:
+                client = self.client()
+                if create:
+                    self._collection = client.get_or_create_collection(
+                        self.name,
+                        embedding_function=None,
+                        configuration={"hnsw": {"space": "cosine"}},
+                    )
+                else:
+                    try:
+                        self._collection = client.get_collection(self.name, embedding_function=None)
+                    except Exception:
+                        return None
+            return self._collection
 
     def close(self) -> None:
         """Release the client and Chroma's per-process system cache (chroma#6499)."""
@@ -122,59 +128,79 @@ class ChromaStore:
         return self.path is not None and self.path.is_dir()
 
     def count(self) -> int:
-        collection = self.collection(create=False)
-        return 0 if collection is None else int(collection.count())
+        with _panics_as_errors(self.path or self.url):
+            collection = self.collection(create=False)
+            return 0 if collection is None else int(collection.count())
 
     def delete_keys(self, keys: Sequence[str]) -> None:
-        collection = self.collection(create=True)
-        for i in range(0, len(keys), 500):
-            part = list(keys[i : i + 500])
-            where = {"key": part[0]} if len(part) == 1 else {"key": {"$in": part}}
-            collection.delete(where=where)
+        with _panics_as_errors(self.path or self.url):
+            collection = self.collection(create=True)
+            for i in range(0, len(keys), 500):
+                part = list(keys[i : i + 500])
+                where = {"key": part[0]} if len(part) == 1 else {"key": {"$in": part}}
+                collection.delete(where=where)
 
     def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
         """Store passage vectors; `keys[i]` is the file of `vectors[i]` (passages in order)."""
-        collection = self.collection(create=True)
-        seen: dict[str, int] = {}
-        ids, metas = [], []
-        for key in keys:
-            n = seen.get(key, 0)
-            seen[key] = n + 1
-            ids.append(f"{key}#{n}")
-            metas.append({"key": key})
-        for i in range(0, len(ids), _BATCH):
-            collection.upsert(
-                ids=ids[i : i + _BATCH],
-                embeddings=vectors[i : i + _BATCH],
-                metadatas=metas[i : i + _BATCH],
-            )
+        with _panics_as_errors(self.path or self.url):
+            collection = self.collection(create=True)
+            seen: dict[str, int] = {}
+            ids, metas = [], []
+            for key in keys:
+                n = seen.get(key, 0)
+                seen[key] = n + 1
+                ids.append(f"{key}#{n}")
+                metas.append({"key": key})
+            for i in range(0, len(ids), _BATCH):
+                collection.upsert(
+                    ids=ids[i : i + _BATCH],
+                    embeddings=vectors[i : i + _BATCH],
+                    metadatas=metas[i : i + _BATCH],
+                )
 
     def query(self, vector: np.ndarray, n: int) -> tuple[list[tuple[str, float]], int]:
         """((file key, cosine similarity) of the `n` nearest passages, best first; how many
         passages are stored). A missing embedded store is not created: (`[]`, 0)."""
-        if not self.url and self.path is not None and not self.path.is_dir():
-            return [], 0
-        collection = self.collection(create=False)
-        if collection is None:
-            return [], 0
-        total = int(collection.count())
-        if total == 0:
-            return [], 0
-        found = collection.query(
-            query_embeddings=vector.reshape(1, -1),
-            n_results=min(n, total),
-            include=["metadatas", "distances"],
-        )
-        metas = found["metadatas"][0] if found.get("metadatas") else []
-        dists = found["distances"][0] if found.get("distances") else []
-        # a passage another process deleted since this process loaded its vectors has no
-        # metadata any more (chroma#3792): skip it, the next search reloads
-        hits = [
-            (str(m["key"]), 1.0 - float(d))
-            for m, d in zip(metas, dists, strict=False)
-            if m and "key" in m and d is not None
-        ]
-        return hits, total
+        with _panics_as_errors(self.path or self.url):
+            if not self.url and self.path is not None and not self.path.is_dir():
+                return [], 0
+            collection = self.collection(create=False)
+            if collection is None:
+                return [], 0
+            total = int(collection.count())
+            if total == 0:
+                return [], 0
+            found = collection.query(
+                query_embeddings=vector.reshape(1, -1),
+                n_results=min(n, total),
+                include=["metadatas", "distances"],
+            )
+            metas = found["metadatas"][0] if found.get("metadatas") else []
+            dists = found["distances"][0] if found.get("distances") else []
+            # a passage another process deleted since this process loaded its vectors has no
+            # metadata any more (chroma#3792): skip it, the next search reloads
+            hits = [
+                (str(m["key"]), 1.0 - float(d))
+                for m, d in zip(metas, dists, strict=False)
+                if m and "key" in m and d is not None
+            ]
+            return hits, total
+
+
+@contextlib.contextmanager
+def _panics_as_errors(where: object) -> Iterator[None]:
+    """Chroma's Rust core raises pyo3's `PanicException` — a BaseException, so no `except
+    Exception` sees it — when its files vanish under it ("no such table: migrations" after the
+    cache is deleted). That is a failure of the index (searches fall back to keywords), not a
+    reason to stop the process: it becomes a `ChromaUnavailable`."""
+    try:
+        yield
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except Exception:
+        raise
+    except BaseException as exc:
+        raise ChromaUnavailable(f"{where}: the index failed: {reason(exc)}") from None
 
 
 def _clear_system_cache() -> None:
