@@ -248,3 +248,15 @@ def test_search_api_refuses_a_threshold_out_of_range(store: Path) -> None:
     for value in (math.nan, -5.0, 1.5):
         with pytest.raises(UsageError, match="threshold"):
             book.index.search("anything", threshold=value, refresh=False)
+
+
+@pytest.mark.parametrize("skin", ["mcp", "tui"])
+def test_the_other_skins_print_their_errors_redacted(tmp_path: Path, skin: str) -> None:
+    """`lore mcp` and `lore tui` print a failure as the CLI does: one line, redacted."""
+    token = "ghp_" + "R8x2Lq9Zt4Wm7Kp3Vn6Yb1Hc5Jd0Fg2Ss4Ee"
+    root = tmp_path / token
+    root.mkdir()
+    result = lore(skin, "--root", str(root), env=clean_env())
+    assert result.code == 1
+    assert token not in result.out + result.err
+    assert_one_error_line(result, "no lorebook store at", "[REDACTED:")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .log.report import GROUPS as REPORT_GROUPS
     from .log.sessions import STATUSES as SESSION_STATUSES
     from .model import END_REASONS
-    from .notices import redact_message, warn, warning_line
+    from .notices import error_line, redact_message, warn, warning_line
     from .paths import find_root
     from .problems import Problem
     from .redact.sanitize import Sanitizer
@@ -51,6 +51,7 @@ __all__ = [
     "Session",
     "UsageError",
     "decode_context",
+    "error_line",
     "find_root",
     "format_ts",
     "open_appender",
@@ -83,6 +84,7 @@ _LAZY = {
     "parse_when": ("timeutil", "parse_when"),
     "read_input": ("knowledge.docload", "read_input"),
     "redact_message": ("notices", "redact_message"),
+    "error_line": ("notices", "error_line"),
     "warn": ("notices", "warn"),
     "warning_line": ("notices", "warning_line"),
 }

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 
-from .. import LoreError, redact_message, warn, warning_line
+from .. import LoreError, error_line, redact_message, warn, warning_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .. import Problem
 
 
-__all__ = ["redact_message", "warn", "warning_line"]  # re-exported for the commands
+__all__ = ["error_line", "redact_message", "warn", "warning_line"]  # for the commands
 
 
 def to_json(value: Any, *, tty: bool | None = None) -> str:
@@ -38,14 +38,6 @@ def stdout_is_terminal() -> bool:
         return sys.stdout.isatty()
     except (AttributeError, ValueError):  # replaced or closed stdout: not a person
         return False
-
-
-def error_line(exc: LoreError | str, *, as_json: bool) -> str:
-    """The single stderr line for a failure (a JSON object under --json), redacted."""
-    message = redact_message(str(exc))
-    if as_json:
-        return json.dumps({"error": message}, ensure_ascii=False)
-    return f"lore: error: {message}"
 
 
 def report_error(exc: LoreError | str, *, as_json: bool, stream: TextIO | None = None) -> int:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .. import LoreError, UsageError
+from .. import LoreError, UsageError, error_line
 from . import install as I
 
 CLIENTS = ("claude",)
@@ -168,5 +168,5 @@ def main(argv: list[str], env: Any = None) -> int:
         args = parser().parse_args(argv)
         return status(args, environ) if args.action == "status" else change(args, environ)
     except LoreError as exc:
-        print(f"lore: error: {exc}", file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 1

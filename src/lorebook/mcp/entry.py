@@ -7,7 +7,7 @@ import sys
 import threading
 from typing import Any, NoReturn
 
-from lorebook import Lorebook, LoreError
+from lorebook import Lorebook, LoreError, error_line
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
         book = Lorebook.open(args.root)
         book.install_subscribers()  # acting for an agent: its logs draft and learn as `lore`'s do
     except LoreError as exc:
-        print(f"lore: error: {exc}", file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 1
     return serve(book)
 

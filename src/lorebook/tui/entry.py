@@ -7,7 +7,7 @@ import shlex
 import sys
 from typing import NoReturn
 
-from lorebook import Lorebook, LoreError
+from lorebook import Lorebook, LoreError, error_line
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
 
         make_app(book).run()
     except LoreError as exc:
-        print(f"lore: error: {exc}", file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
