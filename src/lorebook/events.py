@@ -14,9 +14,10 @@ from .errors import UsageError
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, TypeVar
 
     Handler = Callable[[dict[str, Any]], object]
+    H = TypeVar("H", bound=Handler)
 
 EVENTS = ("action",)  # every stored record (actions and session events) is an "action" event
 
@@ -40,6 +41,16 @@ class EventBus:
         if event not in EVENTS:
             raise UsageError(f"unknown event {event!r}: only {', '.join(EVENTS)} is published")
         self._handlers.setdefault(event, []).append(handler)
+
+    def once(self, event: str, kind: type[H], make: Callable[[], H]) -> H:
+        """The handler of type `kind` on `event`, subscribing `make()` only if none is: an
+        installer called again (each entry point, each `Lorebook.around`) adds nothing."""
+        for handler in self._handlers.get(event, ()):
+            if isinstance(handler, kind):
+                return handler
+        handler = make()
+        self.on(event, handler)
+        return handler
 
     def off(self, event: str, handler: Handler) -> None:
         """Unsubscribe (no error if `handler` was not subscribed)."""

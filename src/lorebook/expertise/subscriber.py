@@ -53,9 +53,4 @@ class SessionEndLearner:
 
 def subscribe(bus: EventBus, open_expertise: Callable[[], Expertise]) -> SessionEndLearner:
     """Register the learner on `bus`, once per bus (a second call returns the first one)."""
-    for handler in bus.handlers("action"):
-        if isinstance(handler, SessionEndLearner):
-            return handler
-    learner = SessionEndLearner(open_expertise)
-    bus.on("action", learner)
-    return learner
+    return bus.once("action", SessionEndLearner, lambda: SessionEndLearner(open_expertise))

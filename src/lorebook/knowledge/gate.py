@@ -71,9 +71,4 @@ def install_knowledge_triggers(
     """Subscribe the knowledge gate once per bus (unless `drafts.auto` is false)."""
     if not drafts.auto:
         return None
-    for handler in bus.handlers("action"):
-        if isinstance(handler, KnowledgeTriggers):
-            return handler
-    gate = KnowledgeTriggers(open_knowledge)
-    bus.on("action", gate)
-    return gate
+    return bus.once("action", KnowledgeTriggers, lambda: KnowledgeTriggers(open_knowledge))
