@@ -13,6 +13,14 @@ OUTCOME_STYLE = {"success": "green", "failure": "red", "blocked": "yellow", "in_
 FILTER_KEYS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "since", "until")
 
 
+def selected_key(table: Any) -> str | None:
+    """The row key under a DataTable's cursor (None for an empty table)."""
+    if not table.row_count:
+        return None
+    value = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+    return str(value) if value is not None else None
+
+
 def short_ts(ts: str | None) -> str:
     return f"{ts[:10]} {ts[11:19]}" if ts else "-"
 

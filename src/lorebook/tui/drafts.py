@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Input, Label, Markdown, Static
 
 from lorebook import Lorebook, LoreError
 
-from .data import Collector
+from .data import Collector, selected_key
 from .messages import StoreChanged, StoreWarnings
 
 EMPTY = "No drafts to review. Drafts appear when agents record failures (or `lore learn new`)."
@@ -90,11 +90,7 @@ class DraftsTab(Vertical):
             self.query_one(Markdown).update("")
 
     def selected(self) -> str | None:
-        table = self.query_one(DataTable)
-        if not table.row_count:
-            return None
-        value = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return str(value) if value is not None else None
+        return selected_key(self.query_one(DataTable))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.query_one(Markdown).update(self.bodies.get(str(event.row_key.value), ""))

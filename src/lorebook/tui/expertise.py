@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 from lorebook import Lorebook, LoreError
 from lorebook.render.expertise import update
 
+from .data import selected_key
 from .messages import StoreChanged
 
 
@@ -52,11 +53,7 @@ class ExpertiseTab(Vertical):
             )
 
     def selected(self) -> str | None:
-        table = self.query_one(DataTable)
-        if not table.row_count:
-            return None
-        value = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return str(value) if value is not None else None
+        return selected_key(self.query_one(DataTable))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show(str(event.row_key.value))

@@ -16,7 +16,15 @@ from textual.widgets import DataTable, Footer, Header, Markdown, Static
 from lorebook import Lorebook, LoreError
 from lorebook.render.actions import resume_brief
 
-from .data import OUTCOME_STYLE, STATUS_STYLE, Collector, duration, pretty_record, short_ts
+from .data import (
+    OUTCOME_STYLE,
+    STATUS_STYLE,
+    Collector,
+    duration,
+    pretty_record,
+    selected_key,
+    short_ts,
+)
 from .messages import StoreWarnings
 
 PAGE = 500  # timeline rows in the table at a time
@@ -103,11 +111,7 @@ class SessionsTab(Vertical):
             self.show_page(self.page - 1)
 
     def selected(self) -> str | None:
-        table = self.query_one(DataTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return key.value
+        return selected_key(self.query_one(DataTable))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
