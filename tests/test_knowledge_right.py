@@ -3,11 +3,14 @@ trend needs evidence, preflight never prints an empty takeaway, `lore stale` gat
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from conftest import click_run
+from conftest import clean_env, click_run, stored_actions
+from lorebook import Lorebook
 from lorebook.knowledge.stats import trend
 from lorebook.timeutil import format_ts
 from search_fixtures import open_book, write_learning
@@ -108,3 +111,83 @@ def test_rank_solutions_uses_a_prior_and_keeps_documented_order_on_ties() -> Non
     ranked = rank_solutions(documented, figures)
     assert [s["id"] for s in ranked] == ["s2", "s1", "s3", "s4"]  # 0.83, 0.67, 0.5, 0.33
     assert ranked[2]["times_applied"] == 0 and ranked[2]["success_rate"] is None
+
+
+# -- one draft per trigger (epic, issue, validation streak) --------------------------------------
+def _drafts(root: Path) -> list[str]:
+    return sorted(p.stem for p in (root / "learnings" / "drafts").glob("*.md"))
+
+
+def _epic_work(book: Lorebook, epic: str, *, error: str) -> None:
+    book.log("plan", session="s", epic=epic, context={"title": "Authentication"})
+    book.log("validate", session="s", epic=epic, outcome="failure", error=error)
+    book.log("commit", session="s", epic=epic, context={"message": f"fix {error}"})
+
+
+def test_one_epic_completed_twice_gives_one_draft(book: Lorebook) -> None:
+    _epic_work(book, "epic-012", error="refresh token accepted twice")
+    book.log("epic_complete", session="s", epic="epic-012")
+    [first] = _drafts(book.root)
+    assert first.startswith("auto-epic-012-")
+    # more work, then the epic is marked complete again: a different text, still the same trigger
+    _epic_work(book, "epic-012", error="cookie domain wrong behind the proxy")
+    book.log("epic_complete", session="s", epic="epic-012")
+    assert _drafts(book.root) == [first]
+    blocked = [a for a in stored_actions(book.root)
+               if a["type"] == "learning_draft" and a["outcome"] == "blocked"]
+    assert blocked[-1]["error"] == f"epic:epic-012 was drafted before as {first}: not written"
+
+
+def test_no_new_draft_once_the_first_was_promoted_or_rejected(book: Lorebook) -> None:
+    _epic_work(book, "epic-1", error="refresh token accepted twice")
+    book.log("epic_complete", session="s", epic="epic-1")
+    [first] = _drafts(book.root)
+    book.learnings.promote(first)
+    _epic_work(book, "epic-2", error="port 5000 already allocated")
+    book.log("epic_complete", session="s", epic="epic-2")
+    [second] = _drafts(book.root)
+    book.learnings.reject(second, reason="not a lesson")
+    for epic, error in (("epic-1", "a new failure"), ("epic-2", "another new failure")):
+        _epic_work(book, epic, error=error)
+        book.log("epic_complete", session="s", epic=epic)
+    assert _drafts(book.root) == []
+    assert book.learnings.get(first).status == "published"
+
+
+def test_one_bug_issue_resolved_twice_gives_one_draft(book: Lorebook) -> None:
+    resolution = ("The login page looped because the session cookie was set for the wrong "
+                  "domain after the proxy change. We now derive the cookie domain from the "
+                  "request host and added a regression test for the redirect chain.")
+    for extra in ("", " Reopened: the fix also needed the proxy header documented."):
+        book.log("issue_resolved", session="s", issue="42",
+                 context={"labels": ["bug"], "resolution": resolution + extra})
+    [draft] = _drafts(book.root)
+    assert draft.startswith("auto-issue-42-")
+
+
+def test_two_processes_completing_one_epic_write_one_draft(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    _epic_work(book, "epic-7", error="refresh token accepted twice")
+    env = clean_env(store)
+    command = [sys.executable, "-m", "lorebook", "log", "epic_complete", "--epic", "epic-7",
+               "--session"]
+    runs = [subprocess.Popen([*command, f"p{i}"], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for i in range(4)]
+    for run in runs:
+        _, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+    [draft] = _drafts(store)
+    assert draft.startswith("auto-epic-7-")
+    outcomes = sorted(a["outcome"] for a in stored_actions(store) if a["type"] == "learning_draft")
+    assert outcomes == ["blocked", "blocked", "blocked", "success"]
+
+
+def test_one_validation_streak_drafts_once(book: Lorebook) -> None:
+    from lorebook.knowledge.triggers import on_failed_validate
+
+    failures = [book.log("validate", session="s", epic="e-1", outcome="failure",
+                         error=f"check {i}") for i in range(3)]
+    [draft] = _drafts(book.root)
+    again = on_failed_validate(book.knowledge, failures[-1])  # the same streak, counted again
+    assert getattr(again, "status", None) == "drafted"
+    assert _drafts(book.root) == [draft]
