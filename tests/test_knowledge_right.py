@@ -1,5 +1,7 @@
 """Knowledge that is right: preflight ranks a pattern's solutions by their own outcomes, a
-trend needs evidence, preflight never prints an empty takeaway, `lore stale` gates CI."""
+trend needs evidence, preflight never prints an empty takeaway, `lore stale` gates CI, one
+automatic draft per trigger, expertise learned from a session's own work into a domain it is
+about."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from conftest import clean_env, click_run, stored_actions
+import pytest
+
+from conftest import clean_env, click_run, lore, stored_actions
 from lorebook import Lorebook
 from lorebook.knowledge.stats import trend
 from lorebook.timeutil import format_ts
@@ -191,3 +195,92 @@ def test_one_validation_streak_drafts_once(book: Lorebook) -> None:
     again = on_failed_validate(book.knowledge, failures[-1])  # the same streak, counted again
     assert getattr(again, "status", None) == "drafted"
     assert _drafts(book.root) == [draft]
+
+
+# -- expertise learns from the session's own work, into a domain the session is about -----------
+AUTH_FILES = {"src/auth/tokens.py": "def rotate(token): ...\n",
+              "src/auth/jwt.py": "ALGORITHM = 'RS256'\n",
+              "tests/test_tokens.py": "def test_rotate(): ...\n"}
+DRAFT_TITLE = "Add an index to the orders table before the schema migration"
+
+
+def _project(store: Path) -> Lorebook:
+    for rel, text in AUTH_FILES.items():
+        (store / rel).parent.mkdir(parents=True, exist_ok=True)
+        (store / rel).write_text(text)
+    return Lorebook.open(store, env={})
+
+
+def _tool(s: Any, name: str, **context: Any) -> None:
+    s.log("tool_call", context={"tool": name, **context})
+
+
+def test_an_auth_session_is_learned_from_its_own_work_only(store: Path) -> None:
+    book = _project(store)
+    with book.session(session_id="auth-1") as s:
+        _tool(s, "Read", file_path=str(store / "src/auth/tokens.py"))
+        s.log("apply_learning", outcome="failure")  # lorebook's bookkeeping, without an error
+        _tool(s, "Edit", file_path=str(store / "src/auth/tokens.py"))
+        _tool(s, "Edit", file_path="src/auth/jwt.py")
+        _tool(s, "Bash", command="pytest -q")
+        s.log("commit", context={"files": ["src/auth/tokens.py", "tests/test_tokens.py"]})
+        s.log("search", context={"query": "database index migration", "results": []})
+        s.log("learning_draft", context={"title": DRAFT_TITLE, "learning": "auto-x"})
+    result = book.expertise.learn("auth-1", commit=False)
+    assert result["domain"] == "security"
+    assert result["action_count"] == 5  # the work, not the search, draft or application
+    assert not (store / ".expertise" / "database.yaml").exists()
+    content = book.expertise.get("security")
+    assert content["core_files"] == ["src/auth/tokens.py", "src/auth/jwt.py",
+                                     "tests/test_tokens.py"]
+    assert not content.get("learned_from_failures")  # "unknown error" is no lesson
+    [technique] = content["successful_techniques"]
+    assert DRAFT_TITLE not in technique and "learning_draft" not in technique
+    assert technique.startswith("completed task: Read → Edit → test → commit")
+
+
+def test_learning_refuses_a_domain_with_too_little_evidence(store: Path) -> None:
+    book = _project(store)
+    with book.session(session_id="weak-1") as s:
+        s.log("plan", context={"task": "tidy the orders table"})  # one database keyword
+    env = clean_env(store)
+    result = click_run(["expertise", "learn", "--session", "weak-1"],
+                       env={"LORE_ROOT": str(store)})
+    assert result.code == 1 and result.out == ""
+    assert result.err.strip().splitlines() == [
+        "lore: error: session 'weak-1' not learned: its best domain, database, scores 1 "
+        "(matched: table), below expertise.learn_min_score 2; name the domain with --domain, "
+        "or add keywords or globs for it under expertise.domains"]
+    assert not list((store / ".expertise").glob("*.yaml"))
+    chosen = lore("expertise", "learn", "--session", "weak-1", "--domain", "database",
+                  "--no-commit", env=env)
+    assert chosen.code == 0, chosen.err  # a domain named explicitly is the person's choice
+    (store / ".lore" / "config.yaml").write_text("expertise:\n  learn_min_score: 1\n")
+    again = Lorebook.open(store, env={})
+    assert again.expertise.learn("weak-1", commit=False)["domain"] == "database"
+
+
+def test_a_session_of_bookkeeping_only_teaches_nothing(store: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    (store / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
+    book = Lorebook.open(store, env={})
+    book.install_subscribers()
+    with book.session(session_id="pf-1") as s:
+        s.log("search", context={"query": "deploy the docker container", "results": []})
+        s.log("learning_draft", context={"title": "Docker deploy release pipeline"})
+        _tool(s, "Bash", command="lore preflight 'deploy the docker container'")
+    assert not list((store / ".expertise").glob("*.yaml"))
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_on_session_end_a_weak_domain_is_one_warning(store: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    (store / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
+    book = Lorebook.open(store, env={})
+    book.install_subscribers()
+    with book.session(session_id="weak-2") as s:
+        s.log("plan", context={"task": "tidy the orders table"})
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("lore: warning: expertise not updated for session weak-2: ")
+    assert "its best domain, database, scores 1 (matched: table)" in line
+    assert not list((store / ".expertise").glob("*.yaml"))
