@@ -11,6 +11,7 @@ import click
 from ... import Lorebook
 from ...render.catalog import catalog_note
 from ..app import root_of
+from ..status import for_terminal
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (stable contract).")
 
@@ -50,12 +51,20 @@ def open_book(ctx: click.Context) -> Lorebook:
 
 
 def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Open the store for the command (one line telling the user to `lore init` if missing)."""
+    """Open the store for the command (one line telling the user to `lore init` if missing).
+    On a terminal, and without --json, long work shows a status line on stderr."""
 
     @click.pass_context
     def wrapper(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:
         book = open_book(ctx)
-        result = func(book, *args, **kwargs)
+        status = for_terminal(bool(kwargs.get("as_json")))
+        if status is not None:
+            book.on_progress(status)
+        try:
+            result = func(book, *args, **kwargs)
+        finally:
+            if status is not None:
+                status.close()
         catalog_hint(book)
         return result
 
