@@ -116,7 +116,7 @@ class Lorebook:
         the search index, building or fully checking the action catalog — as
         `callback(task, done, total)` (see `lorebook.progress`); None stops. Nothing is printed
         below the skins: a terminal skin draws it (`lorebook.render.progress`)."""
-        self.progress = callback
+        self._progress = callback
         self.action_log.on_progress(callback)
         if "index" in self.__dict__:
             self.index.on_progress(callback)
@@ -301,7 +301,7 @@ class Lorebook:
             stats_snapshot=lambda: self.knowledge.ranking_figures(),
             stale_snapshot=self.learnings.stale_ids,
         )
-        index.on_progress(self.progress)
+        index.on_progress(self._progress)
         return index
 
     def preflight(
@@ -461,8 +461,7 @@ class Lorebook:
 
     # -- the rest of the API: what the CLI (and the MCP server, hooks, TUI) would otherwise
     #    reach below the facade for ------------------------------------------------------
-    progress: Progress | None = None
-    """Where long work reports itself (`on_progress`); None: nowhere."""
+    _progress: Progress | None = None  # where long work reports itself (`on_progress`)
 
     created: tuple[str, ...] = ()
     """The paths `Lorebook.init` created (relative to the root; empty when nothing was missing)."""
