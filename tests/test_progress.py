@@ -17,7 +17,7 @@ import pytest
 
 from conftest import LORE, clean_env, lore
 from lorebook import Lorebook
-from lorebook.render.progress import elapsed_text, progress_line
+from lorebook.render.progress import elapsed_text, progress_line, progress_status
 from search_fixtures import LEARNINGS, write_learning
 
 Event = tuple[str, int, int]
@@ -250,3 +250,43 @@ def test_a_warning_starts_on_a_clean_line(cli_store: Path) -> None:
     assert "Indexing learnings" in err[:warning]
     rest = err.rpartition(CLEAR)[2]
     assert rest == "" or rest.endswith("\n"), err  # no status line is left behind
+
+
+# -- the TUI's learnings tab: the same callback, in its mode line ------------------------------
+@pytest.mark.asyncio
+async def test_the_tui_shows_the_index_build_while_warming_up(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from textual.widgets import Static
+
+    from lorebook.tui.app import make_app
+    from lorebook.tui.learnings import LearningsTab
+
+    for learning_id, fields in LEARNINGS.items():
+        write_learning(store, learning_id, **fields)
+    (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
+    shown: list[str] = []
+    original = LearningsTab.model_progress
+
+    def model_progress(self: LearningsTab, task: str, done: int, total: int) -> None:
+        original(self, task, done, total)
+        shown.append(progress_status(task, done, total))
+
+    monkeypatch.setattr(LearningsTab, "model_progress", model_progress)
+    app = make_app(Lorebook.open(store, env={}), load_model=True)
+    async with app.run_test(size=(100, 24)) as pilot:
+        mode = app.query_one("#learn-mode", Static)
+        deadline = time.monotonic() + 30
+        while "model unavailable" not in str(mode.render()):
+            assert time.monotonic() < deadline, shown
+            await pilot.pause(0.05)
+    total = len(LEARNINGS)
+    assert shown[0] == f"Indexing learnings 0/{total} files"
+    assert shown[-1] == f"Indexing learnings {total}/{total} files"
+
+
+def test_progress_status() -> None:
+    assert progress_status("model.export", 0, 1).startswith("Exporting the embedding model")
+    assert progress_status("catalog.check", 5, 1200) == "Checking the action catalog 5/1,200 shards"

@@ -64,3 +64,11 @@ def _clip(text: str, room: int) -> str:
     if room <= 1:
         return ""
     return text if len(text) <= room else text[: room - 1] + "…"
+
+
+def progress_status(task: str, done: int, total: int) -> str:
+    """A short phrase for a status bar that is not redrawn every second (the TUI)."""
+    label, unit = LABELS.get(task, (task, ""))
+    if total <= 1:
+        return f"{label}…"
+    return f"{label} {min(max(done, 0), total):,}/{total:,}" + (f" {unit}" if unit else "")
