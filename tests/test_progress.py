@@ -61,6 +61,37 @@ def test_elapsed_text() -> None:
         "0s", "0s", "9s", "59s", "1m00s", "1m01s", "59m59s", "60m00s"]  # fmt: skip
 
 
+# -- the terminal writer ----------------------------------------------------------------------
+def test_the_writer_draws_a_long_step_late_and_clears_before_other_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+    import sys
+    import time
+
+    from lorebook.cli.status import StatusLine
+
+    screen = io.StringIO()
+    monkeypatch.setattr("sys.stderr", screen)
+    line = StatusLine(screen, delay=0.2)
+    line("model.load", 0, 1)
+    assert screen.getvalue() == ""  # a step that ends quickly is never drawn
+    deadline = time.monotonic() + 10
+    while "Loading the embedding model… " not in screen.getvalue():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert sys.stderr is not screen  # while the line shows, stderr clears it first
+    print("lore: warning: something", file=sys.stderr)
+    assert screen.getvalue().endswith(CLEAR + "lore: warning: something\n")
+    line("model.load", 1, 1)
+    line("index.build", 0, 3)
+    line("index.build", 3, 3)
+    line.close()
+    assert sys.stderr is screen
+    drawn = "Indexing learnings [" + "-" * 30 + "]   0% 0/3 files 0s"
+    assert screen.getvalue().endswith(drawn + CLEAR)
+
+
 # -- the library's callbacks -------------------------------------------------------------------
 def small_log(root: Path, sessions: int = 12) -> None:
     """A store whose log spans a few days, committed nowhere (the catalog needs no git)."""
@@ -218,6 +249,17 @@ def test_a_terminal_shows_progress_and_a_pipe_does_not(
     piped = lore(*args, env=env)
     assert piped.code == 0 and piped.err == ""
     assert timeless(piped.out) == timeless(out)
+
+
+def test_a_first_search_shows_the_index_build(search_store: Path) -> None:
+    """Hybrid, with the model (its export made once per test session by `search_store`)."""
+    env = clean_env(search_store)
+    code, out, err = on_terminal(["search", "deploy port conflict"], env)
+    assert code == 0, err
+    assert "Indexing learnings" in err and err.endswith(CLEAR) and "\n" not in err
+    piped = lore("search", "deploy port conflict", env=env)  # the index is fresh now
+    assert piped.code == 0 and piped.err == "" and piped.out == out
+    assert "Deploy fails when the old container still holds port 8080" in out
 
 
 def test_no_color_keeps_the_line_plain(cli_store: Path) -> None:
