@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ... import Lorebook
 from ...render.catalog import catalog_note
 from ..app import root_of
-from ..status import for_terminal
+
+if TYPE_CHECKING:
+    from ..status import StatusLine
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (stable contract).")
 
@@ -57,7 +60,7 @@ def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:
     @click.pass_context
     def wrapper(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:
         book = open_book(ctx)
-        status = for_terminal(bool(kwargs.get("as_json")))
+        status = status_line(bool(kwargs.get("as_json")))
         if status is not None:
             book.on_progress(status)
         try:
@@ -71,6 +74,20 @@ def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
     return wrapper
+
+
+def status_line(as_json: bool) -> StatusLine | None:
+    """The status line for long work when a person watches stderr (the drawing code is
+    imported only then: programs reading a pipe pay nothing for it)."""
+    try:
+        watched = not as_json and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        watched = False
+    if not watched:
+        return None
+    from ..status import for_terminal
+
+    return for_terminal(as_json)
 
 
 def catalog_hint(book: Lorebook) -> None:
