@@ -27,6 +27,7 @@ from .resume import Candidate
 from .sessions import SessionInfo, session_status
 
 if TYPE_CHECKING:
+    from ..progress import Progress
     from ..settings import CatalogSettings
 
 # the newest live record of each session (and the day of its shard), newest sessions first;
@@ -55,6 +56,7 @@ class CatalogView:
         self.auto_build_days = auto_build_days
         self.last_sync: SyncStats | None = None
         self.unavailable: str | None = None
+        self.progress: Progress | None = None  # hears of builds and full checks (on_progress)
 
     def open(
         self, *, full: bool = False, rebuild: bool = False, create: bool = False
@@ -77,7 +79,9 @@ class CatalogView:
         conn = None
         try:
             conn = self.catalog.connect()
-            self.last_sync = self.catalog.sync(conn, full=full, rebuild=rebuild)
+            self.last_sync = self.catalog.sync(
+                conn, full=full, rebuild=rebuild, progress=self.progress
+            )
         except (CatalogUnavailable, sqlite3.OperationalError) as exc:
             if conn is not None:
                 conn.close()
