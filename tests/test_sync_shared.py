@@ -131,12 +131,24 @@ def test_other_staged_changes_to_gitattributes_are_refused(
     assert git(alice, "show", ":.gitattributes") == staged
 
 
-def test_a_store_without_a_first_commit_commits_the_rule(store: Path) -> None:
+def test_an_untracked_gitattributes_is_added_with_the_rule(store: Path) -> None:
     log_actions(store, "sess-a", 1)
     done = run(store, "sync")
     assert done.code == 0, done.err
     assert git(store, "show", "HEAD:.gitattributes") == OURS
     assert "A .gitattributes" in git(store, "log", "-1", "--format=%b")
+
+
+def test_a_repository_without_commits_gets_the_rule_in_its_first(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    assert run(root, "init").code == 0
+    log_actions(root, "sess-a", 1)
+    done = run(root, "sync")
+    assert done.code == 0, done.err
+    assert git(root, "show", "HEAD:.gitattributes") == OURS
+    assert git(root, "rev-list", "--count", "HEAD").strip() == "1"
 
 
 # -- file names holding a secret --------------------------------------------------------------
