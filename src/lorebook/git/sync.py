@@ -111,8 +111,10 @@ def attributes_update(layout: Layout, top: Path) -> tuple[str, str] | None:
         return None  # absent, unreadable or outside the repository: `lore check` is the judge
     ours = [UNION_COMMENT, layout.union_rule]
     lines = text.splitlines()
+    if ours[1] not in lines:
+        return None  # the user took the rule out: not ours to put back
     committed = binary.file_at(top, "HEAD", rel) or ""
-    if ours[1] not in lines or ours[1] in committed.splitlines():
+    if ours[1] in committed.splitlines():
         return None
     added = [line for line in ours if line in lines and line not in committed.splitlines()]
     prefix = "" if not committed or committed.endswith("\n") else "\n"
