@@ -88,10 +88,14 @@ def measure(
     workdir: Path | None,
     budget: float | None,
     index: bool = False,
+    store: Path | None = None,
 ) -> dict[str, Any]:
-    root = Path(tempfile.mkdtemp(prefix="lore-hooks-", dir=workdir)) / "store"
+    """The figures on a new store (deleted after), or on `store` (built there once, kept: a
+    1,000,000-action store takes minutes to generate)."""
+    root = store or Path(tempfile.mkdtemp(prefix="lore-hooks-", dir=workdir)) / "store"
     started = time.perf_counter()
-    build_store(root, actions, learnings)
+    if store is None or not (store / "actionlog").is_dir():
+        build_store(root, actions, learnings)
     config = "" if budget is None else f"hooks:\n  budget_seconds: {budget}\n"
     if index:  # the search index built (keywords only: no model download on a bench machine)
         config += "embedding:\n  enabled: false\n"
@@ -131,7 +135,8 @@ def measure(
                     for path in root.glob("actionlog/**/*.jsonl") for line in path.open()
                     if '"claude-code:post-tool-use"' in line]  # fmt: skip
     finally:
-        shutil.rmtree(root.parent, ignore_errors=True)
+        if store is None:
+            shutil.rmtree(root.parent, ignore_errors=True)
     return {
         "store": {"actions": actions, "learnings": learnings, "build_s": round(built, 1)},
         "capture": {n: {"median_s": median(t), "p95_s": pct(t, 0.95)} for n, t in pairs.items()},
@@ -174,9 +179,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, help="hooks.budget_seconds for the store")
     parser.add_argument("--index", action="store_true",
                         help="build the (keyword) search index first, as `lore index` would")
+    parser.add_argument("--store", type=Path,
+                        help="build the store here once and keep it (later runs reuse it)")
     parser.add_argument("--json-out")
     args = parser.parse_args(argv)
-    res = measure(args.runs, args.actions, args.learnings, args.workdir, args.budget, args.index)
+    res = measure(args.runs, args.actions, args.learnings, args.workdir, args.budget, args.index,
+                  args.store)
     report(res)
     write_results(args.json_out, "hooks", res)
     return 0

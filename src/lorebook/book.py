@@ -406,8 +406,14 @@ class Lorebook:
         """Commit the store's new and changed files (nothing else), pull, push (see
         `lore sync`); what was committed, pulled and pushed."""
         from .git.sync import sync
+        from .redact.identifiers import redact_message, redact_path
 
-        return sync(self.layout, push=push, message=message)
+        return sync(
+            self.layout,
+            redact_name=lambda path: redact_path(path, self.sanitizer)[0],
+            push=push,
+            message=None if message is None else redact_message(message, self.sanitizer),
+        )
 
     def report(
         self,

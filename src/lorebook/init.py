@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from .errors import LoreError
-from .paths import STORE_DIR, Layout
+from .paths import STORE_DIR, UNION_COMMENT, Layout
 from .store import atomic_write
 
 CONFIG_TEMPLATE = """\
@@ -58,10 +58,6 @@ CONFIG_TEMPLATE = """\
 """
 
 
-def union_rule(layout: Layout) -> str:
-    return f"{layout.rel(layout.actionlog)}/**/*.jsonl merge=union"
-
-
 def create_store(root: Path) -> list[str]:
     """Create what is missing; return the paths created (relative to `root`)."""
     if not root.exists():
@@ -98,12 +94,12 @@ def create_store(root: Path) -> list[str]:
     for keep in (layout.actionlog, layout.drafts, layout.expertise):
         if not any(keep.iterdir()):
             ensure_file(keep / ".gitkeep", "")
-    attributes = root / ".gitattributes"
-    rule = union_rule(layout)
+    attributes = layout.attributes
+    rule = layout.union_rule
     existing = attributes.read_text(encoding="utf-8") if attributes.exists() else ""
     if rule not in existing.splitlines():
         prefix = "" if not existing or existing.endswith("\n") else "\n"
-        comment = "# lorebook: action-log shards are append-only; union merges never conflict\n"
-        atomic_write(attributes, (existing + prefix + comment + rule + "\n").encode())
+        text = f"{existing}{prefix}{UNION_COMMENT}\n{rule}\n"
+        atomic_write(attributes, text.encode())
         created.append(".gitattributes")
     return created

@@ -16,6 +16,8 @@ DEFAULT_PATHS = {  # `paths.*` in the config moves them (relative to the root)
     "reports": "docs/reports",
     "training_data": "docs/training-data",
 }
+# the comment `lore init` writes above the union-merge rule in `.gitattributes`
+UNION_COMMENT = "# lorebook: action-log shards are append-only; union merges never conflict"
 
 
 class Layout:
@@ -72,6 +74,16 @@ class Layout:
     @property
     def archive(self) -> Path:
         return self.actionlog / "archive"
+
+    @property
+    def attributes(self) -> Path:
+        """The `.gitattributes` holding the union-merge rule for shards (`lore init` adds it)."""
+        return self.root / ".gitattributes"
+
+    @property
+    def union_rule(self) -> str:
+        """The `.gitattributes` line that merges two clones' lines of one shard by union."""
+        return f"{self.rel(self.actionlog)}/**/*.jsonl merge=union"
 
     def leaves_repository(self, path: Path | str) -> bool:
         """True when `path` resolves, through symlinks, to a place outside the repository:

@@ -394,11 +394,26 @@ def changed_under(root: Path, paths: list[str]) -> list[tuple[str, str]]:
     return found
 
 
+def file_at(root: Path, revision: str, path: str) -> str | None:
+    """The text of `path` (named from the top level) at `revision` (`HEAD`; "" for the index);
+    None when it is not there (or there is no commit yet)."""
+    done = _run(root, "show", f"{revision}:{path}")
+    return done.stdout if done.returncode == 0 else None
+
+
+def stage_text(root: Path, path: str, text: str) -> None:
+    """Stage `text` as the content of `path` (named from the top level) without touching the
+    working tree: part of a file's changes can be committed and the rest left as it is."""
+    blob = _check(root, "hash-object", "-w", "--stdin", f"--path={path}", input=text).strip()
+    _check(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}")
+
+
 def commit_paths(root: Path, paths: list[str], message: str) -> str:
     """Stage exactly `paths` (new, changed or deleted files, named from the top level) and
     commit the index; return the commit hash. The caller makes sure nothing else is staged."""
-    listed = "".join(f":(top,literal){path}\0" for path in paths)
-    _check(root, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input=listed)
+    if paths:  # no pathspec at all would stage everything
+        listed = "".join(f":(top,literal){path}\0" for path in paths)
+        _check(root, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input=listed)
     _check(root, "commit", "--quiet", "-F", "-", input=message)
     return _check(root, "rev-parse", "HEAD").strip()
 

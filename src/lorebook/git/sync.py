@@ -5,16 +5,34 @@ reports — so sync is safe to run in a work tree with unrelated edits. Changes 
 outside the store make it refuse before anything is committed: a commit of the store would
 otherwise be mixed up with them in the user's mind, and `git commit -- paths` would leave the
 index in a surprising state.
+
+One file outside the store is committed too: `.gitattributes`, when `lore init` added the
+union-merge rule for shards and it was never committed (a clone without it merges two writers'
+lines of one shard as a conflict). Only lorebook's own lines are committed; anything else the
+user changed in that file stays uncommitted, and other staged changes to it make sync refuse.
+File names are written to the commit message and printed only through the caller's name
+redactor: a hand-made file may be named after a secret.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError
-from ..paths import Layout, git_toplevel
+from ..paths import UNION_COMMENT, Layout, git_toplevel
 from . import binary
+
+ATTRIBUTES = "attributes"  # the kind of `.gitattributes` in the result (listed, not counted)
+# what to do about a conflicting file of each kind, after `git pull --no-rebase`
+RESOLVE = {
+    "learning": "edit each file to keep what both sides wrote, without the conflict markers",
+    "draft": "edit each file to keep what both sides wrote, without the conflict markers",
+    "expertise": "edit each file to keep what both sides wrote, without the conflict markers",
+    "report": "take either side (git checkout --theirs <file>): reports are regenerated",
+    "shard": "keep both sides' lines (readers de-duplicate actions by id)",
+}
 
 # (store part, singular, plural), in the order the message lists them
 KINDS = (
@@ -60,9 +78,13 @@ def is_placeholder(path: str) -> bool:
 
 
 def commit_message(
-    changes: list[tuple[str, str]], kinds: dict[str, str], subject: str | None
+    changes: list[tuple[str, str]],
+    kinds: dict[str, str],
+    subject: str | None,
+    redact_name: Callable[[str], str],
 ) -> str:
-    """`lore sync: 12 shards, 1 learning, 1 report` and a body listing each file."""
+    """`lore sync: 12 shards, 1 learning, 1 report` and a body listing each file (its name
+    redacted)."""
     counts = {kind: 0 for kind, _, _ in KINDS}
     for _, path in changes:
         if not is_placeholder(path):
@@ -72,13 +94,75 @@ def commit_message(
         for kind, one, many in KINDS
         if counts[kind]
     )
-    body = "\n".join(f"{letter} {path}" for letter, path in sorted(changes, key=lambda c: c[1]))
+    body = "\n".join(
+        f"{letter} {redact_name(path)}" for letter, path in sorted(changes, key=lambda c: c[1])
+    )
     return f"{subject or 'lore sync: ' + (summary or 'store layout')}\n\n{body}\n"
 
 
-def sync(layout: Layout, *, push: bool = True, message: str | None = None) -> dict[str, Any]:
+def attributes_update(layout: Layout, top: Path) -> tuple[str, str] | None:
+    """(path from the top level, content to stage) when `.gitattributes` holds lorebook's
+    union-merge rule and the last commit does not: the committed content plus lorebook's lines,
+    nothing else. None when there is nothing of lorebook's to commit."""
+    try:
+        text = layout.attributes.read_text(encoding="utf-8")
+        rel = layout.attributes.resolve().relative_to(top.resolve()).as_posix()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None  # absent, unreadable or outside the repository: `lore check` is the judge
+    ours = [UNION_COMMENT, layout.union_rule]
+    lines = text.splitlines()
+    if ours[1] not in lines:
+        return None  # the user took the rule out: not ours to put back
+    committed = binary.file_at(top, "HEAD", rel) or ""
+    if ours[1] in committed.splitlines():
+        return None
+    added = [line for line in ours if line in lines and line not in committed.splitlines()]
+    prefix = "" if not committed or committed.endswith("\n") else "\n"
+    return rel, committed + prefix + "".join(line + "\n" for line in added)
+
+
+def listed(paths: list[str], redact_name: Callable[[str], str]) -> str:
+    """`a, b, c, d, e (+3 more)`, every name redacted."""
+    more = f" (+{len(paths) - 5} more)" if len(paths) > 5 else ""
+    return ", ".join(redact_name(p) for p in paths[:5]) + more
+
+
+def conflict_message(
+    conflicts: list[str],
+    parts: dict[str, str],
+    committed: str | None,
+    redact_name: Callable[[str], str],
+) -> str:
+    """The one line for a pull that stopped on conflicts: which files (and what each is),
+    that the merge was aborted and the store commit kept, and how to resolve them."""
+    named = []
+    steps = []
+    for path in conflicts:
+        kind = kind_of(path, parts)
+        named.append(redact_name(path) + (f" ({kind})" if kind else ""))
+        how = RESOLVE.get(kind or "", "resolve them as any git conflict")
+        if how not in steps:
+            steps.append(how)
+    files = ", ".join(named[:5]) + (f" (+{len(named) - 5} more)" if len(named) > 5 else "")
+    both = " (changed in both clones)" if any(kind_of(p, parts) for p in conflicts) else ""
+    kept = f"the store commit {committed[:7]} is kept; " if committed else ""
+    return (
+        f"git pull conflicts in {files}{both}: merge aborted; {kept}to resolve, run "
+        f"git pull --no-rebase, {'; '.join(steps)}, git add the files and git commit, "
+        "then run lore sync again"
+    )
+
+
+def sync(
+    layout: Layout,
+    *,
+    redact_name: Callable[[str], str],
+    push: bool = True,
+    message: str | None = None,
+) -> dict[str, Any]:
     """Commit the store, pull, push; a summary of what was done. A pull conflict aborts the
-    merge (the store commit stays) and raises a LoreError naming the files."""
+    merge (the store commit stays) and raises a LoreError naming the files. `redact_name`
+    replaces the secret-looking parts of a file name in messages and the result."""
     root = layout.root
     if not binary.is_work_tree(root):
         raise LoreError(f"{root} is not in a git repository: run `git init` first, then sync")
@@ -87,20 +171,30 @@ def sync(layout: Layout, *, push: bool = True, message: str | None = None) -> di
     top = git_toplevel(root) or root
     parts = store_parts(layout, top)
     folders = sorted(set(parts.values()))
-    outside = [p for p in binary.staged_paths(root) if kind_of(p, parts) is None]
+    attributes = attributes_update(layout, top)
+    outside = [
+        p
+        for p in binary.staged_paths(root)
+        if kind_of(p, parts) is None
+        and not (attributes and p == attributes[0] and binary.file_at(top, "", p) == attributes[1])
+    ]
     if outside:
-        listed = ", ".join(outside[:5]) + (
-            f" (+{len(outside) - 5} more)" if len(outside) > 5 else ""
-        )
         raise LoreError(
-            f"staged changes outside the store: {listed}; commit or unstage them "
-            "(git restore --staged <file>), then run lore sync again; nothing was committed"
+            f"staged changes outside the store: {listed(outside, redact_name)}; commit or "
+            "unstage them (git restore --staged <file>), then run lore sync again; nothing was "
+            "committed"
         )
     changes = [(letter, p) for letter, p in binary.changed_under(root, folders)]
     kinds = {p: kind_of(p, parts) or "shard" for _, p in changes}
+    if attributes:
+        new = binary.file_at(top, "HEAD", attributes[0]) is None
+        changes.append(("A" if new else "M", attributes[0]))
+        kinds[attributes[0]] = ATTRIBUTES
     result: dict[str, Any] = {
         "committed": None,
-        "files": [{"path": p, "change": letter, "kind": kinds[p]} for letter, p in changes],
+        "files": [
+            {"path": redact_name(p), "change": letter, "kind": kinds[p]} for letter, p in changes
+        ],
         "counts": {
             kind: sum(1 for p, k in kinds.items() if k == kind and not is_placeholder(p))
             for kind, _, _ in KINDS
@@ -111,8 +205,11 @@ def sync(layout: Layout, *, push: bool = True, message: str | None = None) -> di
         "pushed": False,
     }
     if changes:
-        text = commit_message(changes, kinds, message.strip() if message else None)
-        result["committed"] = binary.commit_paths(root, [p for _, p in changes], text)
+        text = commit_message(changes, kinds, message.strip() if message else None, redact_name)
+        if attributes:
+            binary.stage_text(top, *attributes)
+        store_files = [p for _, p in changes if kinds[p] != ATTRIBUTES]
+        result["committed"] = binary.commit_paths(root, store_files, text)
         result["subject"] = text.splitlines()[0]
     upstream = binary.upstream(root)
     result["upstream"] = upstream
@@ -122,13 +219,7 @@ def sync(layout: Layout, *, push: bool = True, message: str | None = None) -> di
     before = binary.head(root)
     conflicts = binary.pull_merge(root)
     if conflicts:
-        kept = (
-            f"the store commit {result['committed'][:7]} is kept; " if result["committed"] else ""
-        )
-        raise LoreError(
-            f"git pull conflicts in {', '.join(conflicts)}: merge aborted; {kept}"
-            "resolve them with git pull, then run lore sync again"
-        )
+        raise LoreError(conflict_message(conflicts, parts, result["committed"], redact_name))
     result["pulled"] = binary.head(root) != before
     if push and binary.ahead_count(root) > 0:
         binary.push(root)

@@ -1,0 +1,90 @@
+"""What memory costs the agent: the hooks record their own time in `meta.overhead_ms`, and
+`lore report` shows it (text and --json), from the catalog and from a scan of the shards alike.
+
+Real `lore hook <event>` subprocesses fed Claude Code's payloads, then the real `lore report`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import clean_env, lore, stored_actions
+from lorebook import Lorebook
+from test_hooks import bash_payload, generous, hook, payload, publish
+
+
+def report(store: Path, *args: str) -> Any:
+    done = lore("report", *args, cwd=store, env=clean_env(store))
+    assert done.code == 0, done.err
+    return done.json() if "--json" in args else done.out
+
+
+def expected(costs: list[float]) -> dict[str, Any]:
+    ordered = sorted(costs)
+    return {
+        "count": len(costs),
+        "avg_ms": round(sum(costs) / len(costs), 3),
+        "max_ms": round(ordered[-1], 3),
+        "p95_ms": round(ordered[min(len(costs) - 1, round(0.95 * (len(costs) - 1)))], 3),
+    }
+
+
+@pytest.mark.parametrize("catalog", [True, False], ids=["catalog", "scan"])
+def test_the_report_shows_what_the_hooks_recorded(store: Path, catalog: bool) -> None:
+    generous(store, "" if catalog else "catalog:\n  enabled: false\n")
+    publish(Lorebook.open(store, env={}), "Postgres migrations lock the users table",
+            "Run migrations with lock_timeout set.", ["postgres", "migration"])
+    for event, stdin in (
+        ("session-start", payload("SessionStart", store, source="startup")),
+        ("post-tool-use", bash_payload(store, "ok\n")),
+        ("post-tool-use", bash_payload(store, "done\n")),
+        ("post-tool-use-failure", payload("PostToolUseFailure", store, tool_name="Bash",
+                                          tool_input={"command": "false"}, error="exit 1")),
+        ("subagent-start", payload("SubagentStart", store, agent_id="a1", agent_type="fix")),
+        ("pre-compact", payload("PreCompact", store, trigger="auto")),
+        ("user-prompt-submit", payload("UserPromptSubmit", store,
+                                       prompt="the postgres migration locks the users table")),
+    ):
+        done = hook(event, stdin, store)
+        assert (done.code, done.err) == (0, ""), (event, done.err)
+
+    recorded: dict[str, list[float]] = {}
+    for action in stored_actions(store):
+        meta = action.get("meta") or {}
+        assert isinstance(meta.get("overhead_ms"), int | float), action
+        assert str(meta.get("source", "")).startswith("claude-code:")
+        recorded.setdefault(action["type"], []).append(meta["overhead_ms"])
+    assert sorted(recorded) == ["checkpoint", "search", "spawn", "tool_call"]
+    assert len(recorded["tool_call"]) == 3
+
+    data = report(store, "--json")
+    overhead = data["overhead"]
+    assert overhead["field"].startswith("meta.overhead_ms")
+    shown = {row["type"]: row for row in overhead["by_type"]}
+    assert sorted(shown) == ["checkpoint", "spawn", "tool_call"]  # `search` is bookkeeping
+    for kind, row in shown.items():
+        assert {k: row[k] for k in ("count", "avg_ms", "max_ms", "p95_ms")} == expected(
+            recorded[kind]
+        ), kind
+    everything = [cost for kind in shown for cost in recorded[kind]]
+    assert overhead["count"] == len(everything)
+    assert overhead["avg_ms"] == round(sum(everything) / len(everything), 3)
+
+    text = report(store)
+    assert "Logging/hook overhead (meta.overhead_ms" in text
+    assert f"{overhead['count']} records, avg {overhead['avg_ms']:.2f} ms" in text
+    tool = shown["tool_call"]
+    assert f"avg {tool['avg_ms']:.2f} ms  p95 {tool['p95_ms']:.2f} ms" in text
+
+    internal = report(store, "--json", "--include-internal")["overhead"]
+    (search,) = [row for row in internal["by_type"] if row["type"] == "search"]
+    assert search["count"] == 1 and search["avg_ms"] == round(recorded["search"][0], 3)
+
+
+def test_no_hook_no_overhead_section(store: Path) -> None:
+    assert lore("log", "plan", cwd=store, env=clean_env(store)).code == 0
+    assert report(store, "--json")["overhead"] is None
+    assert "overhead" not in report(store)
