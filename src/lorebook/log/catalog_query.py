@@ -147,7 +147,9 @@ class CatalogView:
                     args.append(value)
             if clauses:
                 sql += " WHERE " + " AND ".join(clauses)
-            sql += " ORDER BY coalesce(last_activity, '') DESC, id DESC"
+            # NULLs sort last in DESC as "" does in `summarize`; bare columns use sess_last, so
+            # a first page is read off the index instead of sorting every session
+            sql += " ORDER BY last_activity DESC, id DESC"
             if limit is not None:
                 sql += " LIMIT ?"
                 args.append(limit)
