@@ -20,6 +20,7 @@ from .data import (
     Boundary,
     Collector,
     duration,
+    failure,
     page_after,
     parse_filters,
     pretty_record,
@@ -86,7 +87,7 @@ class ActionsTab(Vertical):
             rows = page_after(self.book, filters, boundary, PAGE, problems)
         except LoreError as exc:
             kept = "" if filters is self.filters else " (the filters are unchanged)"
-            self.app.notify(f"{exc}{kept}", title="filter", severity="error")
+            self.app.notify(f"{failure(exc)}{kept}", title="filter", severity="error")
             return False
         if not rows and page:
             self.app.notify("no more actions", timeout=2)
@@ -157,7 +158,9 @@ class ActionsTab(Vertical):
         try:
             filters = parse_filters(event.value)
         except LoreError as exc:
-            self.app.notify(f"{exc} (the filters are unchanged)", title="filter", severity="error")
+            self.app.notify(
+                f"{failure(exc)} (the filters are unchanged)", title="filter", severity="error"
+            )
             return
         if self.load(0, filters):
             self.query_one(DataTable).focus()

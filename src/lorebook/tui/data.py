@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from lorebook import Lorebook, LoreError
+from lorebook import Lorebook, LoreError, redact_message
 
 STATUS_STYLE = {"active": "green", "ended": "dim", "disconnected": "yellow"}
 OUTCOME_STYLE = {"success": "green", "failure": "red", "blocked": "yellow", "in_progress": "cyan"}
@@ -20,6 +20,11 @@ def selected_key(table: Any) -> str | None:
         return None
     value = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
     return str(value) if value is not None else None
+
+
+def failure(exc: object) -> str:
+    """A failure as the one line a notification shows, redacted like the CLI's error line."""
+    return redact_message(str(exc))
 
 
 def short_ts(ts: str | None) -> str:
