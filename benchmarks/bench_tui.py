@@ -11,7 +11,8 @@ queries. Target: under 1.5 s.
 `--session-actions 10000` also times opening a session of that many actions (Enter on the
 sessions tab until its timeline table is filled), in-process; `--pages 500` pages through the
 actions tab (`n`) of `--store` and reports the resident memory every 100 pages (it should stay
-flat: the table holds one page, the rest is the catalog's cursor).
+flat: the table holds one page and each page is its own short keyset query; the open catalog
+cursor of the first version grew SQLite's page cache with every page).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from lorebook import Lorebook
 from lorebook.tui import actions as actions_tab
 from lorebook.tui import sessions as sessions_tab
 from lorebook.tui.app import make_app
+from lorebook.tui.drafts import Ask
 from lorebook.tui.sessions import TimelineScreen
 from test_tui import draft, settle
 
@@ -45,7 +46,7 @@ async def test_approve_on_a_branch_leaves_the_current_one_alone(store: Path) -> 
         await pilot.press("4")
         await settle(pilot, lambda: app.query_one("#drafts-table", DataTable).row_count == 1)
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot, lambda: isinstance(app.screen, Ask))
         await pilot.press(*"review/retries", "enter")
         await settle(pilot, lambda: notified(app, "on branch review/retries"))
     assert git(store, "branch", "--show-current").strip() == "main"
@@ -72,7 +73,7 @@ async def test_a_draft_removed_by_someone_else_while_open(store: Path, verb: str
         git(store, "commit", "-q", "-m", "rejected elsewhere")
         head = git(store, "rev-parse", "HEAD").strip()
         await pilot.press(verb)
-        await pilot.pause()
+        await settle(pilot, lambda: isinstance(app.screen, Ask))
         await pilot.press(*("" if verb == "a" else "stale"), "enter")
         await settle(pilot, lambda: any(n.severity == "error" for n in app._notifications))
         [error] = [n.message for n in app._notifications if n.severity == "error"]
@@ -133,9 +134,11 @@ async def test_actions_page_forth_and_back(store: Path, monkeypatch: pytest.Monk
         table = app.query_one("#actions-table", DataTable)
         await settle(pilot, lambda: table.row_count == 3)
         seen = [keys(table)]
-        for _ in range(2):
+        for page in (1, 2):
             await pilot.press("n")
-            await pilot.pause()
+            await settle(
+                pilot, lambda page=page: app.query_one(actions_tab.ActionsTab).page == page
+            )
             seen.append(keys(table))
         assert seen == [newest[0:3], newest[3:6], newest[6:8]]
         await pilot.press("n")  # past the end: a message, the last page stays
@@ -143,7 +146,9 @@ async def test_actions_page_forth_and_back(store: Path, monkeypatch: pytest.Monk
         assert keys(table) == newest[6:8]
         for page in (1, 0):
             await pilot.press("p")
-            await pilot.pause()
+            await settle(
+                pilot, lambda page=page: app.query_one(actions_tab.ActionsTab).page == page
+            )
             assert keys(table) == seen[page]
         assert "rows 1-3 · page 1" in text_of(app, "#actions-status")
 
@@ -157,7 +162,7 @@ async def test_a_refused_filter_keeps_the_previous_one_and_the_follow(store: Pat
         table = app.query_one("#actions-table", DataTable)
         await settle(pilot, lambda: table.row_count == 2)
         await pilot.press("slash", *"type=plan", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: "filters: type=plan" in text_of(app, "#actions-status"))
         await pilot.press("slash", "ctrl+u", *"since=someday", "enter")  # a bad value
         await settle(pilot, lambda: notified(app, "filters are unchanged"))
         assert "filters: type=plan" in text_of(app, "#actions-status")
