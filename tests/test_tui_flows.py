@@ -167,6 +167,10 @@ async def test_a_refused_filter_keeps_the_previous_one_and_the_follow(store: Pat
         await settle(pilot, lambda: notified(app, "filters are unchanged"))
         assert "filters: type=plan" in text_of(app, "#actions-status")
         assert table.row_count == 2
+        await pilot.press("slash", "ctrl+u", *"type=none", "enter", "n")  # no rows, no page 2
+        await settle(pilot, lambda: notified(app, "no more actions"))
+        await pilot.press("slash", "ctrl+u", *"type=plan", "enter")
+        await settle(pilot, lambda: table.row_count == 2)
         added = Lorebook.open(store, env={}).log("plan", project="shop")
         await settle(pilot, lambda: table.row_count == 3)  # still following type=plan
         assert keys(table)[0] == added["id"]

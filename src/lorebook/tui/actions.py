@@ -81,6 +81,9 @@ class ActionsTab(Vertical):
         nothing changed, when the filters are refused or there is no such page. Each page is
         its own keyset query from the boundary the page before ended on (no open cursor)."""
         filters = self.filters if filters is None else filters
+        if filters is self.filters and page >= len(self.boundaries):
+            self.app.notify("no more actions", timeout=2)  # the page before was empty
+            return False
         boundary = self.boundaries[page] if filters is self.filters else None
         problems = Collector()
         try:
