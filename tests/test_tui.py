@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Static, TabbedContent
 from conftest import assert_one_error_line, clean_env, git, lore, require_real
 from lorebook import Lorebook
 from lorebook.tui.app import make_app
+from lorebook.tui.drafts import Ask
 from lorebook.tui.sessions import ResumeScreen, SessionsTab, TimelineScreen
 
 
@@ -74,14 +75,13 @@ async def test_actions_filter_paging_and_live_follow(store: Path) -> None:
     app = make_app(book, load_model=False, follow_every=0.1)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
         table = app.query_one("#actions-table", DataTable)
-        assert table.row_count == 2
+        await settle(pilot, lambda: table.row_count == 2)
         await pilot.press("slash", *"outcome=failure", "enter")
         await settle(pilot, lambda: table.row_count == 1)
         assert str(table.get_row_at(0)[2]) == "deploy"
         await pilot.press("slash", "ctrl+u", *"bogus=1", "enter")  # a bad filter: a message
-        await pilot.pause()
+        await settle(pilot, lambda: any("bogus" in n.message for n in app._notifications))
         assert table.row_count == 1
         await pilot.press("slash", "ctrl+u", "enter")
         await settle(pilot, lambda: table.row_count == 2)
@@ -97,10 +97,9 @@ async def test_approve_publishes_through_git(store: Path) -> None:
     app = make_app(book, load_model=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("4")
-        await pilot.pause()
-        assert app.query_one("#drafts-table", DataTable).row_count == 1
+        await settle(pilot, lambda: app.query_one("#drafts-table", DataTable).row_count == 1)
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot, lambda: isinstance(app.screen, Ask))
         await pilot.press("enter")  # empty branch: the current branch
         await settle(pilot, lambda: not list((store / "learnings" / "drafts").glob("*.md")))
         await settle(pilot, lambda: any("published" in n.message for n in app._notifications))
@@ -122,11 +121,12 @@ async def test_reject_asks_a_reason_and_removes_through_git(store: Path) -> None
     app = make_app(book, load_model=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot, lambda: app.query_one("#drafts-table", DataTable).row_count == 1)
         await pilot.press("x")
-        await pilot.pause()
+        await settle(pilot, lambda: isinstance(app.screen, Ask))
         await pilot.press("enter")  # no reason: refused, still asking
-        await pilot.pause()
+        await settle(pilot, lambda: any("required" in n.message for n in app._notifications))
+        assert isinstance(app.screen, Ask)
         assert list((store / "learnings" / "drafts").glob("*.md"))
         await pilot.press(*"duplicate", "enter")
         await settle(pilot, lambda: any("rejected" in n.message for n in app._notifications))
@@ -194,8 +194,7 @@ async def test_reports_switch_period_and_expertise(store: Path) -> None:
         await pilot.pause()
         assert app.query_one("#domains", DataTable).row_count >= 1
         await pilot.press("question_mark")
-        await pilot.pause()
-        assert type(app.screen).__name__ == "HelpScreen"
+        await settle(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
 
 
 @pytest.mark.asyncio
@@ -251,7 +250,7 @@ def test_under_tmux_at_80x24(tmp_path: Path) -> None:
     if shutil.which("tmux") is None:
         require_real("tmux is not installed")
     demo = tmp_path / "demo"
-    assert lore("demo", str(demo), cwd=tmp_path, env=clean_env()).code == 0
+    assert lore("demo", str(demo), cwd=tmp_path, env=clean_env(), timeout=300).code == 0
     name = f"lore-tui-{os.getpid()}"
     env = clean_env()
     env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
@@ -268,7 +267,7 @@ def test_under_tmux_at_80x24(tmp_path: Path) -> None:
                 ["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True
             ).stdout
 
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a loaded machine: wait on the screen, not a clock
         while "Sessions" not in screen() or "consilio" not in screen():
             assert time.monotonic() < deadline, screen()
             time.sleep(0.2)

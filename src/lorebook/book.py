@@ -247,11 +247,18 @@ class Lorebook:
         agent: str | None = None,
         status: str | None = None,
         now: datetime | None = None,
+        limit: int | None = None,
         on_problem: OnProblem = ignore,
     ) -> list[SessionInfo]:
-        """Every session with its status, most recently active first."""
+        """Every session with its status, most recently active first (only the first `limit`:
+        a viewer's first page without reading tens of thousands)."""
         return self.action_log.sessions(
-            now=now or utcnow(), project=project, agent=agent, status=status, on_problem=on_problem
+            now=now or utcnow(),
+            project=project,
+            agent=agent,
+            status=status,
+            limit=limit,
+            on_problem=on_problem,
         )
 
     def resume(

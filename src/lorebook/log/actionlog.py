@@ -175,23 +175,34 @@ class ActionLog:
         project: str | None = None,
         agent: str | None = None,
         status: str | None = None,
+        limit: int | None = None,
         on_problem: OnProblem = ignore,
     ) -> list[SessionInfo]:
-        """Every session with its status, most recently active first."""
+        """Every session with its status, most recently active first (the first `limit`)."""
         if status is not None and status not in STATUSES:
             raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
+        if limit is not None and limit < 1:
+            raise UsageError(f"limit must be a positive number, not {limit}")
         idle = self.config.sessions.idle_minutes
-        infos = self.catalog.sessions(project=project, agent=agent, now=now, idle=idle)
+        infos = self.catalog.sessions(
+            project=project,
+            agent=agent,
+            now=now,
+            idle=idle,
+            limit=limit if status is None else None,  # the status is known after the query
+            on_problem=on_problem,
+        )
         if infos is None:
             records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
             infos = summarize(redacted(self.sanitizer, records), now, idle)
-        return [
+        found = [
             s
             for s in infos
             if (project is None or s.project == project)
             and (agent is None or s.agent == agent)
             and (status is None or s.status == status)
         ]
+        return found if limit is None else found[:limit]
 
 
 __all__ = ["ActionLog"]

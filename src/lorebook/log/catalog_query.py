@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
 from ..model import decode_line
-from ..problems import OnProblem, Problem
+from ..problems import OnProblem, Problem, ignore
 from ..redact.sanitize import Sanitizer
 from .archive_io import read_archive_bytes
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
@@ -124,24 +124,39 @@ class CatalogView:
         return _fetch(conn, cursor, self.catalog.base, on_problem)
 
     def sessions(
-        self, *, project: str | None, agent: str | None, now: datetime, idle: float
+        self,
+        *,
+        project: str | None,
+        agent: str | None,
+        now: datetime,
+        idle: float,
+        limit: int | None = None,
+        on_problem: OnProblem = ignore,
     ) -> list[SessionInfo] | None:
         conn = self.open()
         if conn is None:
             return None
         try:
+            for problem in problems_for(conn, first=None, last=None, sessions=None, archived=False):
+                on_problem(problem)  # the lines a scan of the shards would have reported
             sql = (
                 "SELECT id, agent, project, session_type, started, last_activity, ended,"
                 " end_reason, action_count FROM sessions"
             )
-            clauses, args = [], []
+            clauses: list[str] = []
+            args: list[Any] = []
             for column, value in (("project", project), ("agent", agent)):
                 if value is not None:
                     clauses.append(f"{column} = ?")
                     args.append(value)
             if clauses:
                 sql += " WHERE " + " AND ".join(clauses)
-            sql += " ORDER BY coalesce(last_activity, '') DESC, id DESC"
+            # NULLs sort last in DESC as "" does in `summarize`; bare columns use sess_last, so
+            # a first page is read off the index instead of sorting every session
+            sql += " ORDER BY last_activity DESC, id DESC"
+            if limit is not None:
+                sql += " LIMIT ?"
+                args.append(limit)
             out = []
             keys = ("id", "agent", "project", "session_type", "started", "last_activity")
             for row in conn.execute(sql, args):

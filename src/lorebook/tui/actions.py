@@ -3,8 +3,6 @@ following new lines as agents append them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from itertools import islice
 from typing import Any, ClassVar
 
 from rich.syntax import Syntax
@@ -17,7 +15,17 @@ from textual.widgets import DataTable, Input, Static
 
 from lorebook import Lorebook, LoreError
 
-from .data import OUTCOME_STYLE, Collector, duration, parse_filters, pretty_record, short_ts
+from .data import (
+    OUTCOME_STYLE,
+    Boundary,
+    Collector,
+    duration,
+    failure,
+    page_after,
+    parse_filters,
+    pretty_record,
+    short_ts,
+)
 from .messages import StoreWarnings
 
 PAGE = 200
@@ -42,11 +50,12 @@ class ActionsTab(Vertical):
         self.follow_every = follow_every
         self.filters: dict[str, Any] = {}
         self.page = 0
-        self.stream: Iterator[dict[str, Any]] | None = None
+        self.boundaries: list[Boundary | None] = [None]  # page k: the actions after boundary k
         self.records: dict[str, dict[str, Any]] = {}
         self.newest: str | None = None  # id of the newest action shown on page 0
         self.following = True
-        self.problems: Collector | None = None
+        self.started = False
+        self.warned: set[str] = set()  # skipped lines already reported (each query finds them)
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=HINT, id="actions-filter")
@@ -61,41 +70,46 @@ class ActionsTab(Vertical):
 
     def on_show(self) -> None:
         """Rows are read when the tab is first shown, not at start (first paint stays fast)."""
-        if self.problems is None:
+        if not self.started:
+            self.started = True
             self.load(0)
             self.set_interval(self.follow_every, self.look_for_new)
 
     # -- paging ----------------------------------------------------------------------------
-    def open_stream(self) -> Iterator[dict[str, Any]]:
-        self.close_stream()
-        self.problems = Collector()
-        self.stream = self.book.stream_actions(on_problem=self.problems, **self.filters)
-        return self.stream
-
-    def close_stream(self) -> None:
-        close = getattr(self.stream, "close", None)
-        if close is not None:
-            close()
-        self.stream = None
-
-    def load(self, page: int) -> None:
-        """Show page `page`: the next page continues the open stream; any other reopens it
-        and skips to the page (the catalog's cursor, not a list of every row)."""
+    def load(self, page: int, filters: dict[str, Any] | None = None) -> bool:
+        """Show page `page` of `filters` (default: the current ones); False, with a message and
+        nothing changed, when the filters are refused or there is no such page. Each page is
+        its own keyset query from the boundary the page before ended on (no open cursor)."""
+        filters = self.filters if filters is None else filters
+        if filters is self.filters and page >= len(self.boundaries):
+            self.app.notify("no more actions", timeout=2)  # the page before was empty
+            return False
+        boundary = self.boundaries[page] if filters is self.filters else None
+        problems = Collector()
         try:
-            if page == self.page + 1 and self.stream is not None:
-                stream = self.stream
-            else:
-                stream = self.open_stream()
-                if page:
-                    next(islice(stream, page * PAGE - 1, None), None)
-            rows = list(islice(stream, PAGE))
+            rows = page_after(self.book, filters, boundary, PAGE, problems)
         except LoreError as exc:
-            self.app.notify(str(exc), title="filter", severity="error")
-            return
+            kept = "" if filters is self.filters else " (the filters are unchanged)"
+            self.app.notify(f"{failure(exc)}{kept}", title="filter", severity="error")
+            return False
         if not rows and page:
             self.app.notify("no more actions", timeout=2)
-            return
+            return False
+        if filters is not self.filters:
+            self.filters = filters
+            self.boundaries = [None]
         self.page = page
+        del self.boundaries[page + 1 :]
+        if rows:
+            self.boundaries.append((rows[-1]["ts"], rows[-1]["id"]))
+        self.fill(rows)
+        fresh = [line for line in problems.lines if line not in self.warned]
+        if fresh:
+            self.warned.update(fresh)
+            self.post_message(StoreWarnings("actions", fresh))
+        return True
+
+    def fill(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one(DataTable)
         table.clear()
         self.records = {}
@@ -111,11 +125,8 @@ class ActionsTab(Vertical):
                 record.get("epic") or "-",
                 key=record["id"],
             )
-        if page == 0:
+        if self.page == 0:
             self.newest = rows[0]["id"] if rows else None
-        if self.problems is not None and self.problems.lines:
-            self.post_message(StoreWarnings("actions", self.problems.lines))
-            self.problems.lines = []
         self.show_status(len(rows))
 
     def show_status(self, count: int) -> None:
@@ -144,15 +155,18 @@ class ActionsTab(Vertical):
         self.query_one(DataTable).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Apply a filter only once it has answered: a refused one leaves the previous filters
+        (and the live follow) as they were."""
         event.stop()
         try:
-            self.filters = parse_filters(event.value)
+            filters = parse_filters(event.value)
         except LoreError as exc:
-            self.app.notify(str(exc), title="filter", severity="error")
+            self.app.notify(
+                f"{failure(exc)} (the filters are unchanged)", title="filter", severity="error"
+            )
             return
-        self.stream = None
-        self.load(0)
-        self.query_one(DataTable).focus()
+        if self.load(0, filters):
+            self.query_one(DataTable).focus()
 
     # -- following -------------------------------------------------------------------------
     def action_toggle_follow(self) -> None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
-from lorebook import LoreError
+from lorebook import Lorebook, LoreError, redact_message
 
 STATUS_STYLE = {"active": "green", "ended": "dim", "disconnected": "yellow"}
 OUTCOME_STYLE = {"success": "green", "failure": "red", "blocked": "yellow", "in_progress": "cyan"}
@@ -19,6 +20,11 @@ def selected_key(table: Any) -> str | None:
         return None
     value = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
     return str(value) if value is not None else None
+
+
+def failure(exc: object) -> str:
+    """A failure as the one line a notification shows, redacted like the CLI's error line."""
+    return redact_message(str(exc))
 
 
 def short_ts(ts: str | None) -> str:
@@ -47,6 +53,44 @@ def parse_filters(text: str) -> dict[str, str]:
             raise LoreError(f"filter {key!r} has no value: write {key}=VALUE")
         found[key] = value
     return found
+
+
+Boundary = tuple[str, str]  # (ts, id) of the last row of a page: where the next one starts
+
+
+def page_after(
+    book: Lorebook,
+    filters: dict[str, Any],
+    boundary: Boundary | None,
+    size: int,
+    on_problem: Callable[[Any], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Up to `size` actions matching `filters`, newest first, strictly older than `boundary`
+    (None: from the newest). A keyset page: one short query whose cost does not grow with how
+    far back it is, so paging back is as cheap as paging on, and no cursor stays open.
+
+    Rows come in (ts, id) order, newest first; the window ends 1 ms after the boundary's
+    timestamp (the query's `until` is exclusive, to the millisecond) and the rows of that
+    millisecond at or above the boundary are dropped. Every row shown is older than a filter's
+    own `until`, so the boundary's window is always within it."""
+    query = dict(filters)
+    if boundary is not None:
+        moment = datetime.fromisoformat(boundary[0].replace("Z", "+00:00"))
+        query["until"] = moment + timedelta(milliseconds=1)
+    stream = book.stream_actions(on_problem=on_problem or (lambda _: None), **query)
+    rows: list[dict[str, Any]] = []
+    try:
+        for record in stream:
+            if boundary is not None and (record["ts"], record["id"]) >= boundary:
+                continue  # the boundary's millisecond: shown on the page before
+            rows.append(record)
+            if len(rows) >= size:
+                break
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()  # the catalog's connection and files, now
+    return rows
 
 
 def pretty_record(record: dict[str, Any]) -> str:

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Input, Label, Markdown, Static
 
 from lorebook import Lorebook, LoreError
 
-from .data import Collector, selected_key
+from .data import Collector, failure, selected_key
 from .messages import StoreChanged, StoreWarnings
 
 EMPTY = "No drafts to review. Drafts appear when agents record failures (or `lore learn new`)."
@@ -133,7 +133,7 @@ class DraftsTab(Vertical):
                 self.book.learnings.reject(draft, reason=argument or "")
                 message = f"rejected {draft}"
         except LoreError as exc:
-            self.app.call_from_thread(self.reviewed, str(exc), failed=True)
+            self.app.call_from_thread(self.reviewed, failure(exc), failed=True)
             return
         self.app.call_from_thread(self.reviewed, message, failed=False)
 
@@ -155,7 +155,7 @@ class DraftsTab(Vertical):
         try:
             path = self.book.learnings.get(draft).path
         except LoreError as exc:  # removed by someone else since the list was read
-            self.app.notify(str(exc), severity="error")
+            self.app.notify(failure(exc), severity="error")
             self.reload()
             return
         with self.app.suspend():
@@ -163,9 +163,9 @@ class DraftsTab(Vertical):
                 code = subprocess.call([*shlex.split(editor), str(path)])
             except OSError as exc:
                 code = None
-                failure = f"could not run $EDITOR ({editor}): {exc.strerror}"
+                problem = f"could not run $EDITOR ({editor}): {exc.strerror}"
         if code is None:
-            self.app.notify(failure, severity="error")
+            self.app.notify(problem, severity="error")
         elif code:
             self.app.notify(f"$EDITOR ({editor}) exited with {code}", severity="warning")
         self.reload()

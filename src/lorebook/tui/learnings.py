@@ -15,6 +15,8 @@ from textual.widgets import DataTable, Input, Markdown, Static
 from lorebook import Lorebook, LoreError
 from lorebook.render.progress import progress_status
 
+from .data import failure
+
 DEBOUNCE = 0.3  # seconds of quiet typing before a search runs
 
 
@@ -35,6 +37,7 @@ class LearningsTab(Vertical):
         self.mode = "keyword"
         self.results: dict[str, dict[str, Any]] = {}
         self.pending: Timer | None = None
+        self.model_state = ""  # after the mode on the status line: loading, unavailable
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search learnings…", id="learn-query")
@@ -47,7 +50,8 @@ class LearningsTab(Vertical):
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("match", "title", "applied", "success", "stale")
         if self.load_model:
-            self.query_one("#learn-mode", Static).update("search: keyword (loading the model…)")
+            self.model_state = " (loading the model…)"
+            self.label(None)
             self.warm()
 
     def action_focus_query(self) -> None:
@@ -58,15 +62,17 @@ class LearningsTab(Vertical):
 
     @work(thread=True, exclusive=True, group="model")
     def warm(self) -> None:
-        """Load the embedding model off the UI thread (saying how far an export, the load or
-        an index build is); hybrid search once it answers."""
+        """Load the embedding model and bring the index up to date off the UI thread (saying
+        how far an export, the load or the index build is); hybrid search once both are ready.
+        (Not a search: a search meanwhile would share the index's `mode_used`.)"""
         self.book.index.on_progress(self.model_progress)
         try:
-            self.book.index.search("warm up", mode="hybrid", limit=1)
-            mode = self.book.index.mode_used
+            embedder = self.book.index.embedder()
+            self.book.index.update()
+            mode = "keyword" if embedder is None else "hybrid"
         except LoreError as exc:
             mode = "keyword"
-            self.app.call_from_thread(self.app.notify, str(exc), severity="warning")
+            self.app.call_from_thread(self.app.notify, failure(exc), severity="warning")
         finally:
             self.book.index.on_progress(None)
         self.app.call_from_thread(self.model_ready, mode)
@@ -81,8 +87,19 @@ class LearningsTab(Vertical):
 
     def model_ready(self, mode: str) -> None:
         self.mode = mode
-        note = "" if mode == "hybrid" else " (model unavailable)"
-        self.query_one("#learn-mode", Static).update(f"search: {mode}{note}")
+        self.model_state = "" if mode == "hybrid" else " (model unavailable)"
+        self.label(None)
+        query = self.query_one(Input).value
+        if query.strip():
+            self.search(query)  # the results shown were keyword ones: rank them again
+
+    def label(self, found: tuple[int, str] | None) -> None:
+        """The status line: how the results shown were found, and the model's state."""
+        text = f"search: {self.mode}{self.model_state}"
+        if found is not None:
+            count, mode = found
+            text = f"{count} result(s) by {mode} search{self.model_state}"
+        self.query_one("#learn-mode", Static).update(text)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -99,16 +116,19 @@ class LearningsTab(Vertical):
     @work(thread=True, exclusive=True, group="search")
     def search(self, query: str) -> None:
         if not query.strip():
-            self.app.call_from_thread(self.show, [])
+            self.app.call_from_thread(self.show, [], self.mode)
             return
+        mode = self.mode  # hybrid only once the model has answered (see warm)
         try:
-            found = self.book.index.search(query, mode=self.mode, limit=20)
+            found = self.book.index.search(query, mode=mode, limit=20)
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, str(exc), severity="error")
+            self.app.call_from_thread(self.app.notify, failure(exc), severity="error")
             return
-        self.app.call_from_thread(self.show, [r.to_dict() for r in found])
+        used = self.book.index.mode_used if mode == "hybrid" else "keyword"
+        self.app.call_from_thread(self.show, [r.to_dict() for r in found], used)
 
-    def show(self, results: list[dict[str, Any]]) -> None:
+    def show(self, results: list[dict[str, Any]], mode: str) -> None:
+        self.label((len(results), mode))
         table = self.query_one(DataTable)
         table.clear()
         self.results = {r["id"]: r for r in results}
@@ -136,7 +156,7 @@ class LearningsTab(Vertical):
             learning = self.book.learnings.get(learning_id)
             history = self.book.learnings.history(learning_id)
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, str(exc), severity="warning")
+            self.app.call_from_thread(self.app.notify, failure(exc), severity="warning")
             return
         lines = [
             f"# {learning.title}",

@@ -21,6 +21,7 @@ from .data import (
     STATUS_STYLE,
     Collector,
     duration,
+    failure,
     pretty_record,
     selected_key,
     short_ts,
@@ -46,6 +47,7 @@ class SessionsTab(Vertical):
         super().__init__(**kwargs)
         self.book = book
         self.sessions: list[Any] = []
+        self.complete = False  # False: `sessions` is the first page (and one more) only
         self.page = 0
         self.loaded = False
 
@@ -61,28 +63,41 @@ class SessionsTab(Vertical):
 
     @work(thread=True, exclusive=True, group="sessions")
     def reload(self) -> None:
-        """Read the sessions off the UI thread: the first screen paints before the query of a
-        long history (0.4 s for 36,000 sessions) has answered."""
+        """Read the first page of sessions off the UI thread (the frame paints first); a
+        store of two years holds tens of thousands, read only when `n` pages past them."""
         problems = Collector()
         try:
-            sessions = self.book.sessions(on_problem=problems)
+            sessions = self.book.sessions(limit=SESSIONS_PAGE + 1, on_problem=problems)
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, str(exc), severity="error")
+            self.app.call_from_thread(self.app.notify, failure(exc), severity="error")
             return
         self.app.call_from_thread(self.fill, sessions, problems.lines)
 
-    def fill(self, sessions: list[Any], problems: list[str]) -> None:
+    @work(thread=True, exclusive=True, group="sessions")
+    def read_all(self, page: int) -> None:
+        """Every session, once, when the user pages past the first page."""
+        try:
+            sessions = self.book.sessions()
+        except LoreError as exc:
+            self.app.call_from_thread(self.app.notify, failure(exc), severity="error")
+            return
+        self.app.call_from_thread(self.fill, sessions, [], page=page, complete=True)
+
+    def fill(
+        self, sessions: list[Any], problems: list[str], *, page: int = 0, complete: bool = False
+    ) -> None:
         if problems:
             self.post_message(StoreWarnings("sessions", problems))
         self.loaded = True
         self.sessions = sessions
-        self.show_page(0)
+        self.complete = complete or len(sessions) <= SESSIONS_PAGE
+        self.show_page(page)
         self.query_one("#sessions-empty").display = not sessions
         self.query_one(DataTable).display = bool(sessions)
 
     def show_page(self, page: int) -> None:
-        """`SESSIONS_PAGE` sessions from `page` on, most recently active first (a store of
-        two years holds tens of thousands; a table measures every cell it holds)."""
+        """`SESSIONS_PAGE` sessions from `page` on, most recently active first (a table
+        measures every cell it holds)."""
         self.page = page
         table = self.query_one(DataTable)
         table.clear()
@@ -98,12 +113,14 @@ class SessionsTab(Vertical):
                 key=s.id,
             )
         if len(self.sessions) > SESSIONS_PAGE:
-            self.app.sub_title = (
-                f"{len(self.sessions)} sessions · page {page + 1} (n/p) · {self.book.root}"
-            )
+            total = f"{len(self.sessions)}" if self.complete else f"over {SESSIONS_PAGE}"
+            self.app.sub_title = f"{total} sessions · page {page + 1} (n/p) · {self.book.root}"
 
     def action_next_page(self) -> None:
-        if (self.page + 1) * SESSIONS_PAGE < len(self.sessions):
+        if not self.complete:
+            self.app.notify("reading every session…", timeout=2)
+            self.read_all(self.page + 1)
+        elif (self.page + 1) * SESSIONS_PAGE < len(self.sessions):
             self.show_page(self.page + 1)
 
     def action_previous_page(self) -> None:

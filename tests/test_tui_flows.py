@@ -1,0 +1,228 @@
+"""`lore tui`, the flows beyond each tab's first one: approve on a branch, validate expertise,
+the keyword → hybrid switch of the learnings search, paging forth and back, a refused filter,
+and a draft removed by someone else while it is open. Pilot on real stores in temp git repos."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from conftest import git
+from lorebook import Lorebook
+from lorebook.tui import actions as actions_tab
+from lorebook.tui import sessions as sessions_tab
+from lorebook.tui.app import make_app
+from lorebook.tui.drafts import Ask
+from lorebook.tui.sessions import TimelineScreen
+from test_tui import draft, settle
+
+START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def text_of(app: Any, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+def keys(table: DataTable[Any]) -> list[str]:
+    return [str(table.coordinate_to_cell_key((i, 0)).row_key.value) for i in range(table.row_count)]
+
+
+def notified(app: Any, needle: str) -> bool:
+    return any(needle in n.message for n in app._notifications)
+
+
+@pytest.mark.asyncio
+async def test_approve_on_a_branch_leaves_the_current_one_alone(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    found = draft(book, "Payment retries need backoff")
+    before = git(store, "rev-parse", "HEAD").strip()
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("4")
+        await settle(pilot, lambda: app.query_one("#drafts-table", DataTable).row_count == 1)
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, Ask))
+        await pilot.press(*"review/retries", "enter")
+        await settle(pilot, lambda: notified(app, "on branch review/retries"))
+    assert git(store, "branch", "--show-current").strip() == "main"
+    assert git(store, "rev-parse", "HEAD").strip() == before  # the current branch is untouched
+    assert git(store, "rev-parse", "review/retries^").strip() == before
+    assert "status: published" in git(store, "show", f"review/retries:learnings/{found}.md")
+    assert f"learnings/drafts/{found}.md" not in git(
+        store, "ls-tree", "-r", "--name-only", "review/retries"
+    )
+    assert (store / "learnings" / "drafts" / f"{found}.md").exists()  # still a draft here
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("verb", ["a", "x"])
+async def test_a_draft_removed_by_someone_else_while_open(store: Path, verb: str) -> None:
+    book = Lorebook.open(store, env={})
+    found = draft(book, "Reviewed elsewhere")
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("4")
+        table = app.query_one("#drafts-table", DataTable)
+        await settle(pilot, lambda: table.row_count == 1)
+        git(store, "rm", "-q", f"learnings/drafts/{found}.md")  # another reviewer got there first
+        git(store, "commit", "-q", "-m", "rejected elsewhere")
+        head = git(store, "rev-parse", "HEAD").strip()
+        await pilot.press(verb)
+        await settle(pilot, lambda: isinstance(app.screen, Ask))
+        await pilot.press(*("" if verb == "a" else "stale"), "enter")
+        await settle(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+        [error] = [n.message for n in app._notifications if n.severity == "error"]
+        assert found in error and "\n" not in error  # one line naming the draft
+        await settle(pilot, lambda: table.row_count == 0)  # the list as it is now
+        assert app.is_running
+    assert git(store, "rev-parse", "HEAD").strip() == head  # nothing committed
+
+
+def expertise_store(store: Path) -> Lorebook:
+    (store / "src" / "db").mkdir(parents=True)
+    (store / "src" / "db" / "schema.sql").write_text("-- x\n")
+    (store / ".expertise" / "database.yaml").write_text(
+        "domain: database\noverview: Postgres\ncore_files:\n  - src/db/schema.sql\n"
+        "  - src/db/gone.py\nlast_validated: '2026-11-01'\n"
+    )
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "database expertise")
+    return Lorebook.open(store, env={})
+
+
+@pytest.mark.asyncio
+async def test_validate_shows_a_summary_of_corrections(store: Path) -> None:
+    app = make_app(expertise_store(store), load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("6")
+        domains = app.query_one("#domains", DataTable)
+        await settle(pilot, lambda: "database" in keys(domains))
+        domains.move_cursor(row=keys(domains).index("database"))
+        await pilot.pause()
+        await pilot.press("v")
+        await settle(pilot, lambda: "change" in text_of(app, "#expertise-summary"))
+        summary = text_of(app, "#expertise-summary")
+        assert ".expertise/database.yaml" in summary and "src/db/gone.py" in summary
+        assert "gone.py" not in str(app.query_one("#expertise-yaml", Static).render())
+    assert "gone.py" not in (store / ".expertise" / "database.yaml").read_text()
+
+
+def long_session(store: Path, count: int) -> tuple[Lorebook, list[str]]:
+    """One session of `count` actions, a millisecond apart (newest first in the actions tab)."""
+    book = Lorebook.open(store, env={})
+    session = book.start_session(agent="PS", project="shop", now=START)
+    ids = [
+        book.log("plan", session=session.id, now=START + timedelta(milliseconds=n))["id"]
+        for n in range(count)
+    ]
+    return book, ids
+
+
+@pytest.mark.asyncio
+async def test_actions_page_forth_and_back(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(actions_tab, "PAGE", 3)
+    book, ids = long_session(store, 8)
+    newest = ids[::-1]
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2", "f")  # paused: the pages stay put
+        table = app.query_one("#actions-table", DataTable)
+        await settle(pilot, lambda: table.row_count == 3)
+        seen = [keys(table)]
+        for page in (1, 2):
+            await pilot.press("n")
+            await settle(
+                pilot, lambda page=page: app.query_one(actions_tab.ActionsTab).page == page
+            )
+            seen.append(keys(table))
+        assert seen == [newest[0:3], newest[3:6], newest[6:8]]
+        await pilot.press("n")  # past the end: a message, the last page stays
+        await settle(pilot, lambda: notified(app, "no more actions"))
+        assert keys(table) == newest[6:8]
+        for page in (1, 0):
+            await pilot.press("p")
+            await settle(
+                pilot, lambda page=page: app.query_one(actions_tab.ActionsTab).page == page
+            )
+            assert keys(table) == seen[page]
+        assert "rows 1-3 · page 1" in text_of(app, "#actions-status")
+
+
+@pytest.mark.asyncio
+async def test_a_refused_filter_keeps_the_previous_one_and_the_follow(store: Path) -> None:
+    book, _ = long_session(store, 2)
+    app = make_app(book, load_model=False, follow_every=0.1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2")
+        table = app.query_one("#actions-table", DataTable)
+        await settle(pilot, lambda: table.row_count == 2)
+        await pilot.press("slash", *"type=plan", "enter")
+        await settle(pilot, lambda: "filters: type=plan" in text_of(app, "#actions-status"))
+        await pilot.press("slash", "ctrl+u", *"since=someday", "enter")  # a bad value
+        await settle(pilot, lambda: notified(app, "filters are unchanged"))
+        assert "filters: type=plan" in text_of(app, "#actions-status")
+        assert table.row_count == 2
+        await pilot.press("slash", "ctrl+u", *"type=none", "enter", "n")  # no rows, no page 2
+        await settle(pilot, lambda: notified(app, "no more actions"))
+        await pilot.press("slash", "ctrl+u", *"type=plan", "enter")
+        await settle(pilot, lambda: table.row_count == 2)
+        added = Lorebook.open(store, env={}).log("plan", project="shop")
+        await settle(pilot, lambda: table.row_count == 3)  # still following type=plan
+        assert keys(table)[0] == added["id"]
+
+
+@pytest.mark.asyncio
+async def test_timeline_pages_forth_and_back(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions_tab, "PAGE", 3)
+    book, ids = long_session(store, 7)
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, lambda: app.query_one("#sessions-table", DataTable).row_count == 1)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen)
+        shown = []
+        for key in ("", "n", "n", "n", "p", "p"):
+            if key:
+                await pilot.press(key)
+                await pilot.pause()
+            shown.append([r["id"] for r in screen.rows])
+        pages = [ids[0:3], ids[3:6], ids[6:7]]  # the timeline is oldest first
+        assert shown == [*pages, pages[2], pages[1], pages[0]]  # no page past the last
+        assert screen.sub_title == "7 actions · page 1 of 3"
+
+
+@pytest.mark.asyncio
+async def test_learnings_keyword_until_the_model_is_ready_then_hybrid(
+    search_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model (loaded once for the test session by the `embedder` fixture) is held back
+    until the first results are on screen, so the switch is seen in order."""
+    from lorebook.index import engine
+
+    Lorebook.open(search_store, env={}).index.update()  # `lore index`: vectors to search
+    ready = threading.Event()
+    real = engine.load_embedder
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        ready.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "load_embedder", held)
+    app = make_app(Lorebook.open(search_store, env={}), load_model=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("3", "slash")
+        await pilot.press(*"tokens rejected", "enter")
+        results = app.query_one("#learn-results", DataTable)
+        await settle(pilot, lambda: results.row_count > 0, timeout=20)
+        label = text_of(app, "#learn-mode")
+        assert "by keyword search" in label and "loading the model" in label
+        ready.set()
+        await settle(pilot, lambda: "by hybrid search" in text_of(app, "#learn-mode"), timeout=60)
+        assert "jwt-clock-skew" in keys(results)
