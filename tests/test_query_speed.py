@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -16,6 +17,7 @@ import pytest
 from conftest import LORE, clean_env, lore
 from lorebook import REPORT_GROUPS, Lorebook
 from lorebook.cli import queryspec
+from lorebook.log import catalog_read
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 SINCE = (NOW - timedelta(days=9)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -34,7 +36,7 @@ def populated(store: Path) -> Path:
             outcome = ("success", "failure", "in_progress", "blocked")[(k + n) % 4]
             kind = ("deploy", "commit", "validate", "search")[k % 4]
             session.log(kind, outcome=outcome, epic=f"epic-{k % 3}", duration_s=k * 1.5,
-                        error="port 5000 in use" if outcome == "failure" else None,
+                        error="port 5000 in use by another" if outcome == "failure" else None,
                         context={"service": f"svc-{n}"}, meta={"overhead_ms": k + 0.5},
                         now=when)  # fmt: skip
         if n != 1:
@@ -183,3 +185,90 @@ def test_on_a_terminal_both_paths_print_the_same(populated: Path, args: list[str
         assert fast.startswith(("[\n  {\n", "{\n  ")), fast[:40]
         piped = lore(*args, env=clean_env(populated))
         assert json.loads(piped.out) == json.loads(fast) and "\n  " not in piped.out
+
+
+# -- re-redaction: shards verified clean are not sanitized again --------------------------------
+SECRET = "AKIAIOSFODNN7EXAMPLE"  # an AWS access key id: the sanitizer redacts it anywhere
+
+
+def _memo_rows(root: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(root / ".lore" / "cache" / "catalog.sqlite")
+    try:
+        return conn.execute("SELECT * FROM clean ORDER BY path").fetchall()
+    finally:
+        conn.close()
+
+
+def _scanned(root: Path, config: str = "", **filters: object) -> list[dict[str, object]]:
+    """The reference: the same query answered by a scan of the shards (no catalog)."""
+    path = root / ".lore" / "config.yaml"
+    kept = path.read_text() if path.exists() else None
+    path.write_text(config + "catalog:\n  enabled: false\n")
+    try:
+        return Lorebook.open(root, env={}).actions(limit=None, **filters)
+    finally:
+        if kept is None:
+            path.unlink()
+        else:
+            path.write_text(kept)
+
+
+@pytest.fixture
+def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files written a moment ago are never remembered (an edit in the same clock tick would
+    not show); the tests' files are that young, so the window is closed here."""
+    monkeypatch.setattr(catalog_read, "_RACY_NS", 0)
+
+
+@pytest.mark.usefixtures("no_racy_window")
+def test_clean_shards_are_remembered_without_any_value(populated: Path) -> None:
+    book = Lorebook.open(populated, env={})
+    first = book.actions(epic="epic-1", limit=None)
+    rows = _memo_rows(populated)
+    assert rows and {len(row) for row in rows} == {6}
+    for path, ino, size, mtime, ctime, rules in rows:
+        assert str(path).startswith("actionlog/") and str(path).endswith(".jsonl")
+        assert all(isinstance(n, int) for n in (ino, size, mtime, ctime))
+        assert isinstance(rules, str) and len(rules) == 24
+    assert Lorebook.open(populated, env={}).actions(epic="epic-1", limit=None) == first
+    assert first == _scanned(populated, epic="epic-1")
+
+
+@pytest.mark.usefixtures("no_racy_window")
+def test_a_shard_edited_by_hand_is_redacted_again(populated: Path) -> None:
+    """Same size, same inode, mtime set back: the ctime still tells the edit."""
+    book = Lorebook.open(populated, env={})
+    assert book.actions(outcome="failure", limit=None)
+    assert _memo_rows(populated)
+    shard = next(p for p in sorted((populated / "actionlog").rglob("*.jsonl"))
+                 if "port 5000 in use" in p.read_text())  # fmt: skip
+    before = shard.stat()
+    text = shard.read_text()
+    edited = text.replace("port 5000 in use by another", SECRET.ljust(27), 1)
+    assert len(edited) == len(text)
+    with shard.open("r+") as handle:  # in place: the inode stays
+        handle.write(edited)
+    os.utime(shard, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = shard.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino, before.st_size, before.st_mtime_ns)  # fmt: skip
+    found = Lorebook.open(populated, env={}).actions(outcome="failure", limit=None)
+    assert SECRET not in json.dumps(found)
+    assert found == _scanned(populated, outcome="failure")
+    cli = lore("actions", "--outcome", "failure", "--limit", "500", "--json",
+               env=clean_env(populated))  # fmt: skip
+    assert cli.code == 0 and SECRET not in cli.out
+
+
+@pytest.mark.usefixtures("no_racy_window")
+def test_new_redaction_rules_verify_every_shard_again(populated: Path) -> None:
+    book = Lorebook.open(populated, env={})
+    assert "svc-0" in json.dumps(book.actions(epic="epic-0", limit=None))
+    assert _memo_rows(populated)
+    rule = 'redaction:\n  extra_patterns: {service: "svc-[0-9]"}\n'
+    (populated / ".lore" / "config.yaml").write_text(rule)
+    found = Lorebook.open(populated, env={}).actions(epic="epic-0", limit=None)
+    assert "svc-0" not in json.dumps(found) and found
+    assert found == _scanned(populated, rule, epic="epic-0")
+    report = Lorebook.open(populated, env={}).report(days=30)
+    assert "svc-0" not in json.dumps(report["deployments"])

@@ -132,8 +132,7 @@ def newest(
     """The newest `limit` actions whose column `match[0]` is `match[1]`, read back from their
     shards under `base`, redacted (a row whose shard changed since the sync is skipped, as a
     catalog read does)."""
-    from .catalog_query import LineReader, record_at
-    from .writer import redacted
+    from .catalog_read import CleanReads
 
     column, value = match
     where = scope.template.replace("{}", "r.")
@@ -143,12 +142,11 @@ def newest(
         " ORDER BY r.ts DESC, r.id DESC LIMIT ?",
         [*scope.args, value, limit],
     ).fetchall()
-    reader = LineReader(base)
+    reads = CleanReads(conn, base, sanitizer)
     try:
-        found = (record_at(reader, *row) for row in rows)
-        yield from redacted(sanitizer, (r for r in found if r is not None))
+        yield from reads.records(rows)
     finally:
-        reader.close()
+        reads.close()
 
 
 def outcome_counts(conn: sqlite3.Connection, scope: Scope, match: tuple[str, str]) -> Counter[str]:
