@@ -118,7 +118,6 @@ def run_actions(
 ) -> str:
     """The matching actions as JSON or a table; skipped lines and the catalog note on stderr."""
     from .. import Lorebook, format_ts, parse_when
-    from ..render.actions import actions_table
     from .output import ProblemPrinter, to_json
 
     book = Lorebook.open(root, env=env)
@@ -139,7 +138,12 @@ def run_actions(
         on_problem=problems,
         include_archive=bool(values.get("include_archive")),
     )
-    text = to_json(found) if values.get("as_json") else actions_table(found)
+    if values.get("as_json"):
+        text = to_json(found)
+    else:  # the table's module only for people
+        from ..render.actions import actions_table
+
+        text = actions_table(found)
     problems.finish()
     catalog_hint(book, stderr)
     return text
@@ -152,7 +156,6 @@ def run_report(
 ) -> str:
     """The activity report as JSON or text for people."""
     from .. import Lorebook
-    from ..render.report import render_text
     from .output import to_json
 
     book = Lorebook.open(root, env=env)
@@ -166,7 +169,11 @@ def run_report(
         include_archive=bool(values.get("include_archive")),
         include_internal=bool(values.get("include_internal")),
     )
-    return to_json(data) if values.get("as_json") else render_text(data)
+    if values.get("as_json"):
+        return to_json(data)
+    from ..render.report import render_text
+
+    return render_text(data)
 
 
 def catalog_hint(book: Any, stream: TextIO | None = None) -> None:
