@@ -258,6 +258,10 @@ def test_a_shard_edited_by_hand_is_redacted_again(populated: Path) -> None:
     cli = lore("actions", "--outcome", "failure", "--limit", "500", "--json",
                env=clean_env(populated))  # fmt: skip
     assert cli.code == 0 and SECRET not in cli.out
+    now = shard.stat()
+    rel = shard.relative_to(populated).as_posix()
+    assert not [row for row in _memo_rows(populated)
+                if row[:5] == (rel, now.st_ino, now.st_size, now.st_mtime_ns, now.st_ctime_ns)]
 
 
 @pytest.mark.usefixtures("no_racy_window")
