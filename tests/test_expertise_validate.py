@@ -9,7 +9,8 @@ import pytest
 
 from conftest import git
 from lorebook import Lorebook, LoreError
-from lorebook.expertise.validate import MAX_PER_GLOB, glob_regex
+from lorebook.expertise.schema import glob_regex
+from lorebook.expertise.validate import MAX_PER_GLOB
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, set[str], bool]] = [
     ("primitives", {"model", "ids", "timeutil", "paths", "store", "errors", "problems",
                     "config", "config_check", "settings"}, False),
     ("redaction and git", {"redact", "git"}, True),
-    ("signals", {"events", "notices"}, False),
+    ("signals", {"events", "notices", "progress"}, False),
     ("log", {"log"}, False),
     ("domains", {"knowledge", "expertise", "index"}, True),
     ("facade", {"book", "init", "__init__"}, False),

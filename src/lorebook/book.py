@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .knowledge.ops import KnowledgeOps
     from .log.catalog_query import CatalogView
     from .log.retention import RetentionResult
+    from .progress import Progress
 
 
 class Lorebook:
@@ -109,6 +110,16 @@ class Lorebook:
             from .expertise.subscriber import subscribe
 
             subscribe(self.events, lambda: self.expertise)
+
+    def on_progress(self, callback: Progress | None) -> None:
+        """Report long work as it happens — exporting or loading the embedding model, building
+        the search index, building or fully checking the action catalog — as
+        `callback(task, done, total)` (see `lorebook.progress`); None stops. Nothing is printed
+        below the skins: a terminal skin draws it (`lorebook.render.progress`)."""
+        self._progress = callback
+        self.action_log.on_progress(callback)
+        if "index" in self.__dict__:
+            self.index.on_progress(callback)
 
     def on(self, event: str, listener: Listener) -> None:
         """Subscribe to `action` events: called with every record after it is stored (a
@@ -282,7 +293,7 @@ class Lorebook:
         """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
         from .index import SearchIndex
 
-        return SearchIndex(
+        index = SearchIndex(
             self.layout,
             self.config,
             self.sanitizer,
@@ -290,6 +301,8 @@ class Lorebook:
             stats_snapshot=lambda: self.knowledge.ranking_figures(),
             stale_snapshot=self.learnings.stale_ids,
         )
+        index.on_progress(self._progress)
+        return index
 
     def preflight(
         self,
@@ -448,6 +461,8 @@ class Lorebook:
 
     # -- the rest of the API: what the CLI (and the MCP server, hooks, TUI) would otherwise
     #    reach below the facade for ------------------------------------------------------
+    _progress: Progress | None = None  # where long work reports itself (`on_progress`)
+
     created: tuple[str, ...] = ()
     """The paths `Lorebook.init` created (relative to the root; empty when nothing was missing)."""
 

@@ -158,6 +158,7 @@ class ExpertiseSettings(Section):
     max_lines: int = 1000
     failure_max_age_days: float = 30.0
     learn_on_session_end: bool = False
+    learn_min_score: int = 2  # learning writes into a classified domain only at this score
     commit: bool = True
     domains: Mapping[str, Mapping[str, Any]] = EMPTY  # name -> {keywords: [...], globs: [...]}
 

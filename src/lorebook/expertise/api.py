@@ -28,7 +28,7 @@ from ..store import atomic_write, refuse_symlinks
 from ..timeutil import utcnow
 from . import files as F
 from .changes import SUBJECT_PREFIX, Change, commit_message
-from .classify import Classification, classify
+from .classify import Classification, classify, too_weak
 from .schema import LIST_KEYS, NAME_RE, DomainTable, check_name
 
 if TYPE_CHECKING:
@@ -210,11 +210,18 @@ class Expertise:
         # redacted before digest shortens anything: a cut would hide half a secret from the rules
         facts = digest(session, redacted(self.sanitizer, records), self.root, self._skip())
         if facts.action_count == 0:
+            only = " but lorebook's own bookkeeping" if facts.bookkeeping else ""
             raise NothingToLearn(
-                f"session {session!r} has no actions in the log "
+                f"session {session!r} has no actions in the log{only} "
                 "(see `lore sessions`); nothing was changed"
             )
         found = self.classify(facts.text, facts.files)
+        weak = None if domain is not None else too_weak(found, self.settings.learn_min_score)
+        if weak is not None:
+            raise LoreError(
+                f"session {session!r} not learned: {weak}; name the domain with --domain, or "
+                "add keywords or globs for it under expertise.domains"
+            )
         chosen = domain or found.domain
         result = self._update(
             chosen, lambda doc: apply(doc, facts), f"Learned from session {session}.", commit

@@ -1,10 +1,11 @@
 """Which domain a task belongs to: keyword scores plus file-path hints (the seed's rules).
 
 A keyword scores 1 when it occurs as a whole word (or inflected: "tests", "migrations",
-"deployed") in the text; a file path scores 2 for testing (`test`), api (`api`, `route`)
-or frontend (`component`, `ui` as a path part). The highest score wins; a tie goes to the domain
-with more keyword hits, then to the one listed first in the table; no score at all means
-`general`.
+"deployed") in the text; a file path scores 2 for a domain whose globs match it (`src/auth/x.py`
+for security's `**/auth/**/*.py`) or that the seed's path hint names: testing (`test`), api
+(`api`, `route`) or frontend (`component`, `ui` as a path part) — 2 at most per file and domain.
+The highest score wins; a tie goes to the domain with more keyword hits, then to the one listed
+first in the table; no score at all means `general`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .schema import FALLBACK, DomainTable
+from .schema import FALLBACK, DomainTable, glob_regex
 
 _WORD = re.compile(r"[a-z0-9]+")
 _PATH_PART = re.compile(r"[/\\._-]+")
@@ -68,12 +69,27 @@ def classify(
                 scores[name] += 1
                 text_scores[name] += 1
                 matched[name].append(keyword)
+    globs = {name: [glob_regex(g) for g in table.globs.get(name, ())] for name in table.names}
     for path in files:
         hint = path_hint(path)
-        if hint is not None and hint in scores:
-            scores[hint] += 2
-            matched[hint].append(path)
+        for name in table.names:
+            if name == hint or any(regex.match(path) for regex in globs[name]):
+                scores[name] += 2
+                matched[name].append(path)
     # a tie goes to the domain the words themselves point at, then to the one listed first
     best = max(table.names, key=lambda name: (scores[name], text_scores[name]))
     domain = best if scores[best] > 0 else FALLBACK
     return Classification(domain, scores, {k: v for k, v in matched.items() if v})
+
+
+def too_weak(found: Classification, minimum: int) -> str | None:
+    """Why learning must not write into `found.domain`: its score is below `minimum` (the
+    fallback `general`, where nothing points anywhere, is always allowed); None when it may."""
+    score = found.scores.get(found.domain, 0)
+    if found.domain == FALLBACK or score >= minimum:
+        return None
+    why = ", ".join(found.matched.get(found.domain, [])) or "nothing"
+    return (
+        f"its best domain, {found.domain}, scores {score} (matched: {why}), below "
+        f"expertise.learn_min_score {minimum}"
+    )

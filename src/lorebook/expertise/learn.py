@@ -4,9 +4,14 @@
 loaded expertise file and returns the changes. Applying the same session twice changes nothing.
 
 Definitions (documented in docs/expertise.md):
+* only the session's *work* counts: lorebook's own bookkeeping (`model.INTERNAL_TYPES`: drafts,
+  promotions, applications, occurrences, searches and preflights) and the agent's calls of
+  lorebook itself (`lore …` in a shell, the lorebook MCP tools) are skipped — their titles,
+  queries and errors are not what the session was about;
 * an action is *finished* when its outcome is not `in_progress` (`track()` logs both halves);
-* a *failure* is a finished action with outcome `failure`; its solution is the next finished
-  action of the same type (and tool) that succeeded in the session;
+* a *failure* is a finished action with outcome `failure` and an error text (without one it
+  teaches nothing); its solution is the next finished action of the same type (and tool) that
+  succeeded in the session;
 * a session *completed its task* when it logged a successful `epic_complete` or
   `issue_resolved`, or it ended with reason `normal` and its last finished action succeeded.
 """
@@ -22,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..model import INTERNAL_TYPES
 from .changes import Change, one_line
 from .files import ExpertiseDoc, block, seq_edit
 
@@ -52,7 +58,8 @@ class Digest:
     """The facts of one session."""
 
     session: str
-    action_count: int = 0
+    action_count: int = 0  # work actions only
+    bookkeeping: int = 0  # lorebook's own records, skipped
     task: str = ""
     text: str = ""  # everything that says what the session was about, for classification
     files: list[str] = field(default_factory=list)
@@ -109,6 +116,17 @@ def steps_of(records: Iterable[dict[str, Any]]) -> list[Step]:
     return out
 
 
+def is_bookkeeping(record: dict[str, Any]) -> bool:
+    """lorebook's own records, and the agent's calls of lorebook: not the session's work."""
+    kind = record.get("type")
+    if kind in INTERNAL_TYPES:
+        return True
+    if kind != "tool_call":
+        return False
+    command = (_field(_context(record), "command", "cmd") or "").split()
+    return "lorebook" in (tool_name(record) or "").lower() or command[:1] == ["lore"]
+
+
 def describe(record: dict[str, Any]) -> str | None:
     context = _context(record)
     return _field(context, *TASK_KEYS, "command", "file_path", "path", "service")
@@ -157,6 +175,9 @@ def digest(
                     found = {k: meta[k] for k in TASK_KEYS if isinstance(meta.get(k), str)}
                     texts += found.values()
                     goals = {**found, **goals}
+            continue
+        if is_bookkeeping(record):
+            out.bookkeeping += 1
             continue
         out.action_count += 1
         context = _context(record)
@@ -208,10 +229,12 @@ def _failures(steps: list[Step]) -> list[Failure]:
         record = step.record
         if record.get("outcome") != "failure":
             continue
+        error = record.get("error") or _field(_context(record), "error")
+        if not isinstance(error, str) or not error.strip():
+            continue  # "unknown error" is no lesson
         what = step.label
         detail = describe(record)
         issue = one_line(f"{what} failed" + (f": {detail}" if detail else ""), 100)
-        error = record.get("error") or _field(_context(record), "error") or "unknown error"
         failure = Failure(
             issue,
             one_line(str(error).strip().splitlines()[0] or error, 200),

@@ -115,3 +115,26 @@ def check_name(domain: str) -> str:
             "database, api or testing (letters, digits, '-', '_'; no paths)"
         )
     return domain
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A root-relative glob as a regex: `**/` spans directories, `*` and `?` stay in one."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")

@@ -17,6 +17,7 @@ from typing import Any
 from ..timeutil import parse_ts
 from .changes import Change
 from .files import ExpertiseDoc, seq_edit
+from .schema import glob_regex
 
 MAX_PER_GLOB = 20
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -102,29 +103,6 @@ def validate_doc(doc: ExpertiseDoc, root: Path, now: datetime, max_age_days: flo
 
 
 # -- improve ------------------------------------------------------------------------------------
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A root-relative glob as a regex: `**/` spans directories, `*` and `?` stay in one."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
 def project_files(root: Path, listed: Iterable[str] | None) -> list[str]:
     """Every file of the project, sorted: git's list (tracked + untracked, not ignored) when
     given, else a walk that skips hidden folders and virtualenvs."""

@@ -15,10 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..progress import MODEL_LOAD, step
 from .onnx_embed import ModelUnavailable as ModelUnavailable  # raised by both paths
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..progress import Progress
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
@@ -87,9 +90,14 @@ def resolve_model(name: str | None) -> tuple[str, Path]:
     return str(folder.resolve()), folder
 
 
-def load_embedder(name: str | None = None, notice: Callable[[str], None] | None = None) -> Any:
+def load_embedder(
+    name: str | None = None,
+    notice: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
+) -> Any:
     """The embedder for `name` (default: the packaged all-MiniLM-L6-v2), cached for the process:
-    the ONNX runtime (no torch), or sentence-transformers for a model it cannot mirror."""
+    the ONNX runtime (no torch), or sentence-transformers for a model it cannot mirror.
+    `progress` hears of an export (once per user and model) and of the load."""
     from .onnx_embed import NotExportable, load_onnx_embedder
 
     canonical, folder = resolve_model(name)
@@ -98,22 +106,25 @@ def load_embedder(name: str | None = None, notice: Callable[[str], None] | None 
         if cached is not None:
             return cached
         try:
-            embedder = load_onnx_embedder(canonical, folder, load_reference_embedder, notice)
+            embedder = load_onnx_embedder(
+                canonical, folder, load_reference_embedder, notice, progress
+            )
         except NotExportable:
             embedder = None
         if embedder is not None:
             _FAST[canonical] = embedder
             return embedder
-    return load_reference_embedder(name)
+    return load_reference_embedder(name, progress)
 
 
-def load_reference_embedder(name: str | None = None) -> Embedder:
+def load_reference_embedder(name: str | None = None, progress: Progress | None = None) -> Embedder:
     """The sentence-transformers model for `name`, cached for the process (imports torch)."""
     canonical, folder = resolve_model(name)
     with _LOCK:
         cached = _CACHE.get(canonical)
         if cached is not None:
             return cached
+        loaded = step(progress, MODEL_LOAD)
         set_offline()
         try:
             import logging
@@ -133,4 +144,5 @@ def load_reference_embedder(name: str | None = None) -> Embedder:
             ) from None
         embedder = Embedder(canonical, model)
         _CACHE[canonical] = embedder
+        loaded()
         return embedder

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,10 +14,11 @@ from ..config import Config
 from ..errors import UsageError
 from ..paths import Layout
 from ..problems import Problem
+from ..progress import INDEX_BUILD
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .chunks import CHUNKER_VERSION
 from .embed import ModelUnavailable, load_embedder, resolve_model
-from .indexer import Indexer, IndexReport, Progress
+from .indexer import Indexer, IndexReport
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt
@@ -24,6 +26,7 @@ from .rank import MODES, Filters, fuse, leo_score, recency, recommendation
 from .synonyms import SynonymTable
 
 if TYPE_CHECKING:
+    from ..progress import Progress
     from ..redact.sanitize import Sanitizer
     from .embed import Embedder
 
@@ -124,6 +127,7 @@ class SearchIndex:
         self.degraded: str | None = None  # why the last search's results are keyword-only
         self.mode_used = "hybrid"  # what the last search could do: keyword when dense failed
         self._warn = warn
+        self._progress: Progress | None = None
         self._embedder: Embedder | None = None
         self._embedder_tried = False
         self._keyword: tuple[tuple[int, int], Manifest, KeywordIndex] | None = None
@@ -137,6 +141,10 @@ class SearchIndex:
         for message in self.warnings:
             callback(message)
 
+    def on_progress(self, callback: Progress | None) -> None:
+        """Report long work (model export and load, index builds) to `callback`."""
+        self._progress = callback
+
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
@@ -149,7 +157,9 @@ class SearchIndex:
             self._embedder_tried = True
             if self.embedding_enabled:
                 try:
-                    self._embedder = load_embedder(self.model_name, notice=self.warn)
+                    self._embedder = load_embedder(
+                        self.model_name, notice=self.warn, progress=self._progress
+                    )
                 except ModelUnavailable as exc:
                     self.warn(f"{exc}; searching by keywords only")
         return self._embedder
@@ -164,13 +174,16 @@ class SearchIndex:
         on_problem: Callable[[Problem], None] | None = None,
         wait: float | None = None,
     ) -> IndexReport:
-        """Bring the index up to date with the files (only `paths` when given)."""
+        """Bring the index up to date with the files (only `paths` when given); `progress`
+        (default: the `on_progress` callback) hears of the files done."""
+        report_to = progress or self._progress
+        files = None if report_to is None else partial(report_to, INDEX_BUILD)
         indexer = Indexer(
             self.layout, self.folder, self.store, self.locks, self.embedder(), self.sanitizer
         )
         with self.locks.writer(wait):
             report = indexer.update(
-                rebuild=rebuild, paths=paths, progress=progress, on_problem=on_problem
+                rebuild=rebuild, paths=paths, progress=files, on_problem=on_problem
             )
         for notice in report.notices:
             self.warn(notice)

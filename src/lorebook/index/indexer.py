@@ -209,6 +209,8 @@ class Indexer:
             changed.append((rel, entry, doc))
 
         self._write(manifest, changed, progress, len(on_disk))
+        if progress and on_disk:  # ends at the total when nothing needed embedding, too
+            progress(len(on_disk), len(on_disk))
         if removed or unindex:
             dirty = True
             with self.locks.write():

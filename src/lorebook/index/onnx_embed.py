@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
+from ..progress import MODEL_EXPORT, MODEL_LOAD, step
 from ..store import atomic_write
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..progress import Progress
 
 FORMAT = 1  # of meta.json and of the export itself (opset, inputs, outputs)
 OPSET = 17
@@ -287,7 +290,11 @@ class OnnxEmbedder:
 
 
 def load_onnx_embedder(
-    name: str, model_folder: Path, reference: Reference, notice: Notice | None = None
+    name: str,
+    model_folder: Path,
+    reference: Reference,
+    notice: Notice | None = None,
+    progress: Progress | None = None,
 ) -> OnnxEmbedder:
     """The ONNX runtime for the model in `model_folder`, exporting it first when no whole export
     is cached (a damaged one is replaced, with a notice); `reference` loads the
@@ -301,13 +308,18 @@ def load_onnx_embedder(
     folder = root / source[:32]
     data, damage = _verified(folder, source)
     if data is None:
+        exported = step(progress, MODEL_EXPORT)
         data = export(reference, name, model_folder, folder, source, settings)
+        exported()
         if damage and notice is not None:
             notice(f"the ONNX model cache {folder} was damaged ({damage}); exported it again")
+    loaded = step(progress, MODEL_LOAD)
     try:
-        return OnnxEmbedder(name, data, model_folder / "tokenizer.json", settings)
+        embedder = OnnxEmbedder(name, data, model_folder / "tokenizer.json", settings)
     except ImportError as exc:
         raise ModelUnavailable(f"onnxruntime or tokenizers is not installed ({exc})") from None
     except Exception as exc:
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise ModelUnavailable(f"the ONNX model in {folder} cannot be loaded: {reason}") from None
+    loaded()
+    return embedder

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 from ..git.binary import commits_mentioning
 from ..log.query import ActionFilter
+from ..model import INTERNAL_TYPES
 from ..redact.sanitize import clip
 from ..timeutil import format_ts, parse_ts, utcnow
 from .drafting import DraftOutcome, DraftSpec, write_draft
@@ -32,7 +33,6 @@ MAX_ITEMS = 12  # per section: a draft is a starting point for a reviewer, not a
 CAUSE_KEYS = ("root_cause", "cause", "reason", "blocker", "notes", "finding")
 ESTIMATE_KEYS = ("estimated_hours", "estimate_hours", "time_estimate", "estimated_h")
 ACTUAL_KEYS = ("actual_hours", "time_actual", "actual_h")
-OWN_TYPES = ("learning_", "apply_learning", "occurrence")
 _CAUSE_SENTENCE = re.compile(r"\b(because|caused|root cause|due to|turned out)\b", re.I)
 
 
@@ -105,8 +105,10 @@ def epic_spec(
     *,
     trigger: dict[str, Any] | None = None,
     commits: Sequence[tuple[str, str]] = (),
+    key: str | None = None,
 ) -> DraftSpec:
-    """The draft for `epic` from its actions (oldest first) and the commits naming it."""
+    """The draft for `epic` from its actions (oldest first) and the commits naming it; `key`
+    names the trigger it is the one draft of (see `drafting`)."""
     failures = [a for a in actions if a.get("outcome") in ("failure", "blocked")]
     failed_validations = [a for a in failures if a.get("type") == "validate"]
     problem = [_failure_line(a) for a in failures[:MAX_ITEMS]]
@@ -166,7 +168,8 @@ def epic_spec(
         category=str(category) if isinstance(category, str) and category else None,
         tags=list(dict.fromkeys(tags)),
         source={"epic": epic, "session": trigger.get("session") if trigger else None},
-        learning_id=f"auto-{slugify(epic, 60)}-{stamp(moment)}",
+        learning_id=f"auto-{slugify(epic, 60)}" + ("" if key else f"-{stamp(moment)}"),
+        trigger=key,
     )
 
 
@@ -176,7 +179,7 @@ def epic_actions(action_log: ActionLog, epic: str, since: str | None) -> list[di
     return [
         action
         for action in action_log.iter_actions(query, newest_first=False)
-        if not str(action.get("type")).startswith(OWN_TYPES)  # not our own drafts' actions
+        if action.get("type") not in INTERNAL_TYPES  # lorebook's bookkeeping is not the epic's work
     ]
 
 
@@ -193,8 +196,10 @@ def draft_from_epic(
     *,
     since: str | None = None,
     trigger: dict[str, Any] | None = None,
+    key: str | None = None,
 ) -> DraftOutcome:
-    """Extract a draft for `epic` (actions since `since`, default `drafts.lookback_days`)."""
+    """Extract a draft for `epic` (actions since `since`, default `drafts.lookback_days`);
+    with a trigger `key`, at most one draft is ever written for that key."""
     if not epic or not epic.strip():
         raise UsageError("an epic id is required")
     moment = parse_ts(trigger["ts"]) if trigger is not None else None
@@ -205,7 +210,7 @@ def draft_from_epic(
             f"no actions logged for epic {epic!r} since {start[:10]} (see `lore actions --epic`)"
         )
     commits = commits_mentioning(action_log.root, epic, MAX_ITEMS)
-    spec = epic_spec(epic, actions, trigger=trigger, commits=commits)
+    spec = epic_spec(epic, actions, trigger=trigger, commits=commits, key=key)
     return write_draft(store, action_log, spec, trigger=trigger)
 
 
@@ -231,9 +236,15 @@ def issue_qualifies(record: dict[str, Any], min_chars: int) -> bool:
     return bug and len(resolution_of(context).strip()) > min_chars
 
 
-def issue_spec(record: dict[str, Any]) -> DraftSpec:
+def issue_of(record: dict[str, Any]) -> str | None:
     context = _context(record)
-    issue = record.get("issue") or context.get("issue") or context.get("issue_id") or "issue"
+    issue = record.get("issue") or context.get("issue") or context.get("issue_id")
+    return str(issue) if isinstance(issue, str | int) and str(issue).strip() else None
+
+
+def issue_spec(record: dict[str, Any], key: str | None = None) -> DraftSpec:
+    context = _context(record)
+    issue = issue_of(record) or "issue"
     labels = labels_of(context)
     resolution = resolution_of(context).strip()
     sentences = re.split(r"(?<=[.!?])\s+", resolution)
@@ -254,7 +265,9 @@ def issue_spec(record: dict[str, Any]) -> DraftSpec:
         category=context.get("category") if isinstance(context.get("category"), str) else None,
         tags=list(dict.fromkeys(["auto-draft", *labels])),
         source={"issue": str(issue), "epic": record.get("epic"), "session": record.get("session")},
-        learning_id=f"auto-issue-{slugify(str(issue), 60)}-{stamp(record['ts'])}",
+        learning_id=f"auto-issue-{slugify(str(issue), 60)}"
+        + ("" if key else f"-{stamp(record['ts'])}"),
+        trigger=key,
     )
 
 
@@ -278,4 +291,6 @@ def draft_from_issue(
             )
     if not resolution_of(_context(record)).strip():
         raise UsageError(f"issue {issue!r}: its issue_resolved action has no context.resolution")
-    return write_draft(store, action_log, issue_spec(record), trigger=trigger)
+    named = issue_of(record)
+    key = f"issue:{named}" if trigger is not None and named else None
+    return write_draft(store, action_log, issue_spec(record, key), trigger=trigger)

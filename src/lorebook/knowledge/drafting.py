@@ -4,6 +4,12 @@ Every generated draft (from an epic, an issue, a retrospective) is compared with
 learnings (see `similar`): at >= 95 % it is not written and a `learning_draft` action with
 outcome `blocked` says which learning it duplicates; at 80-95 % it is written with `supersedes`
 suggested in its front matter and a checklist line asking the reviewer to confirm.
+
+An automatic draft is idempotent per trigger (an epic, an issue, a validation streak): its id is
+a function of the trigger (`DraftSpec.trigger`), so a second trigger — in another process, or
+after the first draft was promoted or rejected — finds the id taken (a file, or a
+`learning_draft` action in the log) and writes nothing. The file is created exclusively, so two
+processes racing for one trigger write one draft.
 """
 
 from __future__ import annotations
@@ -12,9 +18,11 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..errors import LoreError
+from ..log.query import ActionFilter
 from ..redact.identifiers import secret_kind
 from ..timeutil import parse_ts, utcnow
-from .ids import random_suffix
+from .ids import keyed_suffix, random_suffix
 from .similar import DUPLICATE, REVIEW_HEADING, SIMILAR, Match, best_matches, substance
 
 if TYPE_CHECKING:
@@ -50,17 +58,20 @@ class DraftSpec:
     prevention: list[str] = field(default_factory=list)
     learning_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    trigger: str | None = None  # "epic:<id>", "issue:<id>", "validate:<epic>:<first failure>"
 
 
 @dataclass
 class DraftOutcome:
-    """`written` with the learning, or `duplicate` with the learning it duplicates."""
+    """`written` with the learning, `duplicate` with the learning it duplicates, or `drafted`
+    when its trigger was drafted before (`drafted_as`: that draft's id)."""
 
     status: str
     learning: Learning | None = None
     duplicate_of: Match | None = None
     supersedes: list[Match] = field(default_factory=list)
     action: dict[str, Any] | None = None
+    drafted_as: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status}
@@ -71,6 +82,8 @@ class DraftOutcome:
         if self.duplicate_of is not None:
             out["duplicate_of"] = self.duplicate_of.learning
             out["similarity"] = self.duplicate_of.similarity
+        if self.drafted_as is not None:
+            out["drafted_as"] = self.drafted_as
         out["supersedes"] = [
             {"id": m.learning, "similarity": m.similarity} for m in self.supersedes
         ]
@@ -130,6 +143,28 @@ def free_id(store: LearningStore, wanted: str) -> str:
     return candidate
 
 
+def keyed_id(store: LearningStore, prefix: str, trigger: str) -> str:
+    """The one id of the draft for `trigger`: `<prefix>-<suffix from the trigger>`."""
+    wanted = f"{prefix}-{keyed_suffix(trigger)}"
+    if secret_kind(wanted, store.sanitizer) is not None:
+        wanted = f"auto-{keyed_suffix(trigger, 10)}"
+    return wanted
+
+
+def drafted_before(action_log: ActionLog, spec: DraftSpec, learning_id: str) -> bool:
+    """Whether a draft with this id was ever written (it may since be promoted or rejected)."""
+    query = ActionFilter(
+        type="learning_draft",
+        outcome="success",
+        epic=spec.source.get("epic"),
+        issue=spec.source.get("issue"),
+    )
+    return any(
+        isinstance(action.get("context"), dict) and action["context"].get("learning") == learning_id
+        for action in action_log.iter_actions(query)
+    )
+
+
 def compare(store: LearningStore, spec: DraftSpec, body: str) -> list[Match]:
     candidates = ((item.id, substance(item.title, item.body)) for item in store.all())
     return best_matches(substance(spec.title, body), candidates, threshold=SIMILAR)
@@ -146,14 +181,33 @@ def write_draft(
     """Write the draft into `store` unless it duplicates a learning; log a `learning_draft`
     action to `action_log`."""
     day = utcnow().date()
-    learning_id = free_id(store, spec.learning_id or store.new_id(spec.title, day))
+    if spec.trigger is not None:
+        learning_id = keyed_id(store, spec.learning_id or "auto", spec.trigger)
+        if store.exists(learning_id) or drafted_before(action_log, spec, learning_id):
+            return _drafted(action_log, spec, trigger, learning_id)
+    else:
+        learning_id = free_id(store, spec.learning_id or store.new_id(spec.title, day))
     matches = compare(store, spec, render_body(spec, day, learning_id, []))
     if matches and matches[0].similarity >= duplicate:
         outcome = DraftOutcome("duplicate", duplicate_of=matches[0])
         outcome.action = _log(action_log, spec, trigger, outcome)
         return outcome
     similar = [m for m in matches if m.similarity < duplicate]
-    learning = store.create(
+    try:
+        learning = _create(store, spec, day, learning_id, similar)
+    except LoreError:
+        if spec.trigger is not None and store.exists(learning_id):  # another process won
+            return _drafted(action_log, spec, trigger, learning_id)
+        raise
+    outcome = DraftOutcome("written", learning=learning, supersedes=similar)
+    outcome.action = _log(action_log, spec, trigger, outcome)
+    return outcome
+
+
+def _create(
+    store: LearningStore, spec: DraftSpec, day: date, learning_id: str, similar: list[Match]
+) -> Learning:
+    return store.create(
         title=spec.title,
         kind=spec.kind,
         category=spec.category,
@@ -168,7 +222,12 @@ def write_draft(
         learning_id=learning_id,
         created=day,
     )
-    outcome = DraftOutcome("written", learning=learning, supersedes=similar)
+
+
+def _drafted(
+    action_log: ActionLog, spec: DraftSpec, trigger: dict[str, Any] | None, learning_id: str
+) -> DraftOutcome:
+    outcome = DraftOutcome("drafted", drafted_as=learning_id)
     outcome.action = _log(action_log, spec, trigger, outcome)
     return outcome
 
@@ -193,6 +252,10 @@ def _log(
             f"near-duplicate of {outcome.duplicate_of.learning} "
             f"({outcome.duplicate_of.similarity:.0%} similar): not written"
         )
+    if spec.trigger is not None:
+        context["trigger_key"] = spec.trigger
+    if outcome.drafted_as is not None:
+        fields["error"] = f"{spec.trigger} was drafted before as {outcome.drafted_as}: not written"
     if trigger is not None:
         context["trigger"] = trigger.get("id")
         fields.update(after(trigger))

@@ -50,7 +50,8 @@ class KnowledgeOps:
     def extract_retro(self, text: str, source: str) -> list[DraftOutcome]:
         """Pattern drafts from a retrospective; the whole file is parsed before any write."""
         from .drafting import write_draft
-        from .retro import parse_retro, pattern_specs, redact_retro
+        from .retro import parse_retro, redact_retro
+        from .retro_drafts import pattern_specs
 
         # redacted once parsed (markers would break its YAML), before any text is shortened
         specs = pattern_specs(redact_retro(self.learnings.sanitizer, parse_retro(text, source)))

@@ -1,8 +1,11 @@
 """The knowledge subscribers of the event bus, behind `knowledge.gate.KnowledgeTriggers`.
 
-* `epic_complete`                       -> a draft `auto-<epic>-<timestamp>`
+* `epic_complete`                       -> the epic's draft `auto-<epic>-<suffix>`
 * the Nth (3rd) failed `validate` of an epic within `drafts.validate_lookback_days` -> a draft
-* `issue_resolved` with a `bug` label and a resolution over 200 characters -> a draft
+* `issue_resolved` with a `bug` label and a resolution over 200 characters -> the issue's draft
+
+Each trigger drafts once (its key: the epic, the issue, the validation streak named by its
+first failure): a second `epic_complete` of the same epic writes nothing (see `drafting`).
 * any action with outcome `failure` carrying `context.rca` -> an RCA lesson (once)
 
 A subscriber that fails logs a `learning_draft` action with outcome `failure` and the error,
@@ -24,9 +27,10 @@ if TYPE_CHECKING:
     from .ops import KnowledgeOps
 
 
-def failed_validations(ops: KnowledgeOps, record: dict[str, Any]) -> int:
-    """Failed `validate` actions of the record's epic up to and including it, within the
-    lookback window before it (a backdated record is counted in its own time)."""
+def failed_validations(ops: KnowledgeOps, record: dict[str, Any]) -> list[tuple[str, str]]:
+    """(ts, id) of the failed `validate` actions of the record's epic up to and including it,
+    within the lookback window before it (a backdated record is counted in its own time),
+    oldest first: the streak."""
     moment = parse_ts(record["ts"])
     days = ops.config.drafts.validate_lookback_days
     query = ActionFilter(
@@ -36,27 +40,31 @@ def failed_validations(ops: KnowledgeOps, record: dict[str, Any]) -> int:
         since=format_ts(moment - timedelta(days=days)),
         until=format_ts(moment + timedelta(milliseconds=1)),
     )
-    ids = {action["id"] for action in ops.action_log.iter_actions(query)}
-    ids.add(record["id"])  # the trigger itself, even when it is older than the window
-    return len(ids)
+    found = {action["id"]: action["ts"] for action in ops.action_log.iter_actions(query)}
+    found[record["id"]] = record["ts"]  # the trigger itself, even when it is older than the window
+    return sorted((ts, action_id) for action_id, ts in found.items())
 
 
 def on_epic_complete(ops: KnowledgeOps, record: dict[str, Any]) -> object:
     from .autodraft import draft_from_epic
 
+    epic = record["epic"]
     return draft_from_epic(
-        ops.action_log, ops.learnings.store, ops.config, record["epic"], trigger=record
+        ops.action_log, ops.learnings.store, ops.config, epic, trigger=record, key=f"epic:{epic}"
     )
 
 
 def on_failed_validate(ops: KnowledgeOps, record: dict[str, Any]) -> object:
     threshold = ops.config.drafts.validate_failures
-    if failed_validations(ops, record) != threshold:
+    streak = failed_validations(ops, record)
+    if len(streak) != threshold:
         return None
     from .autodraft import draft_from_epic
 
+    epic = record["epic"]
+    key = f"validate:{epic}:{streak[0][1]}"  # two processes counting one streak agree on it
     return draft_from_epic(
-        ops.action_log, ops.learnings.store, ops.config, record["epic"], trigger=record
+        ops.action_log, ops.learnings.store, ops.config, epic, trigger=record, key=key
     )
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..events import EventBus
     from ..paths import Layout
+    from ..progress import Progress
     from ..redact.sanitize import Sanitizer
     from .catalog_query import CatalogView
 
@@ -36,6 +37,7 @@ class ActionLog:
 
     def __init__(self, appender: Appender) -> None:
         self.appender = appender
+        self.progress: Progress | None = None
 
     # -- what the log is made of -------------------------------------------------------------
     @property
@@ -81,7 +83,15 @@ class ActionLog:
         """The action catalog under `.lore/cache/` (synced on use; see lorebook.log.catalog)."""
         from .catalog_query import open_view
 
-        return open_view(self.layout, self.config.catalog, self.sanitizer)
+        view = open_view(self.layout, self.config.catalog, self.sanitizer)
+        view.progress = self.progress
+        return view
+
+    def on_progress(self, callback: Progress | None) -> None:
+        """Report the catalog's builds and full checks to `callback` (None: stop)."""
+        self.progress = callback
+        if "catalog" in self.__dict__:
+            self.catalog.progress = callback
 
     def scan_note(self) -> str | None:
         """Why reads scanned the shards, if the catalog was used and could not serve them."""

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError
+from ..progress import CATALOG_BUILD, CATALOG_CHECK
 from ..redact.sanitize import Sanitizer
 from ..store import refuse_symlinks
 from .archive_io import iter_archives, read_archive_bytes
@@ -41,6 +42,10 @@ from .catalog_rows import (
     redact_rows,
     refresh_sessions,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..progress import Progress
 
 SCHEMA_VERSION = 5  # 5: free-text columns are redacted
 FILE_NAME = "catalog.sqlite"
@@ -194,9 +199,15 @@ class Catalog:
 
     # -- syncing -------------------------------------------------------------------------------
     def sync(
-        self, conn: sqlite3.Connection, *, full: bool = False, rebuild: bool = False
+        self,
+        conn: sqlite3.Connection,
+        *,
+        full: bool = False,
+        rebuild: bool = False,
+        progress: Progress | None = None,
     ) -> SyncStats:
-        """Bring the catalog up to date with the shards (one write transaction)."""
+        """Bring the catalog up to date with the shards (one write transaction). `progress`
+        hears of a build and of a full check, shard by shard; an incremental sync is quick."""
         started = time.perf_counter()
         stats = SyncStats()
         try:
@@ -206,13 +217,14 @@ class Catalog:
         try:
             if rebuild or self._meta(conn, "built") is None:
                 stats.rebuilt, stats.reason = True, "rebuild requested" if rebuild else "new"
-                self._build(conn, stats)
+                self._build(conn, stats, progress)
             else:
+                full = full or self.verify_all
                 try:
-                    _Sync(self, conn, stats, full or self.verify_all).run()
+                    _Sync(self, conn, stats, full, progress=progress if full else None).run()
                 except _Rebuild as why:
                     stats = SyncStats(rebuilt=True, reason=str(why))
-                    self._build(conn, stats)
+                    self._build(conn, stats, progress)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -224,17 +236,22 @@ class Catalog:
         row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return str(row[0]) if row else None
 
-    def _build(self, conn: sqlite3.Connection, stats: SyncStats) -> None:
+    def _build(
+        self, conn: sqlite3.Connection, stats: SyncStats, progress: Progress | None = None
+    ) -> None:
         """Everything from scratch: indexes are created after the bulk load (much faster)."""
         self._reset(conn)
         for statement in INDEXES:
             if " ON records(" in statement:
                 conn.execute(f"DROP INDEX IF EXISTS {statement.split()[5]}")
-        _Sync(self, conn, stats, True, sessions=False).run()
+        sync = _Sync(self, conn, stats, True, sessions=False, progress=progress, after=1)
+        sync.run()
         for statement in INDEXES:
             conn.execute(statement)
         refresh_sessions(conn, None)
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('built', ?)", (str(time.time()),))
+        if progress is not None and sync.total:  # the indexes were the last step
+            progress(CATALOG_BUILD, sync.total, sync.total)
 
 
 class _Sync:
@@ -248,8 +265,16 @@ class _Sync:
         full: bool,
         *,
         sessions: bool = True,
+        progress: Progress | None = None,
+        after: int = 0,
     ) -> None:
+        """`progress` hears of the shards looked at, with `after` steps more (the caller's)
+        in the total: a build is `catalog.build`, a full check `catalog.check`."""
         self.sessions = sessions
+        self.progress = progress
+        self.task = CATALOG_BUILD if after else CATALOG_CHECK
+        self.after = after
+        self.total = 0
         self.cat = cat
         self.conn = conn
         self.stats = stats
@@ -286,7 +311,7 @@ class _Sync:
         for key in set(dirs) - set(present):  # forget vanished shards before reading new ones
             self._gone(self._known(key).values())
             conn.execute("DELETE FROM dirs WHERE path=?", (key,))
-        listed = []
+        listed: list[tuple[str, list[tuple[str, str, str, Any]]]] = []
         for key, files in changed:
             known = self._known(key)
             entries = [(self._rel(path), day, session, path)
@@ -295,10 +320,18 @@ class _Sync:
                 known.pop(rel, None)
             self._gone(known.values())
             listed.append((key, entries))
+        shards = sum(len(entries) for _, entries in listed) if self.progress else 0
+        total = self.total = shards + self.after if shards else 0
+        done = 0
+        if self.progress and total:
+            self.progress(self.task, done, total)
         for key, entries in listed:
             known = self._known(key)
             for rel, day, session, path in entries:
                 self._check(known.get(rel), rel, path, key, day, session, key[0] == "a")
+            if self.progress and total:
+                done += len(entries)
+                self.progress(self.task, done, total)
             mtime = present[key]
             if time.time_ns() - mtime < _RACY_NS:
                 mtime = -1  # changed just now, maybe within the clock's tick: look again next time

@@ -24,6 +24,7 @@ from .sessions import SessionInfo, session_status
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from ..progress import Progress
     from ..settings import CatalogSettings
     from .resume import Candidate
 
@@ -52,6 +53,7 @@ class CatalogView:
         self.auto_build_days = auto_build_days
         self.last_sync: SyncStats | None = None
         self.unavailable: str | None = None
+        self.progress: Progress | None = None  # hears of builds and full checks (on_progress)
 
     def open(
         self, *, full: bool = False, rebuild: bool = False, create: bool = False
@@ -74,7 +76,9 @@ class CatalogView:
         conn = None
         try:
             conn = self.catalog.connect()
-            self.last_sync = self.catalog.sync(conn, full=full, rebuild=rebuild)
+            self.last_sync = self.catalog.sync(
+                conn, full=full, rebuild=rebuild, progress=self.progress
+            )
         except (CatalogUnavailable, sqlite3.OperationalError) as exc:
             if conn is not None:
                 conn.close()

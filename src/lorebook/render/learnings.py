@@ -83,6 +83,11 @@ def draft_outcome(outcome: dict[str, Any], root: str | Path) -> str:
             f"not written: near-duplicate of {outcome['duplicate_of']} "
             f"({outcome['similarity']:.0%} similar); logged as a blocked learning_draft action"
         )
+    if outcome["status"] == "drafted":
+        return (
+            f"not written: this trigger was drafted before as {outcome['drafted_as']}; "
+            "logged as a blocked learning_draft action"
+        )
     line = f"draft {relative(outcome['path'], root)}"
     if outcome["supersedes"]:
         similar = ", ".join(f"{m['id']} ({m['similarity']:.0%})" for m in outcome["supersedes"])

@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Markdown, Static
 
 from lorebook import Lorebook, LoreError
+from lorebook.render.progress import progress_status
 
 DEBOUNCE = 0.3  # seconds of quiet typing before a search runs
 
@@ -57,14 +58,26 @@ class LearningsTab(Vertical):
 
     @work(thread=True, exclusive=True, group="model")
     def warm(self) -> None:
-        """Load the embedding model off the UI thread; hybrid search once it answers."""
+        """Load the embedding model off the UI thread (saying how far an export, the load or
+        an index build is); hybrid search once it answers."""
+        self.book.index.on_progress(self.model_progress)
         try:
             self.book.index.search("warm up", mode="hybrid", limit=1)
             mode = self.book.index.mode_used
         except LoreError as exc:
             mode = "keyword"
             self.app.call_from_thread(self.app.notify, str(exc), severity="warning")
+        finally:
+            self.book.index.on_progress(None)
         self.app.call_from_thread(self.model_ready, mode)
+
+    def model_progress(self, task: str, done: int, total: int) -> None:
+        """The library's progress callback, from the worker: shown in the mode line."""
+        text = f"search: keyword ({progress_status(task, done, total)})"
+        self.app.call_from_thread(self.show_mode, text)
+
+    def show_mode(self, text: str) -> None:
+        self.query_one("#learn-mode", Static).update(text)
 
     def model_ready(self, mode: str) -> None:
         self.mode = mode

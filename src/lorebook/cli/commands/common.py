@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ... import Lorebook
 from ...render.catalog import catalog_note
 from ..app import root_of
+
+if TYPE_CHECKING:
+    from ..status import StatusLine
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (stable contract).")
 
@@ -50,18 +54,40 @@ def open_book(ctx: click.Context) -> Lorebook:
 
 
 def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Open the store for the command (one line telling the user to `lore init` if missing)."""
+    """Open the store for the command (one line telling the user to `lore init` if missing).
+    On a terminal, and without --json, long work shows a status line on stderr."""
 
     @click.pass_context
     def wrapper(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:
         book = open_book(ctx)
-        result = func(book, *args, **kwargs)
+        status = status_line(bool(kwargs.get("as_json")))
+        if status is not None:
+            book.on_progress(status)
+        try:
+            result = func(book, *args, **kwargs)
+        finally:
+            if status is not None:
+                status.close()
         catalog_hint(book)
         return result
 
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
     return wrapper
+
+
+def status_line(as_json: bool) -> StatusLine | None:
+    """The status line for long work when a person watches stderr (the drawing code is
+    imported only then: programs reading a pipe pay nothing for it)."""
+    try:
+        watched = not as_json and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        watched = False
+    if not watched:
+        return None
+    from ..status import for_terminal
+
+    return for_terminal(as_json)
 
 
 def catalog_hint(book: Lorebook) -> None:

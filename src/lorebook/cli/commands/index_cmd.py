@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Any
-
 import click
 
 from ... import Lorebook
@@ -12,32 +9,9 @@ from ...render.maintenance import index_text
 from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
 
-BAR_FROM = 100  # files: smaller updates finish before a bar would be worth drawing
-
 
 def warn(message: str) -> None:
     click.echo(warning_line(message), err=True)
-
-
-class _Bar:
-    """A click progress bar on stderr, opened only for long work."""
-
-    def __init__(self) -> None:
-        self.bar: Any = None
-        self.shown = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            if total < BAR_FROM:
-                return
-            self.bar = click.progressbar(length=total, label="Indexing", file=sys.stderr)
-            self.bar.__enter__()
-        self.bar.update(done - self.shown)
-        self.shown = done
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
 
 
 @click.command("index")
@@ -59,11 +33,7 @@ def index(book: Lorebook, rebuild: bool, as_json: bool) -> None:
     searcher = book.index
     searcher.on_warning(warn)
     problems = ProblemPrinter()
-    bar = _Bar()
-    try:
-        report = searcher.update(rebuild=rebuild, progress=bar, on_problem=problems)
-    finally:
-        bar.close()
+    report = searcher.update(rebuild=rebuild, on_problem=problems)
     problems.finish()
     model = searcher.embedder()
     data = report.to_dict()
