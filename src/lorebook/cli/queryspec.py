@@ -4,11 +4,13 @@ and its imports cost 40-80 ms of a cold call that PostgreSQL answers in ~30."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from .logspec import Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
     from typing import Any, TextIO
 
 ARCHIVE_HELP = "Also read shards archived by `lore archive`."
@@ -123,21 +125,22 @@ def run_actions(
     book = Lorebook.open(root, env=env)
     problems = ProblemPrinter(stream=stderr)
     since, until = values.get("since"), values.get("until")
-    found = book.actions(
-        type=values.get("action_type"),
-        outcome=values.get("outcome"),
-        project=values.get("project"),
-        agent=values.get("agent"),
-        epic=values.get("epic"),
-        issue=values.get("issue"),
-        session=values.get("session"),
-        category=values.get("category"),
-        since=format_ts(parse_when(since, option="--since")) if since else None,
-        until=format_ts(parse_when(until, option="--until")) if until else None,
-        limit=values.get("limit") or ACTIONS_DEFAULTS["limit"],
-        on_problem=problems,
-        include_archive=bool(values.get("include_archive")),
-    )
+    with status_line(book, bool(values.get("as_json")), stderr):
+        found = book.actions(
+            type=values.get("action_type"),
+            outcome=values.get("outcome"),
+            project=values.get("project"),
+            agent=values.get("agent"),
+            epic=values.get("epic"),
+            issue=values.get("issue"),
+            session=values.get("session"),
+            category=values.get("category"),
+            since=format_ts(parse_when(since, option="--since")) if since else None,
+            until=format_ts(parse_when(until, option="--until")) if until else None,
+            limit=values.get("limit") or ACTIONS_DEFAULTS["limit"],
+            on_problem=problems,
+            include_archive=bool(values.get("include_archive")),
+        )
     if values.get("as_json"):
         text = to_json(found)
     else:  # the table's module only for people
@@ -159,21 +162,47 @@ def run_report(
     from .output import to_json
 
     book = Lorebook.open(root, env=env)
-    data = book.report(
-        days=values.get("days"),
-        since=values.get("since"),
-        until=values.get("until"),
-        project=values.get("project"),
-        agent=values.get("agent"),
-        group_by=values.get("group_by") or REPORT_DEFAULTS["group_by"],
-        include_archive=bool(values.get("include_archive")),
-        include_internal=bool(values.get("include_internal")),
-    )
+    with status_line(book, bool(values.get("as_json"))):
+        data = book.report(
+            days=values.get("days"),
+            since=values.get("since"),
+            until=values.get("until"),
+            project=values.get("project"),
+            agent=values.get("agent"),
+            group_by=values.get("group_by") or REPORT_DEFAULTS["group_by"],
+            include_archive=bool(values.get("include_archive")),
+            include_internal=bool(values.get("include_internal")),
+        )
     if values.get("as_json"):
         return to_json(data)
     from ..render.report import render_text
 
     return render_text(data)
+
+
+@contextmanager
+def status_line(book: Any, as_json: bool, stream: TextIO | None = None) -> Iterator[None]:
+    """On a terminal, and without --json, a first catalog build shows a status line on stderr
+    (its drawing code is imported only then: a program reading a pipe pays nothing)."""
+    import sys
+
+    out = sys.stderr if stream is None else stream
+    try:
+        watched = not as_json and out.isatty()
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        watched = False
+    line = None
+    if watched:
+        from .status import for_terminal
+
+        line = for_terminal(as_json, stream=out)
+        if line is not None:
+            book.on_progress(line)
+    try:
+        yield
+    finally:
+        if line is not None:
+            line.close()
 
 
 def catalog_hint(book: Any, stream: TextIO | None = None) -> None:
