@@ -1,5 +1,6 @@
-"""`lore` entry point: `lore log` and `lore resume` are served by fast paths without click (the
-commands agents call on every action and at every session start); the rest loads click."""
+"""`lore` entry point: `lore log`, `lore resume`, `lore actions` and `lore report` are served by
+fast paths without click (the commands agents call on every action, at every session start and
+to look things up); the rest loads click."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ def main(argv: list[str] | None = None) -> int:
             from .resumespec import run_resume
 
             return _serve(run_resume, options, "as_json")
+    if args and args[0] in ("actions", "report"):
+        from .queryspec import parse_fast as parse_lookup
+
+        lookup = parse_lookup(args)
+        if lookup is not None:
+            return _serve(*lookup, "as_json")
     from .app import run
 
     return run(args)
@@ -49,9 +56,10 @@ def _serve(run: Any, values: dict[str, Any], json_key: str) -> int:
 def console() -> None:
     """The `lore` executable: run `main` and exit with its code.
 
-    After a fast-path `lore log` or `lore resume` nothing is left to clean up (the shard and the
-    catalog are closed, git has answered), so the process skips interpreter shutdown (~5-8 ms
-    of a ~50 ms call) once its output is flushed. Every other command exits normally.
+    After a fast-path `lore log`, `lore resume`, `lore actions` or `lore report` nothing is left
+    to clean up (the shard and the catalog are closed, git has answered), so the process skips
+    interpreter shutdown (~5-8 ms of a ~50 ms call) once its output is flushed. Every other
+    command exits normally.
     """
     args = sys.argv[1:]
     try:
@@ -61,7 +69,7 @@ def console() -> None:
         from .output import closed_pipe
 
         code = closed_pipe()
-    if args and args[0] in ("log", "resume") and "click" not in sys.modules:
+    if args and args[0] in ("log", "resume", "actions", "report") and "click" not in sys.modules:
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)

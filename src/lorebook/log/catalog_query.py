@@ -7,28 +7,26 @@ caller scans the shards instead.
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 from collections.abc import Iterator
-from datetime import datetime
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
-from ..model import decode_line
-from ..problems import OnProblem, Problem, ignore
+from ..problems import OnProblem, ignore
 from ..redact.sanitize import Sanitizer
-from .archive_io import read_archive_bytes
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
+from .catalog_read import CleanReads
 from .catalog_rows import problems_for
 from .query import ActionFilter
-from .resume import Candidate
 from .sessions import SessionInfo, session_status
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from ..progress import Progress
     from ..settings import CatalogSettings
+    from .resume import Candidate
 
 # the newest live record of each session (and the day of its shard), newest sessions first;
 # the filters are on the session's summary so a project with no sessions costs one table scan
@@ -42,7 +40,6 @@ WHERE (?1 IS NULL OR s.project = ?1) AND (?2 IS NULL OR s.agent = ?2)
 ORDER BY s.last_activity DESC, s.id DESC LIMIT ?3
 """
 FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")
-_MAX_OPEN = 64
 
 
 class CatalogView:
@@ -102,6 +99,7 @@ class CatalogView:
         include_archive: bool = False,
         on_problem: OnProblem,
     ) -> Iterator[dict[str, Any]] | None:
+        """The matching records, redacted (see catalog_read), or None without a catalog."""
         conn = self.open()
         if conn is None:
             return None
@@ -121,7 +119,8 @@ class CatalogView:
             f" JOIN shards s ON s.id = r.shard WHERE {where} ORDER BY r.ts {order}, r.id {order}",
             args,
         )
-        return _fetch(conn, cursor, self.catalog.base, on_problem)
+        reads = CleanReads(conn, self.catalog.base, self.catalog.sanitizer)
+        return _fetch(conn, cursor, reads, on_problem)
 
     def sessions(
         self,
@@ -190,6 +189,8 @@ class CatalogView:
 
         None without a catalog: resume never builds one (its cost must not grow with history),
         the caller reads the shards' tails instead."""
+        from .resume import Candidate
+
         if not self.catalog.exists():
             return None
         conn = self.open()
@@ -262,64 +263,13 @@ def action_where(query: ActionFilter, include_archive: bool) -> tuple[str, list[
     return " AND ".join(clauses), args
 
 
-class LineReader:
-    """Reads catalogued lines back from their shards, keeping a few files open."""
-
-    def __init__(self, base: Any) -> None:
-        self.base = base
-        self.fds: dict[str, int] = {}
-        self.archive: tuple[str, bytes] | None = None
-
-    def line(self, path: str, off: int, length: int, archived: int) -> bytes:
-        if archived:
-            if self.archive is None or self.archive[0] != path:
-                data, _ = read_archive_bytes(self.base / path)
-                self.archive = (path, data)
-            return self.archive[1][off : off + length]
-        fd = self.fds.get(path)
-        if fd is None:
-            if len(self.fds) >= _MAX_OPEN:
-                os.close(self.fds.pop(next(iter(self.fds))))
-            try:
-                fd = os.open(self.base / path, os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                return b""
-            self.fds[path] = fd
-        return os.pread(fd, length, off)
-
-    def close(self) -> None:
-        for fd in self.fds.values():
-            os.close(fd)
-        self.fds.clear()
-
-
-def record_at(reader: LineReader, rid: str, path: str, off: int, length: int, archived: int
-              ) -> dict[str, Any] | None:  # fmt: skip
-    """The record a catalog row points at, or None when the shard changed underneath."""
-    raw = reader.line(path, off, length, archived)
-    try:
-        record: Any = json.loads(raw)
-    except ValueError:
-        record = None
-    if isinstance(record, dict) and record.get("id") == rid:
-        return record
-    checked, _ = decode_line(raw)  # validated only for the rare row that went stale
-    return checked if checked is not None and checked.get("id") == rid else None
-
-
 def _fetch(
-    conn: sqlite3.Connection, cursor: sqlite3.Cursor, base: Any, on_problem: OnProblem
+    conn: sqlite3.Connection, cursor: sqlite3.Cursor, reads: CleanReads, on_problem: OnProblem
 ) -> Iterator[dict[str, Any]]:
-    reader = LineReader(base)
     try:
-        for rid, path, off, length, archived in cursor:
-            record = record_at(reader, rid, path, off, length, archived)
-            if record is None:
-                on_problem(Problem(path, 0, f"changed since the catalog was synced (id {rid})"))
-                continue
-            yield record
+        yield from reads.records(cursor, on_problem)
     finally:
-        reader.close()
+        reads.close()
         conn.close()
 
 

@@ -81,7 +81,9 @@ class Scope:
 
 
 def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
-    """Every count, sum and maximum of a report, each from one grouped query."""
+    """Every count, sum and maximum of a report, in five grouped passes over the window (each
+    pass reads every row of the window: at a million actions that is most of a report). The
+    sums are SQLite's, in time order per type, as the Python reference adds them."""
     t = Tally()
     for hour, outcome, n in scope.rows(
         conn, "substr(ts, 1, 13), outcome, count(*)", "GROUP BY 1, 2"
@@ -97,11 +99,13 @@ def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
         t.types[kind] += n
         if group_by == "type":
             t.groups.setdefault(kind, Counter())[outcome] += n
-    for project, n in scope.rows(
-        conn, "coalesce(nullif(project, ''), '-'), count(*)", "GROUP BY 1"
+    for project, agent, n in scope.rows(
+        conn,
+        "coalesce(nullif(project, ''), '-'), coalesce(nullif(agent, ''), '-'), count(*)",
+        "GROUP BY 1, 2",
     ):
         t.projects[project] += n
-    t.agents = {a for (a,) in scope.rows(conn, "DISTINCT coalesce(nullif(agent, ''), '-')")}
+        t.agents.add(agent)
     t.sessions = scope.rows(conn, "count(DISTINCT session)")[0][0]
     measured = scope.rows(
         conn,
@@ -132,8 +136,7 @@ def newest(
     """The newest `limit` actions whose column `match[0]` is `match[1]`, read back from their
     shards under `base`, redacted (a row whose shard changed since the sync is skipped, as a
     catalog read does)."""
-    from .catalog_query import LineReader, record_at
-    from .writer import redacted
+    from .catalog_read import CleanReads
 
     column, value = match
     where = scope.template.replace("{}", "r.")
@@ -143,12 +146,11 @@ def newest(
         " ORDER BY r.ts DESC, r.id DESC LIMIT ?",
         [*scope.args, value, limit],
     ).fetchall()
-    reader = LineReader(base)
+    reads = CleanReads(conn, base, sanitizer)
     try:
-        found = (record_at(reader, *row) for row in rows)
-        yield from redacted(sanitizer, (r for r in found if r is not None))
+        yield from reads.records(rows)
     finally:
-        reader.close()
+        reads.close()
 
 
 def outcome_counts(conn: sqlite3.Connection, scope: Scope, match: tuple[str, str]) -> Counter[str]:

@@ -166,6 +166,12 @@ class Sanitizer(S.Redactor):
         finding = _finding_class()
         return [finding(where, kind) for where, kind in found]
 
+    def settings(self) -> tuple[Any, ...]:
+        """What this instance was configured with (keys, patterns, limits): with the rules'
+        code, what decides its output, so a cache of "nothing to redact" is keyed by it."""
+        patterns = tuple((kind, rx.pattern, rx.flags) for kind, rx in self._extra)
+        return (self._extra_keys, patterns, self._maxc, self._max_depth)
+
     def redact_text(self, text: str) -> tuple[str, int]:
         """Redact secrets/PII inside free text, keeping the surrounding text (no truncation)."""
         try:

@@ -2,72 +2,25 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import click
 
-from ... import SESSION_STATUSES, Lorebook, format_ts, parse_when
-from ...render.actions import actions_table, sessions_table
+from ... import SESSION_STATUSES, Lorebook
+from ...render.actions import sessions_table
+from ..app import root_of
 from ..output import ProblemPrinter, to_json
-from .common import COUNT, json_option, pass_book
+from ..queryspec import ACTIONS_DEFAULTS, ACTIONS_HELP, ACTIONS_OPTIONS, run_actions
+from .common import json_option, pass_book
+from .specopts import with_options
 
 
-@click.command("actions")
-@click.option("--type", "action_type", help="Only actions of this type (commit, deploy, ...).")
-@click.option("--outcome", help="success, failure, blocked or in_progress.")
-@click.option("--project")
-@click.option("--agent")
-@click.option("--epic")
-@click.option("--issue")
-@click.option("--session")
-@click.option("--category")
-@click.option("--since", help="7d, 24h, 30m, 2w, YYYY-MM-DD or an ISO timestamp.")
-@click.option("--until", help="Same forms as --since; exclusive.")
-@click.option("--limit", type=COUNT, default=50, show_default=True)
-@click.option(
-    "--include-archive", is_flag=True, help="Also read shards archived by `lore archive`."
-)
-@json_option
-@pass_book
-def actions(
-    book: Lorebook,
-    action_type: str | None,
-    outcome: str | None,
-    project: str | None,
-    agent: str | None,
-    epic: str | None,
-    issue: str | None,
-    session: str | None,
-    category: str | None,
-    since: str | None,
-    until: str | None,
-    limit: int,
-    include_archive: bool,
-    as_json: bool,
-) -> None:
-    """List actions, newest first.
-
-    \b
-    Examples:
-      lore actions --type deploy --outcome failure --since 7d
-      lore actions --epic epic-012 --json
-    """
-    problems = ProblemPrinter()
-    found = book.actions(
-        type=action_type,
-        outcome=outcome,
-        project=project,
-        agent=agent,
-        epic=epic,
-        issue=issue,
-        session=session,
-        category=category,
-        since=format_ts(parse_when(since, option="--since")) if since else None,
-        until=format_ts(parse_when(until, option="--until")) if until else None,
-        limit=limit,
-        on_problem=problems,
-        include_archive=include_archive,
-    )
-    click.echo(to_json(found) if as_json else actions_table(found))
-    problems.finish()
+@click.command("actions", help=ACTIONS_HELP)
+@with_options(ACTIONS_OPTIONS, ACTIONS_DEFAULTS)
+@click.pass_context
+def actions(ctx: click.Context, /, **values: Any) -> None:
+    click.echo(run_actions(values, os.environ, root=root_of(ctx)))
 
 
 @click.command("sessions")

@@ -2,70 +2,27 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import click
 
-from ... import REPORT_GROUPS, Lorebook
+from ... import Lorebook
 from ...render.maintenance import report_written
-from ...render.report import render_text
+from ..app import root_of
 from ..output import to_json
+from ..queryspec import REPORT_DEFAULTS, REPORT_GROUPS, REPORT_HELP, REPORT_OPTIONS, run_report
 from .common import json_option, pass_book
-
-archive_option = click.option(
-    "--include-archive", is_flag=True, help="Also read shards archived by `lore archive`."
-)
+from .specopts import with_options
 
 
-@click.group("report", invoke_without_command=True)
-@click.option("--days", type=int, help="The last N days (default 7).")
-@click.option("--since", help="Start: 7d, 24h, YYYY-MM-DD or an ISO timestamp.")
-@click.option("--until", help="End (exclusive); same forms; default now.")
-@click.option("--project")
-@click.option("--agent")
-@click.option(
-    "--group-by", type=click.Choice(REPORT_GROUPS), default="day", show_default=True,
-    help="Breakdown by day, action type or outcome.",
-)  # fmt: skip
-@archive_option
-@click.option(
-    "--include-internal", is_flag=True,
-    help="Also count lorebook's own bookkeeping (drafts, reviews, applications, searches).",
-)  # fmt: skip
-@json_option
+@click.group("report", invoke_without_command=True, help=REPORT_HELP)
+@with_options(REPORT_OPTIONS, REPORT_DEFAULTS, {"group_by": REPORT_GROUPS})
 @click.pass_context
-def report(
-    ctx: click.Context,
-    days: int | None,
-    since: str | None,
-    until: str | None,
-    project: str | None,
-    agent: str | None,
-    group_by: str,
-    include_archive: bool,
-    include_internal: bool,
-    as_json: bool,
-) -> None:
-    """Activity report: totals, success rate, busiest day, deployments, failures, durations.
-
-    lorebook's own bookkeeping (learning_draft, learning_promoted, learning_rejected,
-    apply_learning, occurrence, search) is left out unless --include-internal.
-
-    \b
-    Examples:
-      lore report --days 7 --group-by type
-      lore report --since 2026-11-01 --until 2026-11-08 --project consilio --json
-      lore report daily                 write docs/reports/daily/<yesterday>.md
-      lore report weekly --week 2026-W47
-    """
+def report(ctx: click.Context, /, **values: Any) -> None:
     if ctx.invoked_subcommand is not None:
         return
-    from .common import open_book
-
-    book = open_book(ctx)
-    data = book.report(
-        days=days, since=since, until=until, project=project, agent=agent, group_by=group_by,
-        include_archive=include_archive, include_internal=include_internal,
-    )  # fmt: skip
-    click.echo(to_json(data) if as_json else render_text(data))
+    click.echo(run_report(values, os.environ, root=root_of(ctx)))
 
 
 def _written(result: dict[str, object], as_json: bool) -> None:
