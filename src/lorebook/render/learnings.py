@@ -73,7 +73,8 @@ def stale_text(reports: list[dict[str, Any]]) -> str:
         lines.append(f"{report['id']}  {report['title']}")
         for change in report["anchors"]:
             commits = f" ({', '.join(change['commits'][:5])})" if change["commits"] else ""
-            lines.append(f"  {change['anchor']}: {change['reason']}{commits}")
+            where = " (uncommitted)" if change.get("uncommitted") else ""
+            lines.append(f"  {change['anchor']}: {change['reason']}{where}{commits}")
     return "\n".join(lines)
 
 
