@@ -8,12 +8,13 @@ from conftest import click_run
 from lorebook import Lorebook
 from lorebook.render.eval import eval_text
 from lorebook.render.expertise import table as expertise_table
-from lorebook.render.table import columns
 
 LONG = "auto-epic-012-authentication-and-session-refresh-20261124-101500"
 
 
 def test_columns_widen_to_the_longest_cell() -> None:
+    from lorebook.render.table import columns
+
     lines = columns(("ID", "N", "NOTE"), [("a", 1, "x"), (LONG, 12, "y"), "  a note"],
                     right=(1,))  # fmt: skip
     assert lines[0].index("N") == lines[1].index("1") == lines[2].rindex("12") + 1  # right edge
