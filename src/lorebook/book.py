@@ -175,7 +175,10 @@ class Lorebook:
         meta: Mapping[str, Any] | None = None,
         now: datetime | None = None,
     ) -> dict[str, Any]:
-        """Write an end event for `session` (else `LORE_SESSION`), with the session's identity."""
+        """Write an end event for `session` (else `LORE_SESSION`), with the session's identity;
+        `session` may be a unique prefix of a session id."""
+        if session:
+            session = self.action_log.resolve_session(session, now)
         return self.appender.end(
             session, reason=reason, agent=agent, project=project, meta=meta, now=now
         )
@@ -260,6 +263,8 @@ class Lorebook:
 
         if limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
+        if session:
+            session = self.action_log.resolve_session(session, now)
         state = build_resume(
             self.layout,
             self.sanitizer,
