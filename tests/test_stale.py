@@ -113,3 +113,46 @@ def test_no_stale_learnings_outside_history(tmp_path: Path) -> None:
     assert book.learnings.stale() == []  # no commits yet: nothing to compare with
     fresh = click_run(["--root", str(root), "stale"])
     assert fresh.code == 0 and fresh.out.strip() == "no stale learnings"
+
+
+def test_uncommitted_edits_to_an_anchor_count(anchored: Lorebook) -> None:
+    root = anchored.root
+    (root / "src" / "policy.sql").write_text("create policy p with check (true);\n")
+    stale = {r.id: r for r in anchored.learnings.stale()}
+    assert set(stale) == {"rls", "folder"}  # not committed: the working tree counts
+    change = stale["rls"].anchors[0]
+    assert (change.reason, change.uncommitted, change.commits) == ("changed", True, [])
+    git(root, "add", "src/policy.sql")  # staged: still a change against HEAD
+    assert set(_stale(anchored)) == {"rls", "folder"}
+    human = click_run(["--root", str(root), "stale"])
+    assert human.code == 1 and "src/policy.sql: changed (uncommitted)" in human.out
+    data = click_run(["--root", str(root), "stale", "--json"]).json()
+    assert data[1]["anchors"][0]["uncommitted"] is True  # type: ignore[index]
+
+
+def test_uncommitted_symbol_edits_deletions_and_new_files(anchored: Lorebook) -> None:
+    root = anchored.root
+    db = root / "src" / "db.py"
+    db.write_text(db.read_text().replace("return 2", "return 3"))  # other(): not the symbol
+    assert set(_stale(anchored)) == {"folder"}
+    db.write_text(db.read_text().replace("return 1", "return retry(1)"))  # connect()'s hunk
+    # a hunk header names the function (`@@ ... def connect():`), like a commit would
+    assert _stale(anchored)["connect"] == [("src/db.py#connect", "changed")]
+    git(root, "checkout", "-q", "--", "src/db.py")
+    db.unlink()
+    assert _stale(anchored)["connect"] == [("src/db.py#connect", "deleted")]
+    git(root, "checkout", "-q", "--", "src/db.py")
+    assert _stale(anchored) == {}
+    (root / "src" / "new.py").write_text("x = 1\n")  # an untracked file in an anchored folder
+    assert set(_stale(anchored)) == {"folder"}
+
+
+def test_a_learning_edited_in_the_same_change_is_fresh(anchored: Lorebook) -> None:
+    root = anchored.root
+    (root / "src" / "policy.sql").write_text("create policy p with check (true);\n")
+    learning = anchored.learnings.get("rls")
+    learning.body = "## Problem\nUpdated with the policy change.\n"
+    anchored.learnings.store.write(learning)  # uncommitted, like the code change
+    assert set(_stale(anchored)) == {"folder"}
+    (root / "src" / "policy.sql").unlink()  # but a deleted anchor is still a deleted anchor
+    assert _stale(anchored)["rls"] == [("src/policy.sql", "deleted")]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .knowledge.api import Learnings
     from .knowledge.ops import KnowledgeOps
     from .log.catalog_query import CatalogView
+    from .log.report import Window
     from .log.retention import RetentionResult
     from .progress import Progress
 
@@ -185,7 +186,10 @@ class Lorebook:
         meta: Mapping[str, Any] | None = None,
         now: datetime | None = None,
     ) -> dict[str, Any]:
-        """Write an end event for `session` (else `LORE_SESSION`), with the session's identity."""
+        """Write an end event for `session` (else `LORE_SESSION`), with the session's identity;
+        `session` may be a unique prefix of a session id."""
+        if session:
+            session = self.action_log.resolve_session(session, now)
         return self.appender.end(
             session, reason=reason, agent=agent, project=project, meta=meta, now=now
         )
@@ -277,6 +281,8 @@ class Lorebook:
 
         if limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
+        if session:
+            session = self.action_log.resolve_session(session, now)
         state = build_resume(
             self.layout,
             self.sanitizer,
@@ -439,6 +445,33 @@ class Lorebook:
         window = resolve_window(days=days, since=since, until=until, now=utcnow())
         return build_report(self.action_log, window, group_by=group_by, **filters)
 
+    def kpis(self, *, days: int | None = None) -> dict[str, Any]:
+        """The seed's success metrics over the last `days` (default 30), from the action log:
+        each with its definition, numerator, denominator, target, and None ("n/a") when the
+        log cannot tell (see `lore report kpis --help`)."""
+        from .log.kpis import DEFAULT_DAYS
+        from .log.report import resolve_window
+
+        now = utcnow()
+        window = resolve_window(
+            days=DEFAULT_DAYS if days is None else days, since=None, until=None, now=now
+        )
+        return self._kpis(window, now)
+
+    def _kpis(self, window: Window, now: datetime) -> dict[str, Any]:
+        from .log.kpis import gather
+
+        published = len(self.learnings.query(status="published"))
+        return gather(
+            self.action_log,
+            since=window.since_ts,
+            until=window.until_ts,
+            days=window.days(),
+            span_days=(window.until - window.since).total_seconds() / 86400,
+            published=published,
+            now=now,
+        )
+
     def export_training_data(
         self, fmt: str = "jsonl", path: str | Path | None = None, **options: Any
     ) -> dict[str, Any]:
@@ -547,9 +580,14 @@ class Lorebook:
 
         if kind not in ("daily", "weekly"):
             raise UsageError(f"report kind {kind!r} is not one of: daily, weekly")
+        now = utcnow()
         return write_period_report(
-            self.action_log, kind, when=when, now=utcnow(), project=project, agent=agent
-        )
+            self.action_log, kind, when=when, now=now, project=project, agent=agent,
+            # the success metrics are the whole store's: not in a report narrowed by a filter
+            kpis=(lambda window: self._kpis(window, now))
+            if kind == "weekly" and not project and not agent
+            else None,
+        )  # fmt: skip
 
     def evaluate(
         self,

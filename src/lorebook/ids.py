@@ -9,6 +9,7 @@ from __future__ import annotations
 import _thread
 import os
 import time
+from collections.abc import Iterable
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _lock = _thread.allocate_lock()  # the threading module costs ~1 ms to import
@@ -72,3 +73,31 @@ def ulid_ms(ulid: str) -> int | None:
             return None
         value = value * 32 + idx
     return value
+
+
+PREFIX_SHOWN = 5  # candidates an ambiguous prefix lists
+
+
+def resolve_prefix(given: str, candidates: Iterable[str], what: str) -> str | None:
+    """The id `given` names among `candidates`: itself when it is one, else the one candidate
+    it is a prefix of (as git takes a hash prefix); None when none is. Several: a UsageError
+    listing the first few, so the user can type one more character."""
+    matches = set()
+    for candidate in candidates:
+        if candidate == given:
+            return candidate
+        if candidate.startswith(given):
+            matches.add(candidate)
+    if len(matches) == 1:
+        return matches.pop()
+    if not matches:
+        return None
+    from .errors import UsageError
+
+    ordered = sorted(matches)
+    listed = ", ".join(ordered[:PREFIX_SHOWN])
+    more = f" and {len(ordered) - PREFIX_SHOWN} more" if len(ordered) > PREFIX_SHOWN else ""
+    raise UsageError(
+        f"{what} {given!r} is ambiguous: it starts {len(ordered)} ids ({listed}{more}); "
+        "type more of it"
+    )

@@ -13,6 +13,8 @@ TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy stil
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
+    from ..log.append import Appender
+
 
 def parse_context(
     raw: str | None, stdin: TextIO | None = None, max_depth: int = 64
@@ -39,15 +41,20 @@ def run_log(
     env: Mapping[str, str],
     stdin: TextIO | None = None,
     root: str | None = None,
+    stderr: TextIO | None = None,
 ) -> str:
-    """Append the action described by parsed options; return what to print."""
+    """Append the action described by parsed options; return what to print. Logging into a
+    session that has ended is kept (an agent's record is never dropped) with one warning."""
     from .. import open_appender
 
     appender = open_appender(root, env)
     context = parse_context(values.get("context"), stdin, appender.config.log.max_depth)
+    session = appender.default_session(values.get("session"))
+    if session:
+        _warn_if_ended(appender, session, stderr)
     record = appender.log(
         str(values["type"]),
-        session=values.get("session"),
+        session=session,
         agent=values.get("agent"),
         project=values.get("project"),
         context=context,
@@ -62,3 +69,18 @@ def run_log(
     if values.get("json"):
         return json.dumps(record, ensure_ascii=False, sort_keys=True)
     return str(record["id"])
+
+
+def _warn_if_ended(appender: Appender, session: str, stderr: TextIO | None) -> None:
+    end = appender.ended(session)
+    if end is None:
+        return
+    from ..notices import warn
+
+    ts = str(end.get("ts") or "")
+    warn(
+        f"session {session} ended at {ts[:10]} {ts[11:19]} UTC ({end.get('reason') or 'normal'})"
+        "; this action is logged in it anyway - log into a new session "
+        "(`lore session start` prints its id)",
+        stderr,
+    )

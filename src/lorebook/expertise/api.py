@@ -194,9 +194,11 @@ class Expertise:
         on_problem: OnProblem = ignore,
     ) -> dict[str, Any]:
         """Learn from one session: failures, tool patterns, modified files, a technique."""
+        from ..log.sessions import resolve_session
+        from ..timeutil import utcnow
         from .learn import apply, digest
 
-        check_session_id(session)
+        session = resolve_session(self.layout.actionlog, check_session_id(session), utcnow())
         if domain is not None:
             self.check_domain(domain)
         first = session_start_day(session)

@@ -51,7 +51,10 @@ __all__ = [
     "run",
     "staged_paths",
     "text_at_head",
+    "text_in_worktree",
     "tracked_in_head",
+    "uncommitted",
+    "uncommitted_diff_mentions",
     "work_tree",
 ]
 
@@ -289,12 +292,46 @@ def commits_touching_text(repo: git.Repo, since: str, rel: str, text: str) -> li
     commits = []
     for chunk in out.split("\x01")[1:]:
         short, _, patch = chunk.partition("\n")
-        for line in patch.splitlines():
-            changed = line.startswith(("+", "-", "@@")) and not line.startswith(("+++", "---"))
-            if changed and text in line:
-                commits.append(short.strip())
-                break
+        if _patch_mentions(patch, text):
+            commits.append(short.strip())
     return commits
+
+
+def _patch_mentions(patch: str, text: str) -> bool:
+    """Whether a unified diff adds or removes a line (or names a hunk) containing `text`."""
+    for line in patch.splitlines():
+        changed = line.startswith(("+", "-", "@@")) and not line.startswith(("+++", "---"))
+        if changed and text in line:
+            return True
+    return False
+
+
+def uncommitted(repo: git.Repo) -> dict[str, str]:
+    """Paths whose staged or working-tree state differs from HEAD: "D" deleted, "?" untracked,
+    "M" otherwise (modified, added, type changed). One `git status` for the whole tree."""
+    out = run(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+    found: dict[str, str] = {}
+    for entry in out.split("\0"):
+        if len(entry) < 4:
+            continue
+        code, path = entry[:2], entry[3:]
+        found[path] = "?" if code == "??" else "D" if "D" in code else "M"
+    return found
+
+
+def uncommitted_diff_mentions(repo: git.Repo, rel: str, text: str) -> bool:
+    """Whether the uncommitted change of `rel` (staged and not, against HEAD) adds or removes a
+    line containing `text`."""
+    return _patch_mentions(run(repo, "diff", "HEAD", "--unified=0", "--", rel), text)
+
+
+def text_in_worktree(repo: git.Repo, rel: str) -> str:
+    """The lines of `rel` (a tracked file, or the tracked files under a directory) as they are
+    in the working tree."""
+    try:  # git reads the tracked files as they are on disk, and never follows a symlink
+        return run(repo, "grep", "-h", "-e", "", "--", rel)
+    except GitError:
+        return ""
 
 
 def text_at_head(repo: git.Repo, rel: str) -> str:

@@ -86,6 +86,8 @@ class KnowledgeOps:
 
     def figures(self, learning_id: str | None = None) -> dict[str, Figures]:
         """Figures per learning id, straight from the log (no learning files read)."""
+        if learning_id is not None:  # an id prefix names the learning it starts
+            learning_id = self.learnings.store.resolve_id(learning_id, missing_ok=True)
         return collect(self._events(occurrences=True), only=learning_id)
 
     def ranking_figures(self) -> Callable[[str], tuple[int, float | None, int]]:

@@ -35,7 +35,7 @@ from ..git.repo import (
 )
 from ..store import refuse_symlinks
 from .fileformat import render_learning
-from .model import Learning, validate_id
+from .model import Learning
 
 if TYPE_CHECKING:
     from ..log.actionlog import ActionLog
@@ -79,7 +79,7 @@ class HistoryEntry:
 
 
 def _draft(store: LearningStore, learning_id: str) -> Learning:
-    lid = validate_id(learning_id)
+    lid = store.resolve_id(learning_id, missing_ok=True)
     path = store.layout.drafts / f"{lid}.md"
     if not path.is_file():
         if (store.layout.learnings / f"{lid}.md").is_file():
@@ -251,8 +251,9 @@ def reject(
 
 
 def history(store: LearningStore, learning_id: str) -> list[HistoryEntry]:
-    """Commits touching `learnings/<id>.md` or `learnings/drafts/<id>.md`, newest first."""
-    lid = validate_id(learning_id)
+    """Commits touching `learnings/<id>.md` or `learnings/drafts/<id>.md`, newest first (an
+    id prefix names the existing learning it starts)."""
+    lid = store.resolve_id(learning_id, missing_ok=True)
     repo = open_repo(store.layout.root)
     if head_commit(repo) is None:
         return []

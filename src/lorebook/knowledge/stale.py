@@ -1,8 +1,11 @@
 """Staleness: a learning is stale when code it is anchored to changed or vanished after the
-learning's own last commit.
+learning's own last commit — in a later commit, or in the working tree (uncommitted edits,
+staged or not, count: the check runs before the commit that would hide them from CI).
 
-Anchors are paths relative to the store root, optionally `path#symbol`: then only commits
-whose diff mentions the symbol count (and the symbol vanishing from the file does too).
+Anchors are paths relative to the store root, optionally `path#symbol`: then only changes
+whose diff mentions the symbol count (and the symbol vanishing from the file does too). A
+learning with uncommitted edits of its own is as new as the working tree: only a deleted
+anchor makes it stale then.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from ..git.repo import (
     open_repo,
     rel_path,
     text_at_head,
+    text_in_worktree,
     tracked_in_head,
+    uncommitted,
+    uncommitted_diff_mentions,
 )
 from .model import Learning
 
@@ -33,6 +39,7 @@ class AnchorChange:
     anchor: str
     reason: str  # "deleted", "missing", "changed", "symbol removed", "outside the repository"
     commits: list[str] = field(default_factory=list)  # short hashes, newest first
+    uncommitted: bool = False  # the change is in the working tree, not (yet) in a commit
 
 
 @dataclass
@@ -70,6 +77,31 @@ def _check_anchor(repo: Repo, since: str | None, anchor: str, rel: str) -> Ancho
     return None
 
 
+def _under(path: str, rel: str) -> bool:
+    return path == rel or path.startswith(rel + "/")
+
+
+def _check_worktree(
+    repo: Repo, dirty: dict[str, str], anchor: str, rel: str, own_edits: bool
+) -> AnchorChange | None:
+    """The anchor's uncommitted change (the committed history showed none)."""
+    changed = {path: code for path, code in dirty.items() if _under(path, rel)}
+    if not changed:
+        return None
+    if changed.get(rel) == "D":  # the anchored file itself is gone from the working tree
+        return AnchorChange(anchor, "deleted", uncommitted=True)
+    if own_edits:
+        return None
+    _, symbol = split_anchor(anchor)
+    if symbol is None:
+        return AnchorChange(anchor, "changed", uncommitted=True)
+    if uncommitted_diff_mentions(repo, rel, symbol):
+        return AnchorChange(anchor, "changed", uncommitted=True)
+    if symbol not in text_in_worktree(repo, rel):
+        return AnchorChange(anchor, "symbol removed", uncommitted=True)
+    return None
+
+
 def find_stale(layout: Layout, learnings: list[Learning]) -> list[StaleReport]:
     """The stale learnings among `learnings` (of the store at `layout`), each with the anchors
     that moved."""
@@ -80,6 +112,7 @@ def find_stale(layout: Layout, learnings: list[Learning]) -> list[StaleReport]:
     if head_commit(repo) is None:
         return []
     newest = newest_commit_per_file(repo, [rel_path(repo, layout.learnings)])
+    dirty = uncommitted(repo)
     reports = []
     for learning in anchored:
         assert learning.path is not None
@@ -98,6 +131,8 @@ def find_stale(layout: Layout, learnings: list[Learning]) -> list[StaleReport]:
                 changes.append(AnchorChange(anchor, "outside the repository"))
                 continue
             change = _check_anchor(repo, since, anchor, target)
+            if change is None and dirty:  # tracked at HEAD: compare the working tree too
+                change = _check_worktree(repo, dirty, anchor, target, own_edits=rel in dirty)
             if change:
                 changes.append(change)
         if changes:

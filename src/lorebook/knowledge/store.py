@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoreError, UsageError
+from ..ids import resolve_prefix
 from ..paths import OUTSIDE, Layout
 from ..problems import OnProblem, Problem, ignore
 from ..redact.sanitize import Sanitizer
@@ -23,6 +24,14 @@ from .cache import ParseCache
 from .fileformat import LearningFormatError, PlainStr, read_learning, render_learning
 from .ids import new_learning_id
 from .model import Learning, Solution, Source, validate_id
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
 
 SKELETON = "## Problem\n\n## Root Cause\n\n## Solution\n\n## Key Takeaway\n"
 
@@ -53,9 +62,33 @@ class LearningStore:
         """A collision-free id (= file stem) for a new learning."""
         return new_learning_id(title, created)
 
-    def path_of(self, learning_id: str) -> Path:
-        """The file of an existing learning (draft or published); LoreError when there is none."""
+    def resolve_id(self, learning_id: str, *, missing_ok: bool = False) -> str:
+        """The id of the learning or draft `learning_id` names: itself, or the one id it is
+        a prefix of (as git takes a hash prefix); a UsageError listing the candidates when
+        several are. None found: `learning_id` itself when `missing_ok`, else a LoreError."""
         lid = validate_id(learning_id)
+        if self.exists(lid):
+            return lid
+        stems = (
+            name[:-3]
+            for folder in (self.layout.drafts, self.layout.learnings)
+            for name in _names(folder)
+            if name.endswith(".md")
+        )
+        found = resolve_prefix(lid, stems, "learning id")
+        if found is not None:
+            return found
+        if missing_ok:
+            return lid
+        raise LoreError(
+            f"no learning or draft with id {lid!r} in {self.layout.rel(self.layout.learnings)}/"
+            " (see `lore learnings` and `lore drafts`)"
+        )
+
+    def path_of(self, learning_id: str) -> Path:
+        """The file of an existing learning (draft or published), by id or unique prefix;
+        LoreError when there is none."""
+        lid = self.resolve_id(learning_id)
         for folder in (self.layout.drafts, self.layout.learnings):
             path = folder / f"{lid}.md"
             if path.is_file():

@@ -127,6 +127,13 @@ class ActionLog:
         )
         return redacted(self.sanitizer, (r for r in records if query.matches(r)))
 
+    def resolve_session(self, session: str, now: datetime | None = None) -> str:
+        """The session id `session` names: itself, or the one id it is a prefix of."""
+        from ..timeutil import utcnow
+        from .sessions import resolve_session
+
+        return resolve_session(self.layout.actionlog, session, now or utcnow())
+
     def stream(
         self,
         *,
@@ -139,6 +146,8 @@ class ActionLog:
         `--since` takes): a viewer pulls rows as it shows them, never holding them all."""
         for key in ("since", "until"):
             filters[key] = as_timestamp(filters.get(key), key)
+        if filters.get("session"):
+            filters["session"] = self.resolve_session(filters["session"])
         return self.iter_actions(
             ActionFilter(**filters),
             newest_first=newest_first,

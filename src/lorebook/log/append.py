@@ -102,6 +102,14 @@ class Appender:
         found = session_identity(self.layout.actionlog, session, now or utcnow(), max_days)
         return found if found is not None else (None, None)
 
+    def ended(self, session: str, now: datetime | None = None) -> dict[str, Any] | None:
+        """The end event of `session` if it has ended (and not been started again), from the
+        tail of its newest shard; None when it is open or that cannot be told cheaply."""
+        from .identity import ended_event
+
+        max_days = self.config.resume.max_session_days
+        return ended_event(self.layout.actionlog, session, now or utcnow(), max_days)
+
     def _identity(
         self, session: str | None, agent: str | None, project: str | None, now: datetime | None
     ) -> tuple[str, str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -418,10 +418,12 @@ def write_period_report(
     now: datetime,
     project: str | None = None,
     agent: str | None = None,
+    kpis: Callable[[Window], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Write `docs/reports/daily/<date>.md` or `weekly/<iso-week>.md` (sanitized, atomic).
 
     A report filtered by project or agent goes to its own file (`<date>--project-X.md`).
+    `kpis` gives the success metrics of the window for the file's own section.
     """
     from ..store import atomic_write
     from .report_file import render_markdown
@@ -432,7 +434,9 @@ def write_period_report(
     else:
         label, window = week_window(when, now)
     report = build_report(log, window, project=project, agent=agent, group_by="day")
-    text, redactions = log.sanitizer.redact_text(render_markdown(report, kind=kind, label=label))
+    figures = kpis(window) if kpis is not None else None
+    markdown = render_markdown(report, kind=kind, label=label, kpis=figures)
+    text, redactions = log.sanitizer.redact_text(markdown)
     asked = (("project", project), ("agent", agent))
     filters = [(key, log.sanitizer.redact_text(value)[0]) for key, value in asked if value]
     path = log.layout.reports / kind / f"{label}{filter_suffix(filters)}.md"

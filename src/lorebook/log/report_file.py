@@ -66,8 +66,11 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def render_markdown(report: dict[str, Any], *, kind: str, label: str) -> str:
-    """The daily (`kind="daily"`, chart per hour) or weekly (per day) report file."""
+def render_markdown(
+    report: dict[str, Any], *, kind: str, label: str, kpis: dict[str, Any] | None = None
+) -> str:
+    """The daily (`kind="daily"`, chart per hour) or weekly (per day) report file, with the
+    success metrics (`lorebook.log.kpis`) when given."""
     title = "Daily" if kind == "daily" else "Weekly"
     filters = report.get("filters") or {}
     only = ", ".join(f"{k} {filters[k]}" for k in ("project", "agent") if filters.get(k))
@@ -139,4 +142,8 @@ def render_markdown(report: dict[str, Any], *, kind: str, label: str) -> str:
             f"{t['max_ms']:.2f} |"
             for t in o["by_type"]
         ]
+    if kpis is not None:
+        from .kpis import markdown_section
+
+        out += ["", *markdown_section(kpis)]
     return "\n".join(out) + "\n"

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+from ..ids import resolve_prefix
+from ..model import ULID_RE
 from ..timeutil import format_ts
 
 STATUSES = ("active", "ended", "disconnected")
@@ -75,3 +79,46 @@ def summarize(records: Iterable[dict[str, Any]], now: datetime, idle: float) -> 
     for info in sessions.values():
         info.status = session_status(info.ended, info.last_activity, now, idle)
     return sorted(sessions.values(), key=lambda s: (s.last_activity or "", s.id), reverse=True)
+
+
+def session_names(actionlog: Path) -> Iterator[str]:
+    """Every session id that has a shard, live or archived (names only: nothing is read)."""
+    for year in _dirs(actionlog):
+        if year.name == "archive":
+            for y in _dirs(year):
+                for m in _dirs(y):
+                    for name in _files(m):
+                        if name.endswith(".jsonl.gz") and name[2:3] == "-":
+                            yield name[3:-9]
+            continue
+        for month in _dirs(year):
+            for day in _dirs(month):
+                for name in _files(day):
+                    if name.endswith(".jsonl"):
+                        yield name[:-6]
+
+
+def _dirs(path: Path) -> list[Path]:
+    try:
+        return [Path(e.path) for e in os.scandir(path) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _files(path: Path) -> list[str]:
+    try:
+        return [e.name for e in os.scandir(path) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def resolve_session(actionlog: Path, given: str, now: datetime) -> str:
+    """The session `given` names: itself when it has a shard today or yesterday (no scan) or
+    is a whole ULID, else the one session id it is a prefix of, as git takes a hash prefix
+    (a UsageError lists the candidates when several are); `given` when none is."""
+    if ULID_RE.match(given):
+        return given
+    for day in (now, now - timedelta(days=1)):
+        if (actionlog / day.strftime("%Y/%m/%d") / f"{given}.jsonl").is_file():
+            return given
+    return resolve_prefix(given, session_names(actionlog), "session") or given

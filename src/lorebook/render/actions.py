@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..log.progress import describe
+from .table import table
 
 
 def _short_ts(ts: str | None) -> str:
     return f"{ts[:10]} {ts[11:19]}" if ts else "-"
-
-
-def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """Left-aligned columns separated by two spaces; the last column is never padded."""
-    body = [list(map(str, row)) for row in rows]
-    widths = [len(h) for h in headers]
-    for row in body:
-        for index, cell in enumerate(row[:-1]):
-            widths[index] = max(widths[index], len(cell))
-    lines = []
-    for row in [list(headers), *body]:
-        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
 
 
 def actions_table(actions: Sequence[dict[str, Any]]) -> str:

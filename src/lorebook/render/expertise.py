@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from .table import Row, columns
+from .table import table as render_table
+
 
 def classification(found: dict[str, Any]) -> str:
     scores = found["scores"]
     ranked = sorted(scores, key=lambda d: -scores[d])
     lines = [found["domain"], ""]
+    rows: list[Row] = []
     for domain in ranked:
         hits = ", ".join(found["matched"].get(domain, []))
-        lines.append(f"  {domain:<12} {scores[domain]:>3}" + (f"  ({hits})" if hits else ""))
-    return "\n".join(lines)
+        rows.append(("", domain, str(scores[domain]), f"({hits})" if hits else ""))
+    return "\n".join(lines + columns(None, rows, right=(2,)))
 
 
 def update(result: dict[str, Any], verb: str) -> str:
@@ -22,27 +26,25 @@ def update(result: dict[str, Any], verb: str) -> str:
     if n > 1:
         head += "s"
     lines = [head]
-    lines += [f"  {c['type']:<22} {c['summary']}" for c in result["changes"]]
+    lines += columns(None, [("", c["type"], c["summary"]) for c in result["changes"]])
     if result.get("committed"):
         lines.append(f"  committed {result['committed'][:12]}")
     return "\n".join(lines)
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = [
-        f"{'DOMAIN':<12} {'LINES':>5}  {'FILES':>5} {'LESSONS':>7} {'PATTERNS':>8}  LAST VALIDATED"
-    ]
+    body: list[Row] = []
     for row in rows:
         if not row["exists"]:
-            lines.append(f"{row['domain']:<12} {'-':>5}  (no file yet)")
+            body.append((row["domain"], "-", "(no file yet)", "", "", ""))
             continue
         entries = row["entries"]
-        lines.append(
-            f"{row['domain']:<12} {row['lines']:>5}  {entries['core_files']:>5} "
-            f"{entries['learned_from_failures']:>7} {entries['effective_patterns']:>8}  "
-            f"{row['last_validated'] or '-'}"
-        )
-    return "\n".join(lines)
+        body.append((
+            row["domain"], row["lines"], entries["core_files"], entries["learned_from_failures"],
+            entries["effective_patterns"], row["last_validated"] or "-",
+        ))  # fmt: skip
+    headers = ("DOMAIN", "LINES", "FILES", "LESSONS", "PATTERNS", "LAST VALIDATED")
+    return render_table(headers, body, right=(1, 2, 3, 4))
 
 
 def history(entries: list[dict[str, Any]]) -> str:

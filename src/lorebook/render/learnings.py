@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .table import table
+
 
 def relative(path: str | None, root: str | Path) -> str | None:
     """`path` relative to `root` when it is inside it, else as it is (None stays None)."""
@@ -20,17 +22,16 @@ def relative(path: str | None, root: str | Path) -> str | None:
         return str(path)
 
 
-def learning_row(learning: dict[str, Any]) -> str:
+def learning_row(learning: dict[str, Any]) -> tuple[str, str, str, str]:
+    """(id, status, kind, title + [stale]) of one learning."""
     flags = " [stale]" if learning.get("stale") else ""
     kind = learning["kind"] if learning["kind"] != "lesson" else ""
-    return (
-        f"{learning['id']}  {learning['status']:<9} {kind:<7} {learning['title']}{flags}".rstrip()
-    )
+    return learning["id"], learning["status"], kind, f"{learning['title']}{flags}"
 
 
 def learnings_table(learnings: list[dict[str, Any]], empty: str) -> str:
-    """One line per learning (id, status, kind, title, [stale]), or `empty`."""
-    return "\n".join(learning_row(x) for x in learnings) if learnings else empty
+    """One line per learning (id, status, kind, title, [stale]) in aligned columns, or `empty`."""
+    return table(None, (learning_row(x) for x in learnings)) if learnings else empty
 
 
 def written(learning: dict[str, Any], root: str | Path) -> str:
@@ -72,7 +73,8 @@ def stale_text(reports: list[dict[str, Any]]) -> str:
         lines.append(f"{report['id']}  {report['title']}")
         for change in report["anchors"]:
             commits = f" ({', '.join(change['commits'][:5])})" if change["commits"] else ""
-            lines.append(f"  {change['anchor']}: {change['reason']}{commits}")
+            where = " (uncommitted)" if change.get("uncommitted") else ""
+            lines.append(f"  {change['anchor']}: {change['reason']}{where}{commits}")
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..log.report_file import one_line, pct, summary_lines, when
+from .table import columns
 
 __all__ = ["render_text", "summary_lines"]
 
@@ -20,11 +21,11 @@ def render_text(report: dict[str, Any]) -> str:
     out += summary_lines(report)
     out += ["", f"By {report['group_by']}:"]
     rows = [r for r in report["breakdown"] if r["total"]] or report["breakdown"][:0]
-    for r in rows:
-        out.append(
-            f"  {r['key']:<20} {r['total']:>7}  ok {pct(r['success_rate']):>6}  "
-            f"fail {r['failure']}  blocked {r['blocked']}"
-        )
+    out += columns(None, (
+        ("", r["key"], r["total"], f"ok {pct(r['success_rate'])}", f"fail {r['failure']}",
+         f"blocked {r['blocked']}")
+        for r in rows
+    ), right=(2,))  # fmt: skip
     if not rows:
         out.append("  (no actions)")
     d = report["deployments"]
@@ -42,17 +43,19 @@ def render_text(report: dict[str, Any]) -> str:
         )
     if report["average_duration"]:
         out += ["", "Average duration by type:"]
-        for a in report["average_duration"]:
-            out.append(f"  {a['type']:<16} {a['avg_seconds']:>9.3f} s  (n={a['count']})")
+        out += columns(None, (
+            ("", a["type"], f"{a['avg_seconds']:.3f} s", f"(n={a['count']})")
+            for a in report["average_duration"]
+        ), right=(2,))  # fmt: skip
     if report["overhead"]:
         o = report["overhead"]
         out += ["", f"Logging/hook overhead ({o['field']}): {o['count']} records, "
                 f"avg {o['avg_ms']:.2f} ms"]  # fmt: skip
-        for t in o["by_type"]:
-            out.append(
-                f"  {t['type']:<16} avg {t['avg_ms']:.2f} ms  p95 {t['p95_ms']:.2f} ms  "
-                f"max {t['max_ms']:.2f} ms  (n={t['count']})"
-            )
+        out += columns(None, (
+            ("", t["type"], f"avg {t['avg_ms']:.2f} ms", f"p95 {t['p95_ms']:.2f} ms",
+             f"max {t['max_ms']:.2f} ms", f"(n={t['count']})")
+            for t in o["by_type"]
+        ))  # fmt: skip
     return "\n".join(out)
 
 

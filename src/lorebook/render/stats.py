@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .table import Row, table
+
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
@@ -13,10 +15,10 @@ def stats_table(entries: list[dict[str, Any]]) -> str:
     """A table for people; patterns get their solutions and trend underneath."""
     if not entries:
         return "no learnings yet (see `lore learn new` and `lore pattern new`)"
-    lines = [f"{'ID':<48} {'APPLIED':>7} {'SUCCESS':>7}  LAST APPLIED"]
+    lines: list[Row] = []
     for e in entries:
         last = (e["last_applied"] or "-")[:16].replace("T", " ")
-        lines.append(f"{e['id']:<48} {e['applications']:>7} {_pct(e['success_rate']):>7}  {last}")
+        lines.append((e["id"], e["applications"], _pct(e["success_rate"]), last))
         pattern = e.get("pattern")
         if pattern:
             seen = (pattern["last_seen"] or "-")[:10]
@@ -32,4 +34,4 @@ def stats_table(entries: list[dict[str, Any]]) -> str:
                     f"    {sid}: {s['times_successful']}/{s['times_applied']} "
                     f"({_pct(s['success_rate'])})  {s.get('text') or ''}".rstrip()
                 )
-    return "\n".join(lines)
+    return table(("ID", "APPLIED", "SUCCESS", "LAST APPLIED"), lines, right=(1, 2))

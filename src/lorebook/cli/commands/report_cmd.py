@@ -71,3 +71,24 @@ def weekly(
         book.write_report("weekly", when=week, project=project, agent=agent),
         as_json,
     )
+
+
+@report.command("kpis")
+@click.option("--days", type=int, help="The last N days (default 30).")
+@json_option
+@pass_book
+def kpis(book: Lorebook, days: int | None, as_json: bool) -> None:
+    """The seed's success metrics, from the action log: search before planning, learning
+    extraction, learning reuse, logging coverage, resume success, logging overhead, log size.
+
+    Each shows its numerator, denominator and target; "n/a" when the log cannot tell.
+
+    \b
+    Examples:
+      lore report kpis
+      lore report kpis --days 90 --json
+    """
+    from ...render.kpis import kpis_text
+
+    data = book.kpis(days=days)
+    click.echo(to_json(data) if as_json else kpis_text(data))
