@@ -13,7 +13,7 @@ TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy stil
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-    from ..log.append import Appender
+    from .. import Appender
 
 
 def parse_context(
@@ -75,7 +75,7 @@ def _warn_if_ended(appender: Appender, session: str, stderr: TextIO | None) -> N
     end = appender.ended(session)
     if end is None:
         return
-    from ..notices import warn
+    from .. import warn
 
     ts = str(end.get("ts") or "")
     warn(
