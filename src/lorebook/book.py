@@ -281,14 +281,20 @@ class Lorebook:
     def index(self) -> SearchIndex:
         """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
         from .index import SearchIndex
+        from .knowledge.listing import cached_stale_ids
+        from .knowledge.ops import ranking_figures
 
+        def stale() -> list[str]:  # on a new commit or an edited learning: reads them all
+            return [report.id for report in self.learnings.stale()]
+
+        # ranking reads the log and the stale cache, not the knowledge base (YAML, pydantic)
         return SearchIndex(
             self.layout,
             self.config,
             self.sanitizer,
             env=self.env,
-            stats_snapshot=lambda: self.knowledge.ranking_figures(),
-            stale_snapshot=self.learnings.stale_ids,
+            stats_snapshot=lambda: ranking_figures(self.action_log),
+            stale_snapshot=lambda: cached_stale_ids(self.layout, stale),
         )
 
     def preflight(
@@ -319,13 +325,14 @@ class Lorebook:
                     found.append({"domain": domain, "prompt": block["prompt"]})
             return found
 
+        from .knowledge.ops import log_figures
         from .knowledge.stats import rank_solutions
 
         figures: dict[str, Any] = {}
 
         def ranked(pattern: str, solutions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if "all" not in figures:  # read the log once, and only when a pattern matched
-                figures["all"] = self.knowledge.figures()
+                figures["all"] = log_figures(self.action_log)
             found = figures["all"].get(pattern)
             return rank_solutions(solutions, found.solutions if found is not None else {})
 

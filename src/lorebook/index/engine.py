@@ -204,11 +204,18 @@ class SearchIndex:
         self._keyword = (stamp, manifest, keyword)
         return manifest, keyword
 
-    def _keyword_index(self, manifest: Manifest) -> KeywordIndex:
-        """BM25 over the manifest's documents, reusing the terms of files whose hash is known."""
+    def _keyword_index(self, manifest: Manifest, *, saved: bool = True) -> KeywordIndex:
+        """BM25 over the manifest's documents: the one saved for this manifest (by its digest),
+        else built, reusing the terms of files whose hash is known, and saved for the next
+        process. A manifest made from the files in memory (`_from_files`) is never saved."""
         from .documents import Document
+        from .keyword_store import load_keyword_index, save_keyword_index
 
         entries = [(k, e) for k, e in manifest.files.items() if e.doc]
+        if manifest.digest and saved:
+            found = load_keyword_index(self.folder, manifest.digest, self.synonyms)
+            if found is not None and found.ids == [e.doc["id"] for _, e in entries if e.doc]:
+                return found
         docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]
         cache = self._terms
         fresh: dict[str, tuple[str, list[str]]] = {}
@@ -222,6 +229,8 @@ class SearchIndex:
 
         keyword = KeywordIndex(docs, self.synonyms, terms_of)
         self._terms = fresh
+        if manifest.digest:
+            save_keyword_index(self.folder, manifest.digest, keyword)
         return keyword
 
     def _from_files(self) -> tuple[Manifest, KeywordIndex]:
@@ -277,7 +286,12 @@ class SearchIndex:
                 self._degrade("the search index is missing or being rebuilt")
         if not manifest.files:
             return []
-        _, kw_sim = keyword.scores(query)
+        try:
+            _, kw_sim = keyword.scores(query)
+        except ValueError:  # the saved keyword index is damaged: build it again, and save it
+            keyword = self._keyword_index(manifest, saved=False)
+            self._keyword = None
+            _, kw_sim = keyword.scores(query)
         dense = None
         if mode != "keyword" and self.degraded is None:
             dense = self._dense(query, manifest)
