@@ -281,8 +281,8 @@ class Lorebook:
     def index(self) -> SearchIndex:
         """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
         from .index import SearchIndex
-        from .knowledge.listing import cached_stale_ids
         from .knowledge.ops import ranking_figures
+        from .knowledge.stale_cache import cached_stale_ids
 
         def stale() -> list[str]:  # on a new commit or an edited learning: reads them all
             return [report.id for report in self.learnings.stale()]
@@ -305,13 +305,17 @@ class Lorebook:
         limit: int = 5,
         log: bool = True,
         session: str | None = None,
+        mode: str = "hybrid",
     ) -> dict[str, Any]:
         """What the team learned about `task` (see `lore preflight`); logged as a search action
         in `session` (else LORE_SESSION). Without a session it is not logged: a lookup must not
-        invent an automatic session and project that reports and resume would then count."""
+        invent an automatic session and project that reports and resume would then count.
+        `mode` is the search's: `keyword` needs no model and no vector store."""
         from .index.preflight import build_preflight
 
         def expertise(text: str, categories: list[str]) -> list[dict[str, Any]]:
+            if not any(self.layout.expertise.glob("*.yaml")):
+                return []  # no domain has a file: nothing to read (nor YAML to load)
             known = set(self.expertise.domains())
             wanted = [self.expertise.classify(text).domain, *categories]
             found = []
@@ -343,6 +347,7 @@ class Lorebook:
             task,
             phase=phase,
             limit=limit,
+            mode=mode,
             rank_solutions=ranked,
         )
         session = self.appender.default_session(session)

@@ -1,5 +1,6 @@
-"""`lore` entry point: `lore log` and `lore resume` are served by fast paths without click (the
-commands agents call on every action and at every session start); the rest loads click."""
+"""`lore` entry point: `lore log`, `lore resume`, `lore search` and `lore preflight` are served by
+fast paths without click (the commands agents call on every action, at every session start and
+every prompt); the rest loads click."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ def main(argv: list[str] | None = None) -> int:
             from .resumespec import run_resume
 
             return _serve(run_resume, options, "as_json")
+    if args and args[0] in ("search", "preflight"):
+        from .searchspec import FAST
+
+        parse, answer = FAST[args[0]]
+        found = parse(args[1:])
+        if found is not None:
+            return _serve(answer, found, "as_json")
     from .app import run
 
     return run(args)

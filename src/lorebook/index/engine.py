@@ -16,7 +16,6 @@ from ..problems import Problem
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .chunks import CHUNKER_VERSION
 from .embed import ModelUnavailable, load_embedder, resolve_model
-from .indexer import Indexer, IndexReport, Progress
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt
@@ -26,6 +25,7 @@ from .synonyms import SynonymTable
 if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .embed import Embedder
+    from .indexer import IndexReport, Progress
 
 MAX_QUERY_CHARS = 10_000
 DENSE_CANDIDATES = 200  # nearest passages asked of Chroma per query
@@ -165,6 +165,8 @@ class SearchIndex:
         wait: float | None = None,
     ) -> IndexReport:
         """Bring the index up to date with the files (only `paths` when given)."""
+        from .indexer import Indexer  # not for a search of a fresh index
+
         indexer = Indexer(
             self.layout, self.folder, self.store, self.locks, self.embedder(), self.sanitizer
         )
@@ -333,13 +335,13 @@ class SearchIndex:
             return False
         seen = 0  # the files `learning_files` lists, without sorting 2,000 Path objects
         for folder in (self.layout.learnings, self.layout.drafts):
-            prefix = self.layout.rel(folder)
+            prefix = os.path.join(self.layout.rel(folder), "")
             try:
                 with os.scandir(folder) as found:
                     for item in found:
                         if not item.name.endswith(".md") or not item.is_file():
                             continue
-                        entry = manifest.files.get(os.path.join(prefix, item.name))
+                        entry = manifest.files.get(prefix + item.name)
                         st = item.stat()
                         if entry is None or not entry.stat_matches(st.st_size, st.st_mtime_ns):
                             return False

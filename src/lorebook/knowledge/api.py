@@ -124,7 +124,7 @@ class Learnings:
 
     def stale_ids(self) -> frozenset[str]:
         """Ids of the stale learnings, for ranking (cached per commit: `cached_stale_ids`)."""
-        from .listing import cached_stale_ids
+        from .stale_cache import cached_stale_ids
 
         return cached_stale_ids(self.layout, lambda: [report.id for report in self.stale()])
 

@@ -17,7 +17,7 @@ from ..redact.lines import line_of, secret_lines
 from ..redact.sanitize import Sanitizer
 from .fileformat import LearningFormatError, parse_learning
 from .model import Learning
-from .listing import learning_paths
+from .store import learning_paths
 
 Report = Callable[[Problem], None]
 
