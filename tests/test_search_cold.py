@@ -375,3 +375,19 @@ def test_fast_parser_leaves_odd_forms_to_click(store: Path) -> None:
     assert bad.code == 1 and "fuzzy" in bad.err and "Traceback" not in bad.err
     bad = lore("preflight", "q", "--phase", "later", env=clean_env(store))
     assert bad.code == 1 and "later" in bad.err and "Traceback" not in bad.err
+
+
+def test_search_without_an_index_prints_no_secret(store: Path) -> None:
+    """No manifest (the cache deleted, `--no-refresh`): the keyword index built from the files
+    in memory is made of redacted documents, as the indexer's is."""
+    _keyword_store(store)
+    token = "ghp_" + "Q7x" * 12
+    write_learning(store, "leaky", title=f"Push fails with token {token}",
+                   body=f"## Key Takeaway\nRotate {token} now.")
+    for args in (["--json"], []):
+        run = lore("search", "push fails", "--mode", "keyword", "--no-refresh", *args,
+                   env=clean_env(store))
+        assert run.code == 0, run.err
+        assert "leaky" in run.out or "Push fails" in run.out
+        assert token not in run.out and token not in run.err
+    assert not (store / ".lore" / "cache" / "index" / "keyword.json").exists()

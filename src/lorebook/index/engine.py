@@ -237,15 +237,18 @@ class SearchIndex:
 
     def _from_files(self) -> tuple[Manifest, KeywordIndex]:
         """A keyword index built in memory from the learning files, when the cache has none
-        (deleted, or being rebuilt by another process): the files can still answer."""
+        (deleted, or being rebuilt by another process): the files can still answer. Their
+        documents are redacted as the indexer redacts them: results print from them."""
         from .documents import learning_files, read_document
+        from .indexer import redact_document
 
         manifest = Manifest(None, None, 0, self.store.backend)
         skipped: list[Problem] = []
         for path in learning_files(self.layout):
             got = read_document(path, self.layout, skipped.append)
             if got is not None and got[1] is not None:
-                manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=got[1].to_dict())
+                doc = redact_document(self.sanitizer, got[1]).to_dict()
+                manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=doc)
         if skipped:
             self.warn(f"{len(skipped)} learning file(s) skipped; run `lore check` for details")
         return manifest, self._keyword_index(manifest)
