@@ -305,14 +305,20 @@ class Lorebook:
     def index(self) -> SearchIndex:
         """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
         from .index import SearchIndex
+        from .knowledge.ops import ranking_figures
+        from .knowledge.stale_cache import cached_stale_ids
 
+        def stale() -> list[str]:  # on a new commit or an edited learning: reads them all
+            return [report.id for report in self.learnings.stale()]
+
+        # ranking reads the log and the stale cache, not the knowledge base (YAML, pydantic)
         index = SearchIndex(
             self.layout,
             self.config,
             self.sanitizer,
             env=self.env,
-            stats_snapshot=lambda: self.knowledge.ranking_figures(),
-            stale_snapshot=self.learnings.stale_ids,
+            stats_snapshot=lambda: ranking_figures(self.action_log),
+            stale_snapshot=lambda: cached_stale_ids(self.layout, stale),
         )
         index.on_progress(self._progress)
         return index
@@ -325,13 +331,17 @@ class Lorebook:
         limit: int = 5,
         log: bool = True,
         session: str | None = None,
+        mode: str = "hybrid",
     ) -> dict[str, Any]:
         """What the team learned about `task` (see `lore preflight`); logged as a search action
         in `session` (else LORE_SESSION). Without a session it is not logged: a lookup must not
-        invent an automatic session and project that reports and resume would then count."""
+        invent an automatic session and project that reports and resume would then count.
+        `mode` is the search's: `keyword` needs no model and no vector store."""
         from .index.preflight import build_preflight
 
         def expertise(text: str, categories: list[str]) -> list[dict[str, Any]]:
+            if not any(self.layout.expertise.glob("*.yaml")):
+                return []  # no domain has a file: nothing to read (nor YAML to load)
             known = set(self.expertise.domains())
             wanted = [self.expertise.classify(text).domain, *categories]
             found = []
@@ -345,13 +355,14 @@ class Lorebook:
                     found.append({"domain": domain, "prompt": block["prompt"]})
             return found
 
+        from .knowledge.ops import log_figures
         from .knowledge.stats import rank_solutions
 
         figures: dict[str, Any] = {}
 
         def ranked(pattern: str, solutions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if "all" not in figures:  # read the log once, and only when a pattern matched
-                figures["all"] = self.knowledge.figures()
+                figures["all"] = log_figures(self.action_log)
             found = figures["all"].get(pattern)
             return rank_solutions(solutions, found.solutions if found is not None else {})
 
@@ -362,6 +373,7 @@ class Lorebook:
             task,
             phase=phase,
             limit=limit,
+            mode=mode,
             rank_solutions=ranked,
         )
         session = self.appender.default_session(session)

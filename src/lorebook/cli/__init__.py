@@ -1,6 +1,6 @@
-"""`lore` entry point: `lore log`, `lore resume`, `lore actions` and `lore report` are served by
-fast paths without click (the commands agents call on every action, at every session start and
-to look things up); the rest loads click."""
+"""`lore` entry point: `lore log`, `lore resume`, `lore actions`, `lore report`, `lore search`
+and `lore preflight` are served by fast paths without click (the commands agents call on every
+action, at every session start, every prompt and to look things up); the rest loads click."""
 
 from __future__ import annotations
 
@@ -36,6 +36,13 @@ def main(argv: list[str] | None = None) -> int:
         lookup = parse_lookup(args)
         if lookup is not None:
             return _serve(*lookup, "as_json")
+    if args and args[0] in ("search", "preflight"):
+        from .searchspec import FAST
+
+        parse, answer = FAST[args[0]]
+        found = parse(args[1:])
+        if found is not None:
+            return _serve(answer, found, "as_json")
     from .app import run
 
     return run(args)

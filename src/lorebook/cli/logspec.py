@@ -7,16 +7,25 @@ from __future__ import annotations
 class Opt:
     """One option of `lore log` (a plain class: no dataclasses import on the append path)."""
 
-    __slots__ = ("dest", "flag", "help", "kind", "metavar")
+    __slots__ = ("choices", "dest", "flag", "help", "kind", "metavar")
 
     def __init__(
-        self, flag: str, dest: str, help: str, kind: str = "str", metavar: str = "TEXT"
+        self,
+        flag: str,
+        dest: str,
+        help: str,
+        kind: str = "str",
+        metavar: str = "TEXT",
+        choices: tuple[str, ...] = (),
     ) -> None:
         self.flag = flag
         self.dest = dest
         self.help = help
-        self.kind = kind  # str | float | count (an int >= 1) | flag
+        # str | float | fraction (a float from 0 to 1) | count (an int >= 1) | flag
+        # | many (a str, repeatable: a tuple)
+        self.kind = kind
         self.metavar = metavar
+        self.choices = choices  # when given, the only values a str option takes
 
 
 LOG_OPTIONS = (
@@ -84,10 +93,14 @@ def parse_fast(args: list[str]) -> dict[str, object] | None:
 
 
 def parse_simple(
-    args: list[str], options: tuple[Opt, ...], positional_names: tuple[str, ...]
+    args: list[str],
+    options: tuple[Opt, ...],
+    positional_names: tuple[str, ...],
+    rest: str | None = None,
 ) -> dict[str, object] | None:
-    """`--flag value`, `--flag=value` and exactly the named positionals; None for anything
-    else (help, `--`, unknown or repeated options, a bad number): click then answers it."""
+    """`--flag value`, `--flag=value` and exactly the named positionals (with `rest`: one or
+    more words, as a tuple under that name); None for anything else (help, `--`, unknown or
+    repeated options, a bad number or choice): click then answers it."""
     by_flag = {opt.flag: opt for opt in options}
     values: dict[str, object] = {}
     positional: list[str] = []
@@ -97,12 +110,14 @@ def parse_simple(
         index += 1
         if arg == "--" or arg in ("-h", "--help"):
             return None
+        if rest is not None and arg.startswith("-") and not arg.startswith("--") and arg != "-":
+            return None  # click decides what `-x` means among words
         if not arg.startswith("--") or arg == "-":
             positional.append(arg)
             continue
         flag, eq, inline = arg.partition("=")
         opt = by_flag.get(flag)
-        if opt is None or opt.dest in values:
+        if opt is None or (opt.dest in values and opt.kind != "many"):
             return None
         if opt.kind == "flag":
             if eq:
@@ -116,17 +131,29 @@ def parse_simple(
             index += 1
         else:
             return None
-        if opt.kind == "float":
+        if opt.kind in ("float", "fraction"):
             try:
-                values[opt.dest] = float(raw)
+                number = float(raw)
             except ValueError:
                 return None
+            if opt.kind == "fraction" and not 0 <= number <= 1:  # also refuses NaN
+                return None
+            values[opt.dest] = number
         elif opt.kind == "count":
             if not raw.isdigit() or int(raw) < 1:
                 return None
             values[opt.dest] = int(raw)
+        elif opt.choices and raw not in opt.choices:
+            return None
+        elif opt.kind == "many":
+            values[opt.dest] = (*values.get(opt.dest, ()), raw)  # type: ignore[misc]
         else:
             values[opt.dest] = raw
+    if rest is not None:
+        if len(positional) <= len(positional_names):
+            return None
+        values[rest] = tuple(positional[len(positional_names) :])
+        positional = positional[: len(positional_names)]
     if len(positional) != len(positional_names):
         return None
     values.update(zip(positional_names, positional, strict=True))

@@ -2,6 +2,8 @@
 
 The index depends only on this interface, so the source of learnings (the knowledge base's
 `LearningStore`, or `parse_learning` below on its front-matter reader) is one adapter away.
+The front-matter reader (YAML, pydantic) loads only when a file is parsed: a search answers
+from the stored documents without it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..knowledge.fileformat import LearningFormatError, null, read_front_matter
 from ..knowledge.sections import split_sections
 from ..paths import OUTSIDE, Layout
 from ..problems import Problem
@@ -81,6 +82,12 @@ class ParseError(Exception):
         self.reason = reason
 
 
+def null(value: Any) -> Any:
+    from ..knowledge.fileformat import null
+
+    return null(value)
+
+
 def _text(value: Any) -> str | None:
     value = null(value)
     return None if value is None or isinstance(value, (dict, list)) else str(value)
@@ -110,6 +117,8 @@ def parse_learning(text: str, rel: str) -> Document:
 
     The front matter is read by the knowledge base's reader (no aliases, no duplicate keys);
     only the schema is lenient here: a file with a title is searchable."""
+    from ..knowledge.fileformat import LearningFormatError, read_front_matter
+
     try:
         data, _fm, body, first_line = read_front_matter(text, rel)
     except LearningFormatError as exc:

@@ -18,7 +18,6 @@ from ..progress import INDEX_BUILD
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .chunks import CHUNKER_VERSION
 from .embed import ModelUnavailable, load_embedder, resolve_model
-from .indexer import Indexer, IndexReport
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from ..progress import Progress
     from ..redact.sanitize import Sanitizer
     from .embed import Embedder
+    from .indexer import IndexReport
 
 MAX_QUERY_CHARS = 10_000
 DENSE_CANDIDATES = 200  # nearest passages asked of Chroma per query
@@ -176,6 +176,8 @@ class SearchIndex:
     ) -> IndexReport:
         """Bring the index up to date with the files (only `paths` when given); `progress`
         (default: the `on_progress` callback) hears of the files done."""
+        from .indexer import Indexer  # not for a search of a fresh index
+
         report_to = progress or self._progress
         files = None if report_to is None else partial(report_to, INDEX_BUILD)
         indexer = Indexer(
@@ -217,11 +219,18 @@ class SearchIndex:
         self._keyword = (stamp, manifest, keyword)
         return manifest, keyword
 
-    def _keyword_index(self, manifest: Manifest) -> KeywordIndex:
-        """BM25 over the manifest's documents, reusing the terms of files whose hash is known."""
+    def _keyword_index(self, manifest: Manifest, *, saved: bool = True) -> KeywordIndex:
+        """BM25 over the manifest's documents: the one saved for this manifest (by its digest),
+        else built, reusing the terms of files whose hash is known, and saved for the next
+        process. A manifest made from the files in memory (`_from_files`) is never saved."""
         from .documents import Document
+        from .keyword_store import load_keyword_index, save_keyword_index
 
         entries = [(k, e) for k, e in manifest.files.items() if e.doc]
+        if manifest.digest and saved:
+            found = load_keyword_index(self.folder, manifest.digest, self.synonyms)
+            if found is not None and found.ids == [e.doc["id"] for _, e in entries if e.doc]:
+                return found
         docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]
         cache = self._terms
         fresh: dict[str, tuple[str, list[str]]] = {}
@@ -235,19 +244,24 @@ class SearchIndex:
 
         keyword = KeywordIndex(docs, self.synonyms, terms_of)
         self._terms = fresh
+        if manifest.digest:
+            save_keyword_index(self.folder, manifest.digest, keyword)
         return keyword
 
     def _from_files(self) -> tuple[Manifest, KeywordIndex]:
         """A keyword index built in memory from the learning files, when the cache has none
-        (deleted, or being rebuilt by another process): the files can still answer."""
+        (deleted, or being rebuilt by another process): the files can still answer. Their
+        documents are redacted as the indexer redacts them: results print from them."""
         from .documents import learning_files, read_document
+        from .indexer import redact_document
 
         manifest = Manifest(None, None, 0, self.store.backend)
         skipped: list[Problem] = []
         for path in learning_files(self.layout):
             got = read_document(path, self.layout, skipped.append)
             if got is not None and got[1] is not None:
-                manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=got[1].to_dict())
+                doc = redact_document(self.sanitizer, got[1]).to_dict()
+                manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=doc)
         if skipped:
             self.warn(f"{len(skipped)} learning file(s) skipped; run `lore check` for details")
         return manifest, self._keyword_index(manifest)
@@ -290,7 +304,12 @@ class SearchIndex:
                 self._degrade("the search index is missing or being rebuilt")
         if not manifest.files:
             return []
-        _, kw_sim = keyword.scores(query)
+        try:
+            _, kw_sim = keyword.scores(query)
+        except ValueError:  # the saved keyword index is damaged: build it again, and save it
+            keyword = self._keyword_index(manifest, saved=False)
+            self._keyword = None
+            _, kw_sim = keyword.scores(query)
         dense = None
         if mode != "keyword" and self.degraded is None:
             dense = self._dense(query, manifest)
@@ -332,13 +351,13 @@ class SearchIndex:
             return False
         seen = 0  # the files `learning_files` lists, without sorting 2,000 Path objects
         for folder in (self.layout.learnings, self.layout.drafts):
-            prefix = self.layout.rel(folder)
+            prefix = os.path.join(self.layout.rel(folder), "")
             try:
                 with os.scandir(folder) as found:
                     for item in found:
                         if not item.name.endswith(".md") or not item.is_file():
                             continue
-                        entry = manifest.files.get(os.path.join(prefix, item.name))
+                        entry = manifest.files.get(prefix + item.name)
                         st = item.stat()
                         if entry is None or not entry.stat_matches(st.st_size, st.st_mtime_ns):
                             return False

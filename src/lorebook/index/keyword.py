@@ -1,9 +1,10 @@
 """The BM25 keyword index, with title-weighted fields and query-side synonyms.
 
-Built in memory from the documents kept in the manifest: 10,000 learnings index in well under a
-second, so there is nothing to keep in sync on disk. The scoring is BM25's Lucene variant (as
-bm25s computes it, tested against it) over plain postings lists: importing bm25s (scipy, numpy)
-cost a cold keyword search ~0.9 s; a query over 10,000 learnings costs milliseconds either way.
+Built from the documents kept in the manifest and saved next to it (`keyword_store`): tokenizing
+2,000 learnings cost a cold search more than all else it does. The scoring is BM25's Lucene
+variant (as bm25s computes it, tested against it) over plain postings lists: importing bm25s
+(scipy, numpy) cost a cold keyword search ~0.9 s; a query over 10,000 learnings costs
+milliseconds either way.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .synonyms import SynonymTable, terms, words
 
@@ -45,19 +46,57 @@ class KeywordIndex:
         get = terms_of or (lambda _, doc: document_terms(doc))
         corpus = [get(i, d) or [""] for i, d in enumerate(docs)]
         self.size = len(corpus)
-        self.df: Counter[str] = Counter()
-        self.postings: dict[str, list[tuple[int, int]]] = {}  # term -> (document, frequency)
+        self.postings: dict[str, list[list[int]]] = {}  # term -> [[document...], [frequency...]]
+        self._saved: dict[str, str] = {}  # from `restore`: decoded per query term (`_posting`)
         for i, tokens in enumerate(corpus):
             for term, count in Counter(tokens).items():
-                self.postings.setdefault(term, []).append((i, count))
-        for term, found in self.postings.items():
-            self.df[term] = len(found)
+                found = self.postings.get(term)
+                if found is None:
+                    self.postings[term] = [[i], [count]]
+                else:
+                    found[0].append(i)
+                    found[1].append(count)
         average = sum(map(len, corpus)) / self.size if corpus else 1.0
         # the length part of the term-frequency saturation, per document
         self.norms = [K1 * (1 - B + B * len(tokens) / average) for tokens in corpus]
 
+    def state(self) -> dict[str, Any]:
+        """What `restore` needs, JSON-friendly: each postings list as one string of
+        "document frequency ..." pairs, so loading parses strings and decodes only the lists a
+        query asks for. Made only of the documents' terms (redacted before they were indexed)."""
+        postings = dict(self._saved)
+        for term, (docs, counts) in self.postings.items():
+            postings[term] = " ".join(f"{d} {c}" for d, c in zip(docs, counts, strict=True))
+        return {"ids": self.ids, "norms": self.norms, "postings": postings}
+
+    @classmethod
+    def restore(cls, state: dict[str, Any], synonyms: SynonymTable) -> KeywordIndex:
+        """The index `state()` described (ValueError when it is not one; a damaged postings
+        list raises ValueError when a query reads it)."""
+        index = cls.__new__(cls)
+        try:
+            index.ids = [str(i) for i in state["ids"]]
+            index.norms = [float(n) for n in state["norms"]]
+            saved = state["postings"]
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a keyword index: {exc}") from None
+        if not isinstance(saved, dict) or len(index.norms) != len(index.ids):
+            raise ValueError("not a keyword index")
+        index.postings = {}
+        index._saved = saved
+        index.size = len(index.ids)
+        index.synonyms = synonyms
+        return index
+
+    def _posting(self, term: str) -> list[list[int]] | None:
+        found = self.postings.get(term)
+        if found is None and term in self._saved:
+            found = self.postings[term] = _decode(self._saved[term], self.size)
+        return found
+
     def idf(self, term: str) -> float:
-        df = self.df.get(term, 0)
+        found = self._posting(term)
+        df = len(found[0]) if found else 0
         return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
 
     def query_terms(self, query: str) -> tuple[list[str], list[str]]:
@@ -83,13 +122,24 @@ class KeywordIndex:
         if not self.size or not own:
             return raw, list(raw)
         for term in dict.fromkeys(own + extra):
-            found = self.postings.get(term)
+            found = self._posting(term)
             if not found:
                 continue
             idf, norms = self.idf(term), self.norms
-            for i, count in found:
+            for i, count in zip(found[0], found[1], strict=True):
                 raw[i] += idf * count / (norms[i] + count)
         ceiling = sum(self.idf(t) for t in dict.fromkeys(own))
         if ceiling <= 0:
             return raw, [0.0] * self.size
         return raw, [min(max(score / ceiling, 0.0), 1.0) for score in raw]
+
+
+def _decode(text: Any, size: int) -> list[list[int]]:
+    """A saved postings list -> [[document...], [frequency...]]; ValueError when damaged."""
+    if not isinstance(text, str):
+        raise ValueError("a damaged keyword index: a postings list is not text")
+    numbers = [int(n) for n in text.split()]
+    docs, counts = numbers[0::2], numbers[1::2]
+    if not docs or len(docs) != len(counts) or not all(0 <= d < size for d in docs):
+        raise ValueError("a damaged keyword index: a postings list names no such document")
+    return [docs, counts]

@@ -6,6 +6,7 @@ of one file's content hash re-indexes that file only.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ class Manifest:
     backend: str
     generation: int = 0
     files: dict[str, Entry] = field(default_factory=dict)
+    digest: str = ""  # of the bytes it was loaded from: the key of what is derived from it
 
     def pins(self) -> tuple[Any, ...]:
         return (self.model, self.dim, self.chunker, self.backend)
@@ -90,6 +92,7 @@ class Manifest:
                 backend=str(data["backend"]),
                 generation=int(data.get("generation", 0)),
                 files={k: Entry(**v) for k, v in data["files"].items()},
+                digest=hashlib.blake2b(raw, digest_size=16).hexdigest(),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ManifestCorrupt(f"{type(exc).__name__}: {exc}") from None

@@ -32,7 +32,9 @@ def _is_deployment(result: SearchResult) -> bool:
     return bool(labels & _DEPLOY_WORDS)
 
 
-def find_learnings(index: SearchIndex, task: str, phase: str, limit: int) -> list[SearchResult]:
+def find_learnings(
+    index: SearchIndex, task: str, phase: str, limit: int, mode: str = "hybrid"
+) -> list[SearchResult]:
     """The learnings for `task`; for deploy, deployment learnings first, high severity first."""
     if phase not in PHASES:
         raise UsageError(f"phase {phase!r} is not one of: {', '.join(PHASES)}")
@@ -40,8 +42,10 @@ def find_learnings(index: SearchIndex, task: str, phase: str, limit: int) -> lis
         raise UsageError(f"limit must be a positive number, not {limit}")
     reviewed = Filters(status="published")  # drafts await review: not for an agent's prompt yet
     if phase != "deploy":
-        return index.search(task, limit=limit, filters=reviewed)
-    candidates = index.search(f"{task} deployment", limit=max(limit * 4, 20), filters=reviewed)
+        return index.search(task, mode=mode, limit=limit, filters=reviewed)
+    candidates = index.search(
+        f"{task} deployment", mode=mode, limit=max(limit * 4, 20), filters=reviewed
+    )
     candidates.sort(
         key=lambda r: (
             not _is_deployment(r),
@@ -83,11 +87,13 @@ def build_preflight(
     *,
     phase: str = "plan",
     limit: int = 5,
+    mode: str = "hybrid",
     rank_solutions: RankSolutions = _unranked,
 ) -> dict[str, Any]:
     """The preflight brief: learnings, patterns, prevention checklist, expertise, and `text`.
-    A pattern's solutions come best first from `rank_solutions` (by their own outcomes)."""
-    results = find_learnings(index, task, phase, limit)
+    A pattern's solutions come best first from `rank_solutions` (by their own outcomes);
+    `mode` is the search's (keyword: no model, no vector store)."""
+    results = find_learnings(index, task, phase, limit, mode)
 
     def clean(text: str) -> str:
         return sanitizer.redact_text(" ".join(str(text).split()))[0]

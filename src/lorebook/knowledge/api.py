@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LoreError, UsageError
+from ..errors import UsageError
 from ..problems import OnProblem
 from .model import KINDS, STATUSES, Learning
 from .store import LearningStore, with_skeleton
@@ -123,34 +123,10 @@ class Learnings:
         return find_stale(self.layout, list(self.all(on_problem=on_problem)))
 
     def stale_ids(self) -> frozenset[str]:
-        """Ids of the stale learnings, for ranking. Staleness only changes with a commit or an
-        edited learning, so the answer is cached under `.lore/cache/` keyed by HEAD and the
-        learning files' sizes and times: a search pays the git work once per commit."""
-        import json
-        from contextlib import suppress
+        """Ids of the stale learnings, for ranking (cached per commit: `cached_stale_ids`)."""
+        from .stale_cache import cached_stale_ids
 
-        from ..git.binary import head
-        from ..store import atomic_write
-
-        files = self.store.files()
-        if not files:
-            return frozenset()
-        commit = head(self.root)
-        if commit is None:  # not a repository, or no commit yet: nothing can be stale
-            return frozenset()
-        stats = [(p.name, p.stat()) for p in files]
-        key = [commit, [[n, st.st_size, st.st_mtime_ns] for n, st in stats]]
-        cache = self.layout.cache / "stale-v1.json"
-        try:
-            saved = json.loads(cache.read_text())
-            if saved.get("key") == key:
-                return frozenset(saved["stale"])
-        except (OSError, ValueError, AttributeError, KeyError, TypeError):
-            pass  # missing or unreadable cache: recompute below
-        found = sorted(report.id for report in self.stale())
-        with suppress(LoreError):  # a read-only cache only costs the recomputation next time
-            atomic_write(cache, json.dumps({"key": key, "stale": found}).encode())
-        return frozenset(found)
+        return cached_stale_ids(self.layout, lambda: [report.id for report in self.stale()])
 
     def mark_stale(self, learnings: list[Learning]) -> list[Learning]:
         """Set `stale` on each learning (for ranking and review) and return them."""

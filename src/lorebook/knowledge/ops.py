@@ -77,45 +77,17 @@ class KnowledgeOps:
     def _events(
         self, *, occurrences: bool, on_problem: OnProblem | None = None
     ) -> Iterator[dict[str, Any]]:
-        """`apply_learning` (and `occurrence`) actions through the query layer."""
-        types = (APPLY, OCCURRENCE) if occurrences else (APPLY,)
-        for action_type in types:
-            yield from self.action_log.iter_actions(
-                ActionFilter(type=action_type), newest_first=False, on_problem=on_problem or ignore
-            )
+        return learning_events(self.action_log, occurrences=occurrences, on_problem=on_problem)
 
     def figures(self, learning_id: str | None = None) -> dict[str, Figures]:
         """Figures per learning id, straight from the log (no learning files read)."""
         if learning_id is not None:  # an id prefix names the learning it starts
             learning_id = self.learnings.store.resolve_id(learning_id, missing_ok=True)
-        return collect(self._events(occurrences=True), only=learning_id)
+        return log_figures(self.action_log, learning_id)
 
     def ranking_figures(self) -> Callable[[str], tuple[int, float | None, int]]:
-        """What search ranks by, per learning id, from the log now: applications (or a
-        pattern's occurrences), success rate, occurrences."""
-        from .stats import rate
-
-        figures = self.figures()
-
-        def of(learning_id: str) -> tuple[int, float | None, int]:
-            found = figures.get(learning_id)
-            if found is None:
-                return 0, None, 1
-            if found.applications:
-                return (
-                    found.applications,
-                    rate(found.successes, found.applications),
-                    max(found.occurrences, 1),
-                )
-            if found.occurrences:  # a pattern: its occurrences say how well it was solved
-                return (
-                    found.occurrences,
-                    rate(found.occurrence_successes, found.occurrences),
-                    found.occurrences,
-                )
-            return 0, None, 1
-
-        return of
+        """See `ranking_figures`."""
+        return ranking_figures(self.action_log)
 
     def stats(
         self,
@@ -224,3 +196,48 @@ def _entry(figures: Figures, learning: Learning, now: datetime) -> dict[str, Any
 def _occurrences(entry: dict[str, Any]) -> int:
     pattern = entry.get("pattern")
     return int(pattern["occurrence_count"]) if isinstance(pattern, dict) else 0
+
+
+def learning_events(
+    action_log: ActionLog, *, occurrences: bool, on_problem: OnProblem | None = None
+) -> Iterator[dict[str, Any]]:
+    """`apply_learning` (and `occurrence`) actions through the query layer."""
+    types = (APPLY, OCCURRENCE) if occurrences else (APPLY,)
+    for action_type in types:
+        yield from action_log.iter_actions(
+            ActionFilter(type=action_type), newest_first=False, on_problem=on_problem or ignore
+        )
+
+
+def log_figures(action_log: ActionLog, learning_id: str | None = None) -> dict[str, Figures]:
+    """Figures per learning id, straight from the log (no learning files read)."""
+    return collect(learning_events(action_log, occurrences=True), only=learning_id)
+
+
+def ranking_figures(action_log: ActionLog) -> Callable[[str], tuple[int, float | None, int]]:
+    """What search ranks by, per learning id, from the log now: applications (or a pattern's
+    occurrences), success rate, occurrences. A function of the log alone (no learning file is
+    read), so a search ranks without loading the knowledge base."""
+    from .stats import rate
+
+    figures = log_figures(action_log)
+
+    def of(learning_id: str) -> tuple[int, float | None, int]:
+        found = figures.get(learning_id)
+        if found is None:
+            return 0, None, 1
+        if found.applications:
+            return (
+                found.applications,
+                rate(found.successes, found.applications),
+                max(found.occurrences, 1),
+            )
+        if found.occurrences:  # a pattern: its occurrences say how well it was solved
+            return (
+                found.occurrences,
+                rate(found.occurrence_successes, found.occurrences),
+                found.occurrences,
+            )
+        return 0, None, 1
+
+    return of

@@ -1,40 +1,20 @@
-"""`lore preflight`."""
+"""`lore preflight`: the click face of the fast path (help, odd argument forms)."""
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import click
 
-from ... import PREFLIGHT_PHASES, Lorebook
-from ..output import to_json
-from .common import COUNT, json_option, pass_book
-from .index_cmd import warn
+from ..app import root_of
+from ..searchspec import PREFLIGHT_HELP, PREFLIGHT_OPTIONS, run_preflight
+from .search_cmd import with_options
 
 
-@click.command("preflight")
+@click.command("preflight", help=PREFLIGHT_HELP)
 @click.argument("task", nargs=-1, required=True)
-@click.option(
-    "--phase",
-    type=click.Choice(PREFLIGHT_PHASES),
-    default="plan",
-    show_default=True,
-    help="deploy puts deployment learnings and high severity first.",
-)
-@click.option("--limit", type=COUNT, default=5, show_default=True, help="How many learnings.")
-@json_option
-@pass_book
-def preflight(book: Lorebook, task: tuple[str, ...], phase: str, limit: int, as_json: bool) -> None:
-    """Before planning, implementing or deploying: what the team already learned.
-
-    Prints a block to paste into a prompt: RELEVANT PAST LEARNINGS (title + key takeaway),
-    matching patterns with their best solution and success rate, a prevention checklist and the
-    domain expertise summary when .expertise/ has one. Every line is redacted again before it
-    is printed; the call is logged as a `search` action.
-
-    \b
-    Example:
-      lore preflight "add row level security to the orders table"
-      lore preflight "ship the api service" --phase deploy --json
-    """
-    book.index.on_warning(warn)
-    brief = book.preflight(" ".join(task), phase=phase, limit=limit)
-    click.echo(to_json(brief) if as_json else brief["text"])
+@with_options(PREFLIGHT_OPTIONS)
+@click.pass_context
+def preflight(ctx: click.Context, /, **values: Any) -> None:
+    click.echo(run_preflight(values, os.environ, root=root_of(ctx)))

@@ -1,0 +1,189 @@
+"""`lore search` and `lore preflight`: their options, declared once for the stdlib fast path and
+the click commands, and the bodies both run. An agent asks at every prompt; click costs 40-80 ms,
+and a keyword search is meant to answer in a few times an empty interpreter's start."""
+
+from __future__ import annotations
+
+from .. import PREFLIGHT_PHASES, SEARCH_MODES
+from .logspec import Opt, parse_simple
+
+TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any, TextIO
+
+    from .. import Lorebook
+
+SEVERITIES = ("high", "medium", "low")
+
+_MODE_HELP = "hybrid = keywords + meaning; keyword = BM25 only; semantic = vectors only."
+
+SEARCH_OPTIONS = (
+    Opt("--limit", "limit", "How many results.  [default: 5]", kind="count", metavar="INTEGER"),
+    Opt("--mode", "mode", f"{_MODE_HELP}  [default: hybrid]", choices=SEARCH_MODES),
+    Opt(
+        "--no-refresh",
+        "no_refresh",
+        "Search the index as it is (skip the incremental refresh; e.g. when `lore watch` runs).",
+        kind="flag",
+    ),
+    Opt(
+        "--threshold",
+        "threshold",
+        "Minimum similarity 0..1 (default: search.threshold, 0.15).",
+        kind="fraction",
+        metavar="FLOAT",
+    ),
+    Opt("--kind", "kind", "Only this kind (lesson, pattern, rca, guide)."),
+    Opt("--category", "category", "Only this category."),
+    Opt("--severity", "severity", "Only this severity.", choices=SEVERITIES),
+    Opt("--tag", "tags", "Must carry this tag (repeatable).", kind="many"),
+    Opt("--status", "status", "Only this status (shows superseded/retired ones too)."),
+    Opt("--since", "created_from", "Created on or after this day.", metavar="YYYY-MM-DD"),
+    Opt("--until", "created_to", "Created on or before this day.", metavar="YYYY-MM-DD"),
+    Opt("--all", "include_hidden", "Include superseded and retired learnings.", kind="flag"),
+    Opt("--json", "as_json", "Print JSON (stable contract).", kind="flag"),
+)
+
+SEARCH_HELP = (
+    ("Search the learnings: keyword precision where words match, meaning where they do not.\n")
+    + """
+Results are ranked by similarity, proven success, recency and specificity; superseded and
+retired learnings are hidden unless --all or --status asks for them. The index refreshes
+itself from the files first (incrementally).
+
+\b
+Example:
+  lore search "RLS policy blocks insert"
+  lore search deploy port conflict --category deployment --severity high --json
+"""
+)
+
+PREFLIGHT_OPTIONS = (
+    Opt(
+        "--phase",
+        "phase",
+        "deploy puts deployment learnings and high severity first.  [default: plan]",
+        choices=PREFLIGHT_PHASES,
+    ),
+    Opt("--mode", "mode", f"{_MODE_HELP}  [default: hybrid]", choices=SEARCH_MODES),
+    Opt("--limit", "limit", "How many learnings.  [default: 5]", kind="count", metavar="INTEGER"),
+    Opt("--json", "as_json", "Print JSON (stable contract).", kind="flag"),
+)
+
+PREFLIGHT_HELP = """Before planning, implementing or deploying: what the team already learned.
+
+Prints a block to paste into a prompt: RELEVANT PAST LEARNINGS (title + key takeaway),
+matching patterns with their best solution and success rate, a prevention checklist and the
+domain expertise summary when .expertise/ has one. Every line is redacted again before it
+is printed; the call is logged as a `search` action. `--mode keyword` answers from the
+keyword index alone (no model, no vector store).
+
+\b
+Example:
+  lore preflight "add row level security to the orders table"
+  lore preflight "ship the api service" --phase deploy --json
+"""
+
+
+def parse_search(args: list[str]) -> dict[str, object] | None:
+    """`search` arguments parsed without click; None lets click handle them (help, errors)."""
+    return parse_simple(args, SEARCH_OPTIONS, (), rest="query")
+
+
+def parse_preflight(args: list[str]) -> dict[str, object] | None:
+    """`preflight` arguments parsed without click; None lets click handle them."""
+    return parse_simple(args, PREFLIGHT_OPTIONS, (), rest="task")
+
+
+def _open(root: str | None, env: Mapping[str, str], stderr: TextIO | None) -> Lorebook:
+    """The store, with its subscribers (the CLI acts for the user) and warnings on stderr."""
+    from .. import Lorebook
+    from .output import warn
+
+    book = Lorebook.open(root, env=env)
+    book.install_subscribers()
+    book.index.on_warning(lambda message: warn(message, stderr))
+    return book
+
+
+def _hint(book: Lorebook, stderr: TextIO | None) -> None:
+    """Say once on stderr when the command scanned a long log because no catalog exists."""
+    reason = book.catalog_hint
+    if reason:
+        import sys
+
+        from ..render.catalog import catalog_note
+
+        print(catalog_note(reason), file=stderr or sys.stderr)
+
+
+def run_search(
+    values: Mapping[str, Any],
+    env: Mapping[str, str],
+    root: str | None = None,
+    stderr: TextIO | None = None,
+) -> str:
+    """The results for the parsed options, as JSON or text (warnings on stderr)."""
+    from .. import SearchFilters
+    from ..render.search import search_text
+    from .output import to_json
+
+    book = _open(root, env, stderr)
+    searcher = book.index
+    text = " ".join(values["query"])
+    filters = SearchFilters(
+        kind=values.get("kind"),
+        category=values.get("category"),
+        severity=values.get("severity"),
+        status=values.get("status"),
+        tags=tuple(values.get("tags") or ()),
+        created_from=values.get("created_from"),
+        created_to=values.get("created_to"),
+        include_hidden=bool(values.get("include_hidden")),
+    )
+    results = searcher.search(
+        text,
+        mode=values.get("mode") or "hybrid",
+        limit=int(values.get("limit") or 5),
+        threshold=values.get("threshold"),
+        filters=filters,
+        refresh=not values.get("no_refresh"),
+    )
+    _hint(book, stderr)
+    if values.get("as_json"):
+        payload = {
+            "query": text,
+            "mode": searcher.mode_used,
+            "results": [r.to_dict() for r in results],
+            "warnings": searcher.warnings,
+            "degraded": searcher.degraded,
+        }
+        return to_json(payload)
+    return search_text(text, [r.to_dict() for r in results])
+
+
+def run_preflight(
+    values: Mapping[str, Any],
+    env: Mapping[str, str],
+    root: str | None = None,
+    stderr: TextIO | None = None,
+) -> str:
+    """The preflight brief for the parsed options, as JSON or the prompt block."""
+    from .output import to_json
+
+    book = _open(root, env, stderr)
+    brief = book.preflight(
+        " ".join(values["task"]),
+        phase=values.get("phase") or "plan",
+        mode=values.get("mode") or "hybrid",
+        limit=int(values.get("limit") or 5),
+    )
+    _hint(book, stderr)
+    return to_json(brief) if values.get("as_json") else str(brief["text"])
+
+
+FAST: dict[str, tuple[Callable[[list[str]], dict[str, object] | None], Any]] = {
+    "search": (parse_search, run_search),
+    "preflight": (parse_preflight, run_preflight),
+}

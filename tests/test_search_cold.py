@@ -1,0 +1,393 @@
+"""A cold keyword search and a keyword preflight: light (no model, no vector store, no
+front-matter reader, no click) and the same answers as the full engine's keyword mode.
+
+The saved keyword index (`.lore/cache/index/keyword.json`) is checked against an index built
+from the manifest in memory, over a varied store and every filter, through both the fast path
+and the click path; a damaged or stale saved index is rebuilt, and it holds no secret.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import clean_env, lore
+from lorebook import Lorebook, SearchFilters
+from lorebook.cli.logspec import parse_simple
+from lorebook.cli.searchspec import SEARCH_OPTIONS, parse_search
+from search_fixtures import LEARNINGS, write_learning
+
+HEAVY = {
+    "torch",
+    "chromadb",
+    "sentence_transformers",
+    "onnxruntime",
+    "pydantic",
+    "click",
+    "transformers",
+    "yaml",
+    "ruamel",
+    "frontmatter",
+}
+
+WRAPPER = """
+import json, sys
+import lorebook.cli
+code = lorebook.cli.main(sys.argv[1:])
+sys.stdout.flush()
+print("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+WORDS = [
+    "container",
+    "docker",
+    "timeout",
+    "pool",
+    "connection",
+    "database",
+    "postgres",
+    "index",
+    "cache",
+    "memory",
+    "leak",
+    "retry",
+    "token",
+    "auth",
+    "session",
+    "kubernetes",
+    "probe",
+    "build",
+    "bundler",
+    "flaky",
+    "test",
+    "migration",
+    "schema",
+    "lock",
+    "queue",
+    "worker",
+]
+CATEGORIES = ("database", "deployment", "security", "build", "testing", None)
+STATUSES = ("published", "published", "published", "superseded", "retired", "draft")
+
+
+def _run(root: Path, *args: str) -> tuple[int, str, str, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(root),
+        timeout=120,
+    )
+    out, _, last = done.stdout.rstrip().rpartition("\n")
+    report = json.loads(last)
+    return report["code"], out, done.stderr, {m.split(".")[0] for m in report["modules"]}
+
+
+def _settle(root: Path) -> None:
+    """Learning files written a minute ago: a file changed within a second of its indexing is
+    hashed again by the next refresh (racy stat), which would read (parse) it."""
+    for path in (root / "learnings").rglob("*.md"):
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 60_000_000_000))
+
+
+def _index(root: Path) -> None:
+    """`lore index`, then one search: staleness (which reads every learning) is computed once
+    per commit and cached; what is measured is a search of an index and caches that are fresh."""
+    assert lore("index", env=clean_env(root)).code == 0
+    assert lore("search", "warm", "--mode", "keyword", env=clean_env(root)).code == 0
+    assert (root / ".lore" / "cache" / "stale-v1.json").is_file()
+
+
+def _keyword_store(root: Path) -> Path:
+    (root / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
+    return root
+
+
+@pytest.fixture
+def varied(store: Path) -> Path:
+    """60 generated learnings (drafts, superseded, retired, tags, dates, categories) plus the
+    hand-written ones, indexed by keywords."""
+    rng = random.Random(13)
+    _keyword_store(store)
+    for learning_id, fields in LEARNINGS.items():
+        write_learning(store, learning_id, **fields)
+    for n in range(60):
+        status = rng.choice(STATUSES)
+        fields: dict[str, Any] = {
+            "title": " ".join(rng.sample(WORDS, 5)).capitalize(),
+            "severity": rng.choice(("high", "medium", "low")),
+            "tags": rng.sample(WORDS, rng.randint(0, 3)),
+            "created": f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            "body": "## Problem\n"
+            + " ".join(rng.choices(WORDS, k=40))
+            + "\n\n## Key Takeaway\n"
+            + " ".join(rng.choices(WORDS, k=12)),
+        }
+        category = rng.choice(CATEGORIES)
+        if category:
+            fields["category"] = category
+        if n % 17 == 0:
+            fields["supersedes"] = [f"gen-{n + 1:03d}"]
+        folder = "learnings/drafts" if status == "draft" else "learnings"
+        if status != "draft":
+            fields["status"] = status
+        write_learning(store, f"gen-{n:03d}", folder=folder, **fields)
+    _settle(store)
+    _index(store)
+    return store
+
+
+FILTERS: list[dict[str, Any]] = [
+    {},
+    {"category": "deployment"},
+    {"severity": "high"},
+    {"kind": "lesson", "tags": ("docker",)},
+    {"status": "draft"},
+    {"status": "superseded"},
+    {"include_hidden": True},
+    {"created_from": "2026-06-01", "created_to": "2026-09-30"},
+]
+QUERIES = [
+    "deploy port conflict",
+    "connection pool timeout",
+    "token auth session",
+    "kubernetes probe",
+    "flaky test retry",
+    "zzz nothing",
+    "cache memory leak",
+]
+
+
+def _cli_args(query: str, filters: dict[str, Any]) -> list[str]:
+    args = [query, "--mode", "keyword", "--json", "--limit", "8", "--threshold", "0.05"]
+    flags = {
+        "category": "--category",
+        "severity": "--severity",
+        "kind": "--kind",
+        "status": "--status",
+        "created_from": "--since",
+        "created_to": "--until",
+    }
+    for name, value in filters.items():
+        if name == "tags":
+            for tag in value:
+                args += ["--tag", tag]
+        elif name == "include_hidden":
+            args.append("--all")
+        else:
+            args += [flags[name], value]
+    return args
+
+
+def _search(index: Any, query: str, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    found = index.search(
+        query, mode="keyword", limit=8, threshold=0.05, filters=SearchFilters(**filters)
+    )
+    return [r.to_dict() for r in found]
+
+
+def _built_in_memory(root: Path) -> Any:
+    """The full engine's keyword mode with the keyword index built from the manifest in memory
+    (the saved one removed first; this search saves it again)."""
+    (root / ".lore" / "cache" / "index" / "keyword.json").unlink(missing_ok=True)
+    index = Lorebook.open(root, env={}).index
+    assert index._keyword_index(index._manifest()[0]) is not None
+    return index
+
+
+def _reference(root: Path, query: str, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    return _search(_built_in_memory(root), query, filters)
+
+
+def test_keyword_search_imports_nothing_heavy(varied: Path) -> None:
+    code, out, err, modules = _run(
+        varied, "search", "deploy port conflict", "--mode", "keyword", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["id"] == "deploy-port-conflict"
+    assert modules & HEAVY == set(), modules & HEAVY
+    assert (varied / ".lore" / "cache" / "index" / "keyword.json").is_file()
+    code, out, err, modules = _run(
+        varied, "search", "deploy", "--mode", "keyword", "--no-refresh"
+    )  # from the saved keyword index
+    assert code == 0, err
+    assert "Deploy fails when the old container" in out
+    assert modules & HEAVY == set(), modules & HEAVY
+
+
+def test_keyword_preflight_imports_nothing_heavy(varied: Path) -> None:
+    code, out, err, modules = _run(
+        varied,
+        "preflight",
+        "ship the docker deploy",
+        "--mode",
+        "keyword",
+        "--phase",
+        "deploy",
+        "--json",
+    )
+    assert code == 0, err
+    brief = json.loads(out)
+    assert brief["learnings"][0]["id"] == "deploy-port-conflict"
+    assert "Run docker compose down before up" in brief["prevention"]
+    assert modules & HEAVY == set(), modules & HEAVY
+
+
+def test_keyword_search_on_an_index_with_vectors_loads_no_model(search_store: Path) -> None:
+    """The default configuration (a hybrid index with vectors): a keyword search of the fresh
+    index still loads neither the model nor Chroma."""
+    _settle(search_store)
+    _index(search_store)
+    code, out, err, modules = _run(
+        search_store, "search", "RLS policy insert", "--mode", "keyword", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["id"] == "rls-anon-insert"
+    assert modules & HEAVY == set(), modules & HEAVY
+
+
+def test_saved_keyword_index_answers_as_the_engine_built_in_memory(varied: Path) -> None:
+    """Every query x filter set: the engine reading the saved keyword index (a new process's
+    view) and the engine with the index built in memory agree exactly; so do the cold CLI (fast
+    path) and the click path (`--root` sends it there) on a sample."""
+    memory = _built_in_memory(varied)
+    answered = 0
+    for query in QUERIES:
+        for filters in FILTERS:
+            want = _search(memory, query, filters)
+            saved = Lorebook.open(varied, env={}).index  # loads keyword.json
+            assert _search(saved, query, filters) == want, (query, filters)
+            answered += bool(want)
+    assert answered > len(QUERIES) * 2
+    for query, filters in [(QUERIES[0], FILTERS[0]), (QUERIES[1], FILTERS[2]),
+                           (QUERIES[2], FILTERS[3]), (QUERIES[4], FILTERS[7])]:
+        want = _search(memory, query, filters)
+        fast = lore("search", *_cli_args(query, filters), env=clean_env(varied))
+        assert fast.code == 0, fast.err
+        assert json.loads(fast.out)["results"] == want, (query, filters)
+        if filters in (FILTERS[0], FILTERS[3]):
+            clicked = lore("--root", str(varied), "search", *_cli_args(query, filters),
+                           env=clean_env())
+            assert clicked.code == 0, clicked.err
+            assert json.loads(clicked.out)["results"] == want, (query, filters)
+
+
+def test_keyword_preflight_equals_the_engine(varied: Path) -> None:
+    for phase in ("plan", "deploy"):
+        cli = lore(
+            "preflight",
+            "docker deploy port timeout",
+            "--mode",
+            "keyword",
+            "--phase",
+            phase,
+            "--json",
+            env=clean_env(varied),
+        )
+        assert cli.code == 0, cli.err
+        (varied / ".lore" / "cache" / "index" / "keyword.json").unlink()
+        book = Lorebook.open(varied, env={})
+        want = book.preflight("docker deploy port timeout", phase=phase, mode="keyword")
+        got = json.loads(cli.out)
+        assert got["learnings"] == want["learnings"] and got["text"] == want["text"]
+        assert got["learnings"]
+
+
+def test_damaged_or_stale_saved_index_is_rebuilt(varied: Path) -> None:
+    saved = varied / ".lore" / "cache" / "index" / "keyword.json"
+    want = _reference(varied, "deploy port conflict", {})
+    assert lore("search", "x", "--mode", "keyword", env=clean_env(varied)).code == 0
+    data = json.loads(saved.read_text())
+    for term in data["postings"]:
+        data["postings"][term] = "999999 1 nonsense"
+    for damage in (json.dumps(data), "{not json", json.dumps({**data, "key": "other"}), ""):
+        saved.write_text(damage)
+        run = lore(
+            "search",
+            "deploy port conflict",
+            "--mode",
+            "keyword",
+            "--json",
+            "--threshold",
+            "0.05",
+            "--limit",
+            "8",
+            env=clean_env(varied),
+        )
+        assert run.code == 0 and "Traceback" not in run.err, run.err
+        assert json.loads(run.out)["results"] == want
+        assert "999999 1 nonsense" not in json.loads(saved.read_text())["postings"].values()
+    # a learning edited: the manifest changes, the saved index is not used for it
+    write_learning(
+        varied,
+        "deploy-port-conflict",
+        title="Nothing relevant here",
+        body="## Key Takeaway\nUnrelated now.",
+    )
+    run = lore(
+        "search", "container holds port 8080", "--mode", "keyword", "--json", env=clean_env(varied)
+    )
+    assert "deploy-port-conflict" not in [r["id"] for r in json.loads(run.out)["results"]]
+
+
+def test_saved_keyword_index_holds_no_secret(store: Path) -> None:
+    _keyword_store(store)
+    token = "ghp_" + "Q7x" * 12
+    write_learning(
+        store,
+        "leaky",
+        title="Pushing with a token fails",
+        body=f"## Problem\nexport GITHUB_TOKEN={token}\n\n## Key Takeaway\nRotate it.",
+    )
+    run = lore("search", "pushing token", "--mode", "keyword", env=clean_env(store))
+    assert run.code == 0, run.err
+    saved = (store / ".lore" / "cache" / "index" / "keyword.json").read_text()
+    assert token.lower() not in saved.lower() and "q7xq7x" not in saved.lower()
+    assert token not in run.out
+
+
+def test_fast_parser_leaves_odd_forms_to_click(store: Path) -> None:
+    assert parse_search(["a", "b", "--tag", "x", "--tag", "y", "--mode=keyword"]) == {
+        "query": ("a", "b"),
+        "tags": ("x", "y"),
+        "mode": "keyword",
+    }
+    for odd in (
+        ["--mode", "fuzzy", "q"],
+        ["--threshold", "2", "q"],
+        ["--help"],
+        [],
+        ["-x", "q"],
+        ["q", "--limit", "0"],
+        ["q", "--json", "--json"],
+    ):
+        assert parse_search(odd) is None, odd
+    assert parse_simple(["--json"], SEARCH_OPTIONS, ()) == {"as_json": True}
+    bad = lore("search", "q", "--mode", "fuzzy", env=clean_env(store))
+    assert bad.code == 1 and "fuzzy" in bad.err and "Traceback" not in bad.err
+    bad = lore("preflight", "q", "--phase", "later", env=clean_env(store))
+    assert bad.code == 1 and "later" in bad.err and "Traceback" not in bad.err
+
+
+def test_search_without_an_index_prints_no_secret(store: Path) -> None:
+    """No manifest (the cache deleted, `--no-refresh`): the keyword index built from the files
+    in memory is made of redacted documents, as the indexer's is."""
+    _keyword_store(store)
+    token = "ghp_" + "Q7x" * 12
+    write_learning(store, "leaky", title=f"Push fails with token {token}",
+                   body=f"## Key Takeaway\nRotate {token} now.")
+    for args in (["--json"], []):
+        run = lore("search", "push fails", "--mode", "keyword", "--no-refresh", *args,
+                   env=clean_env(store))
+        assert run.code == 0, run.err
+        assert "leaky" in run.out or "Push fails" in run.out
+        assert token not in run.out and token not in run.err
+    assert not (store / ".lore" / "cache" / "index" / "keyword.json").exists()
