@@ -4,13 +4,12 @@ and its imports cost 40-80 ms of a cold call that PostgreSQL answers in ~30."""
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 from .logspec import Opt
+from .longwork import catalog_hint, status_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Mapping
     from typing import Any, TextIO
 
 ARCHIVE_HELP = "Also read shards archived by `lore archive`."
@@ -178,39 +177,3 @@ def run_report(
     from ..render.report import render_text
 
     return render_text(data)
-
-
-@contextmanager
-def status_line(book: Any, as_json: bool, stream: TextIO | None = None) -> Iterator[None]:
-    """On a terminal, and without --json, a first catalog build shows a status line on stderr
-    (its drawing code is imported only then: a program reading a pipe pays nothing)."""
-    import sys
-
-    out = sys.stderr if stream is None else stream
-    try:
-        watched = not as_json and out.isatty()
-    except (AttributeError, ValueError):  # no stderr, or a closed one
-        watched = False
-    line = None
-    if watched:
-        from .status import for_terminal
-
-        line = for_terminal(as_json, stream=out)
-        if line is not None:
-            book.on_progress(line)
-    try:
-        yield
-    finally:
-        if line is not None:
-            line.close()
-
-
-def catalog_hint(book: Any, stream: TextIO | None = None) -> None:
-    """Say once on stderr when a query scanned a long log because no catalog exists yet."""
-    reason = book.catalog_hint  # only when the command used the catalog at all
-    if reason:
-        import sys
-
-        from ..render.catalog import catalog_note
-
-        print(catalog_note(reason), file=stream or sys.stderr)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import PREFLIGHT_PHASES, SEARCH_MODES
 from .logspec import Opt, parse_simple
+from .longwork import catalog_hint, status_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:
@@ -107,17 +108,6 @@ def _open(root: str | None, env: Mapping[str, str], stderr: TextIO | None) -> Lo
     return book
 
 
-def _hint(book: Lorebook, stderr: TextIO | None) -> None:
-    """Say once on stderr when the command scanned a long log because no catalog exists."""
-    reason = book.catalog_hint
-    if reason:
-        import sys
-
-        from ..render.catalog import catalog_note
-
-        print(catalog_note(reason), file=stderr or sys.stderr)
-
-
 def run_search(
     values: Mapping[str, Any],
     env: Mapping[str, str],
@@ -142,15 +132,16 @@ def run_search(
         created_to=values.get("created_to"),
         include_hidden=bool(values.get("include_hidden")),
     )
-    results = searcher.search(
-        text,
-        mode=values.get("mode") or "hybrid",
-        limit=int(values.get("limit") or 5),
-        threshold=values.get("threshold"),
-        filters=filters,
-        refresh=not values.get("no_refresh"),
-    )
-    _hint(book, stderr)
+    with status_line(book, bool(values.get("as_json")), stderr):
+        results = searcher.search(
+            text,
+            mode=values.get("mode") or "hybrid",
+            limit=int(values.get("limit") or 5),
+            threshold=values.get("threshold"),
+            filters=filters,
+            refresh=not values.get("no_refresh"),
+        )
+    catalog_hint(book, stderr)
     if values.get("as_json"):
         payload = {
             "query": text,
@@ -173,13 +164,14 @@ def run_preflight(
     from .output import to_json
 
     book = _open(root, env, stderr)
-    brief = book.preflight(
-        " ".join(values["task"]),
-        phase=values.get("phase") or "plan",
-        mode=values.get("mode") or "hybrid",
-        limit=int(values.get("limit") or 5),
-    )
-    _hint(book, stderr)
+    with status_line(book, bool(values.get("as_json")), stderr):
+        brief = book.preflight(
+            " ".join(values["task"]),
+            phase=values.get("phase") or "plan",
+            mode=values.get("mode") or "hybrid",
+            limit=int(values.get("limit") or 5),
+        )
+    catalog_hint(book, stderr)
     return to_json(brief) if values.get("as_json") else str(brief["text"])
 
 

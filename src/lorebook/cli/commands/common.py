@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from ... import Lorebook
-from ...render.catalog import catalog_note
 from ..app import root_of
-
-if TYPE_CHECKING:
-    from ..status import StatusLine
+from ..longwork import catalog_hint, status_line
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (stable contract).")
 
@@ -60,38 +56,11 @@ def pass_book(func: Callable[..., Any]) -> Callable[..., Any]:
     @click.pass_context
     def wrapper(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:
         book = open_book(ctx)
-        status = status_line(bool(kwargs.get("as_json")))
-        if status is not None:
-            book.on_progress(status)
-        try:
+        with status_line(book, bool(kwargs.get("as_json"))):
             result = func(book, *args, **kwargs)
-        finally:
-            if status is not None:
-                status.close()
         catalog_hint(book)
         return result
 
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
     return wrapper
-
-
-def status_line(as_json: bool) -> StatusLine | None:
-    """The status line for long work when a person watches stderr (the drawing code is
-    imported only then: programs reading a pipe pay nothing for it)."""
-    try:
-        watched = not as_json and sys.stderr.isatty()
-    except (AttributeError, ValueError):  # no stderr, or a closed one
-        watched = False
-    if not watched:
-        return None
-    from ..status import for_terminal
-
-    return for_terminal(as_json)
-
-
-def catalog_hint(book: Lorebook) -> None:
-    """Say once on stderr when a query scanned a long log because no catalog exists yet."""
-    reason = book.catalog_hint  # only when the command used the catalog at all
-    if reason:
-        click.echo(catalog_note(reason), err=True)
