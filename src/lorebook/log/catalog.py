@@ -12,7 +12,9 @@ Which shards a sync looks at: every shard of the days from `HOT_DAYS` before the
 to), and of every day directory whose mtime changed (files created, replaced or removed: new
 sessions, git checkouts and merges, archiving). With `full=True` (`lore catalog`, or
 `catalog.verify: all`) every shard is stat-ed, which also catches a hand edit of an old shard in
-an unchanged directory.
+an unchanged directory. A sync `since` a day (what `lore resume` asks: the days its candidate
+sessions span) looks only at the day directories from that day or the hot days on, whichever is
+older; the others keep their recorded mtimes, so a later sync still sees what changed there.
 """
 
 from __future__ import annotations
@@ -194,9 +196,15 @@ class Catalog:
 
     # -- syncing -------------------------------------------------------------------------------
     def sync(
-        self, conn: sqlite3.Connection, *, full: bool = False, rebuild: bool = False
+        self,
+        conn: sqlite3.Connection,
+        *,
+        full: bool = False,
+        rebuild: bool = False,
+        since: str | None = None,
     ) -> SyncStats:
-        """Bring the catalog up to date with the shards (one write transaction)."""
+        """Bring the catalog up to date with the shards (one write transaction); with `since`
+        (`YYYY-MM-DD`), only the day directories from that day (or the hot days) on."""
         started = time.perf_counter()
         stats = SyncStats()
         try:
@@ -209,7 +217,7 @@ class Catalog:
                 self._build(conn, stats)
             else:
                 try:
-                    _Sync(self, conn, stats, full or self.verify_all).run()
+                    _Sync(self, conn, stats, full or self.verify_all, since=since).run()
                 except _Rebuild as why:
                     stats = SyncStats(rebuilt=True, reason=str(why))
                     self._build(conn, stats)
@@ -248,8 +256,10 @@ class _Sync:
         full: bool,
         *,
         sessions: bool = True,
+        since: str | None = None,
     ) -> None:
         self.sessions = sessions
+        self.since = None if full else since
         self.cat = cat
         self.conn = conn
         self.stats = stats
@@ -262,7 +272,6 @@ class _Sync:
 
     def run(self) -> None:
         conn = self.conn
-        dirs = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
         self.dup_risk = self.cat._meta(conn, "dup_risk") == "1"
         # appends since the last sync can only be in its days or later ones (the writer bumps
         # the directory of any other day): those shards are stat-ed, the rest only on change
@@ -270,12 +279,20 @@ class _Sync:
         last = stamp or time.time()
         since = datetime.fromtimestamp(min(last, time.time()), UTC) - timedelta(days=HOT_DAYS)
         hot = since.strftime("%Y-%m-%d")
+        # a partial sync still covers the hot days: stamping it keeps what the next one needs
+        first = min(self.since, hot) if self.since else None
+        if first is None:
+            dirs = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
+        else:  # the live days from `first` on ('d/...' keys; '0' sorts right after '/')
+            bounds = (f"d/{first}", "d0")
+            sql = "SELECT path, mtime_ns FROM dirs WHERE path >= ? AND path < ?"
+            dirs = dict(conn.execute(sql, bounds))
         if not 0 <= time.time() - stamp < _RESTAMP_S:  # an older stamp only widens the hot days:
             # most reads then write nothing, and closing their connection checkpoints nothing
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced_at', ?)", (str(time.time()),))
         present: dict[str, int] = {}
         changed = []
-        for key, directory, files, is_hot in self._dirs(hot):
+        for key, directory, files, is_hot in self._dirs(hot, first):
             try:
                 mtime = os.stat(directory).st_mtime_ns
             except OSError:
@@ -291,12 +308,10 @@ class _Sync:
             known = self._known(key)
             entries = [(self._rel(path), day, session, path)
                        for day, session, path in files()]  # fmt: skip
-            for rel, *_ in entries:
-                known.pop(rel, None)
-            self._gone(known.values())
-            listed.append((key, entries))
-        for key, entries in listed:
-            known = self._known(key)
+            listing = {rel for rel, *_ in entries}
+            self._gone([shard for rel, shard in known.items() if rel not in listing])
+            listed.append((key, entries, known))
+        for key, entries, known in listed:
             for rel, day, session, path in entries:
                 self._check(known.get(rel), rel, path, key, day, session, key[0] == "a")
             mtime = present[key]
@@ -335,11 +350,12 @@ class _Sync:
             return text[len(prefix) :]
         return os.path.relpath(path, self.cat.base)
 
-    def _dirs(self, hot: str) -> Iterator[tuple[str, str, Any, bool]]:
-        """(key, directory, lister of (day, session, path), is_hot) for day and archive dirs."""
+    def _dirs(self, hot: str, first: str | None) -> Iterator[tuple[str, str, Any, bool]]:
+        """(key, directory, lister of (day, session, path), is_hot) for day and archive dirs;
+        from day `first` on (no archive: it holds older days) when given."""
         root = str(self.cat.actionlog)
         sep = os.sep
-        for day in day_names(root):
+        for day in day_names(root, first=first):
             directory = f"{root}{sep}{day[:4]}{sep}{day[5:7]}{sep}{day[8:10]}"
 
             def live(directory: str = directory, day: str = day) -> Iterator[Any]:
@@ -352,6 +368,8 @@ class _Sync:
                         yield day, name[: -len(".jsonl")], f"{directory}{os.sep}{name}"
 
             yield f"d/{day}", directory, live, day >= hot
+        if first is not None:
+            return
         months: dict[str, list[tuple[str, str, Path]]] = {}
         for day, session, path in iter_archives(self.cat.archive):
             months.setdefault(day[:7], []).append((day, session, path))
@@ -510,9 +528,16 @@ def _numbered(path: str, width: int) -> list[str]:
         return []
 
 
-def day_names(root: str) -> Iterator[str]:
-    """`YYYY-MM-DD` of every live day directory, oldest first (the archive is not one)."""
+def day_names(root: str, *, first: str | None = None) -> Iterator[str]:
+    """`YYYY-MM-DD` of every live day directory (from day `first` on), oldest first (the
+    archive is not one); earlier years and months are not listed."""
+    low = first or ""
     for year in _numbered(root, 4):
+        if year < low[:4]:
+            continue
         for month in _numbered(f"{root}/{year}", 2):
+            if f"{year}-{month}" < low[:7]:
+                continue
             for day in _numbered(f"{root}/{year}/{month}", 2):
-                yield f"{year}-{month}-{day}"
+                if f"{year}-{month}-{day}" >= low:
+                    yield f"{year}-{month}-{day}"
