@@ -22,12 +22,12 @@ from ..redact.sanitize import Sanitizer
 from .archive_io import read_archive_bytes
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_rows import problems_for
-from .query import ActionFilter
 from .resume import Candidate
 from .sessions import SessionInfo, session_status
 
 if TYPE_CHECKING:
     from ..settings import CatalogSettings
+    from .query import ActionFilter  # annotations only: `lore resume` never filters actions
 
 # the newest live record of each session (and the day of its shard), newest sessions first;
 # the filters are on the session's summary so a project with no sessions costs one table scan
