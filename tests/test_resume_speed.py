@@ -296,3 +296,22 @@ def test_cli_resume_reuses_the_git_state_and_answers_the_same(store: Path) -> No
     (store / "README.md").write_text("# changed\n")
     third = lore("resume", "--json", env=clean_env(store))
     assert json.loads(third.out)["git"]["dirty"] == ["README.md"]
+
+
+def test_the_log_and_ignored_folders_never_invalidate_the_git_state(
+    store: Path, racy: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (store / ".gitignore").write_text("build/\n")
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "ignore build")
+    (store / "build").mkdir()
+    kept = _kept(store)
+    book = Lorebook.open(store, env={})
+    book.log("commit", session=book.start_session(agent="a", now=T0).id, now=T0)
+    book.log("commit", now=datetime.now(UTC))  # today's shard and directory
+    (store / ".lore" / "cache" / "scratch.json").write_text("{}")
+    (store / "build" / "out.o").write_text("x")
+    with monkeypatch.context() as patch:
+        _git_is_not_run(patch)
+        assert _cached(store) == kept
+    assert kept == git_state(store, exclude=("actionlog",))

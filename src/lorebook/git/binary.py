@@ -193,16 +193,20 @@ def start_git_state(
         )
     log_proc = _spawn(root, "log", "-1", "--format=%H%x00%h%x00%s%x00%an%x00%cI")
     ignored_proc = None
-    if key is not None:  # where untracked files cannot appear: the directories not to watch
-        ignored_args = ("--others", "--ignored", "--exclude-standard", "--directory", "-z")
-        excluded = [f":(exclude){path}" for path in exclude]
-        ignored_proc = _spawn(root, "ls-files", *ignored_args, "--", ".", *excluded)
+    if others is None:
+        key = None  # the untracked listing walks the whole tree: no cheap list of what to watch
+    elif others and key is not None:  # the ignored directories: where nothing is watched
+        ignored_proc = _spawn(
+            root,
+            *("ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z"),
+            *("--", *(f":(literal){name}" for name in others)),
+        )
 
     def collect() -> GitState | None:
         status = _collect(status_proc)
         untracked = _collect(untracked_proc)
         log = _collect(log_proc)  # fails harmlessly on a repository without commits
-        ignored = _collect(ignored_proc)
+        ignored = _collect(ignored_proc) if ignored_proc is not None else ""
         if status is None:
             return None
         branch, head, unpushed, dirty = _parse_status(status)
