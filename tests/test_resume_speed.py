@@ -210,6 +210,10 @@ def _edits(root: Path) -> list[Callable[[], None]]:
         write(".lore/cache/other.json", "{}"),  # the cache folder is ignored
         run("checkout", "-q", "--detach"),
         run("config", "status.showUntrackedFiles", "no"),
+        write("other.txt", "x\n"),
+        run("config", "core.excludesFile", str(root.parent / "my-ignore")),
+        write("../my-ignore", "other.txt\n"),  # a file the config names, outside the repository
+        write("../my-ignore", "other.tx?\nsrc/\n"),
     ]
 
 
@@ -315,3 +319,15 @@ def test_the_log_and_ignored_folders_never_invalidate_the_git_state(
         _git_is_not_run(patch)
         assert _cached(store) == kept
     assert kept == git_state(store, exclude=("actionlog",))
+
+
+def test_git_state_is_not_cached_when_the_config_includes_another(
+    store: Path, racy: None
+) -> None:
+    (store.parent / "extra.config").write_text("[core]\n")
+    git(store, "config", "include.path", str(store.parent / "extra.config"))
+    _settle()
+    _cached(store)
+    _settle()
+    assert _cached(store) == git_state(store, exclude=("actionlog",))
+    assert not _cache_file(store).exists()

@@ -60,18 +60,36 @@ def _git_dir(root: Path) -> str | None:
     return None
 
 
-def _config_files(git_dir: str) -> list[str]:
+def _config_files(git_dir: str, root: str) -> list[str] | None:
+    """The config and ignore files git reads, with the ignore/attributes files the configs name;
+    None when a config includes another (not followed: nothing is cached)."""
     home = os.environ.get("HOME", "")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    return [
+    configs = [
         os.path.join(git_dir, "config"),
-        os.path.join(git_dir, "info", "exclude"),
         os.path.join(home, ".gitconfig"),
         os.path.join(xdg, "git", "config"),
-        os.path.join(xdg, "git", "ignore"),
-        os.path.join(xdg, "git", "attributes"),
-        "/etc/gitconfig",
+        os.environ.get("GIT_CONFIG_GLOBAL") or "/etc/gitconfig",
+        os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig",
     ]
+    named = []
+    for config in configs:
+        try:
+            with open(config, encoding="utf-8", errors="replace") as handle:
+                lines = handle.read(1 << 20).splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            text = line.strip()
+            if text.lower().startswith("[include"):
+                return None
+            key, equals, value = text.partition("=")
+            if equals and key.strip().lower() in ("excludesfile", "attributesfile"):
+                path = os.path.expanduser(value.split("#")[0].split(";")[0].strip().strip('"'))
+                named.append(os.path.join(root, path))  # an absolute path stays as it is
+    ignores = [os.path.join(git_dir, "info", "exclude"), os.path.join(xdg, "git", "ignore"),
+               os.path.join(xdg, "git", "attributes")]  # fmt: skip
+    return [*configs, *ignores, *named]
 
 
 def _ref_files(git_dir: str, upstream: str | None) -> list[str]:
@@ -199,7 +217,10 @@ def remember(
     --directory -z` under the root) unless it cannot be watched cheaply or changed since."""
     watch = Watch(Path(key["root"]), tuple(key["exclude"]))
     git_dir = key["git_dir"]
-    for path in (*_ref_files(git_dir, upstream), *_config_files(git_dir)):
+    configs = _config_files(git_dir, key["root"])
+    if configs is None:
+        return False
+    for path in (*_ref_files(git_dir, upstream), *configs):
         watch.add(path)
     if not watch.walk({path for path in ignored.split("\0") if path.endswith("/")}):
         return False
