@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from lorebook import Lorebook
 
-    stores = sorted(args.workdir.glob(f"store-{args.actions}a-*"))
+    stores = sorted(path for path in args.workdir.glob(f"store-{args.actions}a-*")
+                    if not path.name.endswith("-fresh"))  # fmt: skip
     if not stores or not (args.workdir / f"pg-{stores[-1].name}").is_dir():
         print(f"no {args.actions:,}-action store under {args.workdir}: "
               "run bench_vs_postgres.py --actions N once first")
