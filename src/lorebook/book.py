@@ -15,8 +15,6 @@ from .errors import LoreError, UsageError
 from .knowledge.gate import install_knowledge_triggers
 from .log.actionlog import ActionLog
 from .log.append import Appender, Listener, resolve_root
-from .log.check import CheckReport, check_log, check_symlinks, redact_findings
-from .log.query import ActionFilter
 from .log.session import Session
 from .log.sessions import SessionInfo
 from .paths import require_store
@@ -32,6 +30,8 @@ if TYPE_CHECKING:
     from .knowledge.api import Learnings
     from .knowledge.ops import KnowledgeOps
     from .log.catalog_query import CatalogView
+    from .log.check import CheckReport
+    from .log.query import ActionFilter
     from .log.report import Window
     from .log.retention import RetentionResult
     from .progress import Progress
@@ -414,6 +414,7 @@ class Lorebook:
         every learning and draft (front matter, ids, supersedes, secrets) and expertise file."""
         from .expertise.check import check_expertise
         from .knowledge.check import check_learnings
+        from .log.check import check_log, check_symlinks, redact_findings
 
         report = check_log(self.layout.actionlog, self.root, self.sanitizer)
         check_symlinks(self.layout, report.findings.append)

@@ -8,16 +8,21 @@ for callers that do not report.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Problem:
-    """A line (or file) the reader skipped, with the reason; `line` 0 means the whole file."""
+class Problem(NamedTuple):
+    """A line (or file) the reader skipped, with the reason; `line` 0 means the whole file.
+
+    A named tuple, not a dataclass: every reader imports it, and `dataclasses` pulls `inspect`
+    and `ast` (~10 ms) into cold paths such as `lore resume`."""
 
     path: str
     line: int
     reason: str
+
+    def to_dict(self) -> dict[str, str | int]:
+        return {"path": self.path, "line": self.line, "reason": self.reason}
 
     def __str__(self) -> str:
         return (

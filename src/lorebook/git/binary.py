@@ -150,7 +150,7 @@ def _parse_status(status: str) -> tuple[str | None, str | None, int | None, list
 
 
 def start_git_state(
-    root: Path, *, max_paths: int = 50, exclude: tuple[str, ...] = ()
+    root: Path, *, max_paths: int = 50, exclude: tuple[str, ...] = (), cache: Path | None = None
 ) -> Callable[[], GitState | None]:
     """Start reading branch, head, dirty paths, unpushed count and the last commit.
 
@@ -160,7 +160,18 @@ def start_git_state(
     that does not look for untracked files (it only reads the index for excluded paths), the
     untracked ones from a listing of the other top-level entries — so tens of thousands of
     shards are never walked. The state is None outside a git work tree or without git.
+
+    With `cache` (a file), the answer is kept there with the identities of every file it
+    depends on, and reused without running git while none of them changed (see `statecache`).
     """
+    from . import statecache
+
+    key = statecache.key_for(root, exclude, max_paths) if cache is not None else None
+    if key is not None and cache is not None:
+        cached = statecache.load(cache, key)
+        if cached is not None:
+            return lambda: cached
+    started = statecache.now_ns()
     status_args = ["status", "--porcelain=v2", "--branch", "-z"]
     others = _other_entries(root, exclude) if exclude else None
     if others is None:
@@ -181,11 +192,21 @@ def start_git_state(
             else None
         )
     log_proc = _spawn(root, "log", "-1", "--format=%H%x00%h%x00%s%x00%an%x00%cI")
+    ignored_proc = None
+    if others is None:
+        key = None  # the untracked listing walks the whole tree: no cheap list of what to watch
+    elif others and key is not None:  # the ignored directories: where nothing is watched
+        ignored_proc = _spawn(
+            root,
+            *("ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z"),
+            *("--", *(f":(literal){name}" for name in others)),
+        )
 
     def collect() -> GitState | None:
         status = _collect(status_proc)
         untracked = _collect(untracked_proc)
         log = _collect(log_proc)  # fails harmlessly on a repository without commits
+        ignored = _collect(ignored_proc) if ignored_proc is not None else ""
         if status is None:
             return None
         branch, head, unpushed, dirty = _parse_status(status)
@@ -200,7 +221,7 @@ def start_git_state(
                 "author": author,
                 "date": date,
             }
-        return {
+        state = {
             "branch": branch,
             "head": head,
             "dirty": dirty[:max_paths],
@@ -208,6 +229,14 @@ def start_git_state(
             "unpushed": unpushed,
             "last_commit": last_commit,
         }
+        if key is not None and cache is not None and ignored is not None:
+            upstream = next(
+                (e[18:] for e in status.split("\0") if e.startswith("# branch.upstream ")), None
+            )
+            statecache.remember(
+                cache, key, state, upstream=upstream, ignored=ignored, started_ns=started
+            )
+        return state
 
     return collect
 

@@ -11,10 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .keyword import KeywordIndex, document_terms
-from .manifest import Manifest, ManifestCorrupt
-from .synonyms import SynonymTable
-
 if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .documents import Document
@@ -50,8 +46,15 @@ def related_learnings(
     category, severity, similarity), redacted; empty without an index or a query."""
     if not query.strip():
         return []
+    path = index_folder / "manifest.json"
+    if not path.exists():  # no index: nothing to rank, and nothing more to import
+        return []
+    from .keyword import KeywordIndex, document_terms
+    from .manifest import Manifest, ManifestCorrupt
+    from .synonyms import SynonymTable
+
     try:
-        manifest = Manifest.load(index_folder / "manifest.json")
+        manifest = Manifest.load(path)
     except ManifestCorrupt:
         return []  # `lore search` reports and rebuilds it; resume only skips the section
     if manifest is None:

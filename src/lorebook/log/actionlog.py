@@ -17,7 +17,6 @@ from ..errors import UsageError
 from ..problems import OnProblem, ignore
 from ..timeutil import as_timestamp
 from .append import Appender, Listener
-from .query import ActionFilter
 from .reader import iter_records
 from .sessions import STATUSES, SessionInfo, summarize
 from .writer import redacted
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from ..progress import Progress
     from ..redact.sanitize import Sanitizer
     from .catalog_query import CatalogView
+    from .query import ActionFilter
 
 
 class ActionLog:
@@ -109,6 +109,8 @@ class ActionLog:
     ) -> Iterator[dict[str, Any]]:
         """Stream matching actions from the catalog, else from the shards (same results),
         redacted: a line edited by hand may hold a secret the writer never saw."""
+        from .query import ActionFilter  # dataclasses: not on the cold paths that never filter
+
         query = query or ActionFilter()
         found = self.catalog.iter_actions(
             query, newest_first=newest_first, include_archive=include_archive, on_problem=on_problem
@@ -144,6 +146,8 @@ class ActionLog:
     ) -> Iterator[dict[str, Any]]:
         """Matching actions as a lazy stream (the filters of `actions`, times in any form
         `--since` takes): a viewer pulls rows as it shows them, never holding them all."""
+        from .query import ActionFilter
+
         for key in ("since", "until"):
             filters[key] = as_timestamp(filters.get(key), key)
         if filters.get("session"):

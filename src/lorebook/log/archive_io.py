@@ -1,11 +1,11 @@
 """Archived shards: `archive/YYYY/MM/DD-<session>.jsonl.gz`, one per live shard (day, session).
 
-Kept apart from the reader so the normal read path never imports gzip.
+Kept apart from the reader so the normal read path never imports gzip (imported where an
+archive is read or written: the catalog, which every read opens, imports this module).
 """
 
 from __future__ import annotations
 
-import gzip
 import os
 import zlib
 from collections.abc import Iterable, Iterator
@@ -83,6 +83,8 @@ def archived_days(
 def read_archive_bytes(path: Path) -> tuple[bytes, str | None]:
     """The decompressed content, or (b"", why it cannot be read)."""
     try:
+        import gzip
+
         with gzip.open(path, "rb") as handle:
             return handle.read(), None
     except (OSError, EOFError, zlib.error) as exc:
@@ -91,4 +93,6 @@ def read_archive_bytes(path: Path) -> tuple[bytes, str | None]:
 
 def compress(data: bytes) -> bytes:
     """Deterministic gzip (no timestamp, no file name): the same shard gives the same bytes."""
+    import gzip
+
     return gzip.compress(data, compresslevel=6, mtime=0)

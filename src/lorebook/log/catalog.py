@@ -12,21 +12,26 @@ Which shards a sync looks at: every shard of the days from `HOT_DAYS` before the
 to), and of every day directory whose mtime changed (files created, replaced or removed: new
 sessions, git checkouts and merges, archiving). With `full=True` (`lore catalog`, or
 `catalog.verify: all`) every shard is stat-ed, which also catches a hand edit of an old shard in
-an unchanged directory.
+an unchanged directory. A sync `since` a day (what `lore resume` asks: the days its candidate
+sessions span) looks only at the day directories from that day or the hot days on, whichever is
+older; the others keep their recorded mtimes, so a later sync still sees what changed there.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import stat
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+try:  # what hashlib.blake2b is, without hashlib's OpenSSL start-up (~5 ms of every read)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 from ..errors import LoreError
 from ..progress import CATALOG_BUILD, CATALOG_CHECK
@@ -60,26 +65,34 @@ class CatalogUnavailable(Exception):
     """The catalog cannot be used right now (locked, unwritable, corrupt): scan instead."""
 
 
-@dataclass
-class SyncStats:
-    """What one sync did."""
+_STATS = ("rebuilt", "reason", "shards_checked", "shards_read", "shards_reindexed",
+          "shards_removed", "bytes_read", "records_added", "seconds")  # fmt: skip
 
-    rebuilt: bool = False
-    reason: str = ""
-    shards_checked: int = 0
-    shards_read: int = 0
-    shards_reindexed: int = 0
-    shards_removed: int = 0
-    bytes_read: int = 0
-    records_added: int = 0
-    seconds: float = 0.0
+
+class SyncStats:
+    """What one sync did (a plain class: `dataclasses` costs every cold read ~10 ms)."""
+
+    __slots__ = _STATS
+
+    def __init__(self, *, rebuilt: bool = False, reason: str = "") -> None:
+        self.rebuilt = rebuilt
+        self.reason = reason
+        self.shards_checked = 0
+        self.shards_read = 0
+        self.shards_reindexed = 0
+        self.shards_removed = 0
+        self.bytes_read = 0
+        self.records_added = 0
+        self.seconds = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: getattr(self, name) for name in _STATS}
+
+    def __repr__(self) -> str:
+        return f"SyncStats({', '.join(f'{k}={v!r}' for k, v in self.to_dict().items())})"
 
 
-@dataclass
-class _Shard:
+class _Shard(NamedTuple):
     id: int
     path: str
     dir: str
@@ -95,7 +108,7 @@ class _Shard:
 
 
 def _hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=12).hexdigest()
+    return blake2b(data, digest_size=12).hexdigest()
 
 
 class Catalog:
@@ -205,9 +218,12 @@ class Catalog:
         full: bool = False,
         rebuild: bool = False,
         progress: Progress | None = None,
+        since: str | None = None,
     ) -> SyncStats:
         """Bring the catalog up to date with the shards (one write transaction). `progress`
-        hears of a build and of a full check, shard by shard; an incremental sync is quick."""
+        hears of a build and of a full check, shard by shard; an incremental sync is quick.
+        With `since` (`YYYY-MM-DD`), only the day directories from that day (or the hot days)
+        on are looked at."""
         started = time.perf_counter()
         stats = SyncStats()
         try:
@@ -221,7 +237,8 @@ class Catalog:
             else:
                 full = full or self.verify_all
                 try:
-                    _Sync(self, conn, stats, full, progress=progress if full else None).run()
+                    progress_to = progress if full else None
+                    _Sync(self, conn, stats, full, progress=progress_to, since=since).run()
                 except _Rebuild as why:
                     stats = SyncStats(rebuilt=True, reason=str(why))
                     self._build(conn, stats, progress)
@@ -267,6 +284,7 @@ class _Sync:
         sessions: bool = True,
         progress: Progress | None = None,
         after: int = 0,
+        since: str | None = None,
     ) -> None:
         """`progress` hears of the shards looked at, with `after` steps more (the caller's)
         in the total: a build is `catalog.build`, a full check `catalog.check`."""
@@ -275,6 +293,7 @@ class _Sync:
         self.task = CATALOG_BUILD if after else CATALOG_CHECK
         self.after = after
         self.total = 0
+        self.since = None if full else since
         self.cat = cat
         self.conn = conn
         self.stats = stats
@@ -287,7 +306,6 @@ class _Sync:
 
     def run(self) -> None:
         conn = self.conn
-        dirs = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
         self.dup_risk = self.cat._meta(conn, "dup_risk") == "1"
         # appends since the last sync can only be in its days or later ones (the writer bumps
         # the directory of any other day): those shards are stat-ed, the rest only on change
@@ -295,12 +313,20 @@ class _Sync:
         last = stamp or time.time()
         since = datetime.fromtimestamp(min(last, time.time()), UTC) - timedelta(days=HOT_DAYS)
         hot = since.strftime("%Y-%m-%d")
+        # a partial sync still covers the hot days: stamping it keeps what the next one needs
+        first = min(self.since, hot) if self.since else None
+        if first is None:
+            dirs = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
+        else:  # the live days from `first` on ('d/...' keys; '0' sorts right after '/')
+            bounds = (f"d/{first}", "d0")
+            sql = "SELECT path, mtime_ns FROM dirs WHERE path >= ? AND path < ?"
+            dirs = dict(conn.execute(sql, bounds))
         if not 0 <= time.time() - stamp < _RESTAMP_S:  # an older stamp only widens the hot days:
             # most reads then write nothing, and closing their connection checkpoints nothing
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced_at', ?)", (str(time.time()),))
         present: dict[str, int] = {}
         changed = []
-        for key, directory, files, is_hot in self._dirs(hot):
+        for key, directory, files, is_hot in self._dirs(hot, first):
             try:
                 mtime = os.stat(directory).st_mtime_ns
             except OSError:
@@ -311,22 +337,20 @@ class _Sync:
         for key in set(dirs) - set(present):  # forget vanished shards before reading new ones
             self._gone(self._known(key).values())
             conn.execute("DELETE FROM dirs WHERE path=?", (key,))
-        listed: list[tuple[str, list[tuple[str, str, str, Any]]]] = []
+        listed: list[tuple[str, list[tuple[str, str, str, Any]], dict[str, _Shard]]] = []
         for key, files in changed:
             known = self._known(key)
             entries = [(self._rel(path), day, session, path)
                        for day, session, path in files()]  # fmt: skip
-            for rel, *_ in entries:
-                known.pop(rel, None)
-            self._gone(known.values())
-            listed.append((key, entries))
-        shards = sum(len(entries) for _, entries in listed) if self.progress else 0
+            listing = {rel for rel, *_ in entries}
+            self._gone([shard for rel, shard in known.items() if rel not in listing])
+            listed.append((key, entries, known))
+        shards = sum(len(entries) for _, entries, _ in listed) if self.progress else 0
         total = self.total = shards + self.after if shards else 0
         done = 0
         if self.progress and total:
             self.progress(self.task, done, total)
-        for key, entries in listed:
-            known = self._known(key)
+        for key, entries, known in listed:
             for rel, day, session, path in entries:
                 self._check(known.get(rel), rel, path, key, day, session, key[0] == "a")
             if self.progress and total:
@@ -368,11 +392,12 @@ class _Sync:
             return text[len(prefix) :]
         return os.path.relpath(path, self.cat.base)
 
-    def _dirs(self, hot: str) -> Iterator[tuple[str, str, Any, bool]]:
-        """(key, directory, lister of (day, session, path), is_hot) for day and archive dirs."""
+    def _dirs(self, hot: str, first: str | None) -> Iterator[tuple[str, str, Any, bool]]:
+        """(key, directory, lister of (day, session, path), is_hot) for day and archive dirs;
+        from day `first` on (no archive: it holds older days) when given."""
         root = str(self.cat.actionlog)
         sep = os.sep
-        for day in day_names(root):
+        for day in day_names(root, first=first):
             directory = f"{root}{sep}{day[:4]}{sep}{day[5:7]}{sep}{day[8:10]}"
 
             def live(directory: str = directory, day: str = day) -> Iterator[Any]:
@@ -385,6 +410,8 @@ class _Sync:
                         yield day, name[: -len(".jsonl")], f"{directory}{os.sep}{name}"
 
             yield f"d/{day}", directory, live, day >= hot
+        if first is not None:
+            return
         months: dict[str, list[tuple[str, str, Path]]] = {}
         for day, session, path in iter_archives(self.cat.archive):
             months.setdefault(day[:7], []).append((day, session, path))
@@ -543,9 +570,16 @@ def _numbered(path: str, width: int) -> list[str]:
         return []
 
 
-def day_names(root: str) -> Iterator[str]:
-    """`YYYY-MM-DD` of every live day directory, oldest first (the archive is not one)."""
+def day_names(root: str, *, first: str | None = None) -> Iterator[str]:
+    """`YYYY-MM-DD` of every live day directory (from day `first` on), oldest first (the
+    archive is not one); earlier years and months are not listed."""
+    low = first or ""
     for year in _numbered(root, 4):
+        if year < low[:4]:
+            continue
         for month in _numbered(f"{root}/{year}", 2):
+            if f"{year}-{month}" < low[:7]:
+                continue
             for day in _numbered(f"{root}/{year}/{month}", 2):
-                yield f"{year}-{month}-{day}"
+                if f"{year}-{month}-{day}" >= low:
+                    yield f"{year}-{month}-{day}"

@@ -8,7 +8,7 @@ caller scans the shards instead.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,6 @@ from ..redact.sanitize import Sanitizer
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_read import CleanReads
 from .catalog_rows import problems_for
-from .query import ActionFilter
 from .sessions import SessionInfo, session_status
 
 if TYPE_CHECKING:
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
 
     from ..progress import Progress
     from ..settings import CatalogSettings
+    from .query import ActionFilter
     from .resume import Candidate
 
 # the newest live record of each session (and the day of its shard), newest sessions first;
@@ -38,6 +38,12 @@ JOIN records r ON r.rid = (
 JOIN shards sh ON sh.id = r.shard
 WHERE (?1 IS NULL OR s.project = ?1) AND (?2 IS NULL OR s.agent = ?2)
 ORDER BY s.last_activity DESC, s.id DESC LIMIT ?3
+"""
+# the last activity of the LIMIT-th most recently active session of PROJECT/AGENT
+_NTH_SESSION = """
+SELECT last_activity FROM sessions
+WHERE (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR agent = ?2)
+ORDER BY last_activity DESC, id DESC LIMIT 1 OFFSET ?3 - 1
 """
 FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")
 
@@ -56,13 +62,19 @@ class CatalogView:
         self.progress: Progress | None = None  # hears of builds and full checks (on_progress)
 
     def open(
-        self, *, full: bool = False, rebuild: bool = False, create: bool = False
+        self,
+        *,
+        full: bool = False,
+        rebuild: bool = False,
+        create: bool = False,
+        since: Callable[[sqlite3.Connection], str | None] | None = None,
     ) -> sqlite3.Connection | None:
         """A connection on a freshly synced catalog, or None (the reason in `unavailable`).
 
         A missing catalog is built here only for a log of at most `auto_build_days` day
         directories (a few seconds at most) or with `create`; a longer history is scanned until
-        `lore catalog` builds it once.
+        `lore catalog` builds it once. `since` reads, before the sync, the first day the
+        caller's answer can depend on: only the days from it on are synced (see `Catalog.sync`).
         """
         if not self.enabled:
             self.unavailable = "disabled by catalog.enabled: false"
@@ -76,8 +88,9 @@ class CatalogView:
         conn = None
         try:
             conn = self.catalog.connect()
+            first = since(conn) if since is not None else None
             self.last_sync = self.catalog.sync(
-                conn, full=full, rebuild=rebuild, progress=self.progress
+                conn, full=full, rebuild=rebuild, progress=self.progress, since=first
             )
         except (CatalogUnavailable, sqlite3.OperationalError) as exc:
             if conn is not None:
@@ -188,16 +201,36 @@ class CatalogView:
         newest record (which says whether it ended or has done nothing yet).
 
         None without a catalog: resume never builds one (its cost must not grow with history),
-        the caller reads the shards' tails instead."""
+        the caller reads the shards' tails instead. Only the days these sessions span are
+        synced (a log of years has hundreds of day directories); an answer that reaches older
+        days than were synced is asked again after a sync of every day."""
         from .resume import Candidate
 
         if not self.catalog.exists():
             return None
-        conn = self.open()
+        args = (project, agent, limit)
+        window: list[str | None] = [None]
+
+        def first_day(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute(_NTH_SESSION, args).fetchone()
+            window[0] = row[0][:10] if row and row[0] else None
+            return window[0]
+
+        conn = self.open(since=first_day)
         if conn is None:
             return None
         try:
-            rows = conn.execute(_LAST_SESSIONS, (project, agent, limit)).fetchall()
+            rows = conn.execute(_LAST_SESSIONS, args).fetchall()
+            first = window[0]
+            if first is not None and (
+                len(rows) < limit or any(min(r[1][:10], r[7]) < first for r in rows)
+            ):  # older days matter (sessions removed, or shards added before `first`)
+                try:
+                    self.last_sync = self.catalog.sync(conn)
+                except (CatalogUnavailable, sqlite3.OperationalError) as exc:
+                    self.unavailable = str(exc)
+                    return None
+                rows = conn.execute(_LAST_SESSIONS, args).fetchall()
         finally:
             conn.close()
         found = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ class CheckReport:
             "records": self.records,
             "learnings": self.learnings,
             "expertise": self.expertise,
-            "findings": [asdict(f) for f in self.findings],
+            "findings": [f.to_dict() for f in self.findings],
         }
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from ..model import decode_line
 from ..problems import OnProblem, Problem, ignore
@@ -24,8 +23,7 @@ from .writer import session_start_day
 _HEAD_LINES = 100  # a start event is among the first lines of a session's first shard
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """What the tail of a session's newest shard says about it."""
 
     session: str
@@ -132,12 +130,14 @@ def choose(candidates: list[Candidate]) -> Candidate | None:
     return useful[0] if useful else None
 
 
-@dataclass
 class SessionTail:
     """The newest records of one session, and how much older history was left unread."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
-    skipped_bytes: int = 0
+    __slots__ = ("records", "skipped_bytes")
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.skipped_bytes = 0
 
 
 def session_records(

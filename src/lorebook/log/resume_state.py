@@ -19,6 +19,8 @@ from .resume import SessionTail, choose, find_candidates, session_records
 from .sessions import summarize
 from .writer import redacted
 
+GIT_STATE_FILE = "git-state.json"
+
 if TYPE_CHECKING:
     from ..config import Config
     from ..paths import Layout
@@ -44,8 +46,11 @@ def build_resume(
     shards; its records are read from its own shards (the tail of one session, not a query),
     redacted by `sanitizer`; `config` holds `resume.*`."""
     actionlog = layout.actionlog
-    # git reads its whole index; let it run while the shards are read
-    pending_git = start_git_state(layout.root, exclude=(layout.rel(actionlog),))
+    # git reads its whole index; let it run while the shards are read (or reuse its last
+    # answer while nothing it depends on changed)
+    pending_git = start_git_state(
+        layout.root, exclude=(layout.rel(actionlog),), cache=layout.cache / GIT_STATE_FILE
+    )
     try:
         session, tail = _target(
             layout, sanitizer, config, catalog, project, agent, session, _once(on_problem)
