@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import subprocess
+import time
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,8 @@ def test_catalog_builds_and_full_checks_report_shard_by_shard(tmp_path: Path) ->
 def test_index_builds_report_files(tmp_path: Path, store: Path) -> None:
     for learning_id, fields in LEARNINGS.items():
         write_learning(store, learning_id, **fields)
+    for path in (store / "learnings").glob("*.md"):  # older than a second: not a racy stat,
+        os.utime(path, (time.time() - 5, time.time() - 5))  # which a search would hash again
     (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
     book = Lorebook.open(store, env={})
     events = recorder(book)
