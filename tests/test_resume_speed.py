@@ -331,3 +331,28 @@ def test_git_state_is_not_cached_when_the_config_includes_another(
     _settle()
     assert _cached(store) == git_state(store, exclude=("actionlog",))
     assert not _cache_file(store).exists()
+
+
+def test_a_secret_in_git_state_never_reaches_resume_or_its_cache(
+    store: Path, racy: None
+) -> None:
+    """A token pasted into a commit subject, a branch or a file name is redacted in what resume
+    shows and in the git state it keeps under .lore/cache."""
+    token = "ghp_" + "x7Kq2Lm9Pw4Rt8Yv1Bn6Cz3Df5Gh0Jk2Ls4Q"
+    book = Lorebook.open(store, env={})
+    _sessions(book, T0, 1, 3)
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", f"deploy with {token}")
+    git(store, "checkout", "-q", "-b", f"fix-{token}")
+    (store / f"notes-{token}.txt").write_text("x\n")
+    for _ in range(2):  # the first answer, then the one kept in the cache
+        _settle()
+        shown = book.resume()
+        assert token not in json.dumps(shown)
+        assert shown["git"]["last_commit"]["subject"].startswith("deploy with ")
+        assert len(shown["git"]["dirty"]) == 1
+        out = lore("resume", "--json", env=clean_env(store))
+        assert out.code == 0, out.err
+        assert token not in out.out + out.err
+    cached = _cache_file(store)  # not kept at all: the watched paths hold the token
+    assert not cached.exists() or token not in cached.read_text(encoding="utf-8")

@@ -150,7 +150,14 @@ def _parse_status(status: str) -> tuple[str | None, str | None, int | None, list
 
 
 def start_git_state(
-    root: Path, *, max_paths: int = 50, exclude: tuple[str, ...] = (), cache: Path | None = None
+    root: Path,
+    *,
+    max_paths: int = 50,
+    exclude: tuple[str, ...] = (),
+    cache: Path | None = None,
+    redact: Callable[[GitState], GitState] | None = None,
+    redact_key: str = "",
+    safe_name: Callable[[str], bool] | None = None,
 ) -> Callable[[], GitState | None]:
     """Start reading branch, head, dirty paths, unpushed count and the last commit.
 
@@ -163,10 +170,13 @@ def start_git_state(
 
     With `cache` (a file), the answer is kept there with the identities of every file it
     depends on, and reused without running git while none of them changed (see `statecache`).
+    `redact` is applied before the state is kept or returned (a commit subject or a file name
+    may hold a secret); `redact_key` names its rules, so a cache redacted by others is unused;
+    nothing is kept when a watched path is not a `safe_name`.
     """
     from . import statecache
 
-    key = statecache.key_for(root, exclude, max_paths) if cache is not None else None
+    key = statecache.key_for(root, exclude, max_paths, redact_key) if cache is not None else None
     if key is not None and cache is not None:
         cached = statecache.load(cache, key)
         if cached is not None:
@@ -229,12 +239,22 @@ def start_git_state(
             "unpushed": unpushed,
             "last_commit": last_commit,
         }
-        if key is not None and cache is not None and ignored is not None:
+        keep = True
+        if redact is not None:
+            state, shown = redact(state), state
+            keep = state == shown  # a secret in the state: its paths are not written to a cache
+        if keep and key is not None and cache is not None and ignored is not None:
             upstream = next(
                 (e[18:] for e in status.split("\0") if e.startswith("# branch.upstream ")), None
             )
             statecache.remember(
-                cache, key, state, upstream=upstream, ignored=ignored, started_ns=started
+                cache,
+                key,
+                state,
+                upstream=upstream,
+                ignored=ignored,
+                started_ns=started,
+                safe_name=safe_name,
             )
         return state
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 VERSION = 1
@@ -195,13 +196,16 @@ def store(
     return True
 
 
-def key_for(root: Path, exclude: tuple[str, ...], max_paths: int) -> dict[str, Any] | None:
-    """What a cached answer must have been asked with; None where no answer is cached."""
+def key_for(
+    root: Path, exclude: tuple[str, ...], max_paths: int, redaction: str = ""
+) -> dict[str, Any] | None:
+    """What a cached answer must have been asked with (`redaction` names the rules it was
+    redacted by); None where no answer is cached."""
     git_dir = _git_dir(root)
     if git_dir is None:
         return None
     return {"root": str(root), "git_dir": git_dir, "exclude": list(exclude),
-            "max_paths": max_paths, "env": environment()}  # fmt: skip
+            "max_paths": max_paths, "env": environment(), "redaction": redaction}  # fmt: skip
 
 
 def remember(
@@ -212,9 +216,11 @@ def remember(
     upstream: str | None,
     ignored: str,
     started_ns: int,
+    safe_name: Callable[[str], bool] | None = None,
 ) -> bool:
     """Cache `state` (git started at `started_ns`; `ignored`: `ls-files --others --ignored
-    --directory -z` under the root) unless it cannot be watched cheaply or changed since."""
+    --directory -z` under the root) unless it cannot be watched cheaply or changed since, or a
+    watched path is not a `safe_name` (one holding a secret is never written to the cache)."""
     watch = Watch(Path(key["root"]), tuple(key["exclude"]))
     git_dir = key["git_dir"]
     configs = _config_files(git_dir, key["root"])
@@ -223,6 +229,8 @@ def remember(
     for path in (*_ref_files(git_dir, upstream), *configs):
         watch.add(path)
     if not watch.walk({path for path in ignored.split("\0") if path.endswith("/")}):
+        return False
+    if safe_name is not None and not all(map(safe_name, watch.paths)):
         return False
     return store(cache, key, state, watch, started_ns)
 

@@ -49,7 +49,12 @@ def build_resume(
     # git reads its whole index; let it run while the shards are read (or reuse its last
     # answer while nothing it depends on changed)
     pending_git = start_git_state(
-        layout.root, exclude=(layout.rel(actionlog),), cache=layout.cache / GIT_STATE_FILE
+        layout.root,
+        exclude=(layout.rel(actionlog),),
+        cache=layout.cache / GIT_STATE_FILE,
+        redact=lambda state: redact_git_state(state, sanitizer),
+        redact_key=_rules_key(sanitizer),
+        safe_name=lambda path: not sanitizer.redact_text(path)[1],
     )
     try:
         session, tail = _target(
@@ -158,3 +163,30 @@ def _target(
         raise LoreError(f"session {session!r} has no records in {layout.rel(actionlog)}/")
     tail.records = list(redacted(sanitizer, tail.records))  # a hand-edited line may hold one
     return session, tail
+
+
+def redact_git_state(state: dict[str, Any], sanitizer: Sanitizer) -> dict[str, Any]:
+    """The git state with secrets out of what people write: the branch, the dirty paths, the
+    last commit's subject and author (hashes and dates are git's own)."""
+
+    def text(value: Any) -> Any:
+        return sanitizer.redact_text(value)[0] if isinstance(value, str) and value else value
+
+    out = dict(state)
+    out["branch"] = text(state.get("branch"))
+    out["dirty"] = [text(path) for path in state.get("dirty") or ()]
+    commit = state.get("last_commit")
+    if isinstance(commit, dict):
+        out["last_commit"] = {
+            **commit,
+            "subject": text(commit.get("subject")),
+            "author": text(commit.get("author")),
+        }
+    return out
+
+
+def _rules_key(sanitizer: Sanitizer) -> str:
+    """A short name for the redaction rules (a cached git state was redacted with them)."""
+    import zlib
+
+    return format(zlib.crc32(repr(sanitizer.settings()).encode()), "08x")
