@@ -56,6 +56,39 @@ class Run:
 KEEP = {"LORE_MODEL_CACHE"}  # where the ONNX export lives: one per test session
 
 
+def on_a_terminal(command: list[str], env: dict[str, str], *, stream: str = "stdout",
+                  timeout: float = 60, raw: bool = False) -> tuple[int, str, str]:
+    """Run `command` with `stream` ("stdout" or "stderr") on a real pseudo-terminal and the other
+    one piped: (exit code, stdout, stderr), the terminal's side with its CRLFs as LFs unless
+    `raw` (what a person's terminal received)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        piped = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, stream: follower}
+        done = subprocess.run(command, env=env, timeout=timeout, **piped)
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal's other side is closed: all read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    shown = b"".join(chunks).decode()
+    shown = shown if raw else shown.replace("\r\n", "\n")
+    if stream == "stdout":
+        return done.returncode, shown, done.stderr.decode()
+    return done.returncode, done.stdout.decode(), shown
+
+
 def clean_env(root: Path | None = None, **extra: str) -> dict[str, str]:
     """The process environment without any LORE_* variable (but the per-user model cache of the
     test session), plus `extra`."""

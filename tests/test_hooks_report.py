@@ -6,6 +6,7 @@ Real `lore hook <event>` subprocesses fed Claude Code's payloads, then the real 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,8 @@ def test_the_report_shows_what_the_hooks_recorded(store: Path, catalog: bool) ->
     assert "Logging/hook overhead (meta.overhead_ms" in text
     assert f"{overhead['count']} records, avg {overhead['avg_ms']:.2f} ms" in text
     tool = shown["tool_call"]
-    assert f"avg {tool['avg_ms']:.2f} ms  p95 {tool['p95_ms']:.2f} ms" in text
+    row = rf"avg {tool['avg_ms']:.2f} ms\s+p95 {tool['p95_ms']:.2f} ms"  # columns align
+    assert re.search(row, text), text
 
     internal = report(store, "--json", "--include-internal")["overhead"]
     (search,) = [row for row in internal["by_type"] if row["type"] == "search"]

@@ -6,9 +6,7 @@ or under --json, and what it prints is the same either way."""
 from __future__ import annotations
 
 import os
-import pty
 import re
-import subprocess
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -16,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import LORE, clean_env, lore
+from conftest import LORE, clean_env, lore, on_a_terminal
 from lorebook import Lorebook
 from lorebook.render.progress import elapsed_text, progress_line, progress_status
 from search_fixtures import LEARNINGS, write_learning
@@ -196,26 +194,7 @@ def test_model_export_and_load_are_steps(
 # -- the CLI on a terminal and on a pipe -------------------------------------------------------
 def on_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
     """Run `lore` with stderr on a real pseudo-terminal (stdout piped): (code, stdout, stderr)."""
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run([*LORE, *args], stdout=subprocess.PIPE, stderr=follower, env=env,
-                              timeout=120)  # fmt: skip
-        os.close(follower)
-        follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal's other side is closed: all read
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(leader)
-        if follower >= 0:
-            os.close(follower)
-    return done.returncode, done.stdout.decode(), b"".join(chunks).decode()
+    return on_a_terminal([*LORE, *args], env, stream="stderr", timeout=120, raw=True)
 
 
 def timeless(text: str) -> str:

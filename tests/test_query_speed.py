@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LORE, clean_env, lore
+from conftest import LORE, clean_env, lore, on_a_terminal
 from lorebook import REPORT_GROUPS, Lorebook
 from lorebook.cli import queryspec
 from lorebook.log import catalog_read
@@ -149,27 +148,9 @@ def test_skipped_lines_and_the_catalog_note_are_the_same(populated: Path) -> Non
 
 
 def _on_a_terminal(root: Path, *args: str) -> str:
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run([*LORE, *args], stdout=follower, stderr=subprocess.PIPE,
-                              env=clean_env(root), timeout=60)  # fmt: skip
-        os.close(follower)
-        follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal's other side is closed: all read
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(leader)
-        if follower >= 0:
-            os.close(follower)
-    assert done.returncode == 0, done.stderr
-    return b"".join(chunks).decode().replace("\r\n", "\n")
+    code, shown, err = on_a_terminal([*LORE, *args], clean_env(root))
+    assert code == 0, err
+    return shown
 
 
 @pytest.mark.parametrize("args", [

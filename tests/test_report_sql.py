@@ -4,11 +4,8 @@ command; `--json` is compact on a pipe and indented on a terminal."""
 from __future__ import annotations
 
 import json
-import os
-import pty
 import random
 import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -17,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import LORE, clean_env, lore
+from conftest import LORE, clean_env, lore, on_a_terminal
 from lorebook import Lorebook
 from lorebook.cli.output import to_json
 from lorebook.log.catalog import Catalog
@@ -178,28 +175,9 @@ def test_json_on_a_pipe_is_one_line(stores: tuple[Path, Path]) -> None:
 
 
 def test_json_on_a_terminal_is_indented(stores: tuple[Path, Path]) -> None:
-    leader, follower = pty.openpty()
-    try:
-        command = [*LORE, "actions", "--limit", "2", "--json"]
-        done = subprocess.run(command, stdout=follower, stderr=subprocess.PIPE,
-                              env=clean_env(stores[0]), timeout=60)  # fmt: skip
-        os.close(follower)
-        follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal's other side is closed: all read
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(leader)
-        if follower >= 0:
-            os.close(follower)
-    assert done.returncode == 0, done.stderr
-    text = b"".join(chunks).decode().replace("\r\n", "\n")
+    command = [*LORE, "actions", "--limit", "2", "--json"]
+    code, text, err = on_a_terminal(command, clean_env(stores[0]))
+    assert code == 0, err
     assert text.startswith("[\n  {\n") and len(json.loads(text)) == 2
 
 
