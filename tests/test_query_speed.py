@@ -257,3 +257,31 @@ def test_new_redaction_rules_verify_every_shard_again(populated: Path) -> None:
     assert found == _scanned(populated, rule, epic="epic-0")
     report = Lorebook.open(populated, env={}).report(days=30)
     assert "svc-0" not in json.dumps(report["deployments"])
+
+
+def test_a_query_from_a_day_syncs_only_the_days_from_it(store: Path) -> None:
+    """`--since` and a report's window sync the day directories from their first day on (a
+    record lives in its own UTC day's shard); the answer is what a full sync gives."""
+    from datetime import timedelta
+
+    from test_resume_speed import T0, _sessions
+
+    book = Lorebook.open(store, env={})
+    last = _sessions(book, T0, 60, 3)
+    assert book.catalog.open(create=True) is not None
+    old = sorted((store / "actionlog").rglob("*.jsonl"))[0]
+    (old.parent / "stray.jsonl").write_text("")  # an old day changed: not the query's days
+    since = (last - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    until = (last + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    partial = Lorebook.open(store, env={})
+    recent = partial.actions(since=since, limit=None)
+    assert partial.catalog.last_sync is not None
+    assert partial.catalog.last_sync.shards_checked < 12, partial.catalog.last_sync
+    reported = Lorebook.open(store, env={})
+    window = reported.report(since=since, until=until)
+    assert reported.catalog.last_sync is not None
+    assert reported.catalog.last_sync.shards_checked < 12, reported.catalog.last_sync
+    full = Lorebook.open(store, env={})
+    assert full.catalog.sync()["sync"]["shards_checked"] > 60  # a full sync still finds it
+    assert recent == full.actions(since=since, limit=None) and recent
+    assert window["summary"] == full.report(since=since, until=until)["summary"]

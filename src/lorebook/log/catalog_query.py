@@ -112,8 +112,11 @@ class CatalogView:
         include_archive: bool = False,
         on_problem: OnProblem,
     ) -> Iterator[dict[str, Any]] | None:
-        """The matching records, redacted (see catalog_read), or None without a catalog."""
-        conn = self.open()
+        """The matching records, redacted (see catalog_read), or None without a catalog. A
+        query from a day on syncs only the day directories from that day (a record's shard is
+        its own UTC day's); archives are synced when they are asked for."""
+        first = query.since[:10] if query.since and not include_archive else None
+        conn = self.open(since=None if first is None else lambda _conn: first)
         if conn is None:
             return None
         sessions = [query.session] if query.session else None

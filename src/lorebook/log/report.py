@@ -298,7 +298,8 @@ def build_report(
         "window": window.to_dict(),
         "filters": log.sanitizer.sanitize(options)[0],
     }
-    conn = log.catalog.open()
+    first = None if include_archive else window.since_ts[:10]  # records are in their day's shard
+    conn = log.catalog.open(since=None if first is None else lambda _conn: first)
     if conn is not None:
         try:
             return report | _from_catalog(log, conn, window, group_by, **options)
