@@ -57,6 +57,8 @@ from _common import (
 from _postgres import PrivatePostgres, missing
 from _seed_load import copy_load, create_schema, shard_records, write_csv
 
+from lorebook.model import INTERNAL_TYPES
+
 # The seed's query patterns ("Architecture Brainstorming" -> "Query Patterns"), over all
 # projects as lore answers them by default. Resume picks the session as `lore resume` does (of
 # the 50 most recently active: the newest that did something and did not end normally, else the
@@ -70,7 +72,10 @@ SQL_RESUME = [
     f"SELECT * FROM supervisor_actions WHERE session_id = ({LAST_SESSION}) "
     "ORDER BY timestamp DESC LIMIT 20",
 ]
-WEEK = "timestamp >= NOW() - INTERVAL '7 days'"
+# `lore report` leaves lorebook's own bookkeeping out (searches of the learnings, drafts, ...):
+# the PostgreSQL side counts the same actions
+WEEK = ("timestamp >= NOW() - INTERVAL '7 days' AND action_type NOT IN ("
+        + ", ".join(f"'{kind}'" for kind in INTERNAL_TYPES) + ")")  # fmt: skip
 SQL_REPORT = [  # what `lore report --json` shows, aggregated in SQL
     "SELECT DATE(timestamp) AS day, action_type, outcome, COUNT(*) AS count, "
     f"AVG(duration_seconds) AS avg_duration_seconds FROM supervisor_actions WHERE {WEEK} "
