@@ -98,7 +98,10 @@ def small_log(root: Path, sessions: int = 12) -> None:
 
     root.mkdir(parents=True)
     book = Lorebook.init(root, env={})
-    now = datetime.now(UTC).replace(microsecond=0)
+    # yesterday noon: a session's few minutes never cross midnight into a second day's shard
+    now = (datetime.now(UTC) - timedelta(days=1)).replace(
+        hour=12, minute=0, second=0, microsecond=0
+    )
     for n in range(sessions):
         at = now - timedelta(days=n % 5, hours=2)
         session = book.start_session(session_id=f"s{n}", agent="PS", project="odin", now=at)
