@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from conftest import clean_env, lore
+from conftest import clean_env, lore, stored
 from lorebook import Lorebook
 
 HOOK_SID = "9c1d2e3f-0a1b-4c2d-8e3f-abcdef012345"
@@ -135,3 +136,38 @@ def test_a_catalog_folded_by_the_old_rule_is_recomputed_once(store: Path) -> Non
     rule = conn.execute("SELECT value FROM meta WHERE key = 'sessions_rule'").fetchone()
     conn.close()
     assert rule is not None
+
+
+# -- the edge hooks detach: the agent waits for the parent only, and nothing is lost -------------
+def _records_of(store: Path, session: str) -> list[dict[str, Any]]:
+    return [r for r in stored(store) if r["session"] == session]
+
+
+def test_stop_and_session_end_detach_and_lose_nothing(store: Path) -> None:
+    """Claude Code runs `stop` then `session-end` and exits at once: each hook's parent returns
+    after reading its payload, its child writes. Run as Claude Code does (detached, nothing
+    killed), then read every record back: a stop per turn, the end with its reason."""
+    sid = "4f1e2d3c-0a1b-4c2d-8e3f-0123456789ab"
+    env = clean_env()
+
+    def run(event: str, **fields: Any) -> None:
+        stdin = json.dumps({"session_id": sid, "cwd": str(store), **fields})
+        done = lore("hook", event, cwd=store, env=env, stdin=stdin)
+        assert (done.code, done.out, done.err) == (0, "", "")
+
+    run("session-start", source="startup")  # a context hook: in the foreground
+    for _ in range(3):  # three turns, the last one's stop racing the session's end
+        run("stop", stop_hook_active=False)
+    run("session-end", reason="prompt_input_exit")
+    deadline = time.monotonic() + 60
+    while len(_records_of(store, sid)) < 5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    records = _records_of(store, sid)
+    ends = [r for r in records if r.get("event") == "end"]
+    assert sorted(e["reason"] for e in ends) == ["stop", "stop", "stop", "user_exit"]
+    for end in ends:  # each written by the child, after the agent moved on
+        meta = end["meta"]
+        assert 0 <= meta["overhead_ms"] <= meta["background_ms"], meta
+    (info,) = [s for s in Lorebook.open(store, env={}).sessions() if s.id == sid]
+    assert (info.status, info.end_reason) == ("ended", "user_exit")  # in whatever order written
+    assert lore("check", env=clean_env(store)).code == 0
