@@ -41,10 +41,12 @@ from .archive_io import iter_archives, read_archive_bytes
 from .catalog_rows import (
     INDEXES,
     INSERT,
+    SESSIONS_RULE,
     TABLES,
     fold_sessions,
     parse_lines,
     redact_rows,
+    refold_stale_sessions,
     refresh_sessions,
 )
 
@@ -209,6 +211,7 @@ class Catalog:
         for statement in INDEXES:
             conn.execute(statement)
         conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        conn.execute("INSERT INTO meta VALUES ('sessions_rule', ?)", (SESSIONS_RULE,))
 
     # -- syncing -------------------------------------------------------------------------------
     def sync(
@@ -242,6 +245,7 @@ class Catalog:
                 except _Rebuild as why:
                     stats = SyncStats(rebuilt=True, reason=str(why))
                     self._build(conn, stats, progress)
+            refold_stale_sessions(conn)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
