@@ -10,7 +10,8 @@ Definitions (documented in docs/reports.md):
 * success rate = success / (success + failure + blocked); `in_progress` records open work and
   are not outcomes yet.
 * overhead = the logging/hook cost a record carries in `meta.overhead_ms` (else `meta.hook_ms`),
-  in milliseconds, as hooks and wrappers record it; absent when nothing recorded it.
+  in milliseconds, as hooks and wrappers record it, on actions and on session events alike (the
+  session hooks record theirs on the session's start and end); absent when nothing recorded it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .progress import describe
 from .query import ActionFilter
-from .report_sql import Tally, p95_index
+from .report_sql import Tally, p95_index, rank_index, record_label
 
 if TYPE_CHECKING:
     from .actionlog import ActionLog
@@ -160,9 +161,15 @@ def check_group(group_by: str) -> None:
         raise UsageError(f"--group-by {group_by!r} is not one of: {', '.join(GROUPS)}")
 
 
-def aggregate(rows: Iterable[tuple[Any, ...]], window: Window, group_by: str) -> dict[str, Any]:
+def aggregate(
+    rows: Iterable[tuple[Any, ...]],
+    window: Window,
+    group_by: str,
+    costs: list[tuple[str, float]] | None = None,
+) -> dict[str, Any]:
     """Summary, breakdown, per-hour/day counts, durations and overhead of slim rows (pure): the
-    reference for the SQL aggregation of report_sql."""
+    reference for the SQL aggregation of report_sql. `costs` are the (record, ms) overheads of
+    every kind of record (`overhead_costs`); without them, the actions' own."""
     check_group(group_by)
     t = Tally()
     sessions: set[str] = set()
@@ -187,11 +194,37 @@ def aggregate(rows: Iterable[tuple[Any, ...]], window: Window, group_by: str) ->
     for kind, values in overhead.items():
         ordered = sorted(values)
         t.overhead[kind] = (len(values), sum(values), ordered[-1], ordered[p95_index(len(values))])
-    return shape(t, window, group_by)
+    if costs is None:
+        costs = [(kind, ms) for kind, values in overhead.items() for ms in values]
+    return shape(t, window, group_by, costs)
 
 
-def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
-    """The report's aggregate sections from a tally (pure)."""
+def overhead_table(costs: list[tuple[str, float]]) -> list[dict[str, Any]]:
+    """Per record kind (an action's type, `session start`, `session end`): count, p50, p95,
+    max and total of the overhead in ms (pure; nearest-rank percentiles)."""
+    by_record: dict[str, list[float]] = {}
+    for label, ms in costs:
+        by_record.setdefault(label, []).append(ms)
+    table = []
+    for label, values in sorted(by_record.items()):
+        ordered = sorted(values)
+        n = len(values)
+        table.append({
+            "record": label,
+            "count": n,
+            "p50_ms": round(ordered[rank_index(n, 0.5)], 3),
+            "p95_ms": round(ordered[rank_index(n, 0.95)], 3),
+            "max_ms": round(ordered[-1], 3),
+            "total_ms": round(sum(values), 3),
+        })  # fmt: skip
+    return table
+
+
+def shape(
+    t: Tally, window: Window, group_by: str, costs: list[tuple[str, float]]
+) -> dict[str, Any]:
+    """The report's aggregate sections from a tally and the overheads of every kind of record
+    (pure)."""
     groups = dict(t.groups)
     if group_by == "day":
         for day in window.days():
@@ -199,7 +232,6 @@ def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
     total = sum(t.outcomes.values())
     busiest = _top(t.days)
     common = _top(t.types)
-    overhead_count = sum(v[0] for v in t.overhead.values())
     return {
         "summary": {
             "total_actions": total,
@@ -245,8 +277,8 @@ def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
         ],
         "overhead": {
             "field": "meta.overhead_ms (else meta.hook_ms)",
-            "count": overhead_count,
-            "avg_ms": round(sum(v[1] for v in t.overhead.values()) / overhead_count, 3),
+            "count": len(costs),
+            "avg_ms": round(sum(ms for _, ms in costs) / len(costs), 3),
             "by_type": [
                 {
                     "type": k,
@@ -257,8 +289,9 @@ def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
                 }
                 for k, (n, total_ms, top, p95) in sorted(t.overhead.items())
             ],
+            "by_record": overhead_table(costs),
         }
-        if t.overhead
+        if costs
         else None,
     }
 
@@ -311,7 +344,7 @@ def build_report(
 def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> dict[str, Any]:
-    from .report_sql import Scope, newest, outcome_counts, tally
+    from .report_sql import Scope, newest, outcome_counts, overhead_costs, tally
 
     scope = Scope(window.since_ts, window.until_ts, **options)
     base = log.layout.actionlog.parent
@@ -320,7 +353,7 @@ def _from_catalog(
     failures = newest(conn, base, scope, log.sanitizer, ("outcome", "failure"), FAILURES_SHOWN)
     by_outcome = outcome_counts(conn, scope, deploy)
     return {
-        **shape(tally(conn, scope, group_by), window, group_by),
+        **shape(tally(conn, scope, group_by), window, group_by, overhead_costs(conn, scope)),
         "deployments": {
             "total": sum(by_outcome.values()),
             "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
@@ -345,7 +378,11 @@ def scan_report(
         log, window, project=project, agent=agent, include_archive=include_archive,
         include_internal=include_internal,
     )  # fmt: skip
-    report = aggregate(rows, window, group_by)
+    costs = scan_overhead(
+        log, window.since_ts, window.until_ts, project=project, agent=agent,
+        include_archive=include_archive, include_internal=include_internal,
+    )  # fmt: skip
+    report = aggregate(rows, window, group_by, costs)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     deploys: list[dict[str, Any]] = []
     by_outcome: Counter[str] = Counter()
@@ -373,6 +410,60 @@ def scan_report(
     getattr(found, "close", lambda: None)()
     report["recent_failures"] = failures
     return report
+
+
+def scan_overhead(
+    log: ActionLog,
+    since: str,
+    until: str,
+    *,
+    project: str | None = None,
+    agent: str | None = None,
+    include_archive: bool = False,
+    include_internal: bool = False,
+    kind: str | None = None,
+) -> list[tuple[str, float]]:
+    """(record, ms) of every record in [since, until) carrying an overhead, oldest first, from a
+    scan of the shards (the reference for `report_sql.overhead_costs`); only numbers and record
+    kinds leave here, so nothing needs redacting."""
+    from .reader import iter_records
+
+    costs = []
+    for r in iter_records(
+        log.layout.actionlog, base=log.root, since=since, until=until,
+        include_archive=include_archive,
+    ):  # fmt: skip
+        if (kind is not None and r["kind"] != kind) or (
+            project is not None and r.get("project") != project
+        ):
+            continue
+        if agent is not None and r.get("agent") != agent:
+            continue
+        if r["kind"] == "action" and not include_internal and r["type"] in INTERNAL_TYPES:
+            continue
+        cost = overhead_of(r)
+        if cost is not None:
+            costs.append((record_label(r["kind"], r.get("type"), r.get("event")), cost))
+    return costs
+
+
+def record_overheads(
+    log: ActionLog, since: str, until: str, *, kind: str | None = None
+) -> list[tuple[str, float]]:
+    """(record, ms) of every record in [since, until) carrying an overhead, lorebook's own
+    bookkeeping included: from the catalog when it is usable, else from the shards."""
+    from .report_sql import Scope, overhead_costs
+
+    conn = log.catalog.open(since=lambda _conn: since[:10])
+    if conn is None:
+        return scan_overhead(log, since, until, include_internal=True, kind=kind)
+    try:
+        scope = Scope(
+            since, until, project=None, agent=None, include_archive=False, include_internal=True
+        )
+        return overhead_costs(conn, scope, kind)
+    finally:
+        conn.close()
 
 
 def _brief(log: ActionLog, record: dict[str, Any]) -> dict[str, Any]:

@@ -40,9 +40,20 @@ class Tally:
         self.overhead: dict[str, tuple[int, float, float, float]] = {}
 
 
+def record_label(kind: str, action_type: str | None, event: str | None) -> str:
+    """What an overhead is counted under: an action's type, or `session start` / `session end`
+    for the session events the session-start, stop and session-end hooks write."""
+    return (action_type or "-") if kind == "action" else f"{kind} {event or '-'}"
+
+
+def rank_index(count: int, share: float) -> int:
+    """Where the `share` percentile sits in `count` sorted values (nearest rank)."""
+    return min(count - 1, round(share * (count - 1)))
+
+
 def p95_index(count: int) -> int:
     """Where the 95th percentile sits in `count` sorted values (nearest rank)."""
-    return min(count - 1, round(0.95 * (count - 1)))
+    return rank_index(count, 0.95)
 
 
 class Scope:
@@ -59,19 +70,25 @@ class Scope:
         include_archive: bool,
         include_internal: bool = False,
     ) -> None:
-        clauses = ["{}kind = 'action'", "{}ts >= ?", "{}ts < ?"]
+        clauses = ["{}ts >= ?", "{}ts < ?"]
         self.args: list[Any] = [since, until]
         for column, value in (("project", project), ("agent", agent)):
             if value is not None:
                 clauses.append(f"{{}}{column} = ?")
                 self.args.append(value)
-        if not include_internal:
-            clauses.append(f"{{}}type NOT IN ({', '.join('?' * len(INTERNAL_TYPES))})")
-            self.args.extend(INTERNAL_TYPES)
         if not include_archive:
             clauses.append("{}archived = 0")
-        self.template = " AND ".join(clauses)
-        self.where = self.template.replace("{}", "")
+        internal = ""
+        if not include_internal:
+            internal = f"{{}}type NOT IN ({', '.join('?' * len(INTERNAL_TYPES))})"
+            self.args.extend(INTERNAL_TYPES)
+        actions = " AND ".join(["{}kind = 'action'", *clauses, *([internal] if internal else [])])
+        self.template = actions
+        self.where = actions.replace("{}", "")
+        # the same records of every kind (session events too): lorebook's bookkeeping is a
+        # type of action, so only actions are left out for it
+        either = f"(kind != 'action' OR {internal})" if internal else ""
+        self.any_kind = " AND ".join([*clauses, *([either] if either else [])]).replace("{}", "")
 
     def rows(
         self, conn: sqlite3.Connection, select: str, tail: str = "", extra: tuple[Any, ...] = ()
@@ -151,6 +168,20 @@ def newest(
         yield from reads.records(rows)
     finally:
         reads.close()
+
+
+def overhead_costs(
+    conn: sqlite3.Connection, scope: Scope, kind: str | None = None
+) -> list[tuple[str, float]]:
+    """(record, ms) of every record of the scope carrying an overhead (any kind, or `kind`),
+    oldest first; see `report.record_label`."""
+    sql = f"SELECT kind, type, event, overhead FROM records WHERE {scope.any_kind}"
+    args = [*scope.args]
+    if kind is not None:
+        sql += " AND kind = ?"
+        args.append(kind)
+    rows = conn.execute(sql + " AND overhead IS NOT NULL ORDER BY ts, id", args)
+    return [(record_label(k, t, e), ms) for k, t, e, ms in rows]
 
 
 def outcome_counts(conn: sqlite3.Connection, scope: Scope, match: tuple[str, str]) -> Counter[str]:
