@@ -344,13 +344,17 @@ def build_report(
 def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> dict[str, Any]:
+    from .catalog_read import CleanReads
     from .report_sql import Scope, newest, outcome_counts, overhead_costs, tally
 
     scope = Scope(window.since_ts, window.until_ts, **options)
-    base = log.layout.actionlog.parent
     deploy = ("type", "deploy")
-    deploys = newest(conn, base, scope, log.sanitizer, deploy, DEPLOYMENTS_SHOWN)
-    failures = newest(conn, base, scope, log.sanitizer, ("outcome", "failure"), FAILURES_SHOWN)
+    reads = CleanReads(conn, log.layout.actionlog.parent, log.sanitizer)
+    try:
+        deploys = newest(conn, reads, scope, deploy, DEPLOYMENTS_SHOWN)
+        failures = newest(conn, reads, scope, ("outcome", "failure"), FAILURES_SHOWN)
+    finally:
+        reads.close()
     by_outcome = outcome_counts(conn, scope, deploy)
     return {
         **shape(tally(conn, scope, group_by), window, group_by, overhead_costs(conn, scope)),
@@ -387,7 +391,7 @@ def scan_report(
     deploys: list[dict[str, Any]] = []
     by_outcome: Counter[str] = Counter()
     for record in log.iter_actions(
-        ActionFilter(**{**base.__dict__, "type": "deploy"}), include_archive=include_archive
+        ActionFilter(**{**base.values(), "type": "deploy"}), include_archive=include_archive
     ):
         by_outcome[record["outcome"]] += 1
         if len(deploys) < DEPLOYMENTS_SHOWN:
@@ -399,7 +403,7 @@ def scan_report(
     }
     failures = []
     found = log.iter_actions(
-        ActionFilter(**{**base.__dict__, "outcome": "failure"}), include_archive=include_archive
+        ActionFilter(**{**base.values(), "outcome": "failure"}), include_archive=include_archive
     )
     for record in found:
         if not include_internal and record["type"] in INTERNAL_TYPES:

@@ -8,7 +8,6 @@ and only the deployments and failures a report lists are read back from their sh
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..model import INTERNAL_TYPES
@@ -16,7 +15,7 @@ from ..model import INTERNAL_TYPES
 if TYPE_CHECKING:
     import sqlite3
 
-    from ..redact.sanitize import Sanitizer
+    from .catalog_read import CleanReads
 
 
 class Tally:
@@ -144,17 +143,14 @@ def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
 
 def newest(
     conn: sqlite3.Connection,
-    base: Any,
+    reads: CleanReads,
     scope: Scope,
-    sanitizer: Sanitizer,
     match: tuple[str, str],
     limit: int,
-) -> Iterator[dict[str, Any]]:
+) -> list[dict[str, Any]]:
     """The newest `limit` actions whose column `match[0]` is `match[1]`, read back from their
-    shards under `base`, redacted (a row whose shard changed since the sync is skipped, as a
-    catalog read does)."""
-    from .catalog_read import CleanReads
-
+    shards by `reads` (one per report, so a shard is opened and checked once), redacted (a row
+    whose shard changed since the sync is skipped, as a catalog read does)."""
     column, value = match
     where = scope.template.replace("{}", "r.")
     rows = conn.execute(
@@ -163,11 +159,7 @@ def newest(
         " ORDER BY r.ts DESC, r.id DESC LIMIT ?",
         [*scope.args, value, limit],
     ).fetchall()
-    reads = CleanReads(conn, base, sanitizer)
-    try:
-        yield from reads.records(rows)
-    finally:
-        reads.close()
+    return list(reads.records(rows))
 
 
 def overhead_costs(
