@@ -267,8 +267,8 @@ def gather(
 ) -> dict[str, Any]:
     """The `lore report kpis --json` contract for the window [since, until) (`days`: its UTC
     days, `span_days`: its length) with `published` learnings in the store."""
+    from .overhead import record_overheads
     from .query import ActionFilter
-    from .report import record_overheads
 
     found = log.iter_actions(ActionFilter(since=since, until=until), newest_first=False)
     try:
