@@ -282,7 +282,7 @@ def gather(
         hook_misses=hook_misses(log.layout.cache / "hooks.log", since, until),
         shard_bytes=shard_bytes(log.layout.actionlog, days),
         days=span_days,
-        session_overhead=[ms for _, ms in record_overheads(log, since, until, kind="session")],
+        session_overhead=[ms for *_, ms in record_overheads(log, since, until, kind="session")],
     )
     return {"window": {"since": since, "until": until}, "kpis": [k.to_dict() for k in figures]}
 

@@ -16,11 +16,27 @@ if TYPE_CHECKING:
     from .actionlog import ActionLog
 
 
-def overhead_table(costs: list[tuple[str, float]]) -> list[dict[str, Any]]:
+Cost = tuple[str, str, float]  # (record kind, record as `record_label` names it, ms)
+
+
+def by_action_type(costs: list[Cost]) -> dict[str, tuple[int, float, float, float]]:
+    """(count, sum, max, p95) of the actions' overhead per action type (pure)."""
+    values: dict[str, list[float]] = {}
+    for kind, label, ms in costs:
+        if kind == "action":
+            values.setdefault(label, []).append(ms)
+    out = {}
+    for label, found in values.items():
+        ordered = sorted(found)
+        out[label] = (len(found), sum(found), ordered[-1], ordered[rank_index(len(found), 0.95)])
+    return out
+
+
+def overhead_table(costs: list[Cost]) -> list[dict[str, Any]]:
     """Per record kind (an action's type, `session start`, `session end`): count, p50, p95,
     max and total of the overhead in ms (pure; nearest-rank percentiles)."""
     by_record: dict[str, list[float]] = {}
-    for label, ms in costs:
+    for _, label, ms in costs:
         by_record.setdefault(label, []).append(ms)
     table = []
     for label, values in sorted(by_record.items()):
@@ -47,10 +63,10 @@ def scan_overhead(
     include_archive: bool = False,
     include_internal: bool = False,
     kind: str | None = None,
-) -> list[tuple[str, float]]:
-    """(record, ms) of every record in [since, until) carrying an overhead, oldest first, from a
-    scan of the shards (the reference for `report_sql.overhead_costs`); only numbers and record
-    kinds leave here, so nothing needs redacting."""
+) -> list[Cost]:
+    """(kind, record, ms) of every record in [since, until) carrying an overhead, oldest first,
+    from a scan of the shards (the reference for `report_sql.overhead_costs`); only numbers and
+    record kinds leave here, so nothing needs redacting."""
     from .reader import iter_records
 
     costs = []
@@ -68,14 +84,14 @@ def scan_overhead(
             continue
         cost = overhead_of(r)
         if cost is not None:
-            costs.append((record_label(r["kind"], r.get("type"), r.get("event")), cost))
+            costs.append((r["kind"], record_label(r["kind"], r.get("type"), r.get("event")), cost))
     return costs
 
 
 def record_overheads(
     log: ActionLog, since: str, until: str, *, kind: str | None = None
-) -> list[tuple[str, float]]:
-    """(record, ms) of every record in [since, until) carrying an overhead, lorebook's own
+) -> list[Cost]:
+    """(kind, record, ms) of every record in [since, until) carrying an overhead, lorebook's own
     bookkeeping included: from the catalog when it is usable, else from the shards."""
     from .report_sql import Scope, overhead_costs
 

@@ -26,7 +26,7 @@ from ..errors import UsageError
 from ..model import INTERNAL_TYPES
 from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
-from .overhead import overhead_table, scan_overhead
+from .overhead import Cost, by_action_type, overhead_table, scan_overhead
 from .progress import describe
 from .query import ActionFilter
 from .report_sql import Tally, p95_index
@@ -166,11 +166,11 @@ def aggregate(
     rows: Iterable[tuple[Any, ...]],
     window: Window,
     group_by: str,
-    costs: list[tuple[str, float]] | None = None,
+    costs: list[Cost] | None = None,
 ) -> dict[str, Any]:
     """Summary, breakdown, per-hour/day counts, durations and overhead of slim rows (pure): the
-    reference for the SQL aggregation of report_sql. `costs` are the (record, ms) overheads of
-    every kind of record (`overhead_costs`); without them, the actions' own."""
+    reference for the SQL aggregation of report_sql. `costs` are the overheads of every kind of
+    record (`overhead.scan_overhead`); without them, the actions' own."""
     check_group(group_by)
     t = Tally()
     sessions: set[str] = set()
@@ -196,13 +196,11 @@ def aggregate(
         ordered = sorted(values)
         t.overhead[kind] = (len(values), sum(values), ordered[-1], ordered[p95_index(len(values))])
     if costs is None:
-        costs = [(kind, ms) for kind, values in overhead.items() for ms in values]
+        costs = [("action", kind, ms) for kind, values in overhead.items() for ms in values]
     return shape(t, window, group_by, costs)
 
 
-def shape(
-    t: Tally, window: Window, group_by: str, costs: list[tuple[str, float]]
-) -> dict[str, Any]:
+def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[str, Any]:
     """The report's aggregate sections from a tally and the overheads of every kind of record
     (pure)."""
     groups = dict(t.groups)
@@ -258,7 +256,7 @@ def shape(
         "overhead": {
             "field": "meta.overhead_ms (else meta.hook_ms)",
             "count": len(costs),
-            "avg_ms": round(sum(ms for _, ms in costs) / len(costs), 3),
+            "avg_ms": round(sum(ms for *_, ms in costs) / len(costs), 3),
             "by_type": [
                 {
                     "type": k,
@@ -328,6 +326,9 @@ def _from_catalog(
     from .report_sql import Scope, newest, outcome_counts, overhead_costs, tally
 
     scope = Scope(window.since_ts, window.until_ts, **options)
+    counts = tally(conn, scope, group_by)
+    costs = overhead_costs(conn, scope)  # the overhead of every record kind, in one pass
+    counts.overhead = by_action_type(costs)
     deploy = ("type", "deploy")
     reads = CleanReads(conn, log.layout.actionlog.parent, log.sanitizer)
     try:
@@ -337,7 +338,7 @@ def _from_catalog(
         reads.close()
     by_outcome = outcome_counts(conn, scope, deploy)
     return {
-        **shape(tally(conn, scope, group_by), window, group_by, overhead_costs(conn, scope)),
+        **shape(counts, window, group_by, costs),
         "deployments": {
             "total": sum(by_outcome.values()),
             "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},

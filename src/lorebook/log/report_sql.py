@@ -23,7 +23,7 @@ class Tally:
     `report.aggregate`.
 
     `durations[type]` is (count, sum, max) of `duration_s`; `overhead[type]` is (count, sum,
-    max, p95) of the overhead in ms.
+    max, p95) of the overhead in ms (`overhead.by_action_type`).
     """
 
     def __init__(self) -> None:
@@ -97,9 +97,10 @@ class Scope:
 
 
 def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
-    """Every count, sum and maximum of a report, in five grouped passes over the window (each
-    pass reads every row of the window: at a million actions that is most of a report). The
-    sums are SQLite's, in time order per type, as the Python reference adds them."""
+    """Every count, sum and maximum of a report but the overhead (`overhead_costs`), in five
+    grouped passes over the window (each pass reads every row of the window: at a million
+    actions that is most of a report). The sums are SQLite's, in time order per type, as the
+    Python reference adds them."""
     t = Tally()
     for hour, outcome, n in scope.rows(
         conn, "substr(ts, 1, 13), outcome, count(*)", "GROUP BY 1, 2"
@@ -125,19 +126,11 @@ def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
     t.sessions = scope.rows(conn, "count(DISTINCT session)")[0][0]
     measured = scope.rows(
         conn,
-        "type, count(duration), total(duration), max(duration),"
-        " count(overhead), total(overhead), max(overhead)",
-        "AND (duration IS NOT NULL OR overhead IS NOT NULL) GROUP BY 1",
+        "type, count(duration), total(duration), max(duration)",
+        "AND duration IS NOT NULL GROUP BY 1",
     )
-    for kind, n_d, sum_d, max_d, n_o, sum_o, max_o in measured:
-        if n_d:
-            t.durations[kind] = (n_d, sum_d, max_d)
-        if n_o:
-            (p95,) = scope.rows(
-                conn, "overhead", "AND type = ? AND overhead IS NOT NULL"
-                " ORDER BY overhead LIMIT 1 OFFSET ?", (kind, p95_index(n_o)),
-            )[0]  # fmt: skip
-            t.overhead[kind] = (n_o, sum_o, max_o, p95)
+    for kind, n_d, sum_d, max_d in measured:
+        t.durations[kind] = (n_d, sum_d, max_d)
     return t
 
 
@@ -164,16 +157,16 @@ def newest(
 
 def overhead_costs(
     conn: sqlite3.Connection, scope: Scope, kind: str | None = None
-) -> list[tuple[str, float]]:
-    """(record, ms) of every record of the scope carrying an overhead (any kind, or `kind`),
-    oldest first; see `report.record_label`."""
+) -> list[tuple[str, str, float]]:
+    """(kind, record, ms) of every record of the scope carrying an overhead (any kind, or
+    `kind`), oldest first; `record` as `record_label` names it."""
     sql = f"SELECT kind, type, event, overhead FROM records WHERE {scope.any_kind}"
     args = [*scope.args]
     if kind is not None:
         sql += " AND kind = ?"
         args.append(kind)
     rows = conn.execute(sql + " AND overhead IS NOT NULL ORDER BY ts, id", args)
-    return [(record_label(k, t, e), ms) for k, t, e, ms in rows]
+    return [(k, record_label(k, t, e), ms) for k, t, e, ms in rows]
 
 
 def outcome_counts(conn: sqlite3.Connection, scope: Scope, match: tuple[str, str]) -> Counter[str]:
