@@ -1,7 +1,7 @@
 """A cold keyword search and a keyword preflight: light (no model, no vector store, no
 front-matter reader, no click) and the same answers as the full engine's keyword mode.
 
-The saved keyword index (`.lore/cache/index/keyword.json`) is checked against an index built
+The saved keyword index (`.lore/cache/index/keyword.jsonl`) is checked against an index built
 from the manifest in memory, over a varied store and every filter, through both the fast path
 and the click path; a damaged or stale saved index is rebuilt, and it holds no secret.
 """
@@ -13,6 +13,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,7 @@ def _search(index: Any, query: str, filters: dict[str, Any]) -> list[dict[str, A
 def _built_in_memory(root: Path) -> Any:
     """The full engine's keyword mode with the keyword index built from the manifest in memory
     (the saved one removed first; this search saves it again)."""
-    (root / ".lore" / "cache" / "index" / "keyword.json").unlink(missing_ok=True)
+    (root / ".lore" / "cache" / "index" / "keyword.jsonl").unlink(missing_ok=True)
     index = Lorebook.open(root, env={}).index
     assert index._keyword_index(index._manifest()[0]) is not None
     return index
@@ -214,7 +215,7 @@ def test_keyword_search_imports_nothing_heavy(varied: Path) -> None:
     assert code == 0, err
     assert json.loads(out)["results"][0]["id"] == "deploy-port-conflict"
     assert modules & HEAVY == set(), modules & HEAVY
-    assert (varied / ".lore" / "cache" / "index" / "keyword.json").is_file()
+    assert (varied / ".lore" / "cache" / "index" / "keyword.jsonl").is_file()
     code, out, err, modules = _run(
         varied, "search", "deploy", "--mode", "keyword", "--no-refresh"
     )  # from the saved keyword index
@@ -293,7 +294,7 @@ def test_keyword_preflight_equals_the_engine(varied: Path) -> None:
             env=clean_env(varied),
         )
         assert cli.code == 0, cli.err
-        (varied / ".lore" / "cache" / "index" / "keyword.json").unlink()
+        (varied / ".lore" / "cache" / "index" / "keyword.jsonl").unlink()
         book = Lorebook.open(varied, env={})
         want = book.preflight("docker deploy port timeout", phase=phase, mode="keyword")
         got = json.loads(cli.out)
@@ -301,15 +302,32 @@ def test_keyword_preflight_equals_the_engine(varied: Path) -> None:
         assert got["learnings"]
 
 
+def _header(saved: Path) -> dict[str, Any]:
+    return dict(json.loads(saved.read_bytes().split(b"\n", 1)[0]))
+
+
 def test_damaged_or_stale_saved_index_is_rebuilt(varied: Path) -> None:
-    saved = varied / ".lore" / "cache" / "index" / "keyword.json"
+    """Damaged postings, a damaged first line, another manifest's index, an empty file, a
+    document line that is not the document: the right answer, a notice, and a sound index."""
+    saved = varied / ".lore" / "cache" / "index" / "keyword.jsonl"
     want = _reference(varied, "deploy port conflict", {})
+    time.sleep(1.1)  # the manifest's identity is trusted a second after it was written
     assert lore("search", "x", "--mode", "keyword", env=clean_env(varied)).code == 0
-    data = json.loads(saved.read_text())
+    good = saved.read_bytes()
+    head, docs = good.split(b"\n", 1)
+    data = json.loads(head)
     for term in data["postings"]:
         data["postings"][term] = "999999 1 nonsense"
-    for damage in (json.dumps(data), "{not json", json.dumps({**data, "key": "other"}), ""):
-        saved.write_text(damage)
+    swapped = docs.replace(b'"id":"deploy-port-conflict"', b'"id":"deploy-port-conflicT"')
+    damages = {
+        "postings": json.dumps(data).encode() + b"\n" + docs,
+        "first line": b"{not json\n" + docs,
+        "document": head + b"\n" + swapped,
+        "empty": b"",
+        "stale": json.dumps({**data, "key": "other", "stamp": [0]}).encode() + b"\n" + docs,
+    }
+    for name, damage in damages.items():
+        saved.write_bytes(damage)
         run = lore(
             "search",
             "deploy port conflict",
@@ -322,9 +340,12 @@ def test_damaged_or_stale_saved_index_is_rebuilt(varied: Path) -> None:
             "8",
             env=clean_env(varied),
         )
-        assert run.code == 0 and "Traceback" not in run.err, run.err
-        assert json.loads(run.out)["results"] == want
-        assert "999999 1 nonsense" not in json.loads(saved.read_text())["postings"].values()
+        assert run.code == 0 and "Traceback" not in run.err, (name, run.err)
+        assert json.loads(run.out)["results"] == want, name
+        if name != "stale":
+            assert "keyword index" in run.err and "damaged" in run.err, (name, run.err)
+        assert "999999 1 nonsense" not in _header(saved)["postings"].values()
+        assert b"conflicT" not in saved.read_bytes()
     # a learning edited: the manifest changes, the saved index is not used for it
     write_learning(
         varied,
@@ -349,7 +370,7 @@ def test_saved_keyword_index_holds_no_secret(store: Path) -> None:
     )
     run = lore("search", "pushing token", "--mode", "keyword", env=clean_env(store))
     assert run.code == 0, run.err
-    saved = (store / ".lore" / "cache" / "index" / "keyword.json").read_text()
+    saved = (store / ".lore" / "cache" / "index" / "keyword.jsonl").read_text()
     assert token.lower() not in saved.lower() and "q7xq7x" not in saved.lower()
     assert token not in run.out
 
@@ -390,4 +411,4 @@ def test_search_without_an_index_prints_no_secret(store: Path) -> None:
         assert run.code == 0, run.err
         assert "leaky" in run.out or "Push fails" in run.out
         assert token not in run.out and token not in run.err
-    assert not (store / ".lore" / "cache" / "index" / "keyword.json").exists()
+    assert not (store / ".lore" / "cache" / "index" / "keyword.jsonl").exists()
