@@ -308,7 +308,7 @@ class SearchIndex:
         filters = filters or Filters(**filter_fields)
         self.degraded = None
         self.mode_used = mode
-        if mode == "keyword":  # from the saved keyword index alone, when it can answer
+        if mode == "keyword" and not self._warm():  # the saved keyword index alone, if it can
             found = self._saved_search(query, refresh, limit, threshold, filters, today)
             if found is not None:
                 return found
@@ -374,6 +374,15 @@ class SearchIndex:
         if not files_match(self.layout, files):
             return False
         return not (model and vectors and not self.store.url and not self.store.path_exists())
+
+    def _warm(self) -> bool:
+        """The manifest and its keyword index are in memory and current: then the full path
+        costs less than reading the saved index again."""
+        try:
+            st = (self.folder / "manifest.json").stat()
+        except OSError:
+            return False
+        return self._keyword is not None and self._keyword[0] == (st.st_mtime_ns, st.st_size)
 
     def _saved_search(
         self,
