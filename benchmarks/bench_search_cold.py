@@ -13,6 +13,7 @@ interleaved in one run (order rotated every round, each round after the CPUs wen
   `git archive <commit> src | tar -x -C /tmp/before`), the same three searches through it:
   before and after in the same rounds. Each version searches its own copy of the same index
   (same pins): each saves its keyword index in its own format.
+* with `--keyword-only`, the keyword searches alone (e.g. on a store indexed without vectors);
 * with `--store DIR` (a store indexed earlier, e.g. a previous run's), a copy of it instead of
   generating and indexing a new one.
 Also lists the heavy modules each search imports (`-X importtime`, one run each).
@@ -71,6 +72,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, default=None, metavar="SRC")
     parser.add_argument("--json-out", type=Path, default=None)
     parser.add_argument("--store", type=Path, default=None, metavar="DIR")
+    parser.add_argument("--keyword-only", action="store_true",
+                        help="leave out the hybrid search and its import line")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="lore-bench-cold-"))
@@ -86,19 +89,19 @@ def main() -> None:
     print(f"indexing {args.learnings} learnings (and exporting the model if not cached)...")
     run_timed([PYTHON, "-m", "lorebook", "index"], env=after)
 
-    commands: dict[str, list[str]] = {
-        "python -c pass": [PYTHON, "-c", "pass"],
-        "import chromadb+onnxruntime": [PYTHON, "-c", "import chromadb, onnxruntime"],
-    }
+    commands: dict[str, list[str]] = {"python -c pass": [PYTHON, "-c", "pass"]}
+    if not args.keyword_only:
+        commands["import chromadb+onnxruntime"] = [PYTHON, "-c", "import chromadb, onnxruntime"]
+    searches = {k: v for k, v in SEARCHES.items() if not (args.keyword_only and k == "hybrid")}
     envs: dict[str, dict[str, str]] = {}
-    for name, flags in SEARCHES.items():
+    for name, flags in searches.items():
         commands[f"after: {name}"] = search_cmd(flags)
         envs[f"after: {name}"] = after
     if args.baseline is not None:
         shutil.copytree(root, workdir / "store-before", symlinks=True)
         extra["LORE_ROOT"] = str(workdir / "store-before")
         before = clean_env(PYTHONPATH=str(args.baseline.resolve()), **extra)
-        for name, flags in SEARCHES.items():
+        for name, flags in searches.items():
             commands[f"before: {name}"] = search_cmd(flags)
             envs[f"before: {name}"] = before
     times = interleaved(commands, args.runs, env=after, envs=envs)
@@ -121,7 +124,7 @@ def main() -> None:
             verdict = "met" if ratio <= goal else "NOT met"
             print(f"  {key:<28} / {reference:<28} {ratio:6.2f}x  (goal <= {goal:g}x: {verdict})")
     if args.baseline is not None:
-        for name in SEARCHES:
+        for name in searches:
             ratio = med[f"before: {name}"] / med[f"after: {name}"]
             result["ratios"][f"before/after: {name}"] = ratio
             print(f"  before / after, {name:<20} {ratio:6.1f}x faster")
