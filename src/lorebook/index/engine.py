@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .embed import Embedder
     from .indexer import IndexReport
-    from .keyword_store import SavedIndex
+    from .keyword_store import Rows, SavedIndex
 
 MAX_QUERY_CHARS = 10_000
 DAMAGED = "the saved keyword index (.lore/cache/index/keyword.jsonl) was damaged; rebuilt it"
@@ -414,6 +414,7 @@ class SearchIndex:
                 filters,
                 today or date.today(),
                 saved.document,
+                saved.superseded,
             )
         except (SavedIndexDamaged, ValueError):  # a postings list too: rebuilt by the full path
             self._saved = None
@@ -469,7 +470,7 @@ class SearchIndex:
     def _rank(
         self,
         keys: list[str],
-        docs: list[dict[str, Any]],
+        docs: Sequence[dict[str, Any]] | Rows,
         kw_sim: Any,
         dense: dict[str, float] | None,
         mode: str,
@@ -478,17 +479,23 @@ class SearchIndex:
         filters: Filters,
         today: date,
         full: Callable[[int], dict[str, Any]] | None = None,
+        superseded: set[str] | None = None,
     ) -> list[SearchResult]:
-        """The best `limit` of `docs` (what ranking reads of each; `full(i)`, when given, reads
-        the whole document `i` for the results)."""
-        superseded = {s for d in docs for s in d.get("supersedes") or []}
+        """The best `limit` of `docs` (what ranking reads of each, looked at only above the
+        similarity floor; `full(i)`, when given, reads the whole document `i` for the results;
+        `superseded`, when given, the ids the documents supersede)."""
+        if superseded is None:
+            superseded = {s for d in docs for s in d.get("supersedes") or []}
         floor = self.rank.threshold if threshold is None else threshold
         scored = []
-        for i, (key, doc) in enumerate(zip(keys, docs, strict=True)):
+        for i, key in enumerate(keys):
             kw = float(kw_sim[i])
             sem = None if dense is None else max(dense.get(key, 0.0), 0.0)
             sim = fuse(kw, sem, mode, self.rank.dense_weight)
-            if sim < floor or not filters.admits(doc, superseded):
+            if sim < floor:
+                continue
+            doc = docs[i]
+            if not filters.admits(doc, superseded):
                 continue
             scored.append((i, key, doc, kw, sem, sim))
         top = max(max((s[5] for s in scored), default=1.0), 1e-9)

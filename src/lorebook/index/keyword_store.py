@@ -30,26 +30,17 @@ from .synonyms import SynonymTable
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from .manifest import Manifest
 
 FILE = "keyword.jsonl"
 OLD_FILES = ("keyword.json",)  # what earlier versions saved: removed when this one is saved
-FORMAT = 2  # bump when the terms (synonyms.terms, document_terms) or the state change
-# what `_rank` and `Filters.admits` read of a document: the rest is read for the results only
-RANK_FIELDS = (
-    "id",
-    "title",
-    "kind",
-    "category",
-    "severity",
-    "status",
-    "tags",
-    "created",
-    "supersedes",
-    "stale",
-)
+FORMAT = 3  # bump when the terms (synonyms.terms, document_terms) or the state change
+# what `_rank` and `Filters.admits` read of a document (besides the ids it supersedes, saved as
+# one set): the rest is read for the results only
+RANK_FIELDS = ("id", "title", "kind", "category", "severity", "status", "tags", "created", "stale")
 RACY_NS = 1_000_000_000  # a manifest written this close to the check is read again
 
 
@@ -70,13 +61,18 @@ class SavedIndex:
         self.stamp = header["stamp"]
         self.pins = tuple(header["pins"])
         self.vectors = bool(header["vectors"])
-        self.files: dict[str, list[int]] = header["files"]  # path -> [size, mtime_ns, checked_ns]
+        names, stats = header["files"]["names"], header["files"]["stats"]
+        # path -> (size, mtime_ns, checked_ns): lists of plain values parse faster than objects
+        self.files = dict(
+            zip(names, zip(stats[0::3], stats[1::3], stats[2::3], strict=True), strict=True)
+        )
         self.keys: list[str] = header["keys"]  # the manifest path of each document
-        self.rows: list[dict[str, Any]] = header["rows"]
+        self.rows = Rows(header["columns"])
+        self.superseded = set(header["superseded"])
         self.offsets: list[int] = header["offsets"]
         self.index = index
         sizes = {len(self.keys), len(self.rows), len(self.offsets) - 1, len(index.ids)}
-        if len(sizes) != 1 or not isinstance(self.files, dict):
+        if len(sizes) != 1 or len(stats) != 3 * len(names):
             raise SavedIndexDamaged("its parts disagree")
 
     def document(self, i: int) -> dict[str, Any]:
@@ -87,9 +83,28 @@ class SavedIndex:
                 doc = json.loads(handle.read(self.offsets[i + 1] - self.offsets[i]))
         except (OSError, ValueError) as exc:
             raise SavedIndexDamaged(f"document {i}: {exc}") from None
-        if not isinstance(doc, dict) or doc.get("id") != self.rows[i]["id"]:
-            raise SavedIndexDamaged(f"document {i} is not {self.rows[i]['id']!r}")
+        if not isinstance(doc, dict) or doc.get("id") != self.index.ids[i]:
+            raise SavedIndexDamaged(f"document {i} is not {self.index.ids[i]!r}")
         return doc
+
+
+class Rows:
+    """What ranking reads of each document, made into a dict only for the documents a query
+    reaches (above the similarity floor): the fields are saved as one list each."""
+
+    def __init__(self, columns: dict[str, list[Any]]) -> None:
+        self.columns = [(f, columns[f]) for f in RANK_FIELDS]
+        if len({len(values) for _, values in self.columns}) != 1:
+            raise SavedIndexDamaged("its columns disagree")
+
+    def __len__(self) -> int:
+        return len(self.columns[0][1])
+
+    def __getitem__(self, i: int) -> dict[str, Any]:
+        return {f: values[i] for f, values in self.columns}
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self[i] for i in range(len(self)))
 
 
 def load_saved(
@@ -179,13 +194,15 @@ def save_keyword_index(folder: Path, manifest: Manifest, index: KeywordIndex) ->
         "checked_ns": time.time_ns(),
         "pins": [manifest.model, manifest.chunker, manifest.backend],
         "vectors": any(e.chunks for e in manifest.files.values()),
-        "files": {k: [e.size, e.mtime_ns, e.checked_ns] for k, e in manifest.files.items()},
+        "files": {
+            "names": list(manifest.files),
+            "stats": [
+                n for e in manifest.files.values() for n in (e.size, e.mtime_ns, e.checked_ns)
+            ],
+        },
         "keys": keys,
-        "rows": [
-            {f: doc[f] for f in RANK_FIELDS if doc.get(f)}
-            | {"id": doc.get("id"), "title": doc.get("title")}
-            for doc in docs
-        ],
+        "columns": {f: [doc.get(f) for doc in docs] for f in RANK_FIELDS},
+        "superseded": sorted({s for doc in docs for s in doc.get("supersedes") or []}),
         **index.state(),
     }
     offsets, at = [0], 0  # from the end of the first line
