@@ -6,13 +6,20 @@ of one file's content hash re-indexes that file only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+try:  # hashlib.blake2b without hashlib's OpenSSL start-up (as in lorebook.log.catalog)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 from ..store import atomic_write
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = 2  # 2: documents are stored redacted (an older index is rebuilt)
 
@@ -92,7 +99,7 @@ class Manifest:
                 backend=str(data["backend"]),
                 generation=int(data.get("generation", 0)),
                 files={k: Entry(**v) for k, v in data["files"].items()},
-                digest=hashlib.blake2b(raw, digest_size=16).hexdigest(),
+                digest=blake2b(raw, digest_size=16).hexdigest(),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ManifestCorrupt(f"{type(exc).__name__}: {exc}") from None
