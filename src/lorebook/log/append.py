@@ -18,7 +18,6 @@ from ..events import EventBus
 from ..ids import new_ulid
 from ..paths import find_root, require_store
 from ..timeutil import format_ts, utcnow
-from .depth import too_deep_message, value_too_deep
 from .writer import (
     LogWriter,
     action_record,
@@ -187,6 +186,8 @@ class Appender:
     def check_depth(self, value: Any, what: str) -> None:
         """UsageError when `value` nests deeper than `log.max_depth` (no walker may recurse
         that far: the sanitizer, the encoder, every reader later)."""
+        from .depth import too_deep_message, value_too_deep  # writes only
+
         if (
             isinstance(value, Mapping)
             and value
