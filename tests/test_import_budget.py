@@ -191,3 +191,18 @@ def test_action_filter_is_a_value_like_the_frozen_dataclass_it_was() -> None:
         ActionFilter(outcome="exploded")
     with pytest.raises(UsageError, match="is not before"):
         ActionFilter(since="2026-02-01T00:00:00Z", until="2026-01-01T00:00:00Z")
+
+
+def test_a_read_builds_no_writer_and_one_sanitizer(logged: Path) -> None:
+    from lorebook import Lorebook
+
+    book = Lorebook.open(logged, env={})
+    assert "writer" not in book.appender.__dict__ and "sanitizer" not in book.appender.__dict__
+    assert len(book.actions(type="deploy")) == 2
+    assert book.resume()["session"]
+    assert book.report(days=7)
+    assert "writer" not in book.appender.__dict__  # reads redact; they never write
+    assert book.sanitizer is book.appender.sanitizer is book.action_log.sanitizer
+    book.log("commit", context={"token": "ghp_" + "a" * 36})
+    assert book.writer is book.appender.writer and book.writer.sanitizer is book.sanitizer
+    assert "ghp_" not in json.dumps(book.actions(limit=1))
