@@ -6,17 +6,22 @@ of one file's content hash re-indexes that file only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+
+try:  # hashlib.blake2b without hashlib's OpenSSL start-up (as in lorebook.log.catalog)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 from ..store import atomic_write
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import Any
 
     from ..paths import Layout
 
@@ -129,7 +134,7 @@ class Manifest:
                 backend=str(data["backend"]),
                 generation=int(data.get("generation", 0)),
                 files={k: Entry(**v) for k, v in data["files"].items()},
-                digest=hashlib.blake2b(raw, digest_size=16).hexdigest(),
+                digest=blake2b(raw, digest_size=16).hexdigest(),
                 stamp=stamp,
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -26,7 +26,6 @@ import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple
 
 try:  # what hashlib.blake2b is, without hashlib's OpenSSL start-up (~5 ms of every read)
     from _blake2 import blake2b
@@ -49,6 +48,12 @@ from .catalog_rows import (
     refold_stale_sessions,
     refresh_sessions,
 )
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ..tuples import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -6,10 +6,12 @@ A plain class rather than a dataclass: `dataclasses` pulls in `inspect` (and `as
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import UsageError
 from ..model import OUTCOMES
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 FIELDS = (
     "type", "outcome", "project", "agent", "epic", "issue", "session", "category", "since", "until",
@@ -81,7 +83,7 @@ class ActionFilter:
     def matches(self, record: dict[str, Any]) -> bool:
         if record.get("kind") != "action":
             return False
-        for key in ("type", "outcome", "project", "agent", "epic", "issue", "session", "category"):
+        for key in FIELDS[:-2]:  # the exact-match fields, not the window
             wanted = getattr(self, key)
             if wanted is not None and record.get(key) != wanted:
                 return False

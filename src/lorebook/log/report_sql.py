@@ -8,12 +8,13 @@ and only the deployments and failures a report lists are read back from their sh
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
 
 from ..model import INTERNAL_TYPES
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
     from .catalog_read import CleanReads
 
