@@ -18,6 +18,7 @@ from ..progress import INDEX_BUILD
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .chunks import CHUNKER_VERSION
 from .embed import ModelUnavailable, load_embedder, resolve_model
+from .hubness import corrected
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt
@@ -428,13 +429,19 @@ class SearchIndex:
         filters: Filters,
         today: date,
     ) -> list[SearchResult]:
-        docs = [(k, e.doc) for k, e in manifest.files.items() if e.doc]
+        entries = [(k, e) for k, e in manifest.files.items() if e.doc]
+        docs = [(k, e.doc) for k, e in entries if e.doc]
         superseded = {s for _, d in docs for s in d.get("supersedes") or []}
         floor = self.rank.threshold if threshold is None else threshold
+        hubs = [e.hub for _, e in entries]
+        mean_hub = sum(hubs) / len(hubs) if hubs else 0.0
         scored = []
         for i, (key, doc) in enumerate(docs):
             kw = float(kw_sim[i])
-            sem = None if dense is None else max(dense.get(key, 0.0), 0.0)
+            sem = None
+            if dense is not None:  # only a learning the dense search found is corrected
+                found = dense.get(key)
+                sem = 0.0 if found is None else corrected(max(found, 0.0), hubs[i], mean_hub)
             sim = fuse(kw, sem, mode, self.rank.dense_weight)
             if sim < floor or not filters.admits(doc, superseded):
                 continue
