@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from lorebook.index.hubness import NEIGHBOURS, WEIGHT, corrected, hubness, nearest_others
+from lorebook.index.hubness import (
+    MAX_GAIN,
+    NEIGHBOURS,
+    WEIGHT,
+    corrected,
+    hubness,
+    nearest_others,
+)
 from lorebook.index.manifest import Manifest
 from lorebook.index.rank import fuse
 from search_fixtures import open_book, write_learning
@@ -49,7 +56,9 @@ def test_correction_is_relative_to_the_store_mean_and_stays_in_range() -> None:
     assert corrected(0.5, 0.6, 0.6) == pytest.approx(0.5)  # an average learning: unchanged
     assert corrected(0.5, 0.4, 0.6) == pytest.approx(0.5 + WEIGHT * 0.2)  # less central: gains
     assert corrected(0.1, 1.0, 0.2) == 0.0
-    assert corrected(0.99, 0.0, 0.9) == 1.0
+    # an outlier far from every other learning gains at most MAX_GAIN of its own similarity
+    assert corrected(0.06, 0.05, 0.55) == pytest.approx(0.06 * MAX_GAIN)
+    assert corrected(0.9, 0.0, 0.5) == 1.0
 
 
 HUB_TOPIC = {  # four learnings about terminal tabs around one generic one
@@ -77,6 +86,12 @@ def test_a_real_index_records_hubness_and_ranks_the_specific_learning_first(
     hubs = {Path(k).stem: e.hub for k, e in manifest.files.items()}
     assert all(0.0 < h < 1.0 for h in hubs.values()), hubs
     assert hubs["tabs-generic"] > hubs["pandas-memory"]  # the hub of the tabs topic
-    hits = book.index.search("tear a terminal tab off into its own window", limit=3,
-                             refresh=False)
-    assert hits[0].id == "tab-tearoff"
+    # by raw similarity "Close all other terminal tabs ..." is nearer this query (0.669 against
+    # 0.664 for the tear-off learning); corrected, the tear-off learning comes first
+    query = "tear a terminal tab off into its own window"
+    for mode in ("semantic", "hybrid"):
+        hits = book.index.search(query, mode=mode, limit=3, refresh=False)
+        assert hits[0].id == "tab-tearoff", (mode, [(h.id, h.semantic_score) for h in hits])
+    # the learning far from every other one is not lifted into an unrelated query's results
+    hits = book.index.search("terminal tab window", limit=10, refresh=False)
+    assert "pandas-memory" not in [hit.id for hit in hits]
