@@ -10,15 +10,16 @@ TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still see
 if TYPE_CHECKING:
     from typing import Any
 
-    from .engine import SearchIndex, SearchResult
+    from .engine import SearchIndex
     from .indexer import IndexReport
     from .rank import Filters
+    from .result import SearchResult
 
 __all__ = ["Filters", "IndexReport", "SearchIndex", "SearchResult"]
 
 _HOMES = {
     "SearchIndex": "engine",
-    "SearchResult": "engine",
+    "SearchResult": "result",
     "IndexReport": "indexer",
     "Filters": "rank",
 }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -23,6 +22,7 @@ from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt, files_match
 from .rank import MODES, Filters, fuse, leo_score, recency, recommendation
+from .result import SearchResult, StatsProvider, no_stats
 from .synonyms import SynonymTable
 
 if TYPE_CHECKING:
@@ -35,61 +35,6 @@ if TYPE_CHECKING:
 MAX_QUERY_CHARS = 10_000
 DAMAGED = "the saved keyword index (.lore/cache/index/keyword.jsonl) was damaged; rebuilt it"
 DENSE_CANDIDATES = 200  # nearest passages asked of Chroma per query
-
-# (applications, success rate or None, occurrences) of a learning id
-StatsProvider = Callable[[str], tuple[int, float | None, int]]
-
-
-def no_stats(learning_id: str) -> tuple[int, float | None, int]:
-    return 0, None, 1
-
-
-@dataclass
-class SearchResult:
-    """One learning found by a search; `to_dict()` is the `lore search --json` item."""
-
-    id: str
-    title: str
-    path: str
-    score: float
-    similarity: float
-    keyword_score: float
-    semantic_score: float | None
-    doc: dict[str, Any]
-    applications: int = 0
-    success_rate: float | None = None
-    recommendation: str = ""
-
-    @property
-    def takeaway(self) -> str:
-        from .documents import Document
-
-        return Document.from_dict(self.doc).takeaway
-
-    def to_dict(self) -> dict[str, Any]:
-        d = self.doc
-        return {
-            "id": self.id,
-            "title": self.title,
-            "kind": d.get("kind"),
-            "category": d.get("category"),
-            "severity": d.get("severity"),
-            "status": d.get("status"),
-            "tags": d.get("tags") or [],
-            "created": d.get("created"),
-            "score": round(self.score, 4),
-            "similarity": round(self.similarity, 4),
-            "keyword_score": round(self.keyword_score, 4),
-            "semantic_score": None
-            if self.semantic_score is None
-            else round(self.semantic_score, 4),
-            "takeaway": self.takeaway,
-            "applications": self.applications,
-            "success_rate": self.success_rate,
-            "stale": bool(d.get("stale")),
-            "recommendation": self.recommendation,
-            "path": self.path,
-        }
 
 
 class SearchIndex:

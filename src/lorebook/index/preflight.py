@@ -14,7 +14,8 @@ from .rank import Filters
 
 if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
-    from .engine import SearchIndex, SearchResult
+    from .engine import SearchIndex
+    from .result import SearchResult
 
 PHASES = ("plan", "implement", "deploy")
 _SEVERITY = {"high": 0, "medium": 1, "low": 2}

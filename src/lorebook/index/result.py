@@ -1,0 +1,62 @@
+"""What a search returns: one found learning, shaped for `lore search --json`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# (applications, success rate or None, occurrences) of a learning id
+StatsProvider = Callable[[str], tuple[int, float | None, int]]
+
+
+def no_stats(learning_id: str) -> tuple[int, float | None, int]:
+    return 0, None, 1
+
+
+@dataclass
+class SearchResult:
+    """One learning found by a search; `to_dict()` is the `lore search --json` item."""
+
+    id: str
+    title: str
+    path: str
+    score: float
+    similarity: float
+    keyword_score: float
+    semantic_score: float | None
+    doc: dict[str, Any]
+    applications: int = 0
+    success_rate: float | None = None
+    recommendation: str = ""
+
+    @property
+    def takeaway(self) -> str:
+        from .documents import Document
+
+        return Document.from_dict(self.doc).takeaway
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.doc
+        return {
+            "id": self.id,
+            "title": self.title,
+            "kind": d.get("kind"),
+            "category": d.get("category"),
+            "severity": d.get("severity"),
+            "status": d.get("status"),
+            "tags": d.get("tags") or [],
+            "created": d.get("created"),
+            "score": round(self.score, 4),
+            "similarity": round(self.similarity, 4),
+            "keyword_score": round(self.keyword_score, 4),
+            "semantic_score": None
+            if self.semantic_score is None
+            else round(self.semantic_score, 4),
+            "takeaway": self.takeaway,
+            "applications": self.applications,
+            "success_rate": self.success_rate,
+            "stale": bool(d.get("stale")),
+            "recommendation": self.recommendation,
+            "path": self.path,
+        }
