@@ -215,3 +215,26 @@ def test_an_unfinished_read_does_not_block_the_next(history: tuple[Path, str]) -
     assert first["kind"] == "action"
     assert book.resume(now=now) == expected
     book.close()
+
+
+def test_a_line_edited_to_hold_a_secret_between_two_calls_is_redacted(
+    history: tuple[Path, str],
+) -> None:
+    """Lines found clean are remembered by their bytes: an edited line is redacted again."""
+    store, open_session = history
+    book = Lorebook.open(store, env={})
+    now = T0 + timedelta(days=3)
+    before = book.resume(now=now)
+    assert before["last_action"]["error"] is None
+    shard = next((store / "actionlog").rglob(f"{open_session}.jsonl"))
+    lines = shard.read_bytes().splitlines(keepends=True)
+    record = json.loads(lines[-1])
+    token = "ghp_" + "x7Kq2Lm9Pw4Rt8Yv1Bn6Cz3Df5Gh0Jk2Ls4Q"
+    record["error"] = f"push failed with {token}"
+    lines[-1] = (json.dumps(record) + "\n").encode()
+    shard.write_bytes(b"".join(lines))
+    after = book.resume(now=now)
+    assert token not in json.dumps(after)
+    assert "push failed with" in after["last_action"]["error"]
+    assert after == _fresh(store, now)
+    book.close()
