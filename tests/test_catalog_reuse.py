@@ -238,3 +238,45 @@ def test_a_line_edited_to_hold_a_secret_between_two_calls_is_redacted(
     assert "push failed with" in after["last_action"]["error"]
     assert after == _fresh(store, now)
     book.close()
+
+
+def test_what_a_sync_remembers_is_dropped_when_another_process_writes_the_catalog(
+    history: tuple[Path, str],
+) -> None:
+    """Each kept connection remembers its directories' shard rows; a rebuild by another
+    process renumbers them, and the next sync must not append to the old numbers."""
+    store, open_session = history
+    env = clean_env(store)
+    assert lore("log", "deploy", "--session", open_session, env=env).code == 0
+    shard = next(p for p in (store / "actionlog").rglob(f"{open_session}.jsonl")
+                 if p.stat().st_mtime > (T0 + timedelta(days=30)).timestamp())
+    day_dir = shard.parent
+    old = day_dir.stat().st_mtime - 60  # not "just changed": its listing may be remembered
+    os.utime(day_dir, (old, old))
+    book = Lorebook.open(store, env={})
+    later = datetime.now(UTC) + timedelta(minutes=1)
+    book.resume(now=later)
+    book.resume(now=later)
+    kept = _kept(book)
+    assert kept is not None
+    key = "d/" + "-".join(day_dir.parts[-3:])
+    assert key in kept.sync_memo.dirs  # type: ignore[attr-defined]
+    assert lore("log", "commit", "--session", open_session, env=env).code == 0  # same file
+    assert book.resume(now=later)["last_action"]["type"] == "commit"
+    book.resume(now=later)  # nothing changed since: the listing is remembered again
+    assert key in kept.sync_memo.dirs  # type: ignore[attr-defined]
+    oldest = sorted((store / "actionlog").rglob("*.jsonl"))[0]
+    oldest.unlink()  # one shard fewer: a rebuild numbers the newer ones differently
+    assert lore("catalog", "--rebuild", "--json", env=env).code == 0
+    assert lore("log", "validate", "--session", open_session, "--outcome", "failure",
+                env=env).code == 0
+    answer = book.resume(now=later)
+    assert answer["last_action"]["type"] == "validate"
+    assert answer == _fresh(store, later)
+    problems: list[Any] = []
+    mine = book.actions(limit=None, on_problem=problems.append)
+    with Lorebook.open(store, env={}) as other:
+        assert mine == other.actions(limit=None)
+    assert problems == []
+    assert [a["type"] for a in mine[:3]] == ["validate", "commit", "deploy"]
+    book.close()

@@ -40,7 +40,7 @@ from .catalog_schema import (
     day_names,
     meta,
 )
-from .catalog_sync import Rebuild, Sync
+from .catalog_sync import Rebuild, Sync, SyncMemo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ class _Kept(sqlite3.Connection):
     a resume. It is lent to one user at a time, from any thread (the TUI reads in workers)."""
 
     home: weakref.ref[Catalog] | None = None
+    sync_memo: SyncMemo | None = None  # what its syncs listed (see catalog_sync.SyncMemo)
 
     def close(self) -> None:
         catalog = self.home() if self.home is not None else None
@@ -77,6 +78,12 @@ def _really_close(conn: sqlite3.Connection) -> None:
     if isinstance(conn, _Kept):
         conn.home = None
     conn.close()
+
+
+def _forget_listings(conn: sqlite3.Connection) -> None:
+    memo = getattr(conn, "sync_memo", None)
+    if memo is not None:
+        memo.clear()
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -159,6 +166,7 @@ class Catalog:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")  # a cache: a lost tail is re-read next sync
         conn.execute("PRAGMA cache_size=-32000")
+        conn.sync_memo = SyncMemo()
         return conn
 
     # -- the kept connection -------------------------------------------------------------------
@@ -271,6 +279,7 @@ class Catalog:
 
     def _reset(self, conn: sqlite3.Connection) -> None:
         """Drop everything (any schema version) and create empty tables."""
+        _forget_listings(conn)
         names = [
             r[0]
             for r in conn.execute(
@@ -320,6 +329,7 @@ class Catalog:
                     self._build(conn, stats, progress)
             conn.execute("COMMIT")
         except BaseException:
+            _forget_listings(conn)  # they may describe rows the rollback undid
             conn.execute("ROLLBACK")
             raise
         stats.seconds = time.perf_counter() - started

@@ -113,6 +113,7 @@ class Sync:
         if not 0 <= time.time() - stamp < _RESTAMP_S:  # an older stamp only widens the hot days:
             # most reads then write nothing, and closing their connection checkpoints nothing
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced_at', ?)", (str(time.time()),))
+        memo = self._memo()
         present: dict[str, int] = {}
         changed = []
         for key, directory, files, is_hot in self._dirs(hot, first):
@@ -126,22 +127,36 @@ class Sync:
         for key in set(dirs) - set(present):  # forget vanished shards before reading new ones
             self._gone(self._known(key).values())
             conn.execute("DELETE FROM dirs WHERE path=?", (key,))
-        listed: list[tuple[str, list[tuple[str, str, str, Any]], dict[str, _Shard]]] = []
+            if memo is not None:
+                memo.dirs.pop(key, None)
+        listed: list[tuple[str, list[tuple[str, str, str, Any]], dict[str, _Shard], int]] = []
         for key, files in changed:
-            known = self._known(key)
-            entries = [(self._rel(path), day, session, path)
-                       for day, session, path in files()]  # fmt: skip
+            cached = memo.dirs.get(key) if memo is not None else None
+            if cached is not None and cached[0] == present[key]:
+                _, known, entries = cached
+            else:
+                known = self._known(key)
+                entries = [(self._rel(path), day, session, path)
+                           for day, session, path in files()]  # fmt: skip
             listing = {rel for rel, *_ in entries}
+            before = conn.total_changes
             self._gone([shard for rel, shard in known.items() if rel not in listing])
-            listed.append((key, entries, known))
-        shards = sum(len(entries) for _, entries, _ in listed) if self.progress else 0
+            listed.append((key, entries, known, conn.total_changes - before))
+        shards = sum(len(entries) for _, entries, _, _ in listed) if self.progress else 0
         total = self.total = shards + self.after if shards else 0
         done = 0
         if self.progress and total:
             self.progress(self.task, done, total)
-        for key, entries, known in listed:
+        for key, entries, known, changes in listed:
+            before = conn.total_changes
             for rel, day, session, path in entries:
                 self._check(known.get(rel), rel, path, key, day, session, key[0] == "a")
+            if memo is not None:
+                still = not changes and conn.total_changes == before
+                if still and time.time_ns() - present[key] >= _RACY_NS:
+                    memo.dirs[key] = (present[key], known, entries)
+                else:
+                    memo.dirs.pop(key, None)
             if self.progress and total:
                 done += len(entries)
                 self.progress(self.task, done, total)
@@ -154,6 +169,18 @@ class Sync:
             fold_sessions(conn, self.appended, self.touched)
         if self.dup_risk:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('dup_risk', '1')")
+
+    def _memo(self) -> SyncMemo | None:
+        """What the previous sync on this connection listed, if no other connection committed
+        since (`PRAGMA data_version`); None for a full check or without one."""
+        memo = None if self.full else getattr(self.conn, "sync_memo", None)
+        if not isinstance(memo, SyncMemo):
+            return None
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        if memo.version != version:
+            memo.dirs.clear()
+            memo.version = version
+        return memo
 
     def _known(self, key: str) -> dict[str, _Shard]:
         return {
@@ -343,6 +370,22 @@ class Sync:
             if other:
                 self.dup_risk = True
                 return
+
+
+class SyncMemo:
+    """Per kept connection: each directory's shard rows and listing as its last sync left them,
+    with the directory's mtime. Reused while the mtime is the same (no file added or removed)
+    and no other connection wrote the catalog; every shard is still stat-ed each sync."""
+
+    __slots__ = ("dirs", "version")
+
+    def __init__(self) -> None:
+        self.version: int | None = None
+        self.dirs: dict[str, tuple[int, dict[str, _Shard], list[tuple[str, str, str, Any]]]] = {}
+
+    def clear(self) -> None:
+        self.version = None
+        self.dirs.clear()
 
 
 class Rebuild(Exception):
