@@ -280,3 +280,37 @@ def test_what_a_sync_remembers_is_dropped_when_another_process_writes_the_catalo
     assert problems == []
     assert [a["type"] for a in mine[:3]] == ["validate", "commit", "deploy"]
     book.close()
+
+
+def test_a_full_check_on_the_same_book_forgets_what_its_syncs_remembered(
+    history: tuple[Path, str],
+) -> None:
+    """`sync_catalog` re-reads a shard edited in place under a new row: the next quick sync
+    must not work from the row it remembered."""
+    store, open_session = history
+    env = clean_env(store)
+    with Lorebook.open(store, env={}) as first:
+        ended = next(s.id for s in first.sessions() if s.id != open_session)
+    for session in (ended, open_session):  # two shards today: the edited one is not the last
+        assert lore("log", "deploy", "--session", session, env=env).code == 0
+    shard = max((store / "actionlog").rglob(f"{ended}.jsonl"))
+    old = shard.parent.stat().st_mtime - 60
+    os.utime(shard.parent, (old, old))
+    book = Lorebook.open(store, env={})
+    later = datetime.now(UTC) + timedelta(minutes=1)
+    book.resume(now=later)
+    book.resume(now=later)
+    kept = _kept(book)
+    assert kept is not None and kept.sync_memo.dirs  # type: ignore[attr-defined]
+    lines = shard.read_bytes().splitlines(keepends=True)
+    record = json.loads(lines[-1])
+    record["error"] = "edited by hand, longer than before"
+    shard.write_bytes(b"".join([*lines[:-1], (json.dumps(record) + "\n").encode()]))
+    assert book.sync_catalog()["sync"]["shards_reindexed"] == 1
+    assert lore("log", "commit", "--session", ended, env=env).code == 0
+    answer = book.resume(now=later)
+    assert answer == _fresh(store, later)
+    with Lorebook.open(store, env={}) as other:
+        assert book.actions(limit=None) == other.actions(limit=None)
+    assert book.actions(limit=1)[0]["type"] == "commit"
+    book.close()

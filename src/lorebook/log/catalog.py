@@ -15,6 +15,11 @@ sessions, git checkouts and merges, archiving). With `full=True` (`lore catalog`
 an unchanged directory. A sync `since` a day (what `lore resume` asks: the days its candidate
 sessions span) looks only at the day directories from that day or the hot days on, whichever is
 older; the others keep their recorded mtimes, so a later sync still sees what changed there.
+
+A `Catalog` keeps its connection open between reads (`close()` lends it back; see `_Kept`): a
+long-lived `Lorebook` answers without SQLite's open and close, and still syncs on every read.
+It is reopened when the file was deleted or replaced, never used by a forked child, and closed
+by `Catalog.close()` (`Lorebook.close()`). The sync itself is in `catalog_sync`.
 """
 
 from __future__ import annotations

@@ -172,9 +172,13 @@ class Sync:
 
     def _memo(self) -> SyncMemo | None:
         """What the previous sync on this connection listed, if no other connection committed
-        since (`PRAGMA data_version`); None for a full check or without one."""
-        memo = None if self.full else getattr(self.conn, "sync_memo", None)
+        since (`PRAGMA data_version`); None without one, or for a full check (which may
+        re-read shards anywhere: it forgets every listing)."""
+        memo = getattr(self.conn, "sync_memo", None)
         if not isinstance(memo, SyncMemo):
+            return None
+        if self.full:
+            memo.clear()
             return None
         version = self.conn.execute("PRAGMA data_version").fetchone()[0]
         if memo.version != version:
