@@ -85,6 +85,20 @@ def _really_close(conn: sqlite3.Connection) -> None:
     conn.close()
 
 
+def _checkpoint(conn: sqlite3.Connection) -> None:
+    """Move what a sync wrote from the WAL into the database file, as closing the last
+    connection did before connections were kept: the file's size is then the catalog's, and a
+    process that exits without closing leaves no large WAL for the next one to replay. Never
+    waits: with another reader or writer active it does what it can (the next sync retries)."""
+    conn.execute("PRAGMA busy_timeout=0")
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.OperationalError:
+        pass  # busy: the frames stay in the WAL, where every reader sees them anyway
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+
+
 def _forget_listings(conn: sqlite3.Connection) -> None:
     memo = getattr(conn, "sync_memo", None)
     if memo is not None:
@@ -337,6 +351,8 @@ class Catalog:
             _forget_listings(conn)  # they may describe rows the rollback undid
             conn.execute("ROLLBACK")
             raise
+        if stats.rebuilt or stats.shards_read or stats.shards_removed:
+            _checkpoint(conn)
         stats.seconds = time.perf_counter() - started
         return stats
 
