@@ -4,7 +4,8 @@
 
 * `lore hook post-tool-use` with a typical Bash payload, cold (a fresh process, as Claude Code
   runs it) against `python -c pass`, paired and interleaved (target: <= 3x). The agent waits
-  only until the hook has read its payload and detached; the write happens after.
+  only until the hook has read its payload and detached; the write happens after. `stop` and
+  `session-end` (a session's edges) detach the same way and are timed in the same rounds.
 * `lore hook session-start` and `lore hook user-prompt-submit`: wall time p50/p95 of fresh
   processes on a generated store of `--actions` actions and `--learnings` learnings
   (target: p95 <= 1 s).
@@ -51,6 +52,9 @@ def payloads(root: Path) -> dict[str, str]:
                               "stderr": "", "interrupted": False, "isImage": False,
                               "noOutputExpected": False},
             "tool_use_id": "toolu_01XyZ", "duration_ms": 2140}),
+        "stop": json.dumps({**common, "hook_event_name": "Stop", "stop_hook_active": False}),
+        "session-end": json.dumps({**common, "hook_event_name": "SessionEnd",
+                                   "reason": "prompt_input_exit"}),
         "session-start": json.dumps({**common, "hook_event_name": "SessionStart",
                                      "source": "startup"}),
         "user-prompt-submit": json.dumps({**common, "hook_event_name": "UserPromptSubmit",
@@ -111,16 +115,20 @@ def measure(
         commands = {"python -c pass": [PYTHON, "-c", "pass"],
                     "lore hook post-tool-use": [*hook, "post-tool-use"],
                     "python -m lorebook hook …": [PYTHON, "-m", "lorebook", "hook",
-                                                  "post-tool-use"]}  # fmt: skip
+                                                  "post-tool-use"],
+                    "lore hook stop": [*hook, "stop"],
+                    "lore hook session-end": [*hook, "session-end"]}  # fmt: skip
+        feeds = {name: stdin[name.split()[-1]] if name.startswith("lore hook") else
+                 stdin["post-tool-use"] for name in commands}  # fmt: skip
         pairs: dict[str, list[float]] = {name: [] for name in commands}
-        for cmd in commands.values():  # warm-up (bytecode caches)
-            timed(cmd, stdin["post-tool-use"], root, env)
+        for name, cmd in commands.items():  # warm-up (bytecode caches)
+            timed(cmd, feeds[name], root, env)
         for i in range(runs):
             wait_for_idle(timeout=5)
             shift = i % len(commands)
             order = [*list(commands)[shift:], *list(commands)[:shift]]
             for name in order:
-                pairs[name].append(timed(commands[name], stdin["post-tool-use"], root, env))
+                pairs[name].append(timed(commands[name], feeds[name], root, env))
         ratios = [h / p for h, p in zip(pairs["lore hook post-tool-use"], pairs["python -c pass"],
                                         strict=True)]  # fmt: skip
         context: dict[str, list[float]] = {"session-start": [], "user-prompt-submit": []}
@@ -131,9 +139,14 @@ def measure(
                 wait_for_idle(timeout=5)
                 context[event].append(timed([*hook, event], stdin[event], root, env,
                                             sizes[event]))  # fmt: skip
-        overhead = [json.loads(line)["meta"].get("background_ms")
-                    for path in root.glob("actionlog/**/*.jsonl") for line in path.open()
-                    if '"claude-code:post-tool-use"' in line]  # fmt: skip
+        time.sleep(2)  # the last detached writes finish
+        background: dict[str, list[float]] = {"post-tool-use": [], "stop": [], "session-end": []}
+        for path in root.glob("actionlog/**/*.jsonl"):
+            for line in path.open():
+                for event, found in background.items():
+                    if f'"claude-code:{event}"' in line:
+                        found.append(json.loads(line)["meta"].get("background_ms") or 0)
+        overhead = background["post-tool-use"]
     finally:
         if store is None:
             shutil.rmtree(root.parent, ignore_errors=True)
@@ -142,6 +155,11 @@ def measure(
         "capture": {n: {"median_s": median(t), "p95_s": pct(t, 0.95)} for n, t in pairs.items()},
         "paired_ratio": median(ratios),
         "capture_background_ms_median": median([o for o in overhead if o is not None] or [0]),
+        "edge_ratios": {e: median([h / p for h, p in zip(pairs[f"lore hook {e}"],
+                                                         pairs["python -c pass"], strict=True)])
+                        for e in ("stop", "session-end")},
+        "background_ms_median": {e: median(v or [0]) for e, v in background.items()},
+        "records": {e: len(v) for e, v in background.items()},
         "context": {e: {"p50_s": median(t), "p95_s": pct(t, 0.95),
                         "answer_bytes_median": median(sizes[e])} for e, t in context.items()},
         "budget_s": budget if budget is not None else 1.0,
@@ -161,11 +179,19 @@ def report(res: dict[str, Any]) -> None:
     print(f"  post-tool-use, paired ratio {ratio:.2f}x python -c pass (target <= {TARGET_RATIO}x): "
           f"{'MET' if ratio <= TARGET_RATIO else 'NOT MET'}; the detached write then took "
           f"{res['capture_background_ms_median']:.0f} ms (median) in the background")
+    for event, ratio in res.get("edge_ratios", {}).items():
+        print(f"  {event}, paired ratio {ratio:.2f}x python -c pass; its detached write took "
+              f"{res['background_ms_median'][event]:.0f} ms (median) in the background")
+    print(f"  records written by the detached hooks: {res.get('records')}")
     for event, t in res["context"].items():
         verdict = "MET" if t["p95_s"] <= TARGET_P95 else "NOT MET"
         print(f"  {event:<26} p50 {t['p50_s'] * 1000:7.1f} ms  p95 {t['p95_s'] * 1000:7.1f} ms "
               f"(target p95 <= {TARGET_P95:g} s: {verdict}); answer {t['answer_bytes_median']:.0f}"
               f" bytes (median), hooks.budget_seconds {res['budget_s']:g}")
+    waits = [res["context"][e]["p50_s"] for e in res["context"]]
+    waits += [res["capture"][f"lore hook {e}"]["median_s"] for e in ("stop", "session-end")]
+    print(f"  one session's edges (session-start + user-prompt-submit + stop + session-end, "
+          f"p50): {sum(waits) * 1000:.0f} ms")
     print(f"  {idle_note()}")
     print(f"  machine: {machine()}")
 

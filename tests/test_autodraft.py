@@ -122,7 +122,8 @@ def test_near_duplicate_is_logged_not_written(store: Path) -> None:
     assert first.code == 0, first.err
     written = json.loads(first.out)
     assert written["status"] == "written" and written["supersedes"] == []
-    second = lore("draft", "from-epic", "epic-12", env=env)
+    # a second run is refused (drafted before); forced, the near-duplicate check still holds
+    second = lore("draft", "from-epic", "epic-12", "--force", env=env)
     assert second.code == 0, second.err
     assert second.out.startswith(f"not written: near-duplicate of {written['id']} (100% similar)")
     assert [p.stem for p in drafts(store)] == [written["id"]]

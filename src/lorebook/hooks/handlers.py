@@ -287,8 +287,8 @@ def _end(hook: Hook, reason: str) -> None:
 
 
 def stop(hook: Hook) -> None:
-    """The agent finished its turn: recorded as an end (reason `stop`); a SessionEnd that
-    follows records the final reason, which is the one `lore sessions` shows."""
+    """The agent finished its turn: an end event with reason `stop`, which readers take as a
+    turn ending, not the session (the next prompt goes on in it); SessionEnd ends it."""
     _end(hook, "stop")
 
 

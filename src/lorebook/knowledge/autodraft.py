@@ -197,9 +197,11 @@ def draft_from_epic(
     since: str | None = None,
     trigger: dict[str, Any] | None = None,
     key: str | None = None,
+    force: bool = False,
 ) -> DraftOutcome:
     """Extract a draft for `epic` (actions since `since`, default `drafts.lookback_days`);
-    with a trigger `key`, at most one draft is ever written for that key."""
+    with a trigger `key`, at most one draft is ever written for that key; without one, none
+    for an epic drafted before unless `force`."""
     if not epic or not epic.strip():
         raise UsageError("an epic id is required")
     moment = parse_ts(trigger["ts"]) if trigger is not None else None
@@ -211,7 +213,7 @@ def draft_from_epic(
         )
     commits = commits_mentioning(action_log.root, epic, MAX_ITEMS)
     spec = epic_spec(epic, actions, trigger=trigger, commits=commits, key=key)
-    return write_draft(store, action_log, spec, trigger=trigger)
+    return write_draft(store, action_log, spec, trigger=trigger, force=force)
 
 
 # -- issues --------------------------------------------------------------------------------
@@ -277,8 +279,10 @@ def draft_from_issue(
     issue: str,
     *,
     trigger: dict[str, Any] | None = None,
+    force: bool = False,
 ) -> DraftOutcome:
-    """Draft from the issue's `issue_resolved` action (the triggering one, else the latest)."""
+    """Draft from the issue's `issue_resolved` action (the triggering one, else the latest);
+    by hand, none for an issue drafted before unless `force`."""
     record = trigger
     if record is None:
         found = action_log.iter_actions(ActionFilter(type="issue_resolved", issue=issue))
@@ -293,4 +297,4 @@ def draft_from_issue(
         raise UsageError(f"issue {issue!r}: its issue_resolved action has no context.resolution")
     named = issue_of(record)
     key = f"issue:{named}" if trigger is not None and named else None
-    return write_draft(store, action_log, issue_spec(record, key), trigger=trigger)
+    return write_draft(store, action_log, issue_spec(record, key), trigger=trigger, force=force)

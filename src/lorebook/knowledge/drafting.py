@@ -9,7 +9,9 @@ An automatic draft is idempotent per trigger (an epic, an issue, a validation st
 a function of the trigger (`DraftSpec.trigger`), so a second trigger — in another process, or
 after the first draft was promoted or rejected — finds the id taken (a file, or a
 `learning_draft` action in the log) and writes nothing. The file is created exclusively, so two
-processes racing for one trigger write one draft.
+processes racing for one trigger write one draft. A draft asked for by hand (`lore draft
+from-epic|from-issue`) of an epic or issue drafted before is refused the same way unless forced:
+a person re-running the command expects the draft they already have, not a second one.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ class DraftSpec:
 @dataclass
 class DraftOutcome:
     """`written` with the learning, `duplicate` with the learning it duplicates, or `drafted`
-    when its trigger was drafted before (`drafted_as`: that draft's id)."""
+    when its trigger (or, asked for by hand, its epic or issue: `subject`) was drafted before
+    (`drafted_as`: that draft's id; `can_force`: forcing writes another)."""
 
     status: str
     learning: Learning | None = None
@@ -72,6 +75,8 @@ class DraftOutcome:
     supersedes: list[Match] = field(default_factory=list)
     action: dict[str, Any] | None = None
     drafted_as: str | None = None
+    subject: str | None = None
+    can_force: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status}
@@ -84,6 +89,9 @@ class DraftOutcome:
             out["similarity"] = self.duplicate_of.similarity
         if self.drafted_as is not None:
             out["drafted_as"] = self.drafted_as
+            out["subject"] = self.subject
+        if self.can_force:
+            out["can_force"] = True
         out["supersedes"] = [
             {"id": m.learning, "similarity": m.similarity} for m in self.supersedes
         ]
@@ -165,6 +173,37 @@ def drafted_before(action_log: ActionLog, spec: DraftSpec, learning_id: str) -> 
     )
 
 
+def subject_of(spec: DraftSpec) -> str:
+    """What a draft is about, for people: `epic epic-012`, `issue 42`, else its title."""
+    for name in ("issue", "epic"):
+        if spec.source.get(name):
+            return f"{name} {spec.source[name]}"
+    return spec.title
+
+
+def earlier_draft(action_log: ActionLog, spec: DraftSpec) -> str | None:
+    """The newest draft written for the spec's issue, else its epic (an issue's draft is not
+    its epic's), automatically or by hand; None when there is none or no epic/issue."""
+    issue, epic = spec.source.get("issue"), spec.source.get("epic")
+    if not (issue or epic):
+        return None
+    query = ActionFilter(type="learning_draft", outcome="success", epic=None if issue else epic,
+                         issue=issue)  # fmt: skip
+    found = action_log.iter_actions(query)  # newest first
+    try:
+        for action in found:
+            context = action.get("context")
+            if issue is None and action.get("issue") is not None:
+                continue
+            if isinstance(context, dict) and isinstance(context.get("learning"), str):
+                return str(context["learning"])
+    finally:
+        close = getattr(found, "close", None)
+        if close is not None:
+            close()
+    return None
+
+
 def compare(store: LearningStore, spec: DraftSpec, body: str) -> list[Match]:
     candidates = ((item.id, substance(item.title, item.body)) for item in store.all())
     return best_matches(substance(spec.title, body), candidates, threshold=SIMILAR)
@@ -177,14 +216,18 @@ def write_draft(
     *,
     trigger: dict[str, Any] | None = None,
     duplicate: float = DUPLICATE,
+    force: bool = True,
 ) -> DraftOutcome:
     """Write the draft into `store` unless it duplicates a learning; log a `learning_draft`
-    action to `action_log`."""
+    action to `action_log`. Without `force`, an unkeyed draft of an epic or issue drafted
+    before is not written either (see the module's docstring)."""
     day = utcnow().date()
     if spec.trigger is not None:
         learning_id = keyed_id(store, spec.learning_id or "auto", spec.trigger)
         if store.exists(learning_id) or drafted_before(action_log, spec, learning_id):
             return _drafted(action_log, spec, trigger, learning_id)
+    elif not force and (earlier := earlier_draft(action_log, spec)) is not None:
+        return _drafted(action_log, spec, trigger, earlier)
     else:
         learning_id = free_id(store, spec.learning_id or store.new_id(spec.title, day))
     matches = compare(store, spec, render_body(spec, day, learning_id, []))
@@ -227,7 +270,8 @@ def _create(
 def _drafted(
     action_log: ActionLog, spec: DraftSpec, trigger: dict[str, Any] | None, learning_id: str
 ) -> DraftOutcome:
-    outcome = DraftOutcome("drafted", drafted_as=learning_id)
+    outcome = DraftOutcome("drafted", drafted_as=learning_id, subject=subject_of(spec))
+    outcome.can_force = spec.trigger is None
     outcome.action = _log(action_log, spec, trigger, outcome)
     return outcome
 
@@ -255,7 +299,8 @@ def _log(
     if spec.trigger is not None:
         context["trigger_key"] = spec.trigger
     if outcome.drafted_as is not None:
-        fields["error"] = f"{spec.trigger} was drafted before as {outcome.drafted_as}: not written"
+        what = spec.trigger or outcome.subject
+        fields["error"] = f"{what} was drafted before as {outcome.drafted_as}: not written"
     if trigger is not None:
         context["trigger"] = trigger.get("id")
         fields.update(after(trigger))

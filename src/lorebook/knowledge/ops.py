@@ -35,17 +35,19 @@ class KnowledgeOps:
         self.config = config
 
     # -- drafts ----------------------------------------------------------------------------
-    def draft_from_epic(self, epic: str, *, since: str | None = None) -> DraftOutcome:
+    def draft_from_epic(
+        self, epic: str, *, since: str | None = None, force: bool = False
+    ) -> DraftOutcome:
         from .autodraft import draft_from_epic
 
         return draft_from_epic(
-            self.action_log, self.learnings.store, self.config, epic, since=since
+            self.action_log, self.learnings.store, self.config, epic, since=since, force=force
         )
 
-    def draft_from_issue(self, issue: str) -> DraftOutcome:
+    def draft_from_issue(self, issue: str, *, force: bool = False) -> DraftOutcome:
         from .autodraft import draft_from_issue
 
-        return draft_from_issue(self.action_log, self.learnings.store, issue)
+        return draft_from_issue(self.action_log, self.learnings.store, issue, force=force)
 
     def extract_retro(self, text: str, source: str) -> list[DraftOutcome]:
         """Pattern drafts from a retrospective; the whole file is parsed before any write."""

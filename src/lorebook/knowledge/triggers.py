@@ -1,11 +1,13 @@
 """The knowledge subscribers of the event bus, behind `knowledge.gate.KnowledgeTriggers`.
 
 * `epic_complete`                       -> the epic's draft `auto-<epic>-<suffix>`
-* the Nth (3rd) failed `validate` of an epic within `drafts.validate_lookback_days` -> a draft
+* the Nth (3rd) failed `validate` of an epic in a row (no success between) within
+  `drafts.validate_lookback_days` -> a draft of that validation streak
 * `issue_resolved` with a `bug` label and a resolution over 200 characters -> the issue's draft
 
 Each trigger drafts once (its key: the epic, the issue, the validation streak named by its
-first failure): a second `epic_complete` of the same epic writes nothing (see `drafting`).
+first failure, before the window if it began earlier): a second `epic_complete` of the same epic
+writes nothing (see `drafting`).
 * any action with outcome `failure` carrying `context.rca` -> an RCA lesson (once)
 
 A subscriber that fails logs a `learning_draft` action with outcome `failure` and the error,
@@ -28,21 +30,51 @@ if TYPE_CHECKING:
 
 
 def failed_validations(ops: KnowledgeOps, record: dict[str, Any]) -> list[tuple[str, str]]:
-    """(ts, id) of the failed `validate` actions of the record's epic up to and including it,
-    within the lookback window before it (a backdated record is counted in its own time),
-    oldest first: the streak."""
+    """(ts, id) of the failed `validate` actions of the streak the record ends, within the
+    lookback window before it (a backdated record is counted in its own time), oldest first:
+    the epic's failures up to and including the record, after its last successful `validate`
+    (a success ends a streak; the next failure starts a new one)."""
     moment = parse_ts(record["ts"])
     days = ops.config.drafts.validate_lookback_days
     query = ActionFilter(
         type="validate",
-        outcome="failure",
         epic=record["epic"],
         since=format_ts(moment - timedelta(days=days)),
         until=format_ts(moment + timedelta(milliseconds=1)),
     )
-    found = {action["id"]: action["ts"] for action in ops.action_log.iter_actions(query)}
-    found[record["id"]] = record["ts"]  # the trigger itself, even when it is older than the window
-    return sorted((ts, action_id) for action_id, ts in found.items())
+    mark = (record["ts"], record["id"])
+    found = {record["id"]: record["ts"]}  # the trigger, even when it is older than the window
+    last_success = ("", "")
+    for action in ops.action_log.iter_actions(query):
+        at = (action["ts"], action["id"])
+        if action.get("outcome") == "success" and last_success < at < mark:
+            last_success = at
+        elif action.get("outcome") == "failure" and at <= mark:
+            found[action["id"]] = action["ts"]
+    return sorted(
+        (ts, action_id) for action_id, ts in found.items() if (ts, action_id) > last_success
+    )
+
+
+def streak_start(ops: KnowledgeOps, record: dict[str, Any], streak: list[tuple[str, str]]) -> str:
+    """The id of the streak's first failure, wherever the window starts: found by reading the
+    epic's validations back from the window's first failure to the success before them (or the
+    start of the log), so a window sliding along one streak names it the same."""
+    first_ts, first_id = streak[0]
+    start = first_id
+    query = ActionFilter(type="validate", epic=record["epic"], until=first_ts)
+    found = ops.action_log.iter_actions(query)  # newest first
+    try:
+        for action in found:
+            if action.get("outcome") == "success":
+                break
+            if action.get("outcome") == "failure":
+                start = action["id"]
+    finally:
+        close = getattr(found, "close", None)
+        if close is not None:
+            close()  # the catalog's connection, now rather than at collection
+    return start
 
 
 def on_epic_complete(ops: KnowledgeOps, record: dict[str, Any]) -> object:
@@ -62,7 +94,7 @@ def on_failed_validate(ops: KnowledgeOps, record: dict[str, Any]) -> object:
     from .autodraft import draft_from_epic
 
     epic = record["epic"]
-    key = f"validate:{epic}:{streak[0][1]}"  # two processes counting one streak agree on it
+    key = f"validate:{epic}:{streak_start(ops, record, streak)}"  # every count of one streak agrees
     return draft_from_epic(
         ops.action_log, ops.learnings.store, ops.config, epic, trigger=record, key=key
     )

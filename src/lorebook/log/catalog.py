@@ -35,7 +35,13 @@ from ..errors import LoreError
 from ..progress import CATALOG_BUILD
 from ..redact.sanitize import Sanitizer
 from ..store import refuse_symlinks
-from .catalog_rows import INDEXES, TABLES, refresh_sessions
+from .catalog_rows import (
+    INDEXES,
+    SESSIONS_RULE,
+    TABLES,
+    refold_stale_sessions,
+    refresh_sessions,
+)
 from .catalog_schema import (
     FILE_NAME,
     HOT_DAYS,
@@ -313,6 +319,7 @@ class Catalog:
         for statement in INDEXES:
             conn.execute(statement)
         conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        conn.execute("INSERT INTO meta VALUES ('sessions_rule', ?)", (SESSIONS_RULE,))
 
     # -- syncing -------------------------------------------------------------------------------
     def sync(
@@ -346,6 +353,7 @@ class Catalog:
                 except Rebuild as why:
                     stats = SyncStats(rebuilt=True, reason=str(why))
                     self._build(conn, stats, progress)
+            refold_stale_sessions(conn)
             conn.execute("COMMIT")
         except BaseException:
             _forget_listings(conn)  # they may describe rows the rollback undid

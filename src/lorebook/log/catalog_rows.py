@@ -44,6 +44,9 @@ INSERT = (
     " issue, event, reason, session_type, duration, overhead, error, shard, off, len, archived)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING"
 )
+# the rule `observe` folds sessions by; a catalog whose summaries were folded by another one
+# recomputes them once (2: a start after an end reopens, a `stop` turn is no end)
+SESSIONS_RULE = "2"
 OVERHEAD_KEYS = ("overhead_ms", "hook_ms")  # meta fields read as the logging/hook overhead
 
 
@@ -159,6 +162,14 @@ def refresh_sessions(conn: sqlite3.Connection, sessions: Iterable[str] | None) -
             chunk,
         )
         _store_sessions(conn, cursor)
+
+
+def refold_stale_sessions(conn: sqlite3.Connection) -> None:
+    """Recompute every session summary when they were folded by another SESSIONS_RULE."""
+    row = conn.execute("SELECT value FROM meta WHERE key='sessions_rule'").fetchone()
+    if row is None or row[0] != SESSIONS_RULE:
+        refresh_sessions(conn, None)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('sessions_rule', ?)", (SESSIONS_RULE,))
 
 
 _SESSION_COLUMNS = (

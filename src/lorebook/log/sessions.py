@@ -11,6 +11,7 @@ from typing import Any
 from ..ids import resolve_prefix
 from ..model import ULID_RE
 from ..timeutil import format_ts
+from .identity import TURN_END
 
 STATUSES = ("active", "ended", "disconnected")
 
@@ -63,7 +64,8 @@ class SessionInfo:
 
 
 def session_status(ended: str | None, last_activity: str | None, now: datetime, idle: float) -> str:
-    """`ended` with an end event; `disconnected` when silent longer than `idle` minutes."""
+    """`ended` with an end event (see `observe`); `disconnected` when silent longer than
+    `idle` minutes."""
     if ended:
         return "ended"
     if last_activity and last_activity < format_ts(now - timedelta(minutes=idle)):
@@ -72,7 +74,11 @@ def session_status(ended: str | None, last_activity: str | None, now: datetime, 
 
 
 def observe(info: SessionInfo, record: dict[str, Any]) -> None:
-    """Fold one record (in time order) into a session summary."""
+    """Fold one record (in time order) into a session summary.
+
+    A session has ended when its latest end comes after its latest start: `lore session
+    start --id S` after an end opens S again. An end with reason `stop` is a Claude Code turn
+    ending (the session goes on at the next prompt), not an end of the session."""
     ts = record["ts"]
     info.agent = info.agent or record.get("agent")
     info.project = info.project or record.get("project")
@@ -86,10 +92,11 @@ def observe(info: SessionInfo, record: dict[str, Any]) -> None:
     event = record.get("event")
     if event == "start":
         info.started = ts
+        info.ended = info.end_reason = None  # started again after an end: open
         info.session_type = record.get("session_type") or info.session_type
         info.agent = record.get("agent") or info.agent
         info.project = record.get("project") or info.project
-    elif event == "end":
+    elif event == "end" and record.get("reason") != TURN_END:
         info.ended = ts
         info.end_reason = record.get("reason") or "normal"
 

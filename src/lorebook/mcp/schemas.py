@@ -148,6 +148,7 @@ class Draft(BaseModel):
     path: str | None = None
     duplicate_of: str | None = None
     similarity: float | None = None
+    drafted_as: str | None = None  # status `drafted`: the epic's or issue's earlier draft
 
 
 class Promotion(BaseModel):

@@ -85,6 +85,11 @@ def draft_outcome(outcome: dict[str, Any], root: str | Path) -> str:
             f"not written: near-duplicate of {outcome['duplicate_of']} "
             f"({outcome['similarity']:.0%} similar); logged as a blocked learning_draft action"
         )
+    if outcome["status"] == "drafted" and outcome.get("can_force"):
+        return (
+            f"not written: {outcome['subject']} was drafted before as {outcome['drafted_as']} "
+            "(--force writes another); logged as a blocked learning_draft action"
+        )
     if outcome["status"] == "drafted":
         return (
             f"not written: this trigger was drafted before as {outcome['drafted_as']}; "
