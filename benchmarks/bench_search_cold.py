@@ -7,10 +7,15 @@ One store of generated learnings (bench_search.py's generator), indexed once; th
 interleaved in one run (order rotated every round, each round after the CPUs went idle):
 * `lore search Q --json` (hybrid, index fresh) vs `python -c "import chromadb, onnxruntime"`
   (goal <= 2x);
-* `lore search Q --mode keyword --json` and `... --no-refresh` vs `python -c pass` (goal <= 10x);
+* `lore search Q --mode keyword --json`, `... --no-refresh` and `lore preflight Q --mode
+  keyword --json` vs `python -c pass` (goal <= 10x);
 * with `--baseline SRC` (the `src` folder of another lorebook version, e.g. one extracted with
   `git archive <commit> src | tar -x -C /tmp/before`), the same three searches through it:
-  before and after in the same rounds. Both versions search the same index (same pins).
+  before and after in the same rounds. Each version searches its own copy of the same index
+  (same pins): each saves its keyword index in its own format.
+* with `--keyword-only`, the keyword searches alone (e.g. on a store indexed without vectors);
+* with `--store DIR` (a store indexed earlier, e.g. a previous run's), a copy of it instead of
+  generating and indexing a new one.
 Also lists the heavy modules each search imports (`-X importtime`, one run each).
 """
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -41,13 +47,15 @@ from bench_search import build  # noqa: E402
 HEAVY = ("torch", "sentence_transformers", "transformers", "chromadb", "onnxruntime")
 QUERY = "connection pool times out under load"
 GOALS = {"hybrid": ("import chromadb+onnxruntime", 2.0), "keyword": ("python -c pass", 10.0),
-         "keyword --no-refresh": ("python -c pass", 10.0)}
-SEARCHES = {"hybrid": [], "keyword": ["--mode", "keyword"],
-            "keyword --no-refresh": ["--mode", "keyword", "--no-refresh"]}
+         "keyword --no-refresh": ("python -c pass", 10.0),
+         "preflight keyword": ("python -c pass", 10.0)}
+SEARCHES = {"hybrid": ["search"], "keyword": ["search", "--mode", "keyword"],
+            "keyword --no-refresh": ["search", "--mode", "keyword", "--no-refresh"],
+            "preflight keyword": ["preflight", "--mode", "keyword"]}
 
 
 def search_cmd(extra: list[str]) -> list[str]:
-    return [PYTHON, "-m", "lorebook", "search", QUERY, "--json", *extra]
+    return [PYTHON, "-m", "lorebook", extra[0], QUERY, "--json", *extra[1:]]
 
 
 def heavy_imports(cmd: list[str], env: dict[str, str]) -> list[str]:
@@ -63,28 +71,37 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--baseline", type=Path, default=None, metavar="SRC")
     parser.add_argument("--json-out", type=Path, default=None)
+    parser.add_argument("--store", type=Path, default=None, metavar="DIR")
+    parser.add_argument("--keyword-only", action="store_true",
+                        help="leave out the hybrid search and its import line")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="lore-bench-cold-"))
     root = workdir / "store"
-    build(root, args.learnings, args.seed)
+    if args.store is not None:
+        shutil.copytree(args.store, root, symlinks=True)
+        args.learnings = len(list((root / "learnings").glob("*.md")))
+    else:
+        build(root, args.learnings, args.seed)
     cache = os.environ.get("LORE_MODEL_CACHE")  # the per-user ONNX export, if set elsewhere
     extra = {"LORE_ROOT": str(root), **({"LORE_MODEL_CACHE": cache} if cache else {})}
     after = clean_env(PYTHONPATH=str(REPO / "src"), **extra)
     print(f"indexing {args.learnings} learnings (and exporting the model if not cached)...")
     run_timed([PYTHON, "-m", "lorebook", "index"], env=after)
 
-    commands: dict[str, list[str]] = {
-        "python -c pass": [PYTHON, "-c", "pass"],
-        "import chromadb+onnxruntime": [PYTHON, "-c", "import chromadb, onnxruntime"],
-    }
+    commands: dict[str, list[str]] = {"python -c pass": [PYTHON, "-c", "pass"]}
+    if not args.keyword_only:
+        commands["import chromadb+onnxruntime"] = [PYTHON, "-c", "import chromadb, onnxruntime"]
+    searches = {k: v for k, v in SEARCHES.items() if not (args.keyword_only and k == "hybrid")}
     envs: dict[str, dict[str, str]] = {}
-    for name, flags in SEARCHES.items():
+    for name, flags in searches.items():
         commands[f"after: {name}"] = search_cmd(flags)
         envs[f"after: {name}"] = after
     if args.baseline is not None:
+        shutil.copytree(root, workdir / "store-before", symlinks=True)
+        extra["LORE_ROOT"] = str(workdir / "store-before")
         before = clean_env(PYTHONPATH=str(args.baseline.resolve()), **extra)
-        for name, flags in SEARCHES.items():
+        for name, flags in searches.items():
             commands[f"before: {name}"] = search_cmd(flags)
             envs[f"before: {name}"] = before
     times = interleaved(commands, args.runs, env=after, envs=envs)
@@ -107,7 +124,7 @@ def main() -> None:
             verdict = "met" if ratio <= goal else "NOT met"
             print(f"  {key:<28} / {reference:<28} {ratio:6.2f}x  (goal <= {goal:g}x: {verdict})")
     if args.baseline is not None:
-        for name in SEARCHES:
+        for name in searches:
             ratio = med[f"before: {name}"] / med[f"after: {name}"]
             result["ratios"][f"before/after: {name}"] = ratio
             print(f"  before / after, {name:<20} {ratio:6.1f}x faster")
@@ -120,6 +137,7 @@ def main() -> None:
             print(f"  {name:<34} {', '.join(found) or '-'}")
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=1))
+    shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -70,7 +70,8 @@ def _sessions(root: Path) -> list[str]:
 
 def test_preflight_without_a_session_invents_none(store: Path) -> None:
     before = _sessions(store)
-    result = lore("preflight", "deploy the api container", env=clean_env(store))
+    result = lore("preflight", "deploy the api container", env=clean_env(store),
+                  timeout=240)  # a first hybrid preflight builds the index
     assert result.code == 0, result.err
     assert _sessions(store) == before  # no agent/<dir> session, no project
     listed = lore("sessions", "--json", env=clean_env(store))
@@ -81,7 +82,8 @@ def test_preflight_in_a_session_is_logged_there(store: Path) -> None:
     book = Lorebook.open(store, env={})
     book.start_session(session_id="s-9", agent="PS", project="consilio")
     env = {**clean_env(store), "LORE_SESSION": "s-9"}
-    result = lore("preflight", "deploy the api container", env=env)
+    result = lore("preflight", "deploy the api container", env=env,
+                  timeout=240)  # a first hybrid preflight builds the index
     assert result.code == 0, result.err
     searches = book.actions(type="search")
     assert [(a["session"], a["project"]) for a in searches] == [("s-9", "consilio")]

@@ -3,38 +3,45 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from .config import Config, load_config
+from .config import load_config
 from .errors import LoreError, UsageError
-from .knowledge.gate import install_knowledge_triggers
 from .log.actionlog import ActionLog
-from .log.append import Appender, Listener, resolve_root
+from .log.append import Appender, resolve_root
 from .log.session import Session
-from .log.sessions import SessionInfo
 from .paths import require_store
-from .problems import OnProblem, ignore
+from .problems import ignore
 from .timeutil import utcnow
 
+TYPE_CHECKING = False  # typing costs milliseconds on every cold read; mypy still sees it
 if TYPE_CHECKING:
     import threading
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from datetime import datetime
+    from typing import Any
 
+    from .config import Config
+    from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
     from .index.evaluate import EvalReport
     from .knowledge.api import Learnings
     from .knowledge.ops import KnowledgeOps
+    from .log.append import Listener
     from .log.catalog_query import CatalogView
     from .log.check import CheckReport
     from .log.query import ActionFilter
     from .log.report import Window
     from .log.retention import RetentionResult
+    from .log.sessions import SessionInfo
+    from .log.writer import LogWriter
+    from .paths import Layout
+    from .problems import OnProblem
     from .progress import Progress
+    from .redact.sanitize import Sanitizer
 
 
 class Lorebook:
@@ -53,11 +60,27 @@ class Lorebook:
         self.root = root
         self.config = config
         self.env = env
-        self.layout = self.appender.layout
-        self.sanitizer = self.appender.sanitizer
-        self.writer = self.appender.writer
-        self.listeners = self.appender.listeners
-        self.events = self.appender.events  # see install_subscribers()
+
+    # the appender's collaborators, built when first used: a read builds no writer
+    @property
+    def layout(self) -> Layout:
+        return self.appender.layout
+
+    @property
+    def sanitizer(self) -> Sanitizer:
+        return self.appender.sanitizer
+
+    @property
+    def writer(self) -> LogWriter:
+        return self.appender.writer
+
+    @property
+    def listeners(self) -> list[Listener]:
+        return self.appender.listeners
+
+    @property
+    def events(self) -> EventBus:  # see install_subscribers()
+        return self.appender.events
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -106,6 +129,8 @@ class Lorebook:
         Opening a store never does this: a reader (a search, a TUI view, a test) must be able
         to log without drafts appearing or commits being made. The entry points that act for a
         user — the CLI, hooks, the MCP server — call it once after opening."""
+        from .knowledge.gate import install_knowledge_triggers
+
         install_knowledge_triggers(self.events, lambda: self.knowledge, self.config.drafts)
         if self.config.expertise.learn_on_session_end:
             from .expertise.subscriber import subscribe

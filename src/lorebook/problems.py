@@ -8,7 +8,12 @@ for callers that do not report.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from .tuples import NamedTuple
 
 
 class Problem(NamedTuple):

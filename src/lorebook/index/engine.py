@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import partial
@@ -20,7 +20,7 @@ from .chunks import CHUNKER_VERSION
 from .embed import ModelUnavailable, load_embedder, resolve_model
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
-from .manifest import Entry, Manifest, ManifestCorrupt
+from .manifest import Entry, Manifest, ManifestCorrupt, files_match
 from .rank import MODES, Filters, fuse, leo_score, recency, recommendation
 from .synonyms import SynonymTable
 
@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .embed import Embedder
     from .indexer import IndexReport
+    from .keyword_store import Rows, SavedIndex
 
 MAX_QUERY_CHARS = 10_000
+DAMAGED = "the saved keyword index (.lore/cache/index/keyword.jsonl) was damaged; rebuilt it"
 DENSE_CANDIDATES = 200  # nearest passages asked of Chroma per query
 
 # (applications, success rate or None, occurrences) of a learning id
@@ -133,6 +135,7 @@ class SearchIndex:
         self._keyword: tuple[tuple[int, int], Manifest, KeywordIndex] | None = None
         self._stored: tuple[tuple[int, int], Manifest | None] | None = None
         self._terms: dict[str, tuple[str, list[str]]] = {}  # file -> (hash, BM25 terms)
+        self._saved: SavedIndex | None = None  # the saved keyword index, while it holds
 
     # -- model -----------------------------------------------------------------------------
     def on_warning(self, callback: Callable[[str], None]) -> None:
@@ -224,13 +227,24 @@ class SearchIndex:
         else built, reusing the terms of files whose hash is known, and saved for the next
         process. A manifest made from the files in memory (`_from_files`) is never saved."""
         from .documents import Document
-        from .keyword_store import load_keyword_index, save_keyword_index
+        from .keyword_store import (
+            SavedIndexDamaged,
+            load_keyword_index,
+            save_keyword_index,
+            trusted,
+        )
 
         entries = [(k, e) for k, e in manifest.files.items() if e.doc]
         if manifest.digest and saved:
-            found = load_keyword_index(self.folder, manifest.digest, self.synonyms)
-            if found is not None and found.ids == [e.doc["id"] for _, e in entries if e.doc]:
-                return found
+            try:
+                found = load_keyword_index(self.folder, manifest.digest, self.synonyms)
+            except SavedIndexDamaged:
+                self.warn(DAMAGED)
+                found = None
+            if found is not None and found.keys == [k for k, _ in entries]:
+                if not trusted(found, manifest.stamp):  # the same bytes, another file: re-key
+                    save_keyword_index(self.folder, manifest, found.index)
+                return found.index
         docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]
         cache = self._terms
         fresh: dict[str, tuple[str, list[str]]] = {}
@@ -244,8 +258,7 @@ class SearchIndex:
 
         keyword = KeywordIndex(docs, self.synonyms, terms_of)
         self._terms = fresh
-        if manifest.digest:
-            save_keyword_index(self.folder, manifest.digest, keyword)
+        save_keyword_index(self.folder, manifest, keyword)
         return keyword
 
     def _from_files(self) -> tuple[Manifest, KeywordIndex]:
@@ -295,6 +308,10 @@ class SearchIndex:
         filters = filters or Filters(**filter_fields)
         self.degraded = None
         self.mode_used = mode
+        if mode == "keyword" and not self._warm():  # the saved keyword index alone, if it can
+            found = self._saved_search(query, refresh, limit, threshold, filters, today)
+            if found is not None:
+                return found
         if refresh:
             self._refresh()
         manifest, keyword = self._manifest()
@@ -307,6 +324,7 @@ class SearchIndex:
         try:
             _, kw_sim = keyword.scores(query)
         except ValueError:  # the saved keyword index is damaged: build it again, and save it
+            self.warn(DAMAGED)
             keyword = self._keyword_index(manifest, saved=False)
             self._keyword = None
             _, kw_sim = keyword.scores(query)
@@ -317,10 +335,10 @@ class SearchIndex:
             self.mode_used = "keyword"
         if mode == "semantic" and dense is None:
             mode = "keyword"
+        docs = [(k, e.doc) for k, e in manifest.files.items() if e.doc]
         return self._rank(
-            query,
-            manifest,
-            keyword,
+            [k for k, _ in docs],
+            [d for _, d in docs],
             kw_sim,
             dense,
             mode,
@@ -330,45 +348,79 @@ class SearchIndex:
             today or date.today(),
         )
 
-    def _fresh(self) -> bool:
-        """The index matches the files, by their size and mtime, for the model configured: a
-        search then needs neither the model nor Chroma to refresh. `lore index` (`update`)
-        still checks the vector store itself; a search sees a damaged one when it queries it."""
-        _, manifest = self._stored_manifest()
-        if manifest is None:
-            return False
+    def _fresh(self, saved: SavedIndex | None = None) -> bool:
+        """The index (or the `saved` keyword index) matches the files, by their size and mtime,
+        for the model configured: a search then needs neither the model nor Chroma to refresh.
+        `lore index` (`update`) still checks the vector store itself; a search sees a damaged
+        one when it queries it."""
+        files: Mapping[str, Sequence[int]]
+        if saved is not None:
+            pins, files, vectors = saved.pins, saved.files, saved.vectors
+        else:
+            _, manifest = self._stored_manifest()
+            if manifest is None:
+                return False
+            pins = (manifest.model, manifest.chunker, manifest.backend)
+            files = {k: (e.size, e.mtime_ns, e.checked_ns) for k, e in manifest.files.items()}
+            vectors = any(e.chunks for e in manifest.files.values())
         model = None
         if self.embedding_enabled:
             try:
                 model = resolve_model(self.model_name)[0]
             except ModelUnavailable:
                 model = None
-        if (manifest.model, manifest.chunker, manifest.backend) != (
-            model,
-            CHUNKER_VERSION,
-            self.store.backend,
-        ):
+        if pins != (model, CHUNKER_VERSION, self.store.backend):
             return False
-        seen = 0  # the files `learning_files` lists, without sorting 2,000 Path objects
-        for folder in (self.layout.learnings, self.layout.drafts):
-            prefix = os.path.join(self.layout.rel(folder), "")
-            try:
-                with os.scandir(folder) as found:
-                    for item in found:
-                        if not item.name.endswith(".md") or not item.is_file():
-                            continue
-                        entry = manifest.files.get(prefix + item.name)
-                        st = item.stat()
-                        if entry is None or not entry.stat_matches(st.st_size, st.st_mtime_ns):
-                            return False
-                        seen += 1
-            except OSError:
-                if folder.exists():
-                    return False
-        if seen != len(manifest.files):
+        if not files_match(self.layout, files):
             return False
-        vectors = any(e.chunks for e in manifest.files.values())
         return not (model and vectors and not self.store.url and not self.store.path_exists())
+
+    def _warm(self) -> bool:
+        """The manifest and its keyword index are in memory and current: then the full path
+        costs less than reading the saved index again."""
+        try:
+            st = (self.folder / "manifest.json").stat()
+        except OSError:
+            return False
+        return self._keyword is not None and self._keyword[0] == (st.st_mtime_ns, st.st_size)
+
+    def _saved_search(
+        self,
+        query: str,
+        refresh: bool,
+        limit: int,
+        threshold: float | None,
+        filters: Filters,
+        today: date | None,
+    ) -> list[SearchResult] | None:
+        """A keyword search from the saved keyword index alone: no manifest to parse, and only
+        the results' documents read. None when it cannot answer (no saved index, or it or the
+        files changed): the full path then refreshes, rebuilds and saves it."""
+        from .keyword_store import SavedIndexDamaged, discard, load_saved
+
+        try:
+            saved = self._saved = load_saved(self.folder, self.synonyms, self._saved)
+            if saved is None or (refresh and not self._fresh(saved)):
+                return None
+            _, kw_sim = saved.index.scores(query)
+            return self._rank(
+                saved.keys,
+                saved.rows,
+                kw_sim,
+                None,
+                "keyword",
+                limit,
+                threshold,
+                filters,
+                today or date.today(),
+                saved.document,
+                saved.superseded,
+            )
+        except (SavedIndexDamaged, ValueError):  # a postings list too: rebuilt by the full path
+            self._saved = None
+            self.warn(DAMAGED)
+            discard(self.folder)
+            return None
 
     def _refresh(self) -> None:
         """Update the index first; when that cannot happen, search what is there."""
@@ -417,9 +469,8 @@ class SearchIndex:
 
     def _rank(
         self,
-        query: str,
-        manifest: Manifest,
-        keyword: KeywordIndex,
+        keys: list[str],
+        docs: Sequence[dict[str, Any]] | Rows,
         kw_sim: Any,
         dense: dict[str, float] | None,
         mode: str,
@@ -427,51 +478,64 @@ class SearchIndex:
         threshold: float | None,
         filters: Filters,
         today: date,
+        full: Callable[[int], dict[str, Any]] | None = None,
+        superseded: set[str] | None = None,
     ) -> list[SearchResult]:
-        docs = [(k, e.doc) for k, e in manifest.files.items() if e.doc]
-        superseded = {s for _, d in docs for s in d.get("supersedes") or []}
+        """The best `limit` of `docs` (what ranking reads of each, looked at only above the
+        similarity floor; `full(i)`, when given, reads the whole document `i` for the results;
+        `superseded`, when given, the ids the documents supersede)."""
+        if superseded is None:
+            superseded = {s for d in docs for s in d.get("supersedes") or []}
         floor = self.rank.threshold if threshold is None else threshold
         scored = []
-        for i, (key, doc) in enumerate(docs):
+        for i, key in enumerate(keys):
             kw = float(kw_sim[i])
             sem = None if dense is None else max(dense.get(key, 0.0), 0.0)
             sim = fuse(kw, sem, mode, self.rank.dense_weight)
-            if sim < floor or not filters.admits(doc, superseded):
+            if sim < floor:
                 continue
-            scored.append((key, doc, kw, sem, sim))
-        top = max(max((s[4] for s in scored), default=1.0), 1e-9)
+            doc = docs[i]
+            if not filters.admits(doc, superseded):
+                continue
+            scored.append((i, key, doc, kw, sem, sim))
+        top = max(max((s[5] for s in scored), default=1.0), 1e-9)
         stats = self.stats_snapshot() if (scored and self.stats_snapshot) else self.stats
         stale_ids = self.stale_snapshot() if (scored and self.stale_snapshot) else ()
         out = []
-        for key, doc, kw, sem, sim in scored:
-            if doc["id"] in stale_ids:
-                doc = {**doc, "stale": True}
+        for i, key, doc, kw, sem, sim in scored:
+            stale = doc["id"] in stale_ids or bool(doc.get("stale"))
             applications, rate, occurrences = stats(doc["id"])
             score = leo_score(
                 sim / top,
                 success_rate=rate,
                 recency_value=recency(doc.get("created"), today, self.rank.recency_half_life_days),
                 occurrences=occurrences,
-                stale=bool(doc.get("stale")),
+                stale=stale,
                 settings=self.rank,
             )
-            out.append(
-                SearchResult(
-                    id=doc["id"],
-                    title=doc["title"],
-                    path=key,
-                    score=score,
-                    similarity=sim,
-                    keyword_score=kw,
-                    semantic_score=sem,
-                    doc=doc,
-                    applications=applications,
-                    success_rate=rate,
-                    recommendation=recommendation(applications, rate, bool(doc.get("stale"))),
-                )
+            result = SearchResult(
+                id=doc["id"],
+                title=doc["title"],
+                path=key,
+                score=score,
+                similarity=sim,
+                keyword_score=kw,
+                semantic_score=sem,
+                doc=doc,
+                applications=applications,
+                success_rate=rate,
+                recommendation=recommendation(applications, rate, stale),
             )
-        out.sort(key=lambda r: (-r.score, -r.similarity, r.id))
-        return out[:limit]
+            out.append((result, i))
+        out.sort(key=lambda r: (-r[0].score, -r[0].similarity, r[0].id))
+        shown = []
+        for result, i in out[:limit]:
+            doc = result.doc if full is None else full(i)
+            if result.id in stale_ids:
+                doc = {**doc, "stale": True}
+            result.doc = doc
+            shown.append(result)
+        return shown
 
     def close(self) -> None:
         self.store.close()

@@ -12,9 +12,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from .synonyms import SynonymTable, terms, words
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:  # documents.py reads front matter (pydantic): not for `lore resume`
     from .documents import Document

@@ -6,15 +6,31 @@ of one file's content hash re-indexes that file only.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+try:  # hashlib.blake2b without hashlib's OpenSSL start-up (as in lorebook.log.catalog)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 from ..store import atomic_write
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from ..paths import Layout
+
 FORMAT = 2  # 2: documents are stored redacted (an older index is rebuilt)
+
+
+def manifest_stamp(st: os.stat_result) -> list[int]:
+    """What identifies one manifest file: it is replaced (a new inode), never edited in place."""
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 class ManifestCorrupt(Exception):
@@ -34,13 +50,36 @@ class Entry:
     checked_ns: int = 0  # when the bytes were last hashed (stat is trusted only well after)
 
     def stat_matches(self, size: int, mtime_ns: int) -> bool:
-        """Same size and mtime, and the mtime not within a second of our hashing: a file
-        rewritten in the same clock tick with the same size is hashed again (racy stat)."""
-        return (
-            self.size == size
-            and self.mtime_ns == mtime_ns
-            and mtime_ns < self.checked_ns - 1_000_000_000
-        )
+        return stat_matches((self.size, self.mtime_ns, self.checked_ns), size, mtime_ns)
+
+
+def stat_matches(known: Sequence[int], size: int, mtime_ns: int) -> bool:
+    """Same size and mtime as `known` (size, mtime, when hashed), and the mtime not within a
+    second of our hashing: a file rewritten in the same clock tick with the same size is hashed
+    again (racy stat)."""
+    return known[0] == size and known[1] == mtime_ns and mtime_ns < known[2] - 1_000_000_000
+
+
+def files_match(layout: Layout, files: Mapping[str, Sequence[int]]) -> bool:
+    """Whether the learning files are exactly `files` (store path -> size, mtime, when hashed)
+    by their stat: what `learning_files` lists, without sorting 2,000 Path objects."""
+    seen = 0
+    for folder in (layout.learnings, layout.drafts):
+        prefix = os.path.join(layout.rel(folder), "")
+        try:
+            with os.scandir(folder) as found:
+                for item in found:
+                    if not item.name.endswith(".md") or not item.is_file():
+                        continue
+                    known = files.get(prefix + item.name)
+                    st = item.stat()
+                    if known is None or not stat_matches(known, st.st_size, st.st_mtime_ns):
+                        return False
+                    seen += 1
+        except OSError:
+            if folder.exists():
+                return False
+    return seen == len(files)
 
 
 @dataclass
@@ -52,6 +91,7 @@ class Manifest:
     generation: int = 0
     files: dict[str, Entry] = field(default_factory=dict)
     digest: str = ""  # of the bytes it was loaded from: the key of what is derived from it
+    stamp: list[int] | None = None  # the identity of the file those bytes were read from
 
     def pins(self) -> tuple[Any, ...]:
         return (self.model, self.dim, self.chunker, self.backend)
@@ -75,7 +115,9 @@ class Manifest:
     def load(cls, path: Path) -> Manifest | None:
         """The stored manifest; None when there is none; ManifestCorrupt when unreadable."""
         try:
-            raw = path.read_bytes()
+            with open(path, "rb") as handle:  # the identity and the bytes of the same file
+                stamp = manifest_stamp(os.fstat(handle.fileno()))
+                raw = handle.read()
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -92,7 +134,8 @@ class Manifest:
                 backend=str(data["backend"]),
                 generation=int(data.get("generation", 0)),
                 files={k: Entry(**v) for k, v in data["files"].items()},
-                digest=hashlib.blake2b(raw, digest_size=16).hexdigest(),
+                digest=blake2b(raw, digest_size=16).hexdigest(),
+                stamp=stamp,
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ManifestCorrupt(f"{type(exc).__name__}: {exc}") from None

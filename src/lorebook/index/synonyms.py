@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
 
 from ..settings import synonym_groups
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 # Each group lists interchangeable spellings; config `search.synonyms` adds groups.
 DEFAULT_SYNONYMS: tuple[tuple[str, ...], ...] = (

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..problems import OnProblem, ignore
@@ -21,7 +20,10 @@ from .reader import iter_records
 from .sessions import STATUSES, SessionInfo, summarize
 from .writer import redacted
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..config import Config
     from ..events import EventBus
     from ..paths import Layout

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 
 from ..config import Config, load_config
@@ -16,10 +17,7 @@ from ..errors import UsageError
 from ..events import EventBus
 from ..ids import new_ulid
 from ..paths import find_root, require_store
-from ..redact.identifiers import check_identifier
-from ..redact.sanitize import Sanitizer
 from ..timeutil import format_ts, utcnow
-from .depth import too_deep_message, value_too_deep
 from .writer import (
     LogWriter,
     action_record,
@@ -32,6 +30,8 @@ from .writer import (
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..redact.sanitize import Sanitizer
 
 Listener = Callable[[dict[str, "Any"]], None]
 
@@ -53,18 +53,29 @@ class Appender:
         self.env_project = env.get("LORE_PROJECT") or None
         self.env_session = env.get("LORE_SESSION") or None
         self.max_depth = config.log.max_depth
-        self.sanitizer = Sanitizer(
+        self.events = EventBus()  # `events.on("action", handler)`: loosely coupled subscribers
+        self.listeners: list[Listener] = [self.events.publish_record]
+
+    @cached_property
+    def sanitizer(self) -> Sanitizer:
+        """Built on first use, like the writer: what only opens the store builds neither."""
+        from ..redact.sanitize import Sanitizer
+
+        config = self.config
+        return Sanitizer(
             extra_secret_keys=config.redaction.extra_secret_keys,
             extra_patterns=config.redaction.extra_patterns,
             max_value_chars=config.log.max_value_chars,
         )
-        self.events = EventBus()  # `events.on("action", handler)`: loosely coupled subscribers
-        self.listeners: list[Listener] = [self.events.publish_record]
-        self.writer = LogWriter(
+
+    @cached_property
+    def writer(self) -> LogWriter:
+        """Built on first write: opening a store to read it builds no writer."""
+        return LogWriter(
             self.layout,
             self.sanitizer,
-            fsync=config.log.durability == "fsync",
-            max_line_bytes=config.log.max_line_bytes,
+            fsync=self.config.log.durability == "fsync",
+            max_line_bytes=self.config.log.max_line_bytes,
             listeners=self.listeners,
         )
 
@@ -78,11 +89,15 @@ class Appender:
 
     def default_agent(self, agent: str | None = None) -> str:
         if not agent and self.env_agent:
+            from ..redact.identifiers import check_identifier
+
             return check_identifier("LORE_AGENT", self.env_agent, self.sanitizer)
         return agent or self.config.agent or "agent"
 
     def default_project(self, project: str | None = None) -> str:
         if not project and self.env_project:
+            from ..redact.identifiers import check_identifier
+
             return check_identifier("LORE_PROJECT", self.env_project, self.sanitizer)
         return project or self.config.project or self.root.name
 
@@ -171,6 +186,8 @@ class Appender:
     def check_depth(self, value: Any, what: str) -> None:
         """UsageError when `value` nests deeper than `log.max_depth` (no walker may recurse
         that far: the sanitizer, the encoder, every reader later)."""
+        from .depth import too_deep_message, value_too_deep  # writes only
+
         if (
             isinstance(value, Mapping)
             and value

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from itertools import islice
-from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
 from ..problems import OnProblem, ignore
@@ -20,8 +19,10 @@ from .catalog_read import CleanReads
 from .catalog_rows import problems_for
 from .sessions import SessionInfo, session_status
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any
 
     from ..progress import Progress
     from ..settings import CatalogSettings

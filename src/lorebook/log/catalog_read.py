@@ -17,14 +17,16 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from ..model import decode_line
 from ..problems import OnProblem, Problem
 from .archive_io import read_archive_bytes
 from .writer import redacted
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..redact.sanitize import Sanitizer
 
 CLEAN_TABLE = (
@@ -104,7 +106,10 @@ def rules_key(sanitizer: Sanitizer) -> str:
 
 
 def _rules_key(settings: str) -> str:
-    import hashlib
+    try:  # hashlib.blake2b without hashlib's OpenSSL start-up (as in lorebook.log.catalog)
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import blake2b
 
     from ..redact import sanitize
     from . import writer
@@ -115,7 +120,7 @@ def _rules_key(settings: str) -> str:
     for source in [*sources, writer.__file__]:
         st = os.stat(source)
         parts.append(f"{source}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+    return blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
 
 
 class CleanReads:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from ..model import decode_line
 from ..problems import Problem
 from ..redact.sanitize import Sanitizer
 from .reader import MAX_LINE_BYTES
 from .sessions import SessionInfo, observe
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 TABLES = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);

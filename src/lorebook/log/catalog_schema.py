@@ -6,11 +6,14 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from typing import Any
 
 SCHEMA_VERSION = 5  # 5: free-text columns are redacted
 FILE_NAME = "catalog.sqlite"
 HOT_DAYS = 2
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class CatalogUnavailable(Exception):

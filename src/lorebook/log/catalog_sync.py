@@ -10,7 +10,6 @@ import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
 
 try:  # what hashlib.blake2b is, without hashlib's OpenSSL start-up (~5 ms of every read)
     from _blake2 import blake2b
@@ -23,22 +22,25 @@ from .archive_io import iter_archives, read_archive_bytes
 from .catalog_rows import INSERT, fold_sessions, parse_lines, redact_rows
 from .catalog_schema import HOT_DAYS, SyncStats, day_names, meta
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from typing import Any, NamedTuple, Protocol
+
     from ..progress import Progress
+
+    class SyncedStore(Protocol):
+        """What a sync needs of the catalog: where the shards are and how rows are redacted."""
+
+        actionlog: Path
+        archive: Path
+        base: Path
+        sanitizer: Sanitizer
+else:
+    from ..tuples import NamedTuple
 
 _TAIL = 4096
 _RESTAMP_S = 3600.0  # `synced_at` is rewritten by a sync that changes nothing at most hourly
 _RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a change in the same tick
-
-
-class SyncedStore(Protocol):
-    """What a sync needs of the catalog: where the shards are and how rows are redacted."""
-
-    actionlog: Path
-    archive: Path
-    base: Path
-    sanitizer: Sanitizer
 
 
 class _Shard(NamedTuple):

@@ -176,14 +176,17 @@ def resume_success(actions: list[dict[str, Any]], sessions: Iterable[SessionInfo
     )  # fmt: skip
 
 
-def logging_overhead(actions: list[dict[str, Any]]) -> Kpi:
-    """Mean logging cost per action from `meta.overhead_ms` (else `meta.hook_ms`)."""
+def logging_overhead(actions: list[dict[str, Any]], others: Iterable[float] = ()) -> Kpi:
+    """Mean logging cost per record from `meta.overhead_ms` (else `meta.hook_ms`): the actions'
+    and `others`, the costs the session events carry (the session hooks record theirs there)."""
     costs = [c for c in (overhead_of(r) for r in actions) if c is not None]
+    costs += others
     total = round(sum(costs), 3)
     value = round(total / len(costs), 2) if costs else None
     return Kpi(
         "logging_overhead", "Logging overhead",
-        "mean of `meta.overhead_ms` (else `meta.hook_ms`) over the actions that carry it",
+        "mean of `meta.overhead_ms` (else `meta.hook_ms`) over the records that carry it "
+        "(actions and session events)",
         total, len(costs), value, "ms", "< 20 ms", None if value is None else value < 20,
     )  # fmt: skip
 
@@ -207,16 +210,18 @@ def compute(
     hook_misses: int,
     shard_bytes: int,
     days: float,
+    session_overhead: Iterable[float] = (),
 ) -> list[Kpi]:
     """Every figure, in the seed's order, from the window's actions (oldest first, lorebook's
-    own bookkeeping included) and the sessions seen in the log."""
+    own bookkeeping included), the sessions seen in the log and the overheads its session
+    events carry."""
     return [
         search_before_plan(actions),
         drafts_per_completed_epic(actions),
         applications_per_learning(actions, published),
         hook_coverage(actions, hook_misses),
         resume_success(actions, sessions),
-        logging_overhead(actions),
+        logging_overhead(actions, session_overhead),
         log_size(shard_bytes, days),
     ]
 
@@ -262,6 +267,7 @@ def gather(
 ) -> dict[str, Any]:
     """The `lore report kpis --json` contract for the window [since, until) (`days`: its UTC
     days, `span_days`: its length) with `published` learnings in the store."""
+    from .overhead import record_overheads
     from .query import ActionFilter
 
     found = log.iter_actions(ActionFilter(since=since, until=until), newest_first=False)
@@ -276,6 +282,7 @@ def gather(
         hook_misses=hook_misses(log.layout.cache / "hooks.log", since, until),
         shard_bytes=shard_bytes(log.layout.actionlog, days),
         days=span_days,
+        session_overhead=[ms for *_, ms in record_overheads(log, since, until, kind="session")],
     )
     return {"window": {"since": since, "until": until}, "kpis": [k.to_dict() for k in figures]}
 
@@ -311,7 +318,7 @@ def fraction(kpi: Mapping[str, Any]) -> str:
     if kpi["unit"] == "bytes":
         return f"{human_bytes(kpi['numerator'])} in {num(kpi['denominator'])} days"
     if kpi["unit"] == "ms":
-        return f"{num(kpi['numerator'])} ms / {num(kpi['denominator'])} actions"
+        return f"{num(kpi['numerator'])} ms / {num(kpi['denominator'])} records"
     return f"{num(kpi['numerator'])} / {num(kpi['denominator'])}"
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..redact.sanitize import clip
 from .sessions import SessionInfo
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _epic(record: dict[str, Any]) -> str | None:

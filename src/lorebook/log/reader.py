@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from ..model import decode_line
 from ..problems import OnProblem, Problem, ignore
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_LINE_BYTES = 1 << 20  # lines past this are reported, never parsed
 _CHUNK = 1 << 16

@@ -10,7 +10,8 @@ Definitions (documented in docs/reports.md):
 * success rate = success / (success + failure + blocked); `in_progress` records open work and
   are not outcomes yet.
 * overhead = the logging/hook cost a record carries in `meta.overhead_ms` (else `meta.hook_ms`),
-  in milliseconds, as hooks and wrappers record it; absent when nothing recorded it.
+  in milliseconds, as hooks and wrappers record it, on actions and on session events alike (the
+  session hooks record theirs on the session's start and end); absent when nothing recorded it.
 """
 
 from __future__ import annotations
@@ -19,17 +20,20 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..model import INTERNAL_TYPES
 from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
+from .overhead import Cost, by_action_type, overhead_table, scan_overhead
 from .progress import describe
 from .query import ActionFilter
 from .report_sql import Tally, p95_index
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from typing import Any
+
     from .actionlog import ActionLog
 
 GROUPS = ("day", "type", "outcome")
@@ -160,9 +164,15 @@ def check_group(group_by: str) -> None:
         raise UsageError(f"--group-by {group_by!r} is not one of: {', '.join(GROUPS)}")
 
 
-def aggregate(rows: Iterable[tuple[Any, ...]], window: Window, group_by: str) -> dict[str, Any]:
+def aggregate(
+    rows: Iterable[tuple[Any, ...]],
+    window: Window,
+    group_by: str,
+    costs: list[Cost] | None = None,
+) -> dict[str, Any]:
     """Summary, breakdown, per-hour/day counts, durations and overhead of slim rows (pure): the
-    reference for the SQL aggregation of report_sql."""
+    reference for the SQL aggregation of report_sql. `costs` are the overheads of every kind of
+    record (`overhead.scan_overhead`); without them, the actions' own."""
     check_group(group_by)
     t = Tally()
     sessions: set[str] = set()
@@ -187,11 +197,14 @@ def aggregate(rows: Iterable[tuple[Any, ...]], window: Window, group_by: str) ->
     for kind, values in overhead.items():
         ordered = sorted(values)
         t.overhead[kind] = (len(values), sum(values), ordered[-1], ordered[p95_index(len(values))])
-    return shape(t, window, group_by)
+    if costs is None:
+        costs = [("action", kind, ms) for kind, values in overhead.items() for ms in values]
+    return shape(t, window, group_by, costs)
 
 
-def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
-    """The report's aggregate sections from a tally (pure)."""
+def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[str, Any]:
+    """The report's aggregate sections from a tally and the overheads of every kind of record
+    (pure)."""
     groups = dict(t.groups)
     if group_by == "day":
         for day in window.days():
@@ -199,7 +212,6 @@ def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
     total = sum(t.outcomes.values())
     busiest = _top(t.days)
     common = _top(t.types)
-    overhead_count = sum(v[0] for v in t.overhead.values())
     return {
         "summary": {
             "total_actions": total,
@@ -245,8 +257,8 @@ def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
         ],
         "overhead": {
             "field": "meta.overhead_ms (else meta.hook_ms)",
-            "count": overhead_count,
-            "avg_ms": round(sum(v[1] for v in t.overhead.values()) / overhead_count, 3),
+            "count": len(costs),
+            "avg_ms": round(sum(ms for *_, ms in costs) / len(costs), 3),
             "by_type": [
                 {
                     "type": k,
@@ -257,8 +269,9 @@ def shape(t: Tally, window: Window, group_by: str) -> dict[str, Any]:
                 }
                 for k, (n, total_ms, top, p95) in sorted(t.overhead.items())
             ],
+            "by_record": overhead_table(costs),
         }
-        if t.overhead
+        if costs
         else None,
     }
 
@@ -311,16 +324,23 @@ def build_report(
 def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> dict[str, Any]:
-    from .report_sql import Scope, newest, outcome_counts, tally
+    from .catalog_read import CleanReads
+    from .report_sql import Scope, newest, outcome_counts, overhead_costs, tally
 
     scope = Scope(window.since_ts, window.until_ts, **options)
-    base = log.layout.actionlog.parent
+    counts = tally(conn, scope, group_by)
+    costs = overhead_costs(conn, scope)  # the overhead of every record kind, in one pass
+    counts.overhead = by_action_type(costs)
     deploy = ("type", "deploy")
-    deploys = newest(conn, base, scope, log.sanitizer, deploy, DEPLOYMENTS_SHOWN)
-    failures = newest(conn, base, scope, log.sanitizer, ("outcome", "failure"), FAILURES_SHOWN)
+    reads = CleanReads(conn, log.layout.actionlog.parent, log.sanitizer)
+    try:
+        deploys = newest(conn, reads, scope, deploy, DEPLOYMENTS_SHOWN)
+        failures = newest(conn, reads, scope, ("outcome", "failure"), FAILURES_SHOWN)
+    finally:
+        reads.close()
     by_outcome = outcome_counts(conn, scope, deploy)
     return {
-        **shape(tally(conn, scope, group_by), window, group_by),
+        **shape(counts, window, group_by, costs),
         "deployments": {
             "total": sum(by_outcome.values()),
             "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
@@ -345,12 +365,16 @@ def scan_report(
         log, window, project=project, agent=agent, include_archive=include_archive,
         include_internal=include_internal,
     )  # fmt: skip
-    report = aggregate(rows, window, group_by)
+    costs = scan_overhead(
+        log, window.since_ts, window.until_ts, project=project, agent=agent,
+        include_archive=include_archive, include_internal=include_internal,
+    )  # fmt: skip
+    report = aggregate(rows, window, group_by, costs)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     deploys: list[dict[str, Any]] = []
     by_outcome: Counter[str] = Counter()
     for record in log.iter_actions(
-        ActionFilter(**{**base.__dict__, "type": "deploy"}), include_archive=include_archive
+        ActionFilter(**{**base.values(), "type": "deploy"}), include_archive=include_archive
     ):
         by_outcome[record["outcome"]] += 1
         if len(deploys) < DEPLOYMENTS_SHOWN:
@@ -362,7 +386,7 @@ def scan_report(
     }
     failures = []
     found = log.iter_actions(
-        ActionFilter(**{**base.__dict__, "outcome": "failure"}), include_archive=include_archive
+        ActionFilter(**{**base.values(), "outcome": "failure"}), include_archive=include_archive
     )
     for record in found:
         if not include_internal and record["type"] in INTERNAL_TYPES:

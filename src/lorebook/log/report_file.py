@@ -142,6 +142,18 @@ def render_markdown(
             f"{t['max_ms']:.2f} |"
             for t in o["by_type"]
         ]
+        out += [
+            "",
+            "Per record kind (session hooks record theirs on the session's start and end):",
+            "",
+            "| record | n | p50 (ms) | p95 (ms) | total (ms) |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {r['record']} | {r['count']} | {r['p50_ms']:.2f} | {r['p95_ms']:.2f} | "
+            f"{r['total_ms']:.2f} |"
+            for r in o["by_record"]
+        ]
     if kpis is not None:
         from .kpis import markdown_section
 

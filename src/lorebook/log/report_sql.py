@@ -8,15 +8,15 @@ and only the deployments and failures a report lists are read back from their sh
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from ..model import INTERNAL_TYPES
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
-    from ..redact.sanitize import Sanitizer
+    from .catalog_read import CleanReads
 
 
 class Tally:
@@ -24,7 +24,7 @@ class Tally:
     `report.aggregate`.
 
     `durations[type]` is (count, sum, max) of `duration_s`; `overhead[type]` is (count, sum,
-    max, p95) of the overhead in ms.
+    max, p95) of the overhead in ms (`overhead.by_action_type`).
     """
 
     def __init__(self) -> None:
@@ -40,9 +40,20 @@ class Tally:
         self.overhead: dict[str, tuple[int, float, float, float]] = {}
 
 
+def record_label(kind: str, action_type: str | None, event: str | None) -> str:
+    """What an overhead is counted under: an action's type, or `session start` / `session end`
+    for the session events the session-start, stop and session-end hooks write."""
+    return (action_type or "-") if kind == "action" else f"{kind} {event or '-'}"
+
+
+def rank_index(count: int, share: float) -> int:
+    """Where the `share` percentile sits in `count` sorted values (nearest rank)."""
+    return min(count - 1, round(share * (count - 1)))
+
+
 def p95_index(count: int) -> int:
     """Where the 95th percentile sits in `count` sorted values (nearest rank)."""
-    return min(count - 1, round(0.95 * (count - 1)))
+    return rank_index(count, 0.95)
 
 
 class Scope:
@@ -59,19 +70,25 @@ class Scope:
         include_archive: bool,
         include_internal: bool = False,
     ) -> None:
-        clauses = ["{}kind = 'action'", "{}ts >= ?", "{}ts < ?"]
+        clauses = ["{}ts >= ?", "{}ts < ?"]
         self.args: list[Any] = [since, until]
         for column, value in (("project", project), ("agent", agent)):
             if value is not None:
                 clauses.append(f"{{}}{column} = ?")
                 self.args.append(value)
-        if not include_internal:
-            clauses.append(f"{{}}type NOT IN ({', '.join('?' * len(INTERNAL_TYPES))})")
-            self.args.extend(INTERNAL_TYPES)
         if not include_archive:
             clauses.append("{}archived = 0")
-        self.template = " AND ".join(clauses)
-        self.where = self.template.replace("{}", "")
+        internal = ""
+        if not include_internal:
+            internal = f"{{}}type NOT IN ({', '.join('?' * len(INTERNAL_TYPES))})"
+            self.args.extend(INTERNAL_TYPES)
+        actions = " AND ".join(["{}kind = 'action'", *clauses, *([internal] if internal else [])])
+        self.template = actions
+        self.where = actions.replace("{}", "")
+        # the same records of every kind (session events too): lorebook's bookkeeping is a
+        # type of action, so only actions are left out for it
+        either = f"(kind != 'action' OR {internal})" if internal else ""
+        self.any_kind = " AND ".join([*clauses, *([either] if either else [])]).replace("{}", "")
 
     def rows(
         self, conn: sqlite3.Connection, select: str, tail: str = "", extra: tuple[Any, ...] = ()
@@ -81,9 +98,10 @@ class Scope:
 
 
 def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
-    """Every count, sum and maximum of a report, in five grouped passes over the window (each
-    pass reads every row of the window: at a million actions that is most of a report). The
-    sums are SQLite's, in time order per type, as the Python reference adds them."""
+    """Every count, sum and maximum of a report but the overhead (`overhead_costs`), in five
+    grouped passes over the window (each pass reads every row of the window: at a million
+    actions that is most of a report). The sums are SQLite's, in time order per type, as the
+    Python reference adds them."""
     t = Tally()
     for hour, outcome, n in scope.rows(
         conn, "substr(ts, 1, 13), outcome, count(*)", "GROUP BY 1, 2"
@@ -109,35 +127,24 @@ def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
     t.sessions = scope.rows(conn, "count(DISTINCT session)")[0][0]
     measured = scope.rows(
         conn,
-        "type, count(duration), total(duration), max(duration),"
-        " count(overhead), total(overhead), max(overhead)",
-        "AND (duration IS NOT NULL OR overhead IS NOT NULL) GROUP BY 1",
+        "type, count(duration), total(duration), max(duration)",
+        "AND duration IS NOT NULL GROUP BY 1",
     )
-    for kind, n_d, sum_d, max_d, n_o, sum_o, max_o in measured:
-        if n_d:
-            t.durations[kind] = (n_d, sum_d, max_d)
-        if n_o:
-            (p95,) = scope.rows(
-                conn, "overhead", "AND type = ? AND overhead IS NOT NULL"
-                " ORDER BY overhead LIMIT 1 OFFSET ?", (kind, p95_index(n_o)),
-            )[0]  # fmt: skip
-            t.overhead[kind] = (n_o, sum_o, max_o, p95)
+    for kind, n_d, sum_d, max_d in measured:
+        t.durations[kind] = (n_d, sum_d, max_d)
     return t
 
 
 def newest(
     conn: sqlite3.Connection,
-    base: Any,
+    reads: CleanReads,
     scope: Scope,
-    sanitizer: Sanitizer,
     match: tuple[str, str],
     limit: int,
-) -> Iterator[dict[str, Any]]:
+) -> list[dict[str, Any]]:
     """The newest `limit` actions whose column `match[0]` is `match[1]`, read back from their
-    shards under `base`, redacted (a row whose shard changed since the sync is skipped, as a
-    catalog read does)."""
-    from .catalog_read import CleanReads
-
+    shards by `reads` (one per report, so a shard is opened and checked once), redacted (a row
+    whose shard changed since the sync is skipped, as a catalog read does)."""
     column, value = match
     where = scope.template.replace("{}", "r.")
     rows = conn.execute(
@@ -146,11 +153,21 @@ def newest(
         " ORDER BY r.ts DESC, r.id DESC LIMIT ?",
         [*scope.args, value, limit],
     ).fetchall()
-    reads = CleanReads(conn, base, sanitizer)
-    try:
-        yield from reads.records(rows)
-    finally:
-        reads.close()
+    return list(reads.records(rows))
+
+
+def overhead_costs(
+    conn: sqlite3.Connection, scope: Scope, kind: str | None = None
+) -> list[tuple[str, str, float]]:
+    """(kind, record, ms) of every record of the scope carrying an overhead (any kind, or
+    `kind`), oldest first; `record` as `record_label` names it."""
+    sql = f"SELECT kind, type, event, overhead FROM records WHERE {scope.any_kind}"
+    args = [*scope.args]
+    if kind is not None:
+        sql += " AND kind = ?"
+        args.append(kind)
+    rows = conn.execute(sql + " AND overhead IS NOT NULL ORDER BY ts, id", args)
+    return [(k, record_label(k, t, e), ms) for k, t, e, ms in rows]
 
 
 def outcome_counts(conn: sqlite3.Connection, scope: Scope, match: tuple[str, str]) -> Counter[str]:

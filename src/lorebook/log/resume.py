@@ -12,13 +12,18 @@ import os
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
 
 from ..model import decode_line
 from ..problems import OnProblem, Problem, ignore
 from .reader import MAX_LINE_BYTES, read_shard, relative, walk_days
 from .tail import file_size, line_number, lines_backwards
 from .writer import session_start_day
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, NamedTuple
+else:
+    from ..tuples import NamedTuple
 
 _HEAD_LINES = 100  # a start event is among the first lines of a session's first shard
 

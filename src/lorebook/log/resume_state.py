@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
 from ..git.binary import start_git_state
@@ -21,7 +20,10 @@ from .writer import redacted
 
 GIT_STATE_FILE = "git-state.json"
 
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..config import Config
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer

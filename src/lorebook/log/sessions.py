@@ -6,12 +6,15 @@ import os
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from ..ids import resolve_prefix
 from ..model import ULID_RE
 from ..timeutil import format_ts
 from .identity import TURN_END
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import Any
 
 STATUSES = ("active", "ended", "disconnected")
 

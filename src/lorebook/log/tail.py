@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import BinaryIO
 
 from .reader import MAX_LINE_BYTES
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 _BLOCK = 1 << 16
 

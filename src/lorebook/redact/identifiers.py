@@ -10,8 +10,6 @@ before costs one set lookup.
 
 from __future__ import annotations
 
-import re
-
 from ..errors import UsageError
 from ..model import ULID_RE
 from . import patterns as P
@@ -19,13 +17,6 @@ from . import scan as S
 from .sanitize import Sanitizer
 
 PII_KINDS = frozenset({"email", "phone", "credit_card", "ssn"})
-_PARTS = re.compile(r"[/._-]")
-# ids lorebook and agents generate, which hold no secret: a ULID, an automatic session id or
-# a UUID, maybe after a lower-case word ("session-<ULID>"). Passed without a scan.
-_GENERATED = re.compile(
-    r"(?:[a-z][a-z0-9]{0,31}[-_])?"
-    r"(?:[0-9A-HJKMNP-TV-Z]{26}|auto-[0-9]{8}-[0-9a-f]{12}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})"
-)
 _MEMO = 4096
 
 _default: Sanitizer | None = None
@@ -44,7 +35,7 @@ def id_shaped(token: str) -> bool:
     and paths to them look like (auto ids, ULIDs, UUIDs, digests, `session-<ULID>`), and
     what the high-entropy rule alone does not refuse or redact in ids, file names and
     messages.  Generated keys have capitals outside a ULID's alphabet or shape."""
-    return all(part == part.lower() or ULID_RE.match(part) for part in _PARTS.split(token))
+    return all(part == part.lower() or ULID_RE.match(part) for part in P.R.ID_PARTS.split(token))
 
 
 def _spans(s: str, sanitizer: Sanitizer) -> list[S.Span]:
@@ -73,7 +64,7 @@ def secret_kind(value: str, sanitizer: Sanitizer | None = None) -> str | None:
     known = sanitizer.plain_ids
     if value in known:
         return None
-    if _GENERATED.fullmatch(value) is None:
+    if P.R.GENERATED_ID.fullmatch(value) is None:
         spans = _spans(_clean(value), sanitizer)
         if spans:
             return min(spans, key=lambda span: span[1])[3]  # the most specific rule
@@ -83,19 +74,12 @@ def secret_kind(value: str, sanitizer: Sanitizer | None = None) -> str | None:
     return None
 
 
-# `learnings/passwd.md: …`, `secret.yaml:3: …`: a file named like a secret key, then a colon,
-# is how every message names a file -- not an assignment of a secret
-_FILE_KEY = re.compile(
-    r"(?:\S*/\S*|\S+\.(?:md|ya?ml|jsonl?|gz|txt|toml|sqlite|csv|py|lock|tmp))(?::\d+)*"
-)
-
-
 def _names_a_file(s: str, span: S.Span) -> bool:
     if span[3] != "secret_assignment":
         return False
     head = s[: span[0]].rstrip(" \t:=")
     key = head.rsplit(None, 1)[-1] if head.strip() else ""
-    return _FILE_KEY.fullmatch(key) is not None
+    return P.R.FILE_KEY.fullmatch(key) is not None
 
 
 def redact_message(text: str, sanitizer: Sanitizer | None = None) -> str:

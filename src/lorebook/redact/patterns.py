@@ -152,6 +152,18 @@ PROVIDERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 PROVIDER_PREFIXES = tuple(p for prefixes, _, _ in PROVIDERS for p in prefixes)
 # a provider prefix glued inside a token after a separator ("x-AKIA…", "foo-xoxb-…")
 _SOURCES["INNER_PROVIDER"] = r"[_\-+/](?=" + "|".join(map(re.escape, PROVIDER_PREFIXES)) + ")"
+# what lorebook.redact.identifiers passes or reads: the parts of an id; ids lorebook and agents
+# generate, which hold no secret (a ULID, an automatic session id or a UUID, maybe after a
+# lower-case word: "session-<ULID>"); and how a message names a file (`learnings/passwd.md: …`,
+# `secret.yaml:3: …`: a file named like a secret key, then a colon -- not an assignment)
+_SOURCES["ID_PARTS"] = r"[/._-]"
+_SOURCES["GENERATED_ID"] = (
+    r"(?:[a-z][a-z0-9]{0,31}[-_])?"
+    r"(?:[0-9A-HJKMNP-TV-Z]{26}|auto-[0-9]{8}-[0-9a-f]{12}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})"
+)
+_SOURCES["FILE_KEY"] = (
+    r"(?:\S*/\S*|\S+\.(?:md|ya?ml|jsonl?|gz|txt|toml|sqlite|csv|py|lock|tmp))(?::\d+)*"
+)
 #: the PROVIDERS entries (in order) with a prefix that starts with these two characters
 PROVIDERS_BY_HEAD: dict[str, list[tuple[tuple[str, ...], str, str]]] = {}
 for _entry in PROVIDERS:

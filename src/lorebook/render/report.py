@@ -56,6 +56,12 @@ def render_text(report: dict[str, Any]) -> str:
              f"max {t['max_ms']:.2f} ms", f"(n={t['count']})")
             for t in o["by_type"]
         ))  # fmt: skip
+        out += ["", "Overhead per record kind (actions by type, session start/end):"]
+        out += columns(None, (
+            ("", r["record"], f"n={r['count']}", f"p50 {r['p50_ms']:.2f} ms",
+             f"p95 {r['p95_ms']:.2f} ms", f"total {r['total_ms']:.2f} ms")
+            for r in o["by_record"]
+        ), right=(2,))  # fmt: skip
     return "\n".join(out)
 
 
