@@ -161,6 +161,11 @@ class ChromaStore:
     def query(self, vector: np.ndarray, n: int) -> tuple[list[tuple[str, float]], int]:
         """((file key, cosine similarity) of the `n` nearest passages, best first; how many
         passages are stored). A missing embedded store is not created: (`[]`, 0)."""
+        found, total = self.query_many(vector.reshape(1, -1), n)
+        return (found[0] if found else []), total
+
+    def query_many(self, vectors: np.ndarray, n: int) -> tuple[list[list[tuple[str, float]]], int]:
+        """`query` for each row of `vectors`, in one call; ([], 0) when nothing is stored."""
         with _panics_as_errors(self.path or self.url):
             if not self.url and self.path is not None and not self.path.is_dir():
                 return [], 0
@@ -168,23 +173,27 @@ class ChromaStore:
             if collection is None:
                 return [], 0
             total = int(collection.count())
-            if total == 0:
-                return [], 0
+            if total == 0 or not len(vectors):
+                return [], total
             found = collection.query(
-                query_embeddings=vector.reshape(1, -1),
+                query_embeddings=vectors,
                 n_results=min(n, total),
                 include=["metadatas", "distances"],
             )
-            metas = found["metadatas"][0] if found.get("metadatas") else []
-            dists = found["distances"][0] if found.get("distances") else []
-            # a passage another process deleted since this process loaded its vectors has no
-            # metadata any more (chroma#3792): skip it, the next search reloads
-            hits = [
-                (str(m["key"]), 1.0 - float(d))
-                for m, d in zip(metas, dists, strict=False)
-                if m and "key" in m and d is not None
-            ]
-            return hits, total
+            out = []
+            for metas, dists in zip(
+                found.get("metadatas") or [], found.get("distances") or [], strict=False
+            ):
+                # a passage another process deleted since this process loaded its vectors has
+                # no metadata any more (chroma#3792): skip it, the next search reloads
+                out.append(
+                    [
+                        (str(m["key"]), 1.0 - float(d))
+                        for m, d in zip(metas or [], dists or [], strict=False)
+                        if m and "key" in m and d is not None
+                    ]
+                )
+            return out, total
 
 
 @contextlib.contextmanager

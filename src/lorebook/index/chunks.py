@@ -4,8 +4,9 @@ MiniLM reads at most 256 word pieces (~180 words), so a long learning is cut by 
 sections into pieces); every passage starts with the title so it stands on its own. A short
 learning is one passage. The title alone is one more passage: a query is usually a short
 problem statement, and title-to-title similarity finds the same problem most reliably (measured on
-the duplicate-issue benchmark: recall@5 up, no loss elsewhere). Bump CHUNKER_VERSION whenever
-the output changes: the index rebuilds.
+the duplicate-issue benchmark: recall@5 up, no loss elsewhere). The title passage also gives each
+learning its hubness (hubness.py). Bump CHUNKER_VERSION whenever the output or what the index
+derives from it changes: the index rebuilds.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .documents import Document
 
 _HEADING_MARK = re.compile(r"^#{1,6} +", re.MULTILINE)
 
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3  # 3: each learning's hubness is recorded in the manifest
 MAX_WORDS = 150
 
 

@@ -18,6 +18,7 @@ from ..progress import INDEX_BUILD
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .chunks import CHUNKER_VERSION
 from .embed import ModelUnavailable, load_embedder, resolve_model
+from .hubness import corrected
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt, files_match
@@ -335,10 +336,10 @@ class SearchIndex:
             self.mode_used = "keyword"
         if mode == "semantic" and dense is None:
             mode = "keyword"
-        docs = [(k, e.doc) for k, e in manifest.files.items() if e.doc]
+        entries = [(k, e) for k, e in manifest.files.items() if e.doc]
         return self._rank(
-            [k for k, _ in docs],
-            [d for _, d in docs],
+            [k for k, _ in entries],
+            [e.doc for _, e in entries if e.doc],
             kw_sim,
             dense,
             mode,
@@ -346,6 +347,7 @@ class SearchIndex:
             threshold,
             filters,
             today or date.today(),
+            hubs=[e.hub for _, e in entries],
         )
 
     def _fresh(self, saved: SavedIndex | None = None) -> bool:
@@ -480,17 +482,23 @@ class SearchIndex:
         today: date,
         full: Callable[[int], dict[str, Any]] | None = None,
         superseded: set[str] | None = None,
+        hubs: Sequence[float] = (),
     ) -> list[SearchResult]:
         """The best `limit` of `docs` (what ranking reads of each, looked at only above the
         similarity floor; `full(i)`, when given, reads the whole document `i` for the results;
-        `superseded`, when given, the ids the documents supersede)."""
+        `superseded`, when given, the ids the documents supersede; `hubs`, each document's
+        hubness, with the dense side)."""
         if superseded is None:
             superseded = {s for d in docs for s in d.get("supersedes") or []}
         floor = self.rank.threshold if threshold is None else threshold
+        mean_hub = sum(hubs) / len(hubs) if hubs else 0.0
         scored = []
         for i, key in enumerate(keys):
             kw = float(kw_sim[i])
-            sem = None if dense is None else max(dense.get(key, 0.0), 0.0)
+            sem = None
+            if dense is not None:  # only a learning the dense search found is corrected
+                found = dense.get(key)
+                sem = 0.0 if found is None else corrected(max(found, 0.0), hubs[i], mean_hub)
             sim = fuse(kw, sem, mode, self.rank.dense_weight)
             if sim < floor:
                 continue

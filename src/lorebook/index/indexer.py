@@ -21,6 +21,7 @@ from ..problems import Problem
 from .chroma_store import ChromaStore
 from .chunks import CHUNKER_VERSION, passages
 from .documents import Document, learning_files, read_document
+from .hubness import PASSAGES_ASKED, hubness, nearest_others
 from .lock import IndexLocks
 from .manifest import Entry, Manifest, ManifestCorrupt
 
@@ -208,7 +209,7 @@ class Indexer:
             )
             changed.append((rel, entry, doc))
 
-        self._write(manifest, changed, progress, len(on_disk))
+        titles = self._write(manifest, changed, progress, len(on_disk))
         if progress and on_disk:  # ends at the total when nothing needed embedding, too
             progress(len(on_disk), len(on_disk))
         if removed or unindex:
@@ -220,6 +221,7 @@ class Indexer:
                 gone = manifest.files.pop(rel, None)
                 if gone is not None and gone.doc is not None:
                     report.removed.append(rel)
+        self._hubness(manifest, titles)
         if report.changed:
             manifest.generation += 1
         if dirty or report.changed or not self.manifest_path.exists():
@@ -232,11 +234,13 @@ class Indexer:
         changed: list[tuple[str, Entry, Document]],
         progress: Progress | None,
         total: int,
-    ) -> None:
-        """Embed the changed documents (one batch ahead, in a thread) and store them."""
+    ) -> list[tuple[str, Any]]:
+        """Embed the changed documents (one batch ahead, in a thread) and store them; returns
+        (file, title vector) of each document embedded."""
         batches = [changed[i : i + DOCS_PER_BATCH] for i in range(0, len(changed), DOCS_PER_BATCH)]
         done = total - len(changed)
         ready: dict[int, Any] = {}
+        titles: list[tuple[str, Any]] = []
 
         def embed(index: int) -> None:
             ready[index] = self._embed(batches[index])
@@ -257,13 +261,33 @@ class Indexer:
                     self.store.delete_keys([rel for rel, _, _ in batch])
                     if len(keys):
                         self.store.add(keys, vectors)
+            first = 0
             for (rel, entry, doc), count in zip(batch, counts, strict=True):
+                if count:  # the title is every document's first passage (chunks.passages)
+                    titles.append((rel, vectors[first]))
+                first += count
                 entry.chunks = count
                 entry.doc = doc.to_dict()
                 manifest.files[rel] = entry
             done += len(batch)
             if progress:
                 progress(done, total)
+        return titles
+
+    def _hubness(self, manifest: Manifest, titles: list[tuple[str, Any]]) -> None:
+        """Each newly embedded learning's hubness, from its title's nearest passages of the
+        others (one batched Chroma query per 500). Learnings indexed before keep theirs until
+        the next rebuild: one arrival moves a mean over three neighbours little."""
+        import numpy as np
+
+        for i in range(0, len(titles), 500):
+            part = [(rel, vec) for rel, vec in titles[i : i + 500] if rel in manifest.files]
+            if not part:
+                continue
+            with self.locks.read(timeout=self.locks.write_timeout):
+                found, _ = self.store.query_many(np.stack([vec for _, vec in part]), PASSAGES_ASKED)
+            for (rel, _), hits in zip(part, found, strict=False):
+                manifest.files[rel].hub = round(hubness(nearest_others(hits, rel)), 6)
 
     def _embed(self, batch: list[tuple[str, Entry, Document]]) -> tuple[list[str], Any, list[int]]:
         if self.embedder is None:

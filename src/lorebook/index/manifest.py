@@ -48,6 +48,7 @@ class Entry:
     doc: dict[str, Any] | None = None  # None: the file could not be parsed
     problem: str | None = None
     checked_ns: int = 0  # when the bytes were last hashed (stat is trusted only well after)
+    hub: float = 0.0  # mean similarity to its nearest other learnings (index/hubness.py)
 
     def stat_matches(self, size: int, mtime_ns: int) -> bool:
         return stat_matches((self.size, self.mtime_ns, self.checked_ns), size, mtime_ns)
