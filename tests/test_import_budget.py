@@ -112,13 +112,13 @@ def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> 
 def test_lore_actions_json_imports_within_its_budget(logged: Path, args: tuple[str, ...]) -> None:
     out, modules = _run(logged, *args)
     assert json.loads(out)
-    _check(modules, NEVER, budget=41)  # 39 today
+    _check(modules, NEVER, budget=43)  # 41 today (the catalog split in three modules: +2)
 
 
 def test_lore_report_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "report", "--days", "7", "--json")
     assert json.loads(out)
-    _check(modules, NEVER, budget=44)  # 42 today
+    _check(modules, NEVER, budget=46)  # 44 today (the catalog split in three modules: +2)
 
 
 def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
@@ -127,7 +127,7 @@ def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
     out, modules = _run(learned, "search", "row level security insert", "--mode", "keyword",
                         "--json")
     assert json.loads(out)
-    _check(modules, {"click"}, budget=66)  # 63 today
+    _check(modules, {"click"}, budget=68)  # 65 today (the catalog split in three modules: +2)
 
 
 def test_named_tuple_without_typing_builds_what_typing_builds() -> None:

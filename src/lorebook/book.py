@@ -568,6 +568,17 @@ class Lorebook:
         """Rebuild the action catalog from the shards (it is a cache: nothing is lost)."""
         return self.sync_catalog(rebuild=True)
 
+    def close(self) -> None:
+        """Release what reads keep open between calls (the action catalog's connection). The
+        book stays usable: the next read opens it again. Also `with Lorebook.open() as book:`."""
+        self.action_log.close()
+
+    def __enter__(self) -> Lorebook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _retention_days(self, older_than: str | int | None, key: str) -> int:
         """`older_than` as days (`90d`, `12w` or a number of days), else the configured
         `retention.<key>` (the defaults: 90 days live, 365 archived)."""

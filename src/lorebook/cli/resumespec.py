@@ -50,13 +50,16 @@ def run_resume(
 
     book = Lorebook.open(root, env=env)
     problems = ProblemPrinter(stream=stderr)
-    state = book.resume(
-        project=values.get("project"),
-        agent=values.get("agent"),
-        session=values.get("session"),
-        limit=int(values.get("limit") or 20),
-        on_problem=problems,
-    )
+    try:
+        state = book.resume(
+            project=values.get("project"),
+            agent=values.get("agent"),
+            session=values.get("session"),
+            limit=int(values.get("limit") or 20),
+            on_problem=problems,
+        )
+    finally:  # the process ends without interpreter shutdown: close SQLite cleanly first
+        book.close()
     problems.finish()
     if values.get("as_json"):
         return to_json(state)

@@ -43,11 +43,8 @@ def identity(path: str) -> Identity:
 
 def environment() -> dict[str, str]:
     """The environment git reads its repository and config locations from."""
-    return {
-        key: value
-        for key, value in os.environ.items()
-        if key.startswith("GIT_") or key in _ENV_KEYS
-    }
+    env = os.environ  # keys only are decoded for the test (every resume asks)
+    return {key: env[key] for key in env if key.startswith("GIT_") or key in _ENV_KEYS}
 
 
 def _git_dir(root: Path) -> str | None:

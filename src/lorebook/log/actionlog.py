@@ -89,6 +89,12 @@ class ActionLog:
         view.progress = self.progress
         return view
 
+    def close(self) -> None:
+        """Close the catalog connection kept between reads (reopened on the next read)."""
+        view = self.__dict__.get("catalog")
+        if view is not None:
+            view.catalog.close()
+
     def on_progress(self, callback: Progress | None) -> None:
         """Report the catalog's builds and full checks to `callback` (None: stop)."""
         self.progress = callback

@@ -15,107 +15,108 @@ sessions, git checkouts and merges, archiving). With `full=True` (`lore catalog`
 an unchanged directory. A sync `since` a day (what `lore resume` asks: the days its candidate
 sessions span) looks only at the day directories from that day or the hot days on, whichever is
 older; the others keep their recorded mtimes, so a later sync still sees what changed there.
+
+A `Catalog` keeps its connection open between reads (`close()` lends it back; see `_Kept`): a
+long-lived `Lorebook` answers without SQLite's open and close, and still syncs on every read.
+It is reopened when the file was deleted or replaced, never used by a forked child, and closed
+by `Catalog.close()` (`Lorebook.close()`). The sync itself is in `catalog_sync`.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 import time
-from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime, timedelta
+import weakref
+from _thread import allocate_lock
 from pathlib import Path
 
-try:  # what hashlib.blake2b is, without hashlib's OpenSSL start-up (~5 ms of every read)
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - a Python built without it
-    from hashlib import blake2b
-
 from ..errors import LoreError
-from ..progress import CATALOG_BUILD, CATALOG_CHECK
+from ..progress import CATALOG_BUILD
 from ..redact.sanitize import Sanitizer
 from ..store import refuse_symlinks
-from .archive_io import iter_archives, read_archive_bytes
 from .catalog_rows import (
     INDEXES,
-    INSERT,
     SESSIONS_RULE,
     TABLES,
-    fold_sessions,
-    parse_lines,
-    redact_rows,
     refold_stale_sessions,
     refresh_sessions,
 )
-
-TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
-if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:
-    from ..tuples import NamedTuple
+from .catalog_schema import (
+    FILE_NAME,
+    HOT_DAYS,
+    SCHEMA_VERSION,
+    CatalogUnavailable,
+    SyncStats,
+    day_names,
+    meta,
+)
+from .catalog_sync import Rebuild, Sync, SyncMemo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..progress import Progress
 
-SCHEMA_VERSION = 5  # 5: free-text columns are redacted
-FILE_NAME = "catalog.sqlite"
-HOT_DAYS = 2
-_TAIL = 4096
+__all__ = [
+    "FILE_NAME",
+    "HOT_DAYS",
+    "SCHEMA_VERSION",
+    "Catalog",
+    "CatalogUnavailable",
+    "SyncStats",
+    "day_names",
+]
 _BUSY_MS = 15000
-_RESTAMP_S = 3600.0  # `synced_at` is rewritten by a sync that changes nothing at most hourly
-_RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a change in the same tick
+_ORPHANS: list[sqlite3.Connection] = []  # a parent's connections, never touched in a child
 
 
-class CatalogUnavailable(Exception):
-    """The catalog cannot be used right now (locked, unwritable, corrupt): scan instead."""
+class _Kept(sqlite3.Connection):
+    """A catalog connection that `close()` hands back to its `Catalog` to be lent again: each
+    read then skips SQLite's open and close (with WAL, the last close checkpoints), ~3 ms of
+    a resume. It is lent to one user at a time, from any thread (the TUI reads in workers)."""
+
+    home: weakref.ref[Catalog] | None = None
+    sync_memo: SyncMemo | None = None  # what its syncs listed (see catalog_sync.SyncMemo)
+
+    def close(self) -> None:
+        catalog = self.home() if self.home is not None else None
+        if catalog is None or not catalog._give_back(self):
+            self.home = None
+            super().close()
 
 
-_STATS = ("rebuilt", "reason", "shards_checked", "shards_read", "shards_reindexed",
-          "shards_removed", "bytes_read", "records_added", "seconds")  # fmt: skip
+def _really_close(conn: sqlite3.Connection) -> None:
+    if isinstance(conn, _Kept):
+        conn.home = None
+    conn.close()
 
 
-class SyncStats:
-    """What one sync did (a plain class: `dataclasses` costs every cold read ~10 ms)."""
-
-    __slots__ = _STATS
-
-    def __init__(self, *, rebuilt: bool = False, reason: str = "") -> None:
-        self.rebuilt = rebuilt
-        self.reason = reason
-        self.shards_checked = 0
-        self.shards_read = 0
-        self.shards_reindexed = 0
-        self.shards_removed = 0
-        self.bytes_read = 0
-        self.records_added = 0
-        self.seconds = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _STATS}
-
-    def __repr__(self) -> str:
-        return f"SyncStats({', '.join(f'{k}={v!r}' for k, v in self.to_dict().items())})"
+def _checkpoint(conn: sqlite3.Connection) -> None:
+    """Move what a sync wrote from the WAL into the database file, as closing the last
+    connection did before connections were kept: the file's size is then the catalog's, and a
+    process that exits without closing leaves no large WAL for the next one to replay. Never
+    waits: with another reader or writer active it does what it can (the next sync retries)."""
+    conn.execute("PRAGMA busy_timeout=0")
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.OperationalError:
+        pass  # busy: the frames stay in the WAL, where every reader sees them anyway
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
 
 
-class _Shard(NamedTuple):
-    id: int
-    path: str
-    dir: str
-    day: str
-    session: str
-    archived: int
-    ino: int
-    size: int
-    mtime_ns: int
-    offset: int
-    lines: int
-    tail_hash: str
+def _forget_listings(conn: sqlite3.Connection) -> None:
+    memo = getattr(conn, "sync_memo", None)
+    if memo is not None:
+        memo.clear()
 
 
-def _hash(data: bytes) -> str:
-    return blake2b(data, digest_size=12).hexdigest()
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 class Catalog:
@@ -131,6 +132,11 @@ class Catalog:
         self.base = actionlog.parent
         self.path = cache / FILE_NAME
         self.verify_all = verify_all
+        self._pid = os.getpid()
+        self._lock = allocate_lock()
+        self._idle: _Kept | None = None  # the kept connection, when no one uses it
+        self._lent: _Kept | None = None  # the kept connection, while someone uses it
+        self._file: tuple[int, int] | None = None  # (device, inode) the kept one has open
 
     # -- opening -------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -139,19 +145,25 @@ class Catalog:
     def connect(self) -> sqlite3.Connection:
         """An open connection on a catalog of the current schema (tables created if needed).
 
-        A file that is not a database (or is damaged) is deleted and created again.
+        A file that is not a database (or is damaged) is deleted and created again. The
+        connection is kept open for the next `connect()` when closed (see `_Kept`).
         """
+        kept = self._reuse()
+        if kept is not None:
+            return kept
         for attempt in (1, 2):
             conn = None
             try:
                 refuse_symlinks(self.path)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                before = _identity(self.path)
                 conn = self._open()
                 self._ensure_schema(conn)
+                self._adopt(conn, before)
                 return conn
             except sqlite3.DatabaseError as exc:
                 if conn is not None:
-                    conn.close()
+                    _really_close(conn)
                 text = str(exc)
                 if attempt == 2 or "locked" in text or "busy" in text or "unable to open" in text:
                     raise CatalogUnavailable(f"cannot open {self.path}: {exc}") from None
@@ -161,19 +173,109 @@ class Catalog:
                     raise CatalogUnavailable(f"cannot replace {self.path}: {gone}") from None
             except OSError as exc:
                 if conn is not None:
-                    conn.close()
+                    _really_close(conn)
                 raise CatalogUnavailable(f"cannot open {self.path}: {exc}") from None
             except LoreError as exc:  # a symlinked cache folder
                 raise CatalogUnavailable(str(exc)) from None
         raise AssertionError("unreachable")
 
     def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=_BUSY_MS / 1000, isolation_level=None)
+        conn = sqlite3.connect(
+            self.path,
+            timeout=_BUSY_MS / 1000,
+            isolation_level=None,
+            factory=_Kept,
+            check_same_thread=False,  # lent to one user at a time, whichever thread (see _Kept)
+        )
         conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")  # a cache: a lost tail is re-read next sync
         conn.execute("PRAGMA cache_size=-32000")
+        conn.sync_memo = SyncMemo()
         return conn
+
+    # -- the kept connection -------------------------------------------------------------------
+    def _slot(self) -> None:
+        """Forget a connection kept by the parent process: a forked child never uses, nor
+        closes, a parent's SQLite connection (it would act on the parent's locks)."""
+        if self._pid != os.getpid():
+            if self._idle is not None:
+                _ORPHANS.append(self._idle)
+            if self._lent is not None:
+                self._lent.home = None
+                _ORPHANS.append(self._lent)
+            self._lock = allocate_lock()
+            self._idle = self._lent = None
+            self._pid = os.getpid()
+
+    def _reuse(self) -> _Kept | None:
+        """The kept connection, if idle and still on the catalog's file (another process may
+        have deleted or replaced it: then it is closed and the file opened again)."""
+        self._slot()
+        with self._lock:
+            conn = self._idle
+            if conn is None or self._lent is not None:
+                return None
+            self._idle = None
+            if _identity(self.path) != self._file:
+                _really_close(conn)
+                return None
+            self._lent = conn
+        try:
+            self._ensure_schema(conn)  # another process may have rebuilt it in place
+        except sqlite3.Error:
+            with self._lock:
+                self._lent = None
+            conn.home = None
+            _really_close(conn)
+            return None
+        return conn
+
+    def _adopt(self, conn: sqlite3.Connection, before: tuple[int, int] | None) -> None:
+        """Keep `conn` for later when no other is kept and its file was not replaced while it
+        was opened (`before`: None when it was created then)."""
+        if not isinstance(conn, _Kept):
+            return
+        self._slot()
+        now = _identity(self.path)
+        with self._lock:
+            free = self._idle is None and self._lent is None
+            if free and now is not None and before in (None, now):
+                self._file = now
+                self._lent = conn
+                conn.home = weakref.ref(self)
+
+    def _give_back(self, conn: _Kept) -> bool:
+        """Take back a lent connection (True), or False when it is to be closed for real."""
+        if self._pid != os.getpid():
+            _ORPHANS.append(conn)  # lent before a fork: the child leaves it alone
+            return True
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")  # a reader may have lowered it
+        except sqlite3.Error:
+            with self._lock:
+                if self._lent is conn:
+                    self._lent = None
+            return False
+        with self._lock:
+            if self._lent is not conn:
+                return False
+            self._lent = None
+            self._idle = conn
+        return True
+
+    def close(self) -> None:
+        """Close the kept connection (one lent out now is closed when its user closes it)."""
+        self._slot()
+        with self._lock:
+            idle, self._idle = self._idle, None
+            lent, self._lent = self._lent, None
+        if lent is not None:
+            lent.home = None
+        if idle is not None:
+            _really_close(idle)
 
     def _remove_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
@@ -202,6 +304,7 @@ class Catalog:
 
     def _reset(self, conn: sqlite3.Connection) -> None:
         """Drop everything (any schema version) and create empty tables."""
+        _forget_listings(conn)
         names = [
             r[0]
             for r in conn.execute(
@@ -239,28 +342,27 @@ class Catalog:
         except sqlite3.OperationalError as exc:
             raise CatalogUnavailable(f"{self.path}: {exc}") from None
         try:
-            if rebuild or self._meta(conn, "built") is None:
+            if rebuild or meta(conn, "built") is None:
                 stats.rebuilt, stats.reason = True, "rebuild requested" if rebuild else "new"
                 self._build(conn, stats, progress)
             else:
                 full = full or self.verify_all
                 try:
                     progress_to = progress if full else None
-                    _Sync(self, conn, stats, full, progress=progress_to, since=since).run()
-                except _Rebuild as why:
+                    Sync(self, conn, stats, full, progress=progress_to, since=since).run()
+                except Rebuild as why:
                     stats = SyncStats(rebuilt=True, reason=str(why))
                     self._build(conn, stats, progress)
             refold_stale_sessions(conn)
             conn.execute("COMMIT")
         except BaseException:
+            _forget_listings(conn)  # they may describe rows the rollback undid
             conn.execute("ROLLBACK")
             raise
+        if stats.rebuilt or stats.shards_read or stats.shards_removed:
+            _checkpoint(conn)
         stats.seconds = time.perf_counter() - started
         return stats
-
-    def _meta(self, conn: sqlite3.Connection, key: str) -> str | None:
-        row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return str(row[0]) if row else None
 
     def _build(
         self, conn: sqlite3.Connection, stats: SyncStats, progress: Progress | None = None
@@ -270,7 +372,7 @@ class Catalog:
         for statement in INDEXES:
             if " ON records(" in statement:
                 conn.execute(f"DROP INDEX IF EXISTS {statement.split()[5]}")
-        sync = _Sync(self, conn, stats, True, sessions=False, progress=progress, after=1)
+        sync = Sync(self, conn, stats, True, sessions=False, progress=progress, after=1)
         sync.run()
         for statement in INDEXES:
             conn.execute(statement)
@@ -278,317 +380,3 @@ class Catalog:
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('built', ?)", (str(time.time()),))
         if progress is not None and sync.total:  # the indexes were the last step
             progress(CATALOG_BUILD, sync.total, sync.total)
-
-
-class _Sync:
-    """One pass over the store's directories, inside the caller's write transaction."""
-
-    def __init__(
-        self,
-        cat: Catalog,
-        conn: sqlite3.Connection,
-        stats: SyncStats,
-        full: bool,
-        *,
-        sessions: bool = True,
-        progress: Progress | None = None,
-        after: int = 0,
-        since: str | None = None,
-    ) -> None:
-        """`progress` hears of the shards looked at, with `after` steps more (the caller's)
-        in the total: a build is `catalog.build`, a full check `catalog.check`."""
-        self.sessions = sessions
-        self.progress = progress
-        self.task = CATALOG_BUILD if after else CATALOG_CHECK
-        self.after = after
-        self.total = 0
-        self.since = None if full else since
-        self.cat = cat
-        self.conn = conn
-        self.stats = stats
-        self.full = full
-        self.touched: set[str] = set()  # sessions whose summary is recomputed from all rows
-        self.appended: dict[str, list[tuple[Any, ...]]] = {}  # rows to fold into a summary
-        self.dup_risk = False
-        base = os.path.normpath(cat.base)
-        self.base_prefix = base if base.endswith(os.sep) else base + os.sep
-
-    def run(self) -> None:
-        conn = self.conn
-        self.dup_risk = self.cat._meta(conn, "dup_risk") == "1"
-        # appends since the last sync can only be in its days or later ones (the writer bumps
-        # the directory of any other day): those shards are stat-ed, the rest only on change
-        stamp = float(self.cat._meta(conn, "synced_at") or 0)
-        last = stamp or time.time()
-        since = datetime.fromtimestamp(min(last, time.time()), UTC) - timedelta(days=HOT_DAYS)
-        hot = since.strftime("%Y-%m-%d")
-        # a partial sync still covers the hot days: stamping it keeps what the next one needs
-        first = min(self.since, hot) if self.since else None
-        if first is None:
-            dirs = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
-        else:  # the live days from `first` on ('d/...' keys; '0' sorts right after '/')
-            bounds = (f"d/{first}", "d0")
-            sql = "SELECT path, mtime_ns FROM dirs WHERE path >= ? AND path < ?"
-            dirs = dict(conn.execute(sql, bounds))
-        if not 0 <= time.time() - stamp < _RESTAMP_S:  # an older stamp only widens the hot days:
-            # most reads then write nothing, and closing their connection checkpoints nothing
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced_at', ?)", (str(time.time()),))
-        present: dict[str, int] = {}
-        changed = []
-        for key, directory, files, is_hot in self._dirs(hot, first):
-            try:
-                mtime = os.stat(directory).st_mtime_ns
-            except OSError:
-                continue
-            present[key] = mtime
-            if self.full or is_hot or dirs.get(key) != mtime:
-                changed.append((key, files))
-        for key in set(dirs) - set(present):  # forget vanished shards before reading new ones
-            self._gone(self._known(key).values())
-            conn.execute("DELETE FROM dirs WHERE path=?", (key,))
-        listed: list[tuple[str, list[tuple[str, str, str, Any]], dict[str, _Shard]]] = []
-        for key, files in changed:
-            known = self._known(key)
-            entries = [(self._rel(path), day, session, path)
-                       for day, session, path in files()]  # fmt: skip
-            listing = {rel for rel, *_ in entries}
-            self._gone([shard for rel, shard in known.items() if rel not in listing])
-            listed.append((key, entries, known))
-        shards = sum(len(entries) for _, entries, _ in listed) if self.progress else 0
-        total = self.total = shards + self.after if shards else 0
-        done = 0
-        if self.progress and total:
-            self.progress(self.task, done, total)
-        for key, entries, known in listed:
-            for rel, day, session, path in entries:
-                self._check(known.get(rel), rel, path, key, day, session, key[0] == "a")
-            if self.progress and total:
-                done += len(entries)
-                self.progress(self.task, done, total)
-            mtime = present[key]
-            if time.time_ns() - mtime < _RACY_NS:
-                mtime = -1  # changed just now, maybe within the clock's tick: look again next time
-            if dirs.get(key) != mtime:
-                conn.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?)", (key, mtime))
-        if self.sessions and (self.touched or self.appended):
-            fold_sessions(conn, self.appended, self.touched)
-        if self.dup_risk:
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('dup_risk', '1')")
-
-    def _known(self, key: str) -> dict[str, _Shard]:
-        return {
-            row[1]: _Shard(*row)
-            for row in self.conn.execute(
-                "SELECT id, path, dir, day, session, archived, ino, size, mtime_ns, offset,"
-                " lines, tail_hash FROM shards WHERE dir=?",
-                (key,),
-            )
-        }
-
-    def _gone(self, shards: Iterable[_Shard]) -> None:
-        for shard in shards:
-            if self.dup_risk:
-                raise _Rebuild(f"{shard.path} disappeared and ids are shared between shards")
-            self._forget(shard)
-            self.stats.shards_removed += 1
-
-    def _rel(self, path: Any) -> str:
-        """`path` relative to the store root: a slice when it is below it (every sync lists
-        hundreds of paths; `os.path.relpath` normalizes both sides each time)."""
-        text = str(path)
-        prefix = self.base_prefix
-        if text.startswith(prefix) and "/." not in text:
-            return text[len(prefix) :]
-        return os.path.relpath(path, self.cat.base)
-
-    def _dirs(self, hot: str, first: str | None) -> Iterator[tuple[str, str, Any, bool]]:
-        """(key, directory, lister of (day, session, path), is_hot) for day and archive dirs;
-        from day `first` on (no archive: it holds older days) when given."""
-        root = str(self.cat.actionlog)
-        sep = os.sep
-        for day in day_names(root, first=first):
-            directory = f"{root}{sep}{day[:4]}{sep}{day[5:7]}{sep}{day[8:10]}"
-
-            def live(directory: str = directory, day: str = day) -> Iterator[Any]:
-                try:
-                    names = sorted(e.name for e in os.scandir(directory))
-                except OSError:
-                    return
-                for name in names:
-                    if name.endswith(".jsonl"):
-                        yield day, name[: -len(".jsonl")], f"{directory}{os.sep}{name}"
-
-            yield f"d/{day}", directory, live, day >= hot
-        if first is not None:
-            return
-        months: dict[str, list[tuple[str, str, Path]]] = {}
-        for day, session, path in iter_archives(self.cat.archive):
-            months.setdefault(day[:7], []).append((day, session, path))
-        for month, entries in months.items():
-            yield f"a/{month}", str(entries[0][2].parent), (lambda e=entries: iter(e)), False
-
-    def _check(
-        self, old: _Shard | None, rel: str, path: Any, key: str, day: str, session: str, arch: bool
-    ) -> None:
-        self.stats.shards_checked += 1
-        try:
-            st = os.stat(path)
-        except OSError:
-            return
-        if old is not None and old.ino == st.st_ino:
-            if (old.size, old.mtime_ns) == (st.st_size, st.st_mtime_ns):
-                return
-            if not arch and st.st_size > old.size and self._append(old, path, st):
-                return
-        if old is not None:
-            if self.dup_risk:
-                raise _Rebuild(f"{rel} was rewritten and ids are shared between shards")
-            self._forget(old)
-            self.stats.shards_reindexed += 1
-        shard_id = self._register(rel, key, day, session, arch)
-        if stat.S_ISDIR(st.st_mode):
-            self._not_a_file(shard_id, st, "is a directory, not a shard file")
-        elif not stat.S_ISREG(st.st_mode):
-            self._not_a_file(shard_id, st, "is not a regular file")
-        else:
-            self._read(shard_id, rel, path, st, 0, 0, arch)
-
-    def _not_a_file(self, shard: int, st: os.stat_result, reason: str) -> None:
-        self.conn.execute("INSERT INTO problems VALUES (?, 0, ?, 0)", (shard, reason))
-        self.conn.execute(
-            "UPDATE shards SET ino=?, size=?, mtime_ns=? WHERE id=?",
-            (st.st_ino, st.st_size, st.st_mtime_ns, shard),
-        )
-
-    def _append(self, old: _Shard, path: Path, st: os.stat_result) -> bool:
-        """Read only the appended bytes if the synced tail is unchanged; False to re-read all."""
-        start = max(0, old.offset - _TAIL)
-        try:
-            with open(path, "rb") as handle:
-                handle.seek(start)
-                head = handle.read(old.offset - start)
-        except OSError:
-            return False
-        if _hash(head) != old.tail_hash:
-            return False
-        self.conn.execute("DELETE FROM problems WHERE shard=? AND tail=1", (old.id,))
-        self._read(old.id, old.path, path, st, old.offset, old.lines, False)
-        return True
-
-    def _register(self, rel: str, key: str, day: str, session: str, arch: bool) -> int:
-        cur = self.conn.execute(
-            "INSERT INTO shards(path, dir, day, session, archived, ino, size, mtime_ns, offset,"
-            " lines, tail_hash) VALUES (?,?,?,?,?,0,0,0,0,0,'')",
-            (rel, key, day, session, int(arch)),
-        )
-        assert cur.lastrowid is not None
-        return cur.lastrowid
-
-    def _forget(self, shard: _Shard) -> None:
-        conn = self.conn
-        self.touched.update(
-            r[0]
-            for r in conn.execute("SELECT DISTINCT session FROM records WHERE shard=?", (shard.id,))
-        )
-        conn.execute("DELETE FROM records WHERE shard=?", (shard.id,))
-        conn.execute("DELETE FROM problems WHERE shard=?", (shard.id,))
-        conn.execute("DELETE FROM shards WHERE id=?", (shard.id,))
-
-    def _read(
-        self, shard: int, rel: str, path: Path, st: os.stat_result, offset: int, lines: int,
-        arch: bool,
-    ) -> None:  # fmt: skip
-        if arch:
-            data, error = read_archive_bytes(path)
-            if error is not None:
-                self.conn.execute("INSERT INTO problems VALUES (?, 0, ?, 0)", (shard, error))
-        else:
-            try:
-                with open(path, "rb") as handle:
-                    handle.seek(offset)
-                    data = handle.read()
-            except OSError as exc:
-                data = b""
-                self.conn.execute(
-                    "INSERT INTO problems VALUES (?, 0, ?, 0)",
-                    (shard, f"cannot be read: {exc.strerror or exc}"),
-                )
-        self.stats.shards_read += 1
-        self.stats.bytes_read += len(data)
-        rows, problems, consumed, count = parse_lines(data, offset, lines, shard, int(arch))
-        rows, problems = redact_rows(self.cat.sanitizer, rows, problems)
-        if arch:
-            consumed = len(data)
-        conn = self.conn
-        before = conn.total_changes
-        conn.executemany(INSERT, rows)
-        added = conn.total_changes - before
-        self.stats.records_added += added
-        if added < len(rows):
-            self._note_duplicates(shard, rows)
-        conn.executemany("INSERT INTO problems VALUES (?,?,?,?)", problems)
-        if not self.sessions:
-            pass  # a full build summarizes every session at the end
-        elif arch or added < len(rows):
-            self.touched.update(r[3] for r in rows)
-        else:
-            for row in rows:
-                self.appended.setdefault(row[3], []).append(row)
-        if arch:
-            tail = _hash(data[-_TAIL:])
-        else:
-            tail = self._tail_hash(path, offset + consumed) if consumed else ""
-        conn.execute(
-            "UPDATE shards SET ino=?, size=?, mtime_ns=?, offset=?, lines=?, tail_hash=?"
-            " WHERE id=?",
-            (st.st_ino, st.st_size, st.st_mtime_ns, offset + consumed, count, tail, shard),
-        )
-
-    def _tail_hash(self, path: Path, end: int) -> str:
-        start = max(0, end - _TAIL)
-        with open(path, "rb") as handle:
-            handle.seek(start)
-            return _hash(handle.read(end - start))
-
-    def _note_duplicates(self, shard: int, rows: list[tuple[Any, ...]]) -> None:
-        """Some ids were already catalogued; if from another shard, per-shard rebuilds are off."""
-        ids = [r[0] for r in rows]
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            other = self.conn.execute(
-                f"SELECT 1 FROM records WHERE id IN ({marks}) AND shard != ? LIMIT 1",
-                (*chunk, shard),
-            ).fetchone()
-            if other:
-                self.dup_risk = True
-                return
-
-
-class _Rebuild(Exception):
-    pass
-
-
-def _numbered(path: str, width: int) -> list[str]:
-    try:
-        with os.scandir(path) as entries:
-            return sorted(
-                e.name for e in entries if len(e.name) == width and e.name.isdigit() and e.is_dir()
-            )
-    except OSError:
-        return []
-
-
-def day_names(root: str, *, first: str | None = None) -> Iterator[str]:
-    """`YYYY-MM-DD` of every live day directory (from day `first` on), oldest first (the
-    archive is not one); earlier years and months are not listed."""
-    low = first or ""
-    for year in _numbered(root, 4):
-        if year < low[:4]:
-            continue
-        for month in _numbered(f"{root}/{year}", 2):
-            if f"{year}-{month}" < low[:7]:
-                continue
-            for day in _numbered(f"{root}/{year}/{month}", 2):
-                if f"{year}-{month}-{day}" >= low:
-                    yield f"{year}-{month}-{day}"

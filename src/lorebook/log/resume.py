@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from ..model import decode_line
@@ -48,8 +48,9 @@ def _tail_problem(
 
 def _decoded_backwards(
     handle: BinaryIO, size: int, rel: str, on_problem: OnProblem
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(offset, record) newest first; lines that are not records are reported and skipped."""
+) -> Iterator[tuple[int, dict[str, Any], bytes]]:
+    """(offset, record, line) newest first; lines that are not records are reported and
+    skipped."""
     for offset, raw in lines_backwards(handle, size):
         if raw is None:
             oversize = f"line longer than {MAX_LINE_BYTES} bytes, skipped"
@@ -61,7 +62,7 @@ def _decoded_backwards(
                 reason = f"torn line at end of file ({reason})"
             _tail_problem(handle, rel, offset, str(reason), on_problem)
             continue
-        yield offset, record
+        yield offset, record, raw
 
 
 def tail_record(path: Path, rel: str = "", on_problem: OnProblem = ignore) -> dict[str, Any] | None:
@@ -69,7 +70,7 @@ def tail_record(path: Path, rel: str = "", on_problem: OnProblem = ignore) -> di
     try:
         with open(path, "rb") as handle:
             size = file_size(handle)
-            for _, record in _decoded_backwards(handle, size, rel or path.name, on_problem):
+            for _, record, _ in _decoded_backwards(handle, size, rel or path.name, on_problem):
                 return record
     except OSError as exc:
         on_problem(Problem(rel or path.name, 0, f"cannot be read: {exc.strerror or exc}"))
@@ -138,10 +139,11 @@ def choose(candidates: list[Candidate]) -> Candidate | None:
 class SessionTail:
     """The newest records of one session, and how much older history was left unread."""
 
-    __slots__ = ("records", "skipped_bytes")
+    __slots__ = ("lines", "records", "skipped_bytes")
 
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
+        self.lines: dict[str, bytes] = {}  # id -> the line a record was decoded from
         self.skipped_bytes = 0
 
 
@@ -172,9 +174,7 @@ def session_records(
     seen: set[str] = set()
     used = 0  # bytes of the newer shards already read
     started = False
-    days = walk_days(actionlog, newest_first=True, first=first_day_bound, last=last_day)
-    shards = [path / f"{session}.jsonl" for _, path in days]
-    shards = [shard for shard in shards if shard.exists()]
+    shards = _session_shards(actionlog, session, first_day_bound, last_day)
     for shard in shards:
         if used >= tail_bytes:
             out.skipped_bytes += _size(shard)
@@ -188,10 +188,11 @@ def session_records(
         with handle:
             size = file_size(handle)
             read = size
-            for offset, record in _decoded_backwards(handle, size, rel, on_problem):
+            for offset, record, raw in _decoded_backwards(handle, size, rel, on_problem):
                 if record["id"] not in seen:
                     seen.add(record["id"])
                     out.records.append(record)
+                    out.lines[record["id"]] = raw
                 started = started or _is_start(record)
                 if used + size - offset >= tail_bytes:
                     read = size - offset
@@ -207,6 +208,36 @@ def session_records(
                 out.records.append(record)
     out.records.sort(key=lambda r: (r["ts"], r["id"]))
     return out
+
+
+def _session_shards(actionlog: Path, session: str, first: str, last: str | None) -> list[Path]:
+    """The session's shards from day `last` back to day `first`, newest first. A short range
+    is probed day by day (a stat each) instead of listing the month directories."""
+    days: Iterator[str] | None = None
+    span = _span(first, last)
+    if span is not None and 0 <= span[1] <= 62:
+        high, count = span
+        days = ((high - timedelta(days=n)).isoformat() for n in range(count + 1))
+    if days is None:
+        days = (day for day, _ in walk_days(actionlog, newest_first=True, first=first, last=last))
+    root, sep, name = str(actionlog), os.sep, f"{session}.jsonl"
+    out = []
+    for day in days:
+        path = f"{root}{sep}{day[:4]}{sep}{day[5:7]}{sep}{day[8:10]}{sep}{name}"
+        if os.path.exists(path):
+            out.append(Path(path))
+    return out
+
+
+def _span(first: str, last: str | None) -> tuple[date, int] | None:
+    """Day `last` and how many days it is after `first` (None when either is not a date)."""
+    if last is None:
+        return None
+    try:
+        high = date.fromisoformat(last)
+        return high, (high - date.fromisoformat(first)).days
+    except ValueError:
+        return None
 
 
 def _is_start(record: dict[str, Any]) -> bool:

@@ -163,8 +163,33 @@ def _target(
     )
     if not tail.records:
         raise LoreError(f"session {session!r} has no records in {layout.rel(actionlog)}/")
-    tail.records = list(redacted(sanitizer, tail.records))  # a hand-edited line may hold one
+    tail.records = _redacted_tail(sanitizer, tail)  # a hand-edited line may hold one
     return session, tail
+
+
+_CLEAN_LINES: dict[Any, set[bytes]] = {}  # the redaction settings -> lines with nothing to redact
+_MAX_CLEAN = 8192
+
+
+def _redacted_tail(sanitizer: Sanitizer, tail: SessionTail) -> list[dict[str, Any]]:
+    """The tail's records, redacted. A line found clean under these rules is remembered for
+    the process (the bytes, never a value taken out of them), so a long-lived `Lorebook`
+    answering resume again redacts only the lines appended since."""
+    settings = sanitizer.settings()
+    clean_lines = _CLEAN_LINES.setdefault(settings, set())
+    out = []
+    for record in tail.records:
+        raw = tail.lines.get(record["id"])
+        if raw is not None and raw in clean_lines:
+            out.append(record)
+            continue
+        shown = next(redacted(sanitizer, (record,)))
+        if shown is record and raw is not None:
+            if len(clean_lines) >= _MAX_CLEAN:
+                clean_lines.clear()
+            clean_lines.add(raw)
+        out.append(shown)
+    return out
 
 
 def redact_git_state(state: dict[str, Any], sanitizer: Sanitizer) -> dict[str, Any]:
