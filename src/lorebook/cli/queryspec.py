@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, TextIO
 
+    from .. import Lorebook
+
 ARCHIVE_HELP = "Also read shards archived by `lore archive`."
 JSON_HELP = "Print JSON (stable contract)."
 
@@ -118,10 +120,19 @@ def run_actions(
     stderr: TextIO | None = None,
 ) -> str:
     """The matching actions as JSON or a table; skipped lines and the catalog note on stderr."""
-    from .. import Lorebook, format_ts, parse_when
-    from .output import ProblemPrinter, to_json
+    from .. import Lorebook
 
     book = Lorebook.open(root, env=env)
+    try:  # the process ends without interpreter shutdown: close SQLite cleanly first
+        return _actions(book, values, stderr)
+    finally:
+        book.close()
+
+
+def _actions(book: Lorebook, values: Mapping[str, Any], stderr: TextIO | None) -> str:
+    from .. import format_ts, parse_when
+    from .output import ProblemPrinter, to_json
+
     problems = ProblemPrinter(stream=stderr)
     since, until = values.get("since"), values.get("until")
     with status_line(book, bool(values.get("as_json")), stderr):
@@ -158,9 +169,17 @@ def run_report(
 ) -> str:
     """The activity report as JSON or text for people."""
     from .. import Lorebook
-    from .output import to_json
 
     book = Lorebook.open(root, env=env)
+    try:  # the process ends without interpreter shutdown: close SQLite cleanly first
+        return _report(book, values)
+    finally:
+        book.close()
+
+
+def _report(book: Lorebook, values: Mapping[str, Any]) -> str:
+    from .output import to_json
+
     with status_line(book, bool(values.get("as_json"))):
         data = book.report(
             days=values.get("days"),
