@@ -319,6 +319,7 @@ class Lorebook:
             now=now or utcnow(),
             on_problem=on_problem,
             catalog=self.catalog,
+            clean_lines=self.action_log.clean_lines,
         )
         synonyms = self.config.search.synonyms
         state["learnings"] = related_learnings(

@@ -40,6 +40,9 @@ class ActionLog:
     def __init__(self, appender: Appender) -> None:
         self.appender = appender
         self.progress: Progress | None = None
+        # resume's lines found clean under this appender's sanitizer (one sanitizer per
+        # appender: the memo needs no key); see log.resume_state
+        self.clean_lines: set[bytes] = set()
 
     # -- what the log is made of -------------------------------------------------------------
     @property

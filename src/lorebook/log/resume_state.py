@@ -42,11 +42,13 @@ def build_resume(
     now: datetime,
     on_problem: OnProblem,
     catalog: CatalogView | None = None,
+    clean_lines: set[bytes] | None = None,
 ) -> dict[str, Any]:
     """The JSON contract of `lore resume --json`: the session is chosen from the `catalog`'s
     sessions table when it can be used (synced first), else from the tails of the newest
     shards; its records are read from its own shards (the tail of one session, not a query),
-    redacted by `sanitizer`; `config` holds `resume.*`."""
+    redacted by `sanitizer` (`clean_lines`: the caller's memo of lines found clean under it);
+    `config` holds `resume.*`."""
     actionlog = layout.actionlog
     # git reads its whole index; let it run while the shards are read (or reuse its last
     # answer while nothing it depends on changed)
@@ -62,6 +64,8 @@ def build_resume(
         session, tail = _target(
             layout, sanitizer, config, catalog, project, agent, session, _once(on_problem)
         )
+        memo = set() if clean_lines is None else clean_lines
+        tail.records = _redacted_tail(sanitizer, tail, memo)  # while git is still answering
     finally:
         git = pending_git()
     records = tail.records
@@ -163,20 +167,18 @@ def _target(
     )
     if not tail.records:
         raise LoreError(f"session {session!r} has no records in {layout.rel(actionlog)}/")
-    tail.records = _redacted_tail(sanitizer, tail)  # a hand-edited line may hold one
     return session, tail
 
 
-_CLEAN_LINES: dict[Any, set[bytes]] = {}  # the redaction settings -> lines with nothing to redact
-_MAX_CLEAN = 8192
+_MAX_CLEAN = 8192  # lines remembered as clean before the memo starts over
 
 
-def _redacted_tail(sanitizer: Sanitizer, tail: SessionTail) -> list[dict[str, Any]]:
-    """The tail's records, redacted. A line found clean under these rules is remembered for
-    the process (the bytes, never a value taken out of them), so a long-lived `Lorebook`
-    answering resume again redacts only the lines appended since."""
-    settings = sanitizer.settings()
-    clean_lines = _CLEAN_LINES.setdefault(settings, set())
+def _redacted_tail(
+    sanitizer: Sanitizer, tail: SessionTail, clean_lines: set[bytes]
+) -> list[dict[str, Any]]:
+    """The tail's records, redacted (a hand-edited line may hold a secret). A line found clean
+    is added to `clean_lines` (the bytes, never a value taken out of them), so a long-lived
+    `Lorebook` answering resume again redacts only the lines appended since."""
     out = []
     for record in tail.records:
         raw = tail.lines.get(record["id"])
