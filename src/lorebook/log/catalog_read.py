@@ -44,8 +44,6 @@ _MAX_VERIFY = 4 << 20  # larger shards are redacted record by record, never read
 _MAX_KEPT = 32 << 20  # bytes of verified files a query keeps to read its records from
 # what `compact` writes; a memo made for another output is not taken for this one
 _FORMAT = "verbatim: json.dumps(ensure_ascii=False, separators=(',', ':')), UTF-8"
-
-
 _DIRTY, _CLEAN, _VERBATIM = 0, 1, 2  # a shard's state in a query (see CleanReads)
 
 
@@ -118,29 +116,36 @@ def rules_key(sanitizer: Sanitizer) -> str:
 
 def rules_keys(sanitizer: Sanitizer) -> tuple[str, str]:
     """(clean, clean and verbatim): the memo's key for a shard with nothing to redact, and for
-    one whose lines are also the bytes `compact` makes of their records."""
+    one whose lines are also the bytes `compact` makes of their records (this module's code
+    decides that, so it is part of the second key)."""
     settings = repr(sanitizer.settings())
     keys = _RULES.get(settings)
     if keys is None:
-        keys = _RULES[settings] = (_rules_key(settings), _rules_key(f"{settings}\n{_FORMAT}"))
+        parts = _rules_parts(settings)
+        keys = _RULES[settings] = (_digest(parts), _digest([*parts, _FORMAT, _stamp(__file__)]))
     return keys
 
 
-def _rules_key(settings: str) -> str:
+def _rules_parts(settings: str) -> list[str]:
+    from ..redact import sanitize
+    from . import writer
+
+    folder = os.path.dirname(sanitize.__file__)
+    sources = [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".py")]
+    return [settings, *(_stamp(source) for source in [*sources, writer.__file__])]
+
+
+def _stamp(source: str) -> str:
+    st = os.stat(source)
+    return f"{source}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _digest(parts: list[str]) -> str:
     try:  # hashlib.blake2b without hashlib's OpenSSL start-up (as in lorebook.log.catalog)
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover - a Python built without it
         from hashlib import blake2b
 
-    from ..redact import sanitize
-    from . import writer
-
-    parts = [settings]
-    folder = os.path.dirname(sanitize.__file__)
-    sources = [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".py")]
-    for source in [*sources, writer.__file__]:
-        st = os.stat(source)
-        parts.append(f"{source}:{st.st_size}:{st.st_mtime_ns}")
     return blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
 
 
