@@ -188,3 +188,26 @@ def test_a_terminal_still_gets_indented_json(epic_store: Path) -> None:
     code, shown, _ = on_a_terminal([*LORE, *args], clean_env(epic_store))
     assert code == 0 and shown.startswith("[\n  {")
     assert json.loads(shown) == json.loads(_scanned(epic_store, epic=EPIC))
+
+
+def test_tricky_values_are_copied_as_json_dumps_prints_them(store: Path) -> None:
+    """Floats, big numbers, escapes, control characters, non-BMP text and nesting, as the
+    writer stores them: the shard is canonical, and its copied lines are `json.dumps`'s."""
+    values = [0.1, 1e16, -0.0, 1e-7, 2**70, -(2**63), "tab\there", 'quote " back \\ slash',
+              "line\nbreak \u2028 sep", "\x01\x1f ctrl", "emoji 🦜 and ñ", [1, [2.5, {"a": None}]],
+              {"z": 1, "a": {"é": True}}, "", "</script>"]  # fmt: skip
+    book = Lorebook.open(store, env={})
+    session = book.start_session(agent="PS", project="consilio", now=NOW - timedelta(days=2))
+    for n, value in enumerate(values):
+        session.log("validate", epic=EPIC, context={"value": value}, duration_s=n / 3,
+                    now=NOW - timedelta(days=2) + timedelta(minutes=n + 1))  # fmt: skip
+    book.close()
+    time.sleep(2.2)  # old enough to be remembered
+    reference = _scanned(store, epic=EPIC)
+    assert len(json.loads(reference)) == len(values)
+    args = ("--epic", EPIC, "--limit", "500", "--json")
+    assert _cli(store, *args) == (0, reference + "\n", "")
+    _, verbatim = catalog_read.rules_keys(Lorebook.open(store, env={}).sanitizer)
+    assert list(_memo(store).values()) == [verbatim]
+    assert _cli(store, *args) == (0, reference + "\n", "")  # copied from the remembered shard
+    assert Lorebook.open(store, env={}).actions_json(epic=EPIC, limit=None) == reference
