@@ -269,6 +269,21 @@ class Lorebook:
             limit=limit, on_problem=on_problem, include_archive=include_archive, **filters
         )
 
+    def actions_json(
+        self,
+        *,
+        limit: int | None = 50,
+        on_problem: OnProblem = ignore,
+        include_archive: bool = False,
+        **filters: Any,
+    ) -> str:
+        """`actions(...)` as compact JSON, byte for byte what `json.dumps(..., ensure_ascii=False,
+        separators=(",", ":"))` makes of it, mostly copied from the shards (`lore actions --json`
+        on a pipe)."""
+        return self.action_log.actions_json(
+            limit=limit, on_problem=on_problem, include_archive=include_archive, **filters
+        )
+
     def sessions(
         self,
         *,

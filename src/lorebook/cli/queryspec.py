@@ -131,29 +131,33 @@ def run_actions(
 
 def _actions(book: Lorebook, values: Mapping[str, Any], stderr: TextIO | None) -> str:
     from .. import format_ts, parse_when
-    from .output import ProblemPrinter, to_json
+    from .output import ProblemPrinter, stdout_is_terminal, to_json
 
     problems = ProblemPrinter(stream=stderr)
     since, until = values.get("since"), values.get("until")
-    with status_line(book, bool(values.get("as_json")), stderr):
-        found = book.actions(
-            type=values.get("action_type"),
-            outcome=values.get("outcome"),
-            project=values.get("project"),
-            agent=values.get("agent"),
-            epic=values.get("epic"),
-            issue=values.get("issue"),
-            session=values.get("session"),
-            category=values.get("category"),
-            since=format_ts(parse_when(since, option="--since")) if since else None,
-            until=format_ts(parse_when(until, option="--until")) if until else None,
-            limit=values.get("limit") or ACTIONS_DEFAULTS["limit"],
-            on_problem=problems,
-            include_archive=bool(values.get("include_archive")),
-        )
-    if values.get("as_json"):
-        text = to_json(found)
-    else:  # the table's module only for people
+    as_json = bool(values.get("as_json"))
+    piped = as_json and not stdout_is_terminal()  # compact JSON, mostly the shards' own bytes
+    with status_line(book, as_json, stderr):
+        query = {
+            "type": values.get("action_type"),
+            "outcome": values.get("outcome"),
+            "project": values.get("project"),
+            "agent": values.get("agent"),
+            "epic": values.get("epic"),
+            "issue": values.get("issue"),
+            "session": values.get("session"),
+            "category": values.get("category"),
+            "since": format_ts(parse_when(since, option="--since")) if since else None,
+            "until": format_ts(parse_when(until, option="--until")) if until else None,
+            "limit": values.get("limit") or ACTIONS_DEFAULTS["limit"],
+            "on_problem": problems,
+            "include_archive": bool(values.get("include_archive")),
+        }
+        text = book.actions_json(**query) if piped else None
+        found = [] if piped else book.actions(**query)
+    if text is None and as_json:
+        text = to_json(found, tty=True)
+    elif text is None:  # the table's module only for people
         from ..render.actions import actions_table
 
         text = actions_table(found)

@@ -22,7 +22,7 @@ from .writer import redacted
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
 
     from ..config import Config
     from ..events import EventBus
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .catalog_query import CatalogView
     from .query import ActionFilter
+
+    T = TypeVar("T")
 
 
 class ActionLog:
@@ -157,18 +159,21 @@ class ActionLog:
     ) -> Iterator[dict[str, Any]]:
         """Matching actions as a lazy stream (the filters of `actions`, times in any form
         `--since` takes): a viewer pulls rows as it shows them, never holding them all."""
+        return self.iter_actions(
+            self._filter(filters),
+            newest_first=newest_first,
+            on_problem=on_problem,
+            include_archive=include_archive,
+        )
+
+    def _filter(self, filters: dict[str, Any]) -> ActionFilter:
         from .query import ActionFilter
 
         for key in ("since", "until"):
             filters[key] = as_timestamp(filters.get(key), key)
         if filters.get("session"):
             filters["session"] = self.resolve_session(filters["session"])
-        return self.iter_actions(
-            ActionFilter(**filters),
-            newest_first=newest_first,
-            on_problem=on_problem,
-            include_archive=include_archive,
-        )
+        return ActionFilter(**filters)
 
     def actions(
         self,
@@ -179,18 +184,32 @@ class ActionLog:
         **filters: Any,
     ) -> list[dict[str, Any]]:
         """Matching actions, newest first (see `Lorebook.actions`)."""
-        if limit is not None and limit < 1:
-            raise UsageError(f"limit must be a positive number, not {limit}")
-        out = []
+        _check_limit(limit)
         found = self.stream(on_problem=on_problem, include_archive=include_archive, **filters)
-        for record in found:
-            out.append(record)
-            if limit is not None and len(out) >= limit:
-                break
-        close = getattr(found, "close", None)
-        if close is not None:
-            close()  # release the catalog's connection and files now, not at collection
-        return out
+        return _first(found, limit)
+
+    def actions_json(
+        self,
+        *,
+        limit: int | None = 50,
+        on_problem: OnProblem = ignore,
+        include_archive: bool = False,
+        **filters: Any,
+    ) -> str:
+        """`actions(...)` as compact JSON, the text `lore actions --json` prints on a pipe, byte
+        for byte: lines of shards the catalog verified clean and canonical are copied as they
+        are stored, without being parsed and encoded again (see log.catalog_read)."""
+        from .catalog_read import compact
+
+        _check_limit(limit)
+        query = self._filter(filters)
+        lines = self.catalog.iter_lines(
+            query, include_archive=include_archive, on_problem=on_problem
+        )
+        if lines is None:  # no catalog: the records of a scan, encoded
+            found = self.iter_actions(query, on_problem=on_problem, include_archive=include_archive)
+            return compact(_first(found, limit))
+        return (b"[" + b",".join(_first(lines, limit)) + b"]").decode("utf-8", "surrogatepass")
 
     def sessions(
         self,
@@ -227,6 +246,25 @@ class ActionLog:
             and (status is None or s.status == status)
         ]
         return found if limit is None else found[:limit]
+
+
+def _check_limit(limit: int | None) -> None:
+    if limit is not None and limit < 1:
+        raise UsageError(f"limit must be a positive number, not {limit}")
+
+
+def _first(found: Iterator[T], limit: int | None) -> list[T]:
+    """The first `limit` items (all for None); the stream is closed at once, releasing the
+    catalog's connection and files now, not at collection."""
+    out = []
+    for item in found:
+        out.append(item)
+        if limit is not None and len(out) >= limit:
+            break
+    close = getattr(found, "close", None)
+    if close is not None:
+        close()
+    return out
 
 
 __all__ = ["ActionLog"]

@@ -22,12 +22,14 @@ from .sessions import SessionInfo, session_status
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
     from datetime import datetime
-    from typing import Any
+    from typing import Any, TypeVar
 
     from ..progress import Progress
     from ..settings import CatalogSettings
     from .query import ActionFilter
     from .resume import Candidate
+
+    T = TypeVar("T")
 
 # the newest live record of each session (and the day of its shard), newest sessions first;
 # the filters are on the session's summary so a project with no sessions costs one table scan
@@ -116,6 +118,30 @@ class CatalogView:
         """The matching records, redacted (see catalog_read), or None without a catalog. A
         query from a day on syncs only the day directories from that day (a record's shard is
         its own UTC day's); archives are synced when they are asked for."""
+        found = self._matching(query, newest_first, include_archive, on_problem)
+        if found is None:
+            return None
+        conn, cursor, reads = found
+        return _fetch(conn, reads, reads.records(cursor, on_problem))
+
+    def iter_lines(
+        self,
+        query: ActionFilter,
+        *,
+        include_archive: bool = False,
+        on_problem: OnProblem,
+    ) -> Iterator[bytes] | None:
+        """What `iter_actions` yields (newest first), each record as its compact JSON in UTF-8:
+        lines of shards verified clean and canonical as they are stored (see catalog_read)."""
+        found = self._matching(query, True, include_archive, on_problem)
+        if found is None:
+            return None
+        conn, cursor, reads = found
+        return _fetch(conn, reads, reads.lines(cursor, on_problem))
+
+    def _matching(
+        self, query: ActionFilter, newest_first: bool, include_archive: bool, on_problem: OnProblem
+    ) -> tuple[sqlite3.Connection, sqlite3.Cursor, CleanReads] | None:
         first = query.since[:10] if query.since and not include_archive else None
         conn = self.open(since=None if first is None else lambda _conn: first)
         if conn is None:
@@ -136,8 +162,7 @@ class CatalogView:
             f" JOIN shards s ON s.id = r.shard WHERE {where} ORDER BY r.ts {order}, r.id {order}",
             args,
         )
-        reads = CleanReads(conn, self.catalog.base, self.catalog.sanitizer)
-        return _fetch(conn, cursor, reads, on_problem)
+        return conn, cursor, CleanReads(conn, self.catalog.base, self.catalog.sanitizer)
 
     def sessions(
         self,
@@ -300,11 +325,10 @@ def action_where(query: ActionFilter, include_archive: bool) -> tuple[str, list[
     return " AND ".join(clauses), args
 
 
-def _fetch(
-    conn: sqlite3.Connection, cursor: sqlite3.Cursor, reads: CleanReads, on_problem: OnProblem
-) -> Iterator[dict[str, Any]]:
+def _fetch(conn: sqlite3.Connection, reads: CleanReads, found: Iterator[T]) -> Iterator[T]:
+    """`found`, then the files and the connection released (also when the caller stops)."""
     try:
-        yield from reads.records(cursor, on_problem)
+        yield from found
     finally:
         reads.close()
         conn.close()

@@ -8,6 +8,11 @@ redact under the current rules. The memo (`clean` table) holds only a shard's pa
 (inode, size, mtime and ctime, which no edit can set back) and a key of the rules, never a
 value; a shard whose identity or rules changed since is verified again, from the same bytes the
 query returns, and one that is not clean has each of its records redacted as before.
+
+`lore actions --json` on a pipe prints compact JSON: for most lines, the shard's own bytes. A
+clean shard whose every line is also exactly what `compact` makes of its record (the writer's
+canonical lines are) is remembered under a second key, and `CleanReads.lines` passes its lines
+through without parsing or re-encoding them; any other line is parsed, redacted and encoded.
 """
 
 from __future__ import annotations
@@ -37,6 +42,14 @@ _MAX_OPEN = 64
 _RACY_NS = 2_000_000_000  # a file modified this recently may change again within its mtime tick
 _MAX_VERIFY = 4 << 20  # larger shards are redacted record by record, never read whole
 _MAX_KEPT = 32 << 20  # bytes of verified files a query keeps to read its records from
+# what `compact` writes; a memo made for another output is not taken for this one
+_FORMAT = "verbatim: json.dumps(ensure_ascii=False, separators=(',', ':')), UTF-8"
+_DIRTY, _CLEAN, _VERBATIM = 0, 1, 2  # a shard's state in a query (see CleanReads)
+
+
+def compact(value: Any) -> str:
+    """Compact JSON as `lore ... --json` prints it on a pipe (cli.output.to_json)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 class LineReader:
@@ -92,34 +105,47 @@ def record_at(reader: LineReader, rid: str, path: str, off: int, length: int, ar
     return parse_at(reader.line(path, off, length, archived), rid)
 
 
-_RULES: dict[str, str] = {}  # settings -> key, once per process
+_RULES: dict[str, tuple[str, str]] = {}  # settings -> keys, once per process
 
 
 def rules_key(sanitizer: Sanitizer) -> str:
     """What decides whether a record has something to redact: the configured rules and the
     code that applies them (the redaction package and the writer's choice of free fields)."""
+    return rules_keys(sanitizer)[0]
+
+
+def rules_keys(sanitizer: Sanitizer) -> tuple[str, str]:
+    """(clean, clean and verbatim): the memo's key for a shard with nothing to redact, and for
+    one whose lines are also the bytes `compact` makes of their records (this module's code
+    decides that, so it is part of the second key)."""
     settings = repr(sanitizer.settings())
-    key = _RULES.get(settings)
-    if key is None:
-        key = _RULES[settings] = _rules_key(settings)
-    return key
+    keys = _RULES.get(settings)
+    if keys is None:
+        parts = _rules_parts(settings)
+        keys = _RULES[settings] = (_digest(parts), _digest([*parts, _FORMAT, _stamp(__file__)]))
+    return keys
 
 
-def _rules_key(settings: str) -> str:
+def _rules_parts(settings: str) -> list[str]:
+    from ..redact import sanitize
+    from . import writer
+
+    folder = os.path.dirname(sanitize.__file__)
+    sources = [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".py")]
+    return [settings, *(_stamp(source) for source in [*sources, writer.__file__])]
+
+
+def _stamp(source: str) -> str:
+    st = os.stat(source)
+    return f"{source}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _digest(parts: list[str]) -> str:
     try:  # hashlib.blake2b without hashlib's OpenSSL start-up (as in lorebook.log.catalog)
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover - a Python built without it
         from hashlib import blake2b
 
-    from ..redact import sanitize
-    from . import writer
-
-    parts = [settings]
-    folder = os.path.dirname(sanitize.__file__)
-    sources = [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".py")]
-    for source in [*sources, writer.__file__]:
-        st = os.stat(source)
-        parts.append(f"{source}:{st.st_size}:{st.st_mtime_ns}")
     return blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
 
 
@@ -130,8 +156,8 @@ class CleanReads:
         self.conn = conn
         self.reader = LineReader(base)
         self.sanitizer = sanitizer
-        self.rules = rules_key(sanitizer)
-        self.clean: dict[str, bool] = {}  # path -> clean, as this query found it
+        self.rules, self.verbatim_rules = rules_keys(sanitizer)
+        self.state: dict[str, int] = {}  # path -> _DIRTY, _CLEAN or _VERBATIM, as found now
         self.whole: dict[str, bytes] = {}  # files read whole to verify them
         self.verified: list[tuple[Any, ...]] = []  # new memo rows
         self.has_table = True
@@ -143,22 +169,68 @@ class CleanReads:
         """The records of (id, path, offset, length, archived) rows, in order; a row whose shard
         changed since the sync is skipped (reported to `on_problem`)."""
         for rid, path, off, length, archived in rows:
-            clean = self.clean.get(path)
-            if clean is None:
-                clean = self.clean[path] = not archived and self._check(path)
-            whole = self.whole.get(path)
-            if whole is not None:
-                record = parse_at(whole[off : off + length], rid)
-            else:
-                record = record_at(self.reader, rid, path, off, length, archived)
-            if record is None:
-                if on_problem is not None:
-                    on_problem(Problem(path, 0, f"changed since the catalog was synced (id {rid})"))
-                continue
-            if clean:
+            record = self._record(rid, path, off, length, archived, on_problem)
+            if record is not None:
                 yield record
-            else:
-                yield from redacted(self.sanitizer, (record,))
+
+    def lines(
+        self, rows: Iterable[tuple[str, str, int, int, int]], on_problem: OnProblem | None = None
+    ) -> Iterator[bytes]:
+        """`compact(record)` in UTF-8 for each record `records` yields, in the same order: a
+        verbatim shard's line is its own bytes, any other record is parsed and encoded."""
+        quote = json.encoder.encode_basestring
+        for rid, path, off, length, archived in rows:
+            if self._state(path, archived) == _VERBATIM:
+                raw = self._whole_line(path, off, length)
+                if raw is not None and f'"id":{quote(rid)}'.encode() in raw:
+                    yield raw
+                    continue
+            record = self._record(rid, path, off, length, archived, on_problem)
+            if record is not None:
+                yield compact(record).encode("utf-8", "surrogatepass")  # printed as to_json's
+
+    def _state(self, path: str, archived: int) -> int:
+        state = self.state.get(path)
+        if state is None:
+            state = self.state[path] = _DIRTY if archived else self._check(path)
+        return state
+
+    def _record(
+        self, rid: str, path: str, off: int, length: int, archived: int,
+        on_problem: OnProblem | None,
+    ) -> dict[str, Any] | None:  # fmt: skip
+        clean = self._state(path, archived) != _DIRTY
+        whole = self.whole.get(path)
+        if whole is not None:
+            record = parse_at(whole[off : off + length], rid)
+        else:
+            record = record_at(self.reader, rid, path, off, length, archived)
+        if record is None:
+            if on_problem is not None:
+                on_problem(Problem(path, 0, f"changed since the catalog was synced (id {rid})"))
+            return None
+        if clean:
+            return record
+        return next(redacted(self.sanitizer, (record,)))
+
+    def _whole_line(self, path: str, off: int, length: int) -> bytes | None:
+        """The line at `off` without its newline when the row still frames one whole line of
+        the verified file (a newline before it, or the file's start, and one ending it)."""
+        whole = self.whole.get(path)
+        if whole is not None:
+            raw = whole[off : off + length]
+            framed = off == 0 or whole[off - 1 : off] == b"\n"
+        else:
+            fd = self.reader.fd(path)
+            if fd is None:
+                return None
+            start = off - 1 if off else 0
+            data = os.pread(fd, length + off - start, start)
+            framed = off == 0 or data[:1] == b"\n"
+            raw = data[off - start :]
+        if framed and len(raw) == length and raw.endswith(b"\n"):
+            return raw[:-1]
+        return None
 
     def _memo(self, path: str) -> tuple[Any, ...] | None:
         if not self.has_table:
@@ -172,43 +244,57 @@ class CleanReads:
             return None
         return None if row is None else tuple(row)
 
-    def _check(self, path: str) -> bool:
-        """Whether the shard is clean: remembered for its identity, else verified now."""
+    def _check(self, path: str) -> int:
+        """The shard's state: remembered for its identity, else verified now."""
         fd = self.reader.fd(path)
         if fd is None:
-            return False
+            return _DIRTY
         st = os.fstat(fd)
-        identity = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, self.rules)
-        if self._memo(path) == identity:
-            return True
+        identity = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        memo = self._memo(path)
+        if memo is not None and memo[:4] == identity:
+            if memo[4] == self.verbatim_rules:
+                return _VERBATIM
+            if memo[4] == self.rules:
+                return _CLEAN
         if st.st_size > _MAX_VERIFY:
-            return False
+            return _DIRTY
         data = os.pread(fd, st.st_size, 0)
         if len(data) != st.st_size:
-            return False
+            return _DIRTY
         if self.kept + len(data) <= _MAX_KEPT:  # the query reads its records from these bytes
             self.whole[path] = data
             self.kept += len(data)
-        if not self._nothing_to_redact(data):
-            return False
-        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= _RACY_NS:
-            self.verified.append((path, *identity))
-        return True
+        state = self._verify(data)
+        if state != _DIRTY and time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= _RACY_NS:
+            rules = self.verbatim_rules if state == _VERBATIM else self.rules
+            self.verified.append((path, *identity, rules))
+        return state
 
-    def _nothing_to_redact(self, data: bytes) -> bool:
+    def _verify(self, data: bytes) -> int:
+        """_DIRTY when a line has something to redact (or is damaged: no verdict for the file),
+        _VERBATIM when every line is also `compact` of its record, else _CLEAN."""
         records = []
+        verbatim = True
         for raw in data.split(b"\n"):
             if not raw.strip():
                 continue
             try:
                 record = json.loads(raw)
             except ValueError:
-                return False  # a damaged line: no verdict for the file, redact as usual
+                return _DIRTY
             if not isinstance(record, dict):
-                return False
+                return _DIRTY
             records.append(record)
+            if verbatim:
+                try:
+                    verbatim = compact(record).encode() == raw
+                except UnicodeEncodeError:  # a lone surrogate: never printed as it is stored
+                    verbatim = False
         checked = zip(redacted(self.sanitizer, records), records, strict=True)
-        return all(out is record for out, record in checked)
+        if not all(out is record for out, record in checked):
+            return _DIRTY
+        return _VERBATIM if verbatim else _CLEAN
 
     def close(self) -> None:
         """Close the files and remember the shards verified clean (skipped if the catalog is
