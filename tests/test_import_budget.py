@@ -127,7 +127,7 @@ def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
     out, modules = _run(learned, "search", "row level security insert", "--mode", "keyword",
                         "--json")
     assert json.loads(out)
-    _check(modules, {"click"}, budget=68)  # 65 today (the catalog split in three modules: +2)
+    _check(modules, {"click"}, budget=70)  # 69 today (+1: the ranking corpus, index/corpus.py)
 
 
 def test_named_tuple_without_typing_builds_what_typing_builds() -> None:

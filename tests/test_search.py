@@ -271,4 +271,4 @@ def test_stale_learning_is_flagged_and_down_ranked(search_store: Path) -> None:
     assert stale["score"] < fresh["score"]  # same similarity, down-ranked
     assert stale["similarity"] == fresh["similarity"]
     # the answer is cached per commit; a further commit is seen again
-    assert (search_store / ".lore" / "cache" / "stale-v1.json").is_file()
+    assert (search_store / ".lore" / "cache" / "stale-v2.json").is_file()

@@ -105,7 +105,7 @@ def _index(root: Path) -> None:
     assert lore("index", env=clean_env(root)).code == 0
     _age_manifest(root)
     assert lore("search", "warm", "--mode", "keyword", env=clean_env(root)).code == 0
-    assert (root / ".lore" / "cache" / "stale-v1.json").is_file()
+    assert (root / ".lore" / "cache" / "stale-v2.json").is_file()
 
 
 def _age_manifest(root: Path) -> None:

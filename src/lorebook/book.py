@@ -347,7 +347,7 @@ class Lorebook:
         """The search index over the learnings (`lorebook.index.SearchIndex`); loads lazily."""
         from .index import SearchIndex
         from .knowledge.ops import ranking_figures
-        from .knowledge.stale_cache import cached_stale_ids
+        from .knowledge.stale_cache import StaleIds
 
         def stale() -> list[str]:  # on a new commit or an edited learning: reads them all
             return [report.id for report in self.learnings.stale()]
@@ -359,7 +359,7 @@ class Lorebook:
             self.sanitizer,
             env=self.env,
             stats_snapshot=lambda: ranking_figures(self.action_log),
-            stale_snapshot=lambda: cached_stale_ids(self.layout, stale),
+            stale_snapshot=StaleIds(self.layout, stale),
         )
         index.on_progress(self._progress)
         return index

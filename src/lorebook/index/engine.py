@@ -16,12 +16,13 @@ from ..problems import Problem
 from ..progress import INDEX_BUILD
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .chunks import CHUNKER_VERSION
+from .corpus import Corpus
 from .embed import ModelUnavailable, load_embedder, resolve_model
 from .hubness import corrected
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt, files_match
-from .rank import MODES, Filters, fuse, leo_score, recency, recommendation
+from .rank import MODES, Filters, fuse, keyword_floor, leo_score, recency, recommendation
 from .result import SearchResult, StatsProvider, no_stats
 from .synonyms import SynonymTable
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .embed import Embedder
     from .indexer import IndexReport
-    from .keyword_store import Rows, SavedIndex
+    from .keyword_store import SavedIndex
 
 MAX_QUERY_CHARS = 10_000
 DAMAGED = "the saved keyword index (.lore/cache/index/keyword.jsonl) was damaged; rebuilt it"
@@ -49,12 +50,13 @@ class SearchIndex:
         env: Mapping[str, str] | None = None,
         stats: StatsProvider = no_stats,
         stats_snapshot: Callable[[], StatsProvider] | None = None,
-        stale_snapshot: Callable[[], Collection[str]] | None = None,
+        stale_snapshot: Callable[[str | None], Collection[str]] | None = None,
         warn: Callable[[str], None] | None = None,
     ) -> None:
         """`stats_snapshot`, when given, is called once per search for fresh figures
         (applications, success rate, occurrences) of the learnings found; else `stats`.
-        `stale_snapshot` likewise gives the ids of stale learnings (down-ranked, flagged).
+        `stale_snapshot` likewise gives the ids of stale learnings (down-ranked, flagged), told
+        the learning files' state when the search knows it (`manifest.files_key`), else None.
         `sanitizer` redacts each document as it is indexed (see Indexer)."""
         environ = os.environ if env is None else env
         self.layout = layout
@@ -82,6 +84,7 @@ class SearchIndex:
         self._stored: tuple[tuple[int, int], Manifest | None] | None = None
         self._terms: dict[str, tuple[str, list[str]]] = {}  # file -> (hash, BM25 terms)
         self._saved: SavedIndex | None = None  # the saved keyword index, while it holds
+        self._corpus: tuple[Manifest, Corpus] | None = None  # of the manifest in `_keyword`
 
     # -- model -----------------------------------------------------------------------------
     def on_warning(self, callback: Callable[[str], None]) -> None:
@@ -274,25 +277,18 @@ class SearchIndex:
             keyword = self._keyword_index(manifest, saved=False)
             self._keyword = None
             _, kw_sim = keyword.scores(query)
+        if self._corpus is None or self._corpus[0] is not manifest:
+            self._corpus = (manifest, Corpus.of(manifest))
+        corpus = self._corpus[1]
         dense = None
         if mode != "keyword" and self.degraded is None:
-            dense = self._dense(query, manifest)
+            dense = self._dense(query, manifest.model, corpus.chunks)
         if mode != "keyword" and dense is None:
             self.mode_used = "keyword"
         if mode == "semantic" and dense is None:
             mode = "keyword"
-        entries = [(k, e) for k, e in manifest.files.items() if e.doc]
         return self._rank(
-            [k for k, _ in entries],
-            [e.doc for _, e in entries if e.doc],
-            kw_sim,
-            dense,
-            mode,
-            limit,
-            threshold,
-            filters,
-            today or date.today(),
-            hubs=[e.hub for _, e in entries],
+            corpus, kw_sim, dense, mode, limit, threshold, filters, today or date.today()
         )
 
     def _fresh(self, saved: SavedIndex | None = None) -> bool:
@@ -350,18 +346,12 @@ class SearchIndex:
             if saved is None or (refresh and not self._fresh(saved)):
                 return None
             _, kw_sim = saved.index.scores(query)
+            corpus = Corpus(
+                saved.keys, saved.rows, superseded=saved.superseded, files=lambda: saved.files
+            )
+            day = today or date.today()
             return self._rank(
-                saved.keys,
-                saved.rows,
-                kw_sim,
-                None,
-                "keyword",
-                limit,
-                threshold,
-                filters,
-                today or date.today(),
-                saved.document,
-                saved.superseded,
+                corpus, kw_sim, None, "keyword", limit, threshold, filters, day, saved.document
             )
         except (SavedIndexDamaged, ValueError):  # a postings list too: rebuilt by the full path
             self._saved = None
@@ -390,9 +380,12 @@ class SearchIndex:
         if isinstance(exc, ChromaUnavailable) and self.store.url:
             raise exc
 
-    def _dense(self, query: str, manifest: Manifest) -> dict[str, float] | None:
+    def _dense(self, query: str, model: str | None, chunks: int) -> dict[str, float] | None:
+        """The best similarity of each learning among the nearest passages; None (degraded)
+        when the model differs from the index's or the vector store holds other than `chunks`
+        passages."""
         embedder = self.embedder()
-        if embedder is None or manifest.model != embedder.name:
+        if embedder is None or model != embedder.name:
             return None
         vector = embedder.encode([query])[0]
         try:
@@ -405,7 +398,7 @@ class SearchIndex:
             self._after_store_error(exc)
             self._degrade(f"the vector index cannot be read ({reason(exc)})")
             return None
-        if stored != sum(e.chunks for e in manifest.files.values()):
+        if stored != chunks:
             self._degrade("the vector index is out of step with the files (being rebuilt?)")
             return None
         best: dict[str, float] = {}
@@ -416,9 +409,8 @@ class SearchIndex:
 
     def _rank(
         self,
-        keys: list[str],
-        docs: Sequence[dict[str, Any]] | Rows,
-        kw_sim: Any,
+        corpus: Corpus,
+        kw_sim: Sequence[float],
         dense: dict[str, float] | None,
         mode: str,
         limit: int,
@@ -426,19 +418,20 @@ class SearchIndex:
         filters: Filters,
         today: date,
         full: Callable[[int], dict[str, Any]] | None = None,
-        superseded: set[str] | None = None,
-        hubs: Sequence[float] = (),
     ) -> list[SearchResult]:
-        """The best `limit` of `docs` (what ranking reads of each, looked at only above the
-        similarity floor; `full(i)`, when given, reads the whole document `i` for the results;
-        `superseded`, when given, the ids the documents supersede; `hubs`, each document's
-        hubness, with the dense side)."""
-        if superseded is None:
-            superseded = {s for d in docs for s in d.get("supersedes") or []}
+        """The best `limit` of the corpus's documents (what ranking reads of each, looked at
+        only above the similarity floor; `full(i)`, when given, reads the whole document `i`
+        for the results)."""
         floor = self.rank.threshold if threshold is None else threshold
-        mean_hub = sum(hubs) / len(hubs) if hubs else 0.0
+        keys, docs, hubs, mean_hub = corpus.keys, corpus.docs, corpus.hubs, corpus.mean_hub
+        if floor > 0:  # only what can reach the floor: a warm search over 10,000 learnings
+            least = keyword_floor(floor, mode, self.rank.dense_weight, dense is not None)
+            reached: Sequence[int] = corpus.reached(kw_sim, least, dense)
+        else:
+            reached = range(len(keys))
         scored = []
-        for i, key in enumerate(keys):
+        for i in reached:
+            key = keys[i]
             kw = float(kw_sim[i])
             sem = None
             if dense is not None:  # only a learning the dense search found is corrected
@@ -448,12 +441,14 @@ class SearchIndex:
             if sim < floor:
                 continue
             doc = docs[i]
-            if not filters.admits(doc, superseded):
+            if not filters.admits(doc, corpus.superseded):
                 continue
             scored.append((i, key, doc, kw, sem, sim))
         top = max(max((s[5] for s in scored), default=1.0), 1e-9)
         stats = self.stats_snapshot() if (scored and self.stats_snapshot) else self.stats
-        stale_ids = self.stale_snapshot() if (scored and self.stale_snapshot) else ()
+        stale_ids = (
+            self.stale_snapshot(corpus.files_key) if (scored and self.stale_snapshot) else ()
+        )
         out = []
         for i, key, doc, kw, sem, sim in scored:
             stale = doc["id"] in stale_ids or bool(doc.get("stale"))

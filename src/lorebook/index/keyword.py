@@ -134,7 +134,8 @@ class KeywordIndex:
         ceiling = sum(self.idf(t) for t in dict.fromkeys(own))
         if ceiling <= 0:
             return raw, [0.0] * self.size
-        return raw, [min(max(score / ceiling, 0.0), 1.0) for score in raw]
+        # every score is >= 0 (IDF > 0, counts > 0): only the cap at 1 is needed
+        return raw, [score / ceiling if score < ceiling else 1.0 for score in raw]
 
 
 def _decode(text: Any, size: int) -> list[list[int]]:

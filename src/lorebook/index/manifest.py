@@ -83,6 +83,14 @@ def files_match(layout: Layout, files: Mapping[str, Sequence[int]]) -> bool:
     return seen == len(files)
 
 
+def files_key(files: Mapping[str, Sequence[int]]) -> str:
+    """A digest of each learning file's path, size and mtime (not of when it was hashed, which a
+    re-check rewrites): what says a learning file changed, for what is derived from the files
+    (staleness)."""
+    text = "\n".join(f"{k}\0{v[0]}\0{v[1]}" for k, v in sorted(files.items()))
+    return blake2b(text.encode(), digest_size=16).hexdigest()
+
+
 @dataclass
 class Manifest:
     model: str | None

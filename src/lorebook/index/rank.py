@@ -69,6 +69,19 @@ def fuse(keyword: float, dense: float | None, mode: str, dense_weight: float) ->
     return dense_weight * dense + (1.0 - dense_weight) * keyword
 
 
+def keyword_floor(floor: float, mode: str, dense_weight: float, dense: bool) -> float:
+    """The least keyword similarity with which a learning the dense search did not return can
+    still `fuse` to `floor` (> 0); a hair lower, as a pre-filter: `fuse` decides. `dense`: the
+    dense side answered (its missing learnings then count 0)."""
+    if mode == "keyword" or not dense:
+        least = floor
+    elif mode == "semantic" or dense_weight >= 1.0:
+        return math.inf
+    else:
+        least = floor / (1.0 - dense_weight)
+    return least * (1.0 - 1e-9)
+
+
 def recency(created: str | None, today: date, half_life_days: float) -> float:
     if not created:
         return 0.5
