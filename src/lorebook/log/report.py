@@ -325,7 +325,7 @@ def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> dict[str, Any]:
     from .catalog_read import CleanReads
-    from .report_sql import Scope, newest, outcome_counts, overhead_costs, tally
+    from .report_sql import Scope, newest, overhead_costs, tally
 
     scope = Scope(window.since_ts, window.until_ts, **options)
     counts = tally(conn, scope, group_by)
@@ -338,7 +338,7 @@ def _from_catalog(
         failures = newest(conn, reads, scope, ("outcome", "failure"), FAILURES_SHOWN)
     finally:
         reads.close()
-    by_outcome = outcome_counts(conn, scope, deploy)
+    by_outcome = counts.by_type_outcome.get("deploy", Counter())
     return {
         **shape(counts, window, group_by, costs),
         "deployments": {
