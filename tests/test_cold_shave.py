@@ -191,3 +191,24 @@ def test_a_report_counts_the_window_in_one_statement(store: Path) -> None:
     assert report["deployments"]["by_outcome"] == {
         "success": 1, "failure": 1, "blocked": 1, "in_progress": 0}
     assert report["summary"]["total_actions"] == 4
+
+
+def test_surrogates_are_replaced_as_the_regex_replaces_them() -> None:
+    """`without_surrogates` compiles the surrogate class only for a text holding one, and
+    gives what the regex gives for every text."""
+    import random
+    import re
+
+    from lorebook.redact.patterns import MARK, R, without_surrogates
+
+    reference = re.compile("[\ud800-\udfff]")
+    rng = random.Random(13)
+    alphabet = ["a", "Z", "0", " ", "é", "ß", "€", "😀", "\ud800", "\udbff", "\udc00", "\udfff",
+                "\ud7ff", "\ue000", "\ufffd", "\x00", "[REDACTED]"]
+    texts = ["", "plain ascii", "café", "\ud83d\ude00", "x\ud800", "\udfffy"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+              for _ in range(500)]
+    for text in texts:
+        assert without_surrogates(text) == reference.sub("\ufffd", text), repr(text)
+        # a key name's markers: skipping the substitution when MARK is absent changes nothing
+        assert (R.MARKER.sub(" ", text) if MARK in text else text) == R.MARKER.sub(" ", text)
