@@ -116,7 +116,11 @@ def test_the_date_types_are_the_datetime_modules_own() -> None:
 
 
 def _log_modules(root: Path, *args: str, **env: str) -> tuple[str, str, set[str]]:
-    done = subprocess.run([sys.executable, "-c", WRAPPER, "log", *args], capture_output=True,
+    return _modules(root, "log", *args, **env)
+
+
+def _modules(root: Path, *args: str, **env: str) -> tuple[str, str, set[str]]:
+    done = subprocess.run([sys.executable, "-c", WRAPPER, *args], capture_output=True,
                           text=True, env=clean_env(root, **env), timeout=60)
     out, _, last = done.stdout.rstrip().rpartition("\n")
     report = json.loads(last)
@@ -188,6 +192,10 @@ def test_a_report_counts_the_window_in_one_statement(store: Path) -> None:
     grouped = [s for s in statements if "GROUP BY" in s]
     assert len(grouped) == 1, grouped
     assert report["deployments"]["total"] == 3
+    _modules(store, "report", "--json")  # the catalog is built
+    out, _, modules = _modules(store, "report", "--json")
+    assert json.loads(out)["summary"]["total_actions"] == 4
+    assert "lorebook.log.query" not in modules  # the filter class serves the scan path only
     assert report["deployments"]["by_outcome"] == {
         "success": 1, "failure": 1, "blocked": 1, "in_progress": 0}
     assert report["summary"]["total_actions"] == 4
