@@ -196,6 +196,7 @@ def test_a_report_counts_the_window_in_one_statement(store: Path) -> None:
     out, _, modules = _modules(store, "report", "--json")
     assert json.loads(out)["summary"]["total_actions"] == 4
     assert "lorebook.log.query" not in modules  # the filter class serves the scan path only
+    assert "weakref" not in modules  # the kept connection's back reference is _weakref.ref
     assert report["deployments"]["by_outcome"] == {
         "success": 1, "failure": 1, "blocked": 1, "in_progress": 0}
     assert report["summary"]["total_actions"] == 4
