@@ -207,7 +207,7 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
     built_plain = [build_plain(i) for i in range(actions)]
     redacted_plain = [book.writer.redact(r) for r in built_plain]
     lines_plain = [encode(r) for r in redacted_plain]
-    scratch = shard_path(book.layout.actionlog, built[0]["ts"], "bench-append-scratch")
+    scratch = Path(shard_path(book.layout.actionlog, built[0]["ts"], "bench-append-scratch"))
     parts: dict[str, Callable[[int], Any]] = {
         "full": full,
         "full_plain": full_plain,

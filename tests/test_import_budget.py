@@ -30,8 +30,10 @@ print("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}))
 # modules no cold read may load: the CLI framework, and what typing / dataclasses / hashlib's
 # OpenSSL start-up cost every process (a few milliseconds each, against ~45 ms for psql)
 NEVER = {"click", "typing", "dataclasses", "inspect", "ast", "hashlib", "_hashlib"}
-# and the append path (run by hooks on every tool call) loads no catalog and no git process
-LOG_NEVER = NEVER | {"sqlite3", "subprocess", "contextlib"}
+# and the append path (run by hooks on every tool call) loads no catalog and no git process,
+# and neither pathlib (~8 ms with urllib.parse and ipaddress) nor datetime's Python module
+LOG_NEVER = NEVER | {"sqlite3", "subprocess", "contextlib", "pathlib", "urllib", "ipaddress",
+                     "datetime"}
 # the heavy libraries of other commands (see tests/test_light_imports.py, test_search_cold.py)
 HEAVY = {"torch", "chromadb", "sentence_transformers", "onnxruntime", "pydantic", "yaml",
          "ruamel", "frontmatter", "git", "textual", "mcp"}

@@ -8,7 +8,7 @@ append path never imports a YAML library. Every value is checked against the typ
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 
 from .config_check import check_types, find_problem, line_of
 from .errors import LoreError
@@ -34,6 +34,7 @@ from .settings import (
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 DURABILITY = ("flush", "fsync")
@@ -138,26 +139,31 @@ def _validate(data: dict[str, Any], path: Path) -> None:
         raise LoreError(f"{where}: log.durability: expected one of {', '.join(DURABILITY)}")
 
 
-def load_config(root: Path) -> Config:
-    """Defaults merged with `.lore/config.yaml` when present."""
-    path = root / STORE_DIR / "config.yaml"
+def load_config(root: Path | str) -> Config:
+    """Defaults merged with `.lore/config.yaml` when present (read with os.path alone while the
+    cache holds it: the append path never imports pathlib)."""
+    store = os.path.join(root, STORE_DIR)
     try:
-        stat = path.stat()
+        stat = os.stat(os.path.join(store, "config.yaml"))
     except FileNotFoundError:
         return Config()
     stamp = [stat.st_size, stat.st_mtime_ns]
-    cache = root / STORE_DIR / "cache" / "config.json"
     try:
-        cached = json.loads(cache.read_text(encoding="utf-8"))
+        with open(os.path.join(store, "cache", "config.json"), encoding="utf-8") as handle:
+            cached = json.loads(handle.read())
         if cached.get("stamp") == stamp and find_problem(cached["data"], DEFAULTS) is None:
             return Config(cached["data"])  # else: parsed again, and refused
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
+    from pathlib import Path
+
+    path = Path(store) / "config.yaml"
     data = _parse_yaml(path)
     _validate(data, path)
     try:
         from .store import atomic_write  # never through a symlinked cache folder
 
+        cache = Path(store) / "cache" / "config.json"
         atomic_write(cache, json.dumps({"stamp": stamp, "data": data}, default=str).encode())
     except LoreError:
         pass  # the cache is an optimisation; a read-only (or symlinked) cache still works

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from .errors import NotInitializedError
+
+TYPE_CHECKING = False  # pathlib costs `lore log` ~8 ms (urllib.parse, ipaddress): see find_root_dir
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STORE_DIR = ".lore"
 OUTSIDE = "symlink outside the repository"  # the problem reported for such files
@@ -107,26 +110,47 @@ class Layout:
 
 def find_root(start: Path | None = None, *, env: dict[str, str] | None = None) -> Path:
     """`LORE_ROOT`, else the nearest directory with `.lore/`, else the git top level, else cwd."""
+    from pathlib import Path
+
+    return Path(find_root_dir(None if start is None else str(start), env=env))
+
+
+def find_root_dir(start: str | None = None, *, env: dict[str, str] | None = None) -> str:
+    """`find_root` as a string, with os.path alone: the append path never imports pathlib."""
     environ = os.environ if env is None else env
     if environ.get("LORE_ROOT"):
-        return Path(environ["LORE_ROOT"]).expanduser().resolve()
-    here = (start or Path.cwd()).resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / STORE_DIR).is_dir():
+        return os.path.realpath(os.path.expanduser(environ["LORE_ROOT"]))
+    here = os.path.realpath(start or os.getcwd())
+    for candidate in _up(here):
+        if os.path.isdir(os.path.join(candidate, STORE_DIR)):
             return candidate
-    return git_toplevel(here) or here
+    return git_toplevel_dir(here) or here
 
 
-def require_store(root: Path) -> None:
+def _up(start: str) -> list[str]:
+    """`start` and every directory above it (as `Path.parents`), nearest first."""
+    found = [start]
+    while (parent := os.path.dirname(found[-1])) != found[-1]:
+        found.append(parent)
+    return found
+
+
+def require_store(root: Path | str) -> None:
     """Refuse with one actionable line when the store was never initialised."""
-    if not (root / STORE_DIR).is_dir():
+    if not os.path.isdir(os.path.join(root, STORE_DIR)):
         raise NotInitializedError(f"no lorebook store at {root}: run `lore init` there first")
 
 
 def git_toplevel(start: Path) -> Path | None:
     """The nearest directory at or above `start` holding `.git` (a directory, or a file in a
     worktree or submodule); None outside a repository. A filesystem walk, no git process."""
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():
+    found = git_toplevel_dir(str(start))
+    return None if found is None else type(start)(found)
+
+
+def git_toplevel_dir(start: str) -> str | None:
+    """`git_toplevel` as a string."""
+    for candidate in _up(start):
+        if os.path.exists(os.path.join(candidate, ".git")):
             return candidate
     return None

@@ -12,10 +12,13 @@ import errno
 import fcntl
 import os
 import stat
-from pathlib import Path
 
 from .errors import LoreError
 from .paths import STORE_DIR
+
+TYPE_CHECKING = False  # the append path imports neither typing nor pathlib
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 

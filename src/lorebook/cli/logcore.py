@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 
 from .. import UsageError, decode_context
 
@@ -26,6 +25,8 @@ def parse_context(
         text = (stdin or sys.stdin).read()
         return decode_context(text, "--context (stdin)", max_depth)
     if raw.startswith("@"):
+        from pathlib import Path  # only here: `lore log` does not import pathlib otherwise
+
         path = Path(raw[1:])
         try:
             text = path.read_text(encoding="utf-8")

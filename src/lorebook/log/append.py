@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from functools import cached_property
-from pathlib import Path
 
 from ..config import Config, load_config
 from ..errors import UsageError
 from ..events import EventBus
 from ..ids import new_ulid
-from ..paths import find_root, require_store
-from ..timeutil import format_ts, utcnow
+from ..paths import find_root_dir, require_store
+from ..timeutil import datetime, format_ts, utcnow
 from .writer import (
     LogWriter,
     action_record,
@@ -29,8 +27,10 @@ from .writer import (
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
+    from ..paths import Layout
     from ..redact.sanitize import Sanitizer
 
 Listener = Callable[[dict[str, "Any"]], None]
@@ -38,16 +38,28 @@ Listener = Callable[[dict[str, "Any"]], None]
 
 def resolve_root(path: str | Path | None, env: Mapping[str, str]) -> Path:
     """`path`, else `LORE_ROOT`, else the nearest folder with `.lore/`, else the git top level."""
-    return Path(path).resolve() if path is not None else find_root(env=dict(env))
+    from pathlib import Path
+
+    return Path(resolve_root_dir(path, env))
+
+
+def resolve_root_dir(path: str | Path | None, env: Mapping[str, str]) -> str:
+    """`resolve_root` as a string (os.path alone: `lore log` never imports pathlib)."""
+    return os.path.realpath(path) if path is not None else find_root_dir(env=dict(env))
 
 
 class Appender:
-    """Writes actions and session events for one store."""
+    """Writes actions and session events for one store.
 
-    def __init__(self, root: Path, config: Config, env: Mapping[str, str]) -> None:
-        self.root = root
+    It holds its root as a string and writes with os.path alone: pathlib (~8 ms to import, with
+    urllib.parse and ipaddress) is loaded only when something asks for `root` or `layout`.
+    """
+
+    def __init__(self, root: Path | str, config: Config, env: Mapping[str, str]) -> None:
+        self.root_dir = os.fspath(root)
         self.config = config
-        self.layout = config.layout(root)
+        # the directory `layout.actionlog` names (Layout.at joins the same setting to the root)
+        self.actionlog = os.path.join(self.root_dir, config.paths.actionlog)
         self.host = host_name()
         self.env_agent = env.get("LORE_AGENT") or None
         self.env_project = env.get("LORE_PROJECT") or None
@@ -55,6 +67,16 @@ class Appender:
         self.max_depth = config.log.max_depth
         self.events = EventBus()  # `events.on("action", handler)`: loosely coupled subscribers
         self.listeners: list[Listener] = [self.events.publish_record]
+
+    @cached_property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.root_dir)
+
+    @cached_property
+    def layout(self) -> Layout:
+        return self.config.layout(self.root)
 
     @cached_property
     def sanitizer(self) -> Sanitizer:
@@ -72,7 +94,7 @@ class Appender:
     def writer(self) -> LogWriter:
         """Built on first write: opening a store to read it builds no writer."""
         return LogWriter(
-            self.layout,
+            self.actionlog,
             self.sanitizer,
             fsync=self.config.log.durability == "fsync",
             max_line_bytes=self.config.log.max_line_bytes,
@@ -83,7 +105,7 @@ class Appender:
     def open(cls, path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Appender:
         """The appender of an existing store (one line telling the user to `lore init`)."""
         environ = os.environ if env is None else env
-        root = resolve_root(path, environ)
+        root = resolve_root_dir(path, environ)
         require_store(root)
         return cls(root, load_config(root), environ)
 
@@ -99,7 +121,7 @@ class Appender:
             from ..redact.identifiers import check_identifier
 
             return check_identifier("LORE_PROJECT", self.env_project, self.sanitizer)
-        return project or self.config.project or self.root.name
+        return project or self.config.project or os.path.basename(self.root_dir)
 
     def default_session(self, session: str | None) -> str | None:
         """`session`, else LORE_SESSION (checked, and named in the error if refused)."""
@@ -114,7 +136,7 @@ class Appender:
         from .identity import session_identity
 
         max_days = self.config.resume.max_session_days
-        found = session_identity(self.layout.actionlog, session, now or utcnow(), max_days)
+        found = session_identity(self.actionlog, session, now or utcnow(), max_days)
         return found if found is not None else (None, None)
 
     def ended(self, session: str, now: datetime | None = None) -> dict[str, Any] | None:
@@ -123,7 +145,7 @@ class Appender:
         from .identity import ended_event
 
         max_days = self.config.resume.max_session_days
-        return ended_event(self.layout.actionlog, session, now or utcnow(), max_days)
+        return ended_event(self.actionlog, session, now or utcnow(), max_days)
 
     def _identity(
         self, session: str | None, agent: str | None, project: str | None, now: datetime | None

@@ -27,8 +27,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-import weakref
 from _thread import allocate_lock
+from _weakref import ref as weak_ref  # = weakref.ref, without weakref.py (~0.5 ms cold)
 from pathlib import Path
 
 from ..errors import LoreError
@@ -75,7 +75,7 @@ class _Kept(sqlite3.Connection):
     read then skips SQLite's open and close (with WAL, the last close checkpoints), ~3 ms of
     a resume. It is lent to one user at a time, from any thread (the TUI reads in workers)."""
 
-    home: weakref.ref[Catalog] | None = None
+    home: weak_ref[Catalog] | None = None
     sync_memo: SyncMemo | None = None  # what its syncs listed (see catalog_sync.SyncMemo)
 
     def close(self) -> None:
@@ -243,7 +243,7 @@ class Catalog:
             if free and now is not None and before in (None, now):
                 self._file = now
                 self._lent = conn
-                conn.home = weakref.ref(self)
+                conn.home = weak_ref(self)
 
     def _give_back(self, conn: _Kept) -> bool:
         """Take back a lent connection (True), or False when it is to be closed for real."""

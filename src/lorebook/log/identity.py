@@ -8,16 +8,20 @@ block, unless the session logged a great deal after it (then nothing is said).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from pathlib import Path
+import os
 
 from ..model import decode_line
+from ..timeutil import datetime, timedelta
 from .writer import session_start_day, shard_path
+
+TYPE_CHECKING = False  # the append path imports neither typing nor pathlib
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _HEAD_LINES = 5
 
 
-def _first_record_identity(path: Path) -> tuple[str | None, str | None] | None:
+def _first_record_identity(path: str) -> tuple[str | None, str | None] | None:
     try:
         with open(path, "rb") as handle:
             for _ in range(_HEAD_LINES):
@@ -33,7 +37,7 @@ def _first_record_identity(path: Path) -> tuple[str | None, str | None] | None:
 
 
 def session_identity(
-    actionlog: Path, session: str, now: datetime, max_days: int = 14
+    actionlog: Path | str, session: str, now: datetime, max_days: int = 14
 ) -> tuple[str | None, str | None] | None:
     """Identity from the session's newest shard at or before `now`, or None if none is found."""
     oldest = (now - timedelta(days=max_days)).strftime("%Y-%m-%d")
@@ -41,7 +45,7 @@ def session_identity(
     day = now
     while (name := day.strftime("%Y-%m-%d")) >= oldest:
         path = shard_path(actionlog, name, session)
-        if path.is_file():
+        if os.path.isfile(path):
             found = _first_record_identity(path)
             if found is not None:
                 return found
@@ -54,7 +58,7 @@ _SESSION_KEY = b'"kind":"session"'
 TURN_END = "stop"  # a Claude Code turn ended: the session goes on at the next prompt
 
 
-def _last_session_event(path: Path) -> tuple[dict[str, object] | None, bool]:
+def _last_session_event(path: str) -> tuple[dict[str, object] | None, bool]:
     """(the last session event in the shard's tail, whether the whole file was looked at)."""
     try:
         with open(path, "rb") as handle:
@@ -77,7 +81,7 @@ def _last_session_event(path: Path) -> tuple[dict[str, object] | None, bool]:
 
 
 def ended_event(
-    actionlog: Path, session: str, now: datetime, max_days: int = 14
+    actionlog: Path | str, session: str, now: datetime, max_days: int = 14
 ) -> dict[str, object] | None:
     """The end event of `session` when it has ended (and was not started again since), read
     from the tail of its newest shards; None when it is open or nothing can be told. An end
@@ -87,7 +91,7 @@ def ended_event(
     day = now
     while (name := day.strftime("%Y-%m-%d")) >= oldest:
         path = shard_path(actionlog, name, session)
-        if path.is_file():
+        if os.path.isfile(path):
             event, whole = _last_session_event(path)
             if event is not None:
                 ended = event.get("event") == "end" and event.get("reason") != TURN_END

@@ -27,7 +27,6 @@ from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .overhead import Cost, by_action_type, overhead_table, scan_overhead
 from .progress import describe
-from .query import ActionFilter
 from .report_sql import Tally, p95_index
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
@@ -136,6 +135,8 @@ def slim_rows(
     include_internal: bool = False,
 ) -> Iterator[tuple[Any, ...]]:
     """(ts, type, outcome, project, agent, session, duration, overhead) of every action."""
+    from .query import ActionFilter  # the scan paths only: a catalog report needs no filter
+
     query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     for r in log.iter_actions(query, newest_first=False, include_archive=include_archive):
         if not include_internal and r["type"] in INTERNAL_TYPES:
@@ -325,7 +326,7 @@ def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> dict[str, Any]:
     from .catalog_read import CleanReads
-    from .report_sql import Scope, newest, outcome_counts, overhead_costs, tally
+    from .report_sql import Scope, newest, overhead_costs, tally
 
     scope = Scope(window.since_ts, window.until_ts, **options)
     counts = tally(conn, scope, group_by)
@@ -338,7 +339,7 @@ def _from_catalog(
         failures = newest(conn, reads, scope, ("outcome", "failure"), FAILURES_SHOWN)
     finally:
         reads.close()
-    by_outcome = outcome_counts(conn, scope, deploy)
+    by_outcome = counts.by_type_outcome.get("deploy", Counter())
     return {
         **shape(counts, window, group_by, costs),
         "deployments": {
@@ -361,6 +362,8 @@ def scan_report(
     include_internal: bool = False,
 ) -> dict[str, Any]:
     """The report's sections from the log's records (the reference for the SQL path)."""
+    from .query import ActionFilter
+
     rows = slim_rows(
         log, window, project=project, agent=agent, include_archive=include_archive,
         include_internal=include_internal,

@@ -7,8 +7,6 @@ import math
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import UTC, datetime
-from pathlib import Path
 
 from ..errors import UsageError
 from ..ids import new_ulid, ulid_ms
@@ -21,14 +19,14 @@ from ..model import (
     ULID_RE,
     infer_category,
 )
-from ..paths import Layout
 from ..redact.identifiers import check_identifier
 from ..redact.sanitize import Sanitizer, clip
 from ..store import append_line
-from ..timeutil import format_ts, utcnow
+from ..timeutil import UTC, datetime, format_ts, utcnow
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 STRUCTURAL = ("v", "id", "ts", "kind", "session")  # validated, never redacted
@@ -55,9 +53,10 @@ def encode(record: Mapping[str, Any]) -> bytes:
     return ("".join(chunks) + "\n").encode("utf-8")
 
 
-def shard_path(actionlog: Path, ts: str, session: str) -> Path:
-    """`actionlog/YYYY/MM/DD/<session>.jsonl` for the record's UTC day."""
-    return actionlog / ts[0:4] / ts[5:7] / ts[8:10] / f"{session}.jsonl"
+def shard_path(actionlog: Path | str, ts: str, session: str) -> str:
+    """`actionlog/YYYY/MM/DD/<session>.jsonl` for the record's UTC day (a string: building a
+    Path costs more than the append itself, and pathlib's import ~8 ms of a cold `lore log`)."""
+    return os.path.join(actionlog, ts[0:4], ts[5:7], ts[8:10], f"{session}.jsonl")
 
 
 def host_name() -> str:
@@ -228,14 +227,14 @@ class LogWriter:
 
     def __init__(
         self,
-        layout: Layout,
+        actionlog: Path | str,
         sanitizer: Sanitizer,
         *,
         fsync: bool = False,
         max_line_bytes: int = 65536,
         listeners: list[Callable[[dict[str, Any]], None]] | None = None,
     ) -> None:
-        self.layout = layout
+        self.actionlog = os.fspath(actionlog)  # the directory of the shards
         self.sanitizer = sanitizer
         self.fsync = fsync
         self.max_line_bytes = max_line_bytes
@@ -289,15 +288,12 @@ class LogWriter:
             head = self._fit(self.redact(header))
         key = (stored["ts"][:10], stored["session"])
         entry = self._paths.get(key)
-        if entry is None:  # building a Path costs more than the append itself
+        if entry is None:
             check_identifier("session", key[1], self.sanitizer)  # with the store's own rules
             if len(self._paths) > 256:
                 self._paths.clear()
             today = format_ts(utcnow())[:10]
-            entry = self._paths[key] = (
-                str(shard_path(self.layout.actionlog, *key)),
-                key[0] != today,
-            )
+            entry = self._paths[key] = (shard_path(self.actionlog, *key), key[0] != today)
         path, late = entry
         append_line(path, line, fsync=self.fsync, header=head)
         if late:  # a record for another day: bump its directory's mtime so that incremental

@@ -55,7 +55,7 @@ def _spans(s: str, sanitizer: Sanitizer) -> list[S.Span]:
 
 
 def _clean(text: str) -> str:
-    return text if text.isascii() else P.R.SURROGATE.sub("\ufffd", text)
+    return P.without_surrogates(text)
 
 
 def secret_kind(value: str, sanitizer: Sanitizer | None = None) -> str | None:

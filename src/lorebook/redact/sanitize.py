@@ -175,7 +175,7 @@ class Sanitizer(S.Redactor):
     def redact_text(self, text: str) -> tuple[str, int]:
         """Redact secrets/PII inside free text, keeping the surrounding text (no truncation)."""
         try:
-            s = P.R.SURROGATE.sub("\ufffd", text if isinstance(text, str) else str(text))
+            s = P.without_surrogates(text if isinstance(text, str) else str(text))
             out, kinds = self._redact(s, s.encode(), S.F_ALL)
         except Exception:  # never raise on the write path
             return REDACTED, 1

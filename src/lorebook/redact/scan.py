@@ -40,6 +40,7 @@ from .patterns import (
     pii_kind,
     plausible_value,
     unquote,
+    without_surrogates,
 )
 from .patterns import (
     has_keyword as has_keyword,  # (tests and callers look for it here)
@@ -400,7 +401,8 @@ class Redactor:
         """(flags, kind for an in-text assignment) for a key or variable name; cached."""
         info = self._names.get(key)
         if info is None:
-            info = name_info(R.MARKER.sub(" ", key), self._extra_keys)
+            # (MARKER begins with MARK: a key without it has nothing to replace)
+            info = name_info(R.MARKER.sub(" ", key) if MARK in key else key, self._extra_keys)
             if len(self._names) >= 4096:
                 self._names.clear()
             self._names[key] = info
@@ -455,8 +457,8 @@ class Redactor:
         if s.isascii():
             if len(s) < self._short:
                 return s, 0
-        elif R.SURROGATE.search(s) is not None:
-            s = R.SURROGATE.sub("\ufffd", s)
+        else:
+            s = without_surrogates(s)
         full = len(s)
         if full > self._window:
             s = s[: self._window]
