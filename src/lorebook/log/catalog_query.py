@@ -7,6 +7,7 @@ caller scans the shards instead.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from itertools import islice
@@ -15,7 +16,7 @@ from ..errors import LoreError
 from ..problems import OnProblem, ignore
 from ..redact.sanitize import Sanitizer
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
-from .catalog_read import CleanReads
+from .catalog_read import CleanReads, remember_clean, vouched
 from .catalog_rows import problems_for
 from .sessions import SessionInfo, session_status
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
     from ..progress import Progress
     from ..settings import CatalogSettings
+    from .catalog_read import Identity
     from .query import ActionFilter
     from .resume import Candidate
 
@@ -280,6 +282,41 @@ class CatalogView:
             )
         found.sort(key=lambda c: (c.day, c.last_ts, c.session), reverse=True)
         return found
+
+    def clean_shards(self, shards: dict[str, Identity]) -> set[str]:
+        """Of `shards` (path -> identity), those the catalog's memo says hold nothing to redact
+        under the current rules (see catalog_read); none without a catalog."""
+        found = self._memo(lambda conn, rel: vouched(conn, rel, self.catalog.sanitizer), shards)
+        prefix = self._prefix()
+        return set() if found is None else {prefix + path for path in found}
+
+    def remember_clean(self, shards: dict[str, Identity]) -> None:
+        """Remember `shards` (path -> identity), each found to hold only records with nothing
+        to redact, for the next reader (skipped without a catalog, or when it is busy)."""
+        self._memo(lambda conn, rel: remember_clean(conn, rel, self.catalog.sanitizer), shards)
+
+    def _memo(
+        self,
+        use: Callable[[sqlite3.Connection, dict[str, Identity]], T],
+        shards: dict[str, Identity],
+    ) -> T | None:
+        prefix = self._prefix()
+        rel = {p[len(prefix) :]: i for p, i in shards.items() if p.startswith(prefix)}
+        if not rel or not self.enabled or not self.catalog.exists():
+            return None
+        try:
+            conn = self.catalog.connect()
+        except (CatalogUnavailable, sqlite3.OperationalError):
+            return None
+        try:
+            return use(conn, rel)
+        except sqlite3.OperationalError:
+            return None
+        finally:
+            conn.close()
+
+    def _prefix(self) -> str:
+        return os.path.join(str(self.catalog.base), "")
 
     def status(self) -> dict[str, Any]:
         """Counts and where the file is, for `lore catalog`."""

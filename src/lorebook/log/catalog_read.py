@@ -300,19 +300,61 @@ class CleanReads:
         """Close the files and remember the shards verified clean (skipped if the catalog is
         busy: the memo only saves work)."""
         self.reader.close()
-        if not self.verified:
-            return
-        conn = self.conn
-        try:
-            conn.execute("PRAGMA busy_timeout=0")
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(CLEAN_TABLE)
-                conn.executemany("INSERT OR REPLACE INTO clean VALUES (?,?,?,?,?,?)", self.verified)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        except sqlite3.OperationalError:
-            pass  # locked by a writer or read-only: verified again next time
+        remember(self.conn, self.verified)
         self.verified.clear()
+
+
+Identity = tuple[int, int, int, int]  # a shard's inode, size, mtime and ctime (ns)
+
+
+def vouched(
+    conn: sqlite3.Connection, shards: dict[str, Identity], sanitizer: Sanitizer
+) -> set[str]:
+    """Of `shards` (catalog path -> identity), those the memo says have nothing to redact under
+    the current rules, as they are now (another identity is verified again by the caller)."""
+    keys = rules_keys(sanitizer)
+    found: set[str] = set()
+    for path, identity in shards.items():
+        try:
+            row = conn.execute(
+                "SELECT ino, size, mtime_ns, ctime_ns, rules FROM clean WHERE path=?", (path,)
+            ).fetchone()
+        except sqlite3.OperationalError:  # no memo yet
+            return found
+        if row is not None and tuple(row[:4]) == identity and row[4] in keys:
+            found.add(path)
+    return found
+
+
+def remember_clean(
+    conn: sqlite3.Connection, shards: dict[str, Identity], sanitizer: Sanitizer
+) -> None:
+    """Remember `shards` (catalog path -> identity), each found to hold only records with
+    nothing to redact under the current rules; a shard modified too recently to trust its
+    identity is left out."""
+    now = time.time_ns()
+    rules = rules_keys(sanitizer)[0]
+    rows = [
+        (path, *identity, rules)
+        for path, identity in shards.items()
+        if now - max(identity[2], identity[3]) >= _RACY_NS
+    ]
+    remember(conn, rows)
+
+
+def remember(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Write memo rows (skipped if the catalog is busy: the memo only saves work)."""
+    if not rows:
+        return
+    try:
+        conn.execute("PRAGMA busy_timeout=0")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(CLEAN_TABLE)
+            conn.executemany("INSERT OR REPLACE INTO clean VALUES (?,?,?,?,?,?)", rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    except sqlite3.OperationalError:
+        pass  # locked by a writer or read-only: verified again next time

@@ -139,11 +139,15 @@ def choose(candidates: list[Candidate]) -> Candidate | None:
 class SessionTail:
     """The newest records of one session, and how much older history was left unread."""
 
-    __slots__ = ("lines", "records", "skipped_bytes")
+    __slots__ = ("lines", "origin", "records", "skipped_bytes", "whole")
 
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
         self.lines: dict[str, bytes] = {}  # id -> the line a record was decoded from
+        self.origin: dict[str, str] = {}  # id -> the shard it was read from
+        # shard -> (inode, size, mtime, ctime) of each shard whose every line is one of
+        # `records` (read whole, no bad line, no id seen twice): what a clean memo may vouch for
+        self.whole: dict[str, tuple[int, int, int, int]] = {}
         self.skipped_bytes = 0
 
 
@@ -185,20 +189,32 @@ def session_records(
         except OSError as exc:
             on_problem(Problem(rel, 0, f"cannot be read: {exc.strerror or exc}"))
             continue
+        name = str(shard)
+        bad: list[Problem] = []
+        report = _recording(on_problem, bad)
+
         with handle:
+            st = os.fstat(handle.fileno())
             size = file_size(handle)
             read = size
-            for offset, record, raw in _decoded_backwards(handle, size, rel, on_problem):
+            whole = size == st.st_size
+            for offset, record, raw in _decoded_backwards(handle, size, rel, report):
                 if record["id"] not in seen:
                     seen.add(record["id"])
                     out.records.append(record)
                     out.lines[record["id"]] = raw
+                    out.origin[record["id"]] = name
+                else:
+                    whole = False
                 started = started or _is_start(record)
                 if used + size - offset >= tail_bytes:
                     read = size - offset
                     out.skipped_bytes += offset
+                    whole = whole and offset == 0
                     break
             used += read
+            if whole and not bad:
+                out.whole[name] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if started and first_day is None:
             break
     if out.skipped_bytes and not started and shards:
@@ -208,6 +224,16 @@ def session_records(
                 out.records.append(record)
     out.records.sort(key=lambda r: (r["ts"], r["id"]))
     return out
+
+
+def _recording(on_problem: OnProblem, into: list[Problem]) -> OnProblem:
+    """`on_problem`, also keeping each problem in `into` (a shard with one is not whole)."""
+
+    def report(problem: Problem) -> None:
+        into.append(problem)
+        on_problem(problem)
+
+    return report
 
 
 def _session_shards(actionlog: Path, session: str, first: str, last: str | None) -> list[Path]:

@@ -65,7 +65,10 @@ def build_resume(
             layout, sanitizer, config, catalog, project, agent, session, _once(on_problem)
         )
         memo = set() if clean_lines is None else clean_lines
-        tail.records = _redacted_tail(sanitizer, tail, memo)  # while git is still answering
+        known = catalog.clean_shards(tail.whole) if catalog is not None and tail.whole else set()
+        tail.records, found = _redacted_tail(sanitizer, tail, memo, known)  # while git answers
+        if catalog is not None and found:
+            catalog.remember_clean(found)
     finally:
         git = pending_git()
     records = tail.records
@@ -174,24 +177,33 @@ _MAX_CLEAN = 8192  # lines remembered as clean before the memo starts over
 
 
 def _redacted_tail(
-    sanitizer: Sanitizer, tail: SessionTail, clean_lines: set[bytes]
-) -> list[dict[str, Any]]:
-    """The tail's records, redacted (a hand-edited line may hold a secret). A line found clean
-    is added to `clean_lines` (the bytes, never a value taken out of them), so a long-lived
-    `Lorebook` answering resume again redacts only the lines appended since."""
+    sanitizer: Sanitizer, tail: SessionTail, clean_lines: set[bytes], clean_shards: set[str]
+) -> tuple[list[dict[str, Any]], dict[str, tuple[int, int, int, int]]]:
+    """The tail's records, redacted (a hand-edited line may hold a secret), and the shards read
+    whole found to hold nothing to redact. A line found clean is added to `clean_lines` (the
+    bytes, never a value taken out of them), so a long-lived `Lorebook` answering resume again
+    redacts only the lines appended since; a record of one of `clean_shards` (which the
+    catalog's memo vouches for, as they are now) needs no redaction: a cold resume of a
+    session whose shards did not change since then compiles no secret pattern."""
     out = []
+    dirty: set[str | None] = set()
     for record in tail.records:
         raw = tail.lines.get(record["id"])
-        if raw is not None and raw in clean_lines:
+        if (raw is not None and raw in clean_lines) or tail.origin.get(
+            record["id"]
+        ) in clean_shards:
             out.append(record)
             continue
         shown = next(redacted(sanitizer, (record,)))
-        if shown is record and raw is not None:
+        if shown is not record:
+            dirty.add(tail.origin.get(record["id"]))
+        elif raw is not None:
             if len(clean_lines) >= _MAX_CLEAN:
                 clean_lines.clear()
             clean_lines.add(raw)
         out.append(shown)
-    return out
+    found = {p: i for p, i in tail.whole.items() if p not in clean_shards and p not in dirty}
+    return out, found
 
 
 def redact_git_state(state: dict[str, Any], sanitizer: Sanitizer) -> dict[str, Any]:
