@@ -120,11 +120,7 @@ class CatalogView:
         """The matching records, redacted (see catalog_read), or None without a catalog. A
         query from a day on syncs only the day directories from that day (a record's shard is
         its own UTC day's); archives are synced when they are asked for."""
-        found = self._matching(query, newest_first, include_archive, on_problem)
-        if found is None:
-            return None
-        conn, cursor, reads = found
-        return _fetch(conn, reads, reads.records(cursor, on_problem))
+        return self._read(query, newest_first, include_archive, on_problem, CleanReads.records)
 
     def iter_lines(
         self,
@@ -135,11 +131,22 @@ class CatalogView:
     ) -> Iterator[bytes] | None:
         """What `iter_actions` yields (newest first), each record as its compact JSON in UTF-8:
         lines of shards verified clean and canonical as they are stored (see catalog_read)."""
-        found = self._matching(query, True, include_archive, on_problem)
+        return self._read(query, True, include_archive, on_problem, CleanReads.lines)
+
+    def _read(
+        self,
+        query: ActionFilter,
+        newest_first: bool,
+        include_archive: bool,
+        on_problem: OnProblem,
+        read: Callable[[CleanReads, sqlite3.Cursor, OnProblem], Iterator[T]],
+    ) -> Iterator[T] | None:
+        """`read` over the matching rows, the files and connection released after."""
+        found = self._matching(query, newest_first, include_archive, on_problem)
         if found is None:
             return None
         conn, cursor, reads = found
-        return _fetch(conn, reads, reads.lines(cursor, on_problem))
+        return _fetch(conn, reads, read(reads, cursor, on_problem))
 
     def _matching(
         self, query: ActionFilter, newest_first: bool, include_archive: bool, on_problem: OnProblem

@@ -236,13 +236,10 @@ class CleanReads:
         if not self.has_table:
             return None
         try:
-            row = self.conn.execute(
-                "SELECT ino, size, mtime_ns, ctime_ns, rules FROM clean WHERE path=?", (path,)
-            ).fetchone()
+            return memo_row(self.conn, path)
         except sqlite3.OperationalError:  # no memo yet (or of another shape): verify
             self.has_table = False
             return None
-        return None if row is None else tuple(row)
 
     def _check(self, path: str) -> int:
         """The shard's state: remembered for its identity, else verified now."""
@@ -266,7 +263,7 @@ class CleanReads:
             self.whole[path] = data
             self.kept += len(data)
         state = self._verify(data)
-        if state != _DIRTY and time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= _RACY_NS:
+        if state != _DIRTY and settled(identity, time.time_ns()):
             rules = self.verbatim_rules if state == _VERBATIM else self.rules
             self.verified.append((path, *identity, rules))
         return state
@@ -307,6 +304,19 @@ class CleanReads:
 Identity = tuple[int, int, int, int]  # a shard's inode, size, mtime and ctime (ns)
 
 
+def memo_row(conn: sqlite3.Connection, path: str) -> tuple[Any, ...] | None:
+    """The memo's (inode, size, mtime, ctime, rules) of a shard; OperationalError without one."""
+    row = conn.execute(
+        "SELECT ino, size, mtime_ns, ctime_ns, rules FROM clean WHERE path=?", (path,)
+    ).fetchone()
+    return None if row is None else tuple(row)
+
+
+def settled(identity: Identity, now_ns: int) -> bool:
+    """Whether a file's identity can be trusted: not modified within its mtime tick."""
+    return now_ns - max(identity[2], identity[3]) >= _RACY_NS
+
+
 def vouched(
     conn: sqlite3.Connection, shards: dict[str, Identity], sanitizer: Sanitizer
 ) -> set[str]:
@@ -316,12 +326,10 @@ def vouched(
     found: set[str] = set()
     for path, identity in shards.items():
         try:
-            row = conn.execute(
-                "SELECT ino, size, mtime_ns, ctime_ns, rules FROM clean WHERE path=?", (path,)
-            ).fetchone()
+            row = memo_row(conn, path)
         except sqlite3.OperationalError:  # no memo yet
             return found
-        if row is not None and tuple(row[:4]) == identity and row[4] in keys:
+        if row is not None and row[:4] == identity and row[4] in keys:
             found.add(path)
     return found
 
@@ -334,11 +342,7 @@ def remember_clean(
     identity is left out."""
     now = time.time_ns()
     rules = rules_keys(sanitizer)[0]
-    rows = [
-        (path, *identity, rules)
-        for path, identity in shards.items()
-        if now - max(identity[2], identity[3]) >= _RACY_NS
-    ]
+    rows = [(path, *identity, rules) for path, identity in shards.items() if settled(identity, now)]
     remember(conn, rows)
 
 
