@@ -188,5 +188,20 @@ def search_store(store: Path, embedder: Any) -> Path:
     return store
 
 
+def anchored_rls_learning(root: Path) -> Path:
+    """`rls-anon-insert` anchored to a `db/policies.sql` it is about, both committed; returns
+    the anchored file (a commit changing it makes the learning stale)."""
+    from conftest import git  # (conftest registers this module: imported when used)
+
+    policies = root / "db" / "policies.sql"
+    policies.parent.mkdir()
+    policies.write_text("create policy anon_insert on items;\n")
+    write_learning(root, "rls-anon-insert",
+                   **{**LEARNINGS["rls-anon-insert"], "anchors": ["db/policies.sql"]})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "the lesson and the code it is about")
+    return policies
+
+
 def open_book(root: Path, env: dict[str, str] | None = None) -> Lorebook:
     return Lorebook.open(root, env=env or {})

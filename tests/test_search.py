@@ -11,7 +11,7 @@ import pytest
 
 from conftest import assert_one_error_line, clean_env, click_run, git, lore
 from lorebook.index import Filters
-from search_fixtures import LEARNINGS, Backend, open_book, write_learning
+from search_fixtures import Backend, anchored_rls_learning, open_book, write_learning
 
 JSON_FIELDS = {"id", "title", "kind", "category", "severity", "status", "tags", "created",
                "score", "similarity", "keyword_score", "semantic_score", "takeaway",
@@ -252,13 +252,7 @@ def test_applications_from_the_log_drive_the_recommendation(search_store: Path) 
 
 
 def test_stale_learning_is_flagged_and_down_ranked(search_store: Path) -> None:
-    policies = search_store / "db" / "policies.sql"
-    policies.parent.mkdir()
-    policies.write_text("create policy anon_insert on items;\n")
-    write_learning(search_store, "rls-anon-insert",
-                   **{**LEARNINGS["rls-anon-insert"], "anchors": ["db/policies.sql"]})
-    git(search_store, "add", "-A")
-    git(search_store, "commit", "-q", "-m", "the lesson and the code it is about")
+    policies = anchored_rls_learning(search_store)
     fresh = search(search_store, "RLS policy blocks insert")["results"][0]
     assert (fresh["id"], fresh["stale"]) == ("rls-anon-insert", False)
     assert "stale" not in fresh["recommendation"]

@@ -16,7 +16,7 @@ from lorebook.index.corpus import Corpus
 from lorebook.index.keyword import KeywordIndex, terms, words
 from lorebook.index.rank import MODES, fuse, keyword_floor
 from lorebook.index.synonyms import SynonymTable
-from search_fixtures import LEARNINGS, open_book, write_learning
+from search_fixtures import LEARNINGS, anchored_rls_learning, open_book, write_learning
 
 TOPICS = ["database", "deploy", "token", "cache", "queue", "schema", "webhook", "container"]
 FAILS = ["times out", "leaks memory", "deadlocks", "returns stale data", "drops requests"]
@@ -111,13 +111,7 @@ def _count_stale_reads(book: Any) -> list[int]:
 def test_a_warm_search_works_staleness_out_once_per_commit_and_index_state(
     search_store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    policies = search_store / "db" / "policies.sql"
-    policies.parent.mkdir()
-    policies.write_text("create policy anon_insert on items;\n")
-    write_learning(search_store, "rls-anon-insert",
-                   **{**LEARNINGS["rls-anon-insert"], "anchors": ["db/policies.sql"]})
-    git(search_store, "add", "-A")
-    git(search_store, "commit", "-q", "-m", "the lesson and the code it is about")
+    policies = anchored_rls_learning(search_store)
     book = open_book(search_store)
     computed = _count_stale_reads(book)
     first = book.index.search("RLS policy blocks insert")[0]
