@@ -321,45 +321,5 @@ async def test_no_color_is_respected(store: Path, monkeypatch: pytest.MonkeyPatc
         await settle(pilot, lambda: table.row_count == 1)
 
 
-def test_web_serves_the_app_on_localhost(store: Path) -> None:
-    import socket
-    import urllib.request
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = clean_env()
-    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "lorebook",
-            "tui",
-            "--root",
-            str(store),
-            "--web",
-            "--port",
-            str(port),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as page:
-                    assert "textual" in page.read().decode()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None
-                time.sleep(0.2)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
 def test_bad_option_is_one_error_line(store: Path) -> None:
     assert_one_error_line(lore("tui", "--port", "x", cwd=store, env=clean_env()), "--port")

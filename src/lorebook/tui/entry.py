@@ -1,9 +1,9 @@
-"""`lore tui [--root PATH] [--web]`: open the store and run the app (or serve it)."""
+"""`lore tui [--root PATH] [--web [--port N] [--grace S]]`: open the store and run the app (or
+serve it)."""
 
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from typing import NoReturn
 
@@ -27,9 +27,20 @@ def parser() -> argparse.ArgumentParser:
         "--root", help="store root (default: LORE_ROOT, else the nearest store from the cwd)"
     )
     found.add_argument(
-        "--web", action="store_true", help="serve the same app on http://127.0.0.1:8000"
+        "--web",
+        action="store_true",
+        help="serve the same app on http://127.0.0.1:8000 behind a per-run token",
     )
-    found.add_argument("--port", type=int, default=8000, help="port for --web (default 8000)")
+    found.add_argument(
+        "--port", type=int, default=8000, help="port for --web (default 8000; 0 picks a free one)"
+    )
+    found.add_argument(
+        "--grace",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --web, exit this long after the last browser tab closes (default 30)",
+    )
     return found
 
 
@@ -37,15 +48,16 @@ def main(argv: list[str]) -> int:
     """Run `lore tui`; returns the exit code (1 with one stderr line on any failure)."""
     try:
         args = parser().parse_args(argv)
+        if not 0 <= args.port <= 65535:
+            raise LoreError(f"--port {args.port} is not a port (0-65535)")
+        if not 0 <= args.grace < float("inf"):
+            raise LoreError(f"--grace {args.grace} is not a number of seconds (0 or more)")
         book = Lorebook.open(args.root)
         if args.web:
-            from textual_serve.server import Server
+            from .web import serve
 
-            command = f"{shlex.quote(sys.executable)} -m lorebook tui --root " + shlex.quote(
-                str(book.root)
-            )
-            Server(command, host="127.0.0.1", port=args.port, title="lorebook").serve()
-            return 0
+            app = [sys.executable, "-m", "lorebook", "tui", "--root", str(book.root)]
+            return serve(app, port=args.port, grace=args.grace)
         from .app import make_app
 
         make_app(book).run()
