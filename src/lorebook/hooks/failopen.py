@@ -124,7 +124,8 @@ def find_store(payload: dict[str, Any], env: Any) -> Path | None:
 def note_error(root: Path | None, event: str, message: str) -> None:
     """Append one redacted line to `.lore/cache/hooks.log`; stderr (Claude Code's debug log
     only, on exit 0) when even that cannot be written."""
-    line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {event}: {_redacted(message, root)}"
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    line = f"{stamp} {event}: {_redacted(message, root)}"
     line = " ".join(line.split())[:2000] + "\n"
     if root is not None:
         path = root / STORE_DIR / "cache" / "hooks.log"
