@@ -157,7 +157,7 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
                 tok = m.group(1)
                 if not (tok.isalpha() and len(tok) < 24):  # "Bearer authentication"
                     add((m.start(1), 1, m.end(1), "bearer_token"))
-    if fams & F_PROSE:
+    if fams & F_PROSE and prose_hint(s):  # (F_ALL sets every family)
         for m in R.PROSE_PASSWORD.finditer(s):
             if prose_password(m.group(1)):
                 add((m.start(1), 1, m.end(1), "password"))
