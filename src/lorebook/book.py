@@ -644,7 +644,7 @@ class Lorebook:
         from .log.report import write_period_report
 
         if kind not in ("daily", "weekly"):
-            raise UsageError(f"report kind {kind!r} is not one of: daily, weekly")
+            raise UsageError("report kind {!r} is not one of: daily, weekly", kind)
         now = utcnow()
         return write_period_report(
             self.action_log, kind, when=when, now=now, project=project, agent=agent,
@@ -667,7 +667,7 @@ class Lorebook:
 
         unknown = [m for m in modes if m not in MODES]
         if unknown:
-            raise UsageError(f"mode {unknown[0]!r} is not one of: {', '.join(MODES)}")
+            raise UsageError("mode {!r} is not one of: " + ", ".join(MODES), unknown[0])
         golden = load_golden(Path(queries) if queries else self.layout.learnings / "eval.yaml")
         return evaluate_index(self.index, golden, modes=modes or MODES, on_problem=on_problem)
 

@@ -105,9 +105,9 @@ def _parse_yaml(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise LoreError(f"{path}: invalid YAML: {exc}") from None
+        raise LoreError("{}: invalid YAML: {}", path, exc) from None
     except OSError as exc:
-        raise LoreError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        raise LoreError("{}: cannot be read: {}", path, exc.strerror or exc) from None
     if _only_comments(text):
         return {}  # the untouched template: no YAML library on the append path after `lore init`
 
@@ -119,13 +119,13 @@ def _parse_yaml(path: Path) -> dict[str, Any]:
     except MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise LoreError(f"{where}: invalid YAML: {exc.problem}") from None
+        raise LoreError("{}: invalid YAML: {}", where, exc.problem) from None
     except (YAMLError, UnicodeDecodeError) as exc:
-        raise LoreError(f"{path}: invalid YAML: {exc}") from None
+        raise LoreError("{}: invalid YAML: {}", path, exc) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise LoreError(f"{path}:1: config must be a mapping of settings")
+        raise LoreError("{}:1: config must be a mapping of settings", path)
     return data
 
 
@@ -136,7 +136,7 @@ def _validate(data: dict[str, Any], path: Path) -> None:
     if durability is not None and durability not in DURABILITY:
         line = line_of(path, ("log", "durability"))
         where = f"{path}:{line}" if line is not None else str(path)
-        raise LoreError(f"{where}: log.durability: expected one of {', '.join(DURABILITY)}")
+        raise LoreError("{}: log.durability: expected one of " + ", ".join(DURABILITY), where)
 
 
 def load_config(root: Path | str) -> Config:

@@ -201,4 +201,4 @@ def check_types(data: dict[str, Any], defaults: dict[str, Any], path: Path) -> N
     line = line_of(path, keys)
     where = f"{path}:{line}" if line is not None else str(path)
     name = ".".join(keys).replace(".[", "[")  # list items as key[i]
-    raise LoreError(f"{where}: {name}: {reason}")
+    raise LoreError("{}: {}: {}", where, name, reason)  # a key named `passwd` is no secret

@@ -4,9 +4,25 @@ from __future__ import annotations
 
 
 class LoreError(Exception):
-    """A failure with a message that tells the user what went wrong and what to do."""
+    """A failure with a message that tells the user what went wrong and what to do.
+
+    `LoreError("--since {!r}: expected a duration", raw)`: with `values`, the message is
+    lorebook's own `template` and each `{}` (or `{!r}`) takes one value that came from the
+    user or a file. The printers (`lorebook.notices`) redact the values, not the finished
+    line, so lorebook's words stay readable (a key named `passwd` followed by a colon is not
+    an assignment) while every secret in a value is still caught. A message without values
+    is redacted whole when it is printed.
+    """
 
     exit_code = 1
+    template: str | None = None
+    values: tuple[object, ...] = ()
+
+    def __init__(self, message: object = "", *values: object) -> None:
+        if values:
+            self.template, self.values = str(message), values
+            message = self.template.format(*values)
+        super().__init__(message)
 
 
 class NotInitializedError(LoreError):

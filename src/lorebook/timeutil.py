@@ -62,13 +62,14 @@ def parse_age(text: str, option: str, *, units: str = "smhdw") -> timedelta:
     """`7d`, `24h`, `30m`, `2w` (the letters in `units`) as a timedelta, at most MAX_DAYS."""
     match = _REL.match(text)
     if not match or match.group(2) not in units:
-        raise UsageError(f"{option} {text!r}: expected an age like {_forms(units)}")
+        raise UsageError(option + " {!r}: expected an age like " + _forms(units), text)
     digits, unit = match.groups()
     seconds = int(digits) * _SECONDS[unit] if len(digits) <= 15 else -1
     if not 0 < seconds <= MAX_DAYS * 86400:
         raise UsageError(
-            f"{option} {text.strip()}: must be between 1{units[0]} and {MAX_DAYS}d"
-            f" (an age like {_forms(units)})"
+            option + " {}: must be between " + f"1{units[0]} and {MAX_DAYS}d"
+            f" (an age like {_forms(units)})",
+            text.strip(),
         )
     return timedelta(seconds=seconds)
 
@@ -76,7 +77,9 @@ def parse_age(text: str, option: str, *, units: str = "smhdw") -> timedelta:
 def check_days(days: int, option: str) -> int:
     """A whole number of days (`--days N`) between 1 and MAX_DAYS."""
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
-        raise UsageError(f"{option} {days!r}: must be a whole number of days from 1 to {MAX_DAYS}")
+        raise UsageError(
+            option + " {!r}: " + f"must be a whole number of days from 1 to {MAX_DAYS}", days
+        )
     return days
 
 
@@ -95,12 +98,12 @@ def parse_when(text: str, *, now: datetime | None = None, option: str = "--since
             moment = parse_ts(raw)
     except ValueError:
         raise UsageError(
-            f"{option} {text!r}: expected a duration like 7d, 24h, 30m, 2w or a date YYYY-MM-DD"
+            option + " {!r}: expected a duration like 7d, 24h, 30m, 2w or a date YYYY-MM-DD", text
         ) from None
     except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before year 1 in UTC
-        raise UsageError(f"{option} {raw}: out of the range of dates") from None
+        raise UsageError(option + " {}: out of the range of dates", raw) from None
     if moment < now - timedelta(days=MAX_DAYS + 1):  # (a day's slack: parsed again later)
-        raise UsageError(f"{option} {raw}: must be within the last {MAX_DAYS} days")
+        raise UsageError(option + " {}: " + f"must be within the last {MAX_DAYS} days", raw)
     return moment
 
 

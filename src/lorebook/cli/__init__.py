@@ -51,12 +51,13 @@ def main(argv: list[str] | None = None) -> int:
 def _serve(run: Any, values: dict[str, Any], json_key: str) -> int:
     """A fast path's answer printed, or its error as one line (JSON with `--json`)."""
     from .. import LoreError
-    from .output import report_error
+    from .output import report_error, store_sanitizer
 
     try:
         print(run(values, os.environ))
     except LoreError as exc:
-        return report_error(exc, as_json=bool(values.get(json_key)))
+        as_json = bool(values.get(json_key))
+        return report_error(exc, as_json=as_json, sanitizer=store_sanitizer(None, os.environ))
     return 0
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from .. import LoreError
-from .output import closed_pipe, report_error
+from .output import closed_pipe, report_error, store_sanitizer
 
 # name -> (module under lorebook.cli.commands, attribute, one-line help for `lore --help`)
 COMMANDS = {
@@ -115,7 +115,7 @@ def run(args: list[str]) -> int:
         if isinstance(result, int):  # ctx.exit(code) comes back as the return value
             return result
     except LoreError as exc:
-        return report_error(exc, as_json=as_json)
+        return report_error(exc, as_json=as_json, sanitizer=store_sanitizer(_root(args)))
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.Abort:
@@ -130,10 +130,23 @@ def run(args: list[str]) -> int:
         hint = ""
         if isinstance(exc, click.UsageError) and exc.ctx is not None:
             hint = f" (see `{exc.ctx.command_path} --help`)"
-        return report_error(message + hint, as_json=as_json)
+        return report_error(message + hint, as_json=as_json, sanitizer=store_sanitizer(_root(args)))
     except BrokenPipeError:
         return closed_pipe()
     return 0
+
+
+def _root(args: list[str]) -> str | None:
+    """The group's `--root` in `args` (before the command name), for the error printer: the
+    click context that parsed it is gone by the time an error is printed."""
+    for i, arg in enumerate(args):
+        if arg == "--root" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--root="):
+            return arg.split("=", 1)[1]
+        if not arg.startswith("-"):  # the command: its own options are not the group's
+            break
+    return None
 
 
 def root_of(ctx: click.Context) -> Any:

@@ -32,7 +32,7 @@ def parse_context(
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
-            raise UsageError(f"--context {raw}: cannot read {path}: {reason}") from None
+            raise UsageError("--context {}: cannot read {}: {}", raw, path, reason) from None
         return decode_context(text, str(path), max_depth)
     return decode_context(raw, "--context", max_depth)
 
@@ -84,4 +84,5 @@ def _warn_if_ended(appender: Appender, session: str, stderr: TextIO | None) -> N
         "; this action is logged in it anyway - log into a new session "
         "(`lore session start` prints its id)",
         stderr,
+        appender.sanitizer,
     )

@@ -1,7 +1,8 @@
 """Output shared by every entry point: JSON, one-line errors, skipped-line warnings.
 
 Error and warning lines echo what the user typed or what a file holds, and end up in CI logs
-(disk too): they are redacted like the log before they are printed (warnings in `notices`).
+(disk too): they are redacted like the log before they are printed, with the store's own
+sanitizer (its `redaction.extra_patterns` and keys) whenever there is a store (`notices`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from .. import LoreError, error_line, redact_message, warn, warning_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any, TextIO
 
-    from .. import Problem
+    from .. import Problem, Sanitizer
 
 
 __all__ = ["error_line", "redact_message", "warn", "warning_line"]  # for the commands
@@ -40,8 +42,28 @@ def stdout_is_terminal() -> bool:
         return False
 
 
-def report_error(exc: LoreError | str, *, as_json: bool, stream: TextIO | None = None) -> int:
-    print(error_line(exc, as_json=as_json), file=stream or sys.stderr)
+def store_sanitizer(root: str | None, env: Mapping[str, str] | None = None) -> Sanitizer | None:
+    """The sanitizer built from the settings of the store at `root` (else LORE_ROOT, else the
+    nearest store), for an error line printed after the command that opened the store failed;
+    None when there is no store or its config cannot be read (the default rules apply then).
+    The error path only: the config is read from its JSON cache, so this costs a few ms."""
+    from .. import open_appender
+
+    try:
+        return open_appender(root, os.environ if env is None else env).sanitizer
+    except Exception:  # the error being reported may be this very store's: say it anyway
+        return None
+
+
+def report_error(
+    exc: LoreError | str,
+    *,
+    as_json: bool,
+    stream: TextIO | None = None,
+    sanitizer: Sanitizer | None = None,
+) -> int:
+    """Print the one error line, redacted with `sanitizer` (the store's), and return 1."""
+    print(error_line(exc, as_json=as_json, sanitizer=sanitizer), file=stream or sys.stderr)
     return 1
 
 
@@ -61,17 +83,20 @@ def closed_pipe() -> int:
 class ProblemPrinter:
     """Collects skipped lines and prints the first few as warnings on stderr."""
 
-    def __init__(self, shown: int = 10, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, shown: int = 10, stream: TextIO | None = None, sanitizer: Sanitizer | None = None
+    ) -> None:
         self.shown = shown
         self.count = 0
         self.stream = stream
+        self.sanitizer = sanitizer  # the store's: the warnings echo what its files hold
 
     def __call__(self, problem: Problem) -> None:
         self.count += 1
         if self.count <= self.shown:
             from ..render.problems import skipped
 
-            warn(skipped(problem), self.stream)
+            warn(skipped(problem), self.stream, self.sanitizer)
 
     def finish(self) -> None:
         if self.count > self.shown:

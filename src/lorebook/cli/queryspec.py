@@ -133,7 +133,7 @@ def _actions(book: Lorebook, values: Mapping[str, Any], stderr: TextIO | None) -
     from .. import format_ts, parse_when
     from .output import ProblemPrinter, stdout_is_terminal, to_json
 
-    problems = ProblemPrinter(stream=stderr)
+    problems = ProblemPrinter(stream=stderr, sanitizer=book.sanitizer)
     since, until = values.get("since"), values.get("until")
     as_json = bool(values.get("as_json"))
     piped = as_json and not stdout_is_terminal()  # compact JSON, mostly the shards' own bytes

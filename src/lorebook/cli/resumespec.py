@@ -49,7 +49,7 @@ def run_resume(
     from .output import ProblemPrinter, to_json
 
     book = Lorebook.open(root, env=env)
-    problems = ProblemPrinter(stream=stderr)
+    problems = ProblemPrinter(stream=stderr, sanitizer=book.sanitizer)
     try:
         state = book.resume(
             project=values.get("project"),

@@ -104,7 +104,7 @@ def _open(root: str | None, env: Mapping[str, str], stderr: TextIO | None) -> Lo
 
     book = Lorebook.open(root, env=env)
     book.install_subscribers()
-    book.index.on_warning(lambda message: warn(message, stderr))
+    book.index.on_warning(lambda message: warn(message, stderr, book.sanitizer))
     return book
 
 
@@ -144,14 +144,14 @@ def run_search(
     catalog_hint(book, stderr)
     if values.get("as_json"):
         payload = {
-            "query": text,
+            "query": searcher.query_shown,
             "mode": searcher.mode_used,
             "results": [r.to_dict() for r in results],
             "warnings": searcher.warnings,
             "degraded": searcher.degraded,
         }
         return to_json(payload)
-    return search_text(text, [r.to_dict() for r in results])
+    return search_text(searcher.query_shown, [r.to_dict() for r in results])
 
 
 def run_preflight(

@@ -33,7 +33,8 @@ def on_session_end(expertise: Expertise, record: dict[str, Any]) -> dict[str, An
     except LoreError as exc:
         from ..notices import warn
 
-        warn(f"expertise not updated for session {record.get('session')}: {exc}")
+        session = record.get("session")
+        warn(f"expertise not updated for session {session}: {exc}", None, expertise.sanitizer)
         return None
     return result
 

@@ -124,7 +124,8 @@ def find_store(payload: dict[str, Any], env: Any) -> Path | None:
 def note_error(root: Path | None, event: str, message: str) -> None:
     """Append one redacted line to `.lore/cache/hooks.log`; stderr (Claude Code's debug log
     only, on exit 0) when even that cannot be written."""
-    line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {event}: {_redacted(message)}"
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    line = f"{stamp} {event}: {_redacted(message, root)}"
     line = " ".join(line.split())[:2000] + "\n"
     if root is not None:
         path = root / STORE_DIR / "cache" / "hooks.log"
@@ -143,11 +144,17 @@ def note_error(root: Path | None, event: str, message: str) -> None:
         sys.stderr.write(f"lore hook: {line}")
 
 
-def _redacted(message: str) -> str:
+def _redacted(message: str, root: Path | None) -> str:
+    """`message` redacted with the store's sanitizer (its `redaction` settings), else, when
+    the store's config is the very thing that failed, with the default rules."""
     try:
-        from .. import Sanitizer
+        from .. import Sanitizer, open_appender
 
-        return Sanitizer().redact_text(message)[0]
+        try:
+            sanitizer = open_appender(root, {}).sanitizer if root is not None else Sanitizer()
+        except Exception:  # no store, or a config that cannot be read
+            sanitizer = Sanitizer()
+        return sanitizer.redact_text(message)[0]
     except Exception:  # the redactor itself failing: say nothing of the message
         return "(message withheld: it could not be redacted)"
 

@@ -189,7 +189,12 @@ def user_prompt_submit(hook: Hook) -> str | None:
         return None
     ctx.log(
         "search",
-        context={"query": prompt[:500], "phase": "prompt", "results": ids},
+        # redacted before it is cut (a cut secret is no longer recognised), then recorded
+        context={
+            "query": ctx.book.sanitizer.redact_text(prompt)[0][:500],
+            "phase": "prompt",
+            "results": ids,
+        },
         meta=ctx.meta(),
     )
     return ctx.cap(found)

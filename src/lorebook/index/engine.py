@@ -76,6 +76,7 @@ class SearchIndex:
         self.warnings: list[str] = []
         self.degraded: str | None = None  # why the last search's results are keyword-only
         self.mode_used = "hybrid"  # what the last search could do: keyword when dense failed
+        self.query_shown = ""  # the last query as it may be echoed: redacted, never raw
         self._warn = warn
         self._progress: Progress | None = None
         self._embedder: Embedder | None = None
@@ -248,8 +249,9 @@ class SearchIndex:
     ) -> list[SearchResult]:
         """The best `limit` learnings for `query`, best first (see `lore search --help`)."""
         query = _check_query(query, self.warn)
+        self.query_shown = self.sanitizer.redact_text(query)[0]
         if mode not in MODES:
-            raise UsageError(f"mode {mode!r} is not one of: {', '.join(MODES)}")
+            raise UsageError("mode {!r} is not one of: " + ", ".join(MODES), mode)
         if limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
         if threshold is not None and not 0 <= threshold <= 1:  # also refuses NaN

@@ -38,7 +38,7 @@ def find_learnings(
 ) -> list[SearchResult]:
     """The learnings for `task`; for deploy, deployment learnings first, high severity first."""
     if phase not in PHASES:
-        raise UsageError(f"phase {phase!r} is not one of: {', '.join(PHASES)}")
+        raise UsageError("phase {!r} is not one of: " + ", ".join(PHASES), phase)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise UsageError(f"limit must be a positive number, not {limit}")
     reviewed = Filters(status="published")  # drafts await review: not for an agent's prompt yet

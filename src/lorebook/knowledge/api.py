@@ -63,9 +63,9 @@ class Learnings:
     ) -> list[Learning]:
         """Learnings matching every given filter (tags: all of them), oldest id first."""
         if status is not None and status not in STATUSES:
-            raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
+            raise UsageError("status {!r} is not one of: " + ", ".join(STATUSES), status)
         if kind is not None and kind not in KINDS:
-            raise UsageError(f"kind {kind!r} is not one of: {', '.join(KINDS)}")
+            raise UsageError("kind {!r} is not one of: " + ", ".join(KINDS), kind)
         wanted = set(tags)
         found = [
             learning

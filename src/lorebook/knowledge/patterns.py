@@ -58,7 +58,7 @@ def new_pattern(
 
 def check_outcome(outcome: str) -> str:
     if outcome not in OUTCOMES:
-        raise UsageError(f"outcome {outcome!r} is not one of: {', '.join(OUTCOMES)}")
+        raise UsageError("outcome {!r} is not one of: " + ", ".join(OUTCOMES), outcome)
     return outcome
 
 

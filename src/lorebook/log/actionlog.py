@@ -223,7 +223,7 @@ class ActionLog:
     ) -> list[SessionInfo]:
         """Every session with its status, most recently active first (the first `limit`)."""
         if status is not None and status not in STATUSES:
-            raise UsageError(f"status {status!r} is not one of: {', '.join(STATUSES)}")
+            raise UsageError("status {!r} is not one of: " + ", ".join(STATUSES), status)
         if limit is not None and limit < 1:
             raise UsageError(f"limit must be a positive number, not {limit}")
         idle = self.config.sessions.idle_minutes

@@ -65,7 +65,8 @@ class Appender:
         self.env_project = env.get("LORE_PROJECT") or None
         self.env_session = env.get("LORE_SESSION") or None
         self.max_depth = config.log.max_depth
-        self.events = EventBus()  # `events.on("action", handler)`: loosely coupled subscribers
+        # `events.on("action", handler)`: loosely coupled subscribers
+        self.events = EventBus(self.warn)
         self.listeners: list[Listener] = [self.events.publish_record]
 
     @cached_property
@@ -89,6 +90,12 @@ class Appender:
             extra_patterns=config.redaction.extra_patterns,
             max_value_chars=config.log.max_value_chars,
         )
+
+    def warn(self, message: str) -> None:
+        """A warning on stderr, redacted with this store's sanitizer."""
+        from ..notices import warn
+
+        warn(message, sanitizer=self.sanitizer)
 
     @cached_property
     def writer(self) -> LogWriter:

@@ -183,7 +183,7 @@ def export(
 ) -> dict[str, Any]:
     """Write the export and its manifest (`<file>.manifest.json`); return the manifest."""
     if fmt not in FORMATS:
-        raise UsageError(f"--format {fmt!r} is not one of: {', '.join(FORMATS)}")
+        raise UsageError("--format {!r} is not one of: " + ", ".join(FORMATS), fmt)
     query = ActionFilter(
         project=project, type=type, outcome=outcome, agent=agent, since=since, until=until
     )

@@ -51,7 +51,7 @@ class ActionFilter:
         for key, value in zip(FIELDS, values, strict=True):
             object.__setattr__(self, key, value)
         if outcome is not None and outcome not in OUTCOMES:
-            raise UsageError(f"outcome {outcome!r} is not one of: {', '.join(OUTCOMES)}")
+            raise UsageError("outcome {!r} is not one of: " + ", ".join(OUTCOMES), outcome)
         if since and until and since >= until:
             raise UsageError(f"--since {since} is not before --until {until}")
 

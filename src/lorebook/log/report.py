@@ -162,7 +162,7 @@ def _top(counter: Counter[str]) -> dict[str, Any] | None:
 
 def check_group(group_by: str) -> None:
     if group_by not in GROUPS:
-        raise UsageError(f"--group-by {group_by!r} is not one of: {', '.join(GROUPS)}")
+        raise UsageError("--group-by {!r} is not one of: " + ", ".join(GROUPS), group_by)
 
 
 def aggregate(

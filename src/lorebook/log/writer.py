@@ -123,7 +123,7 @@ def action_record(
             "e.g. commit, deploy, tool_call"
         )
     if outcome not in OUTCOMES:
-        raise UsageError(f"outcome {outcome!r} is not one of: {', '.join(OUTCOMES)}")
+        raise UsageError("outcome {!r} is not one of: " + ", ".join(OUTCOMES), outcome)
     if context is None:
         context = {}
     if not isinstance(context, Mapping):
@@ -170,7 +170,9 @@ def session_record(
 ) -> dict[str, Any]:
     """A v1 session event (start, end or heartbeat)."""
     if session_type is not None and session_type not in SESSION_TYPES:
-        raise UsageError(f"session type {session_type!r} is not one of: {', '.join(SESSION_TYPES)}")
+        raise UsageError(
+            "session type {!r} is not one of: " + ", ".join(SESSION_TYPES), session_type
+        )
     if reason is not None and not TYPE_RE.match(reason):
         raise UsageError(f"end reason {reason!r} must be a lowercase word like normal or timeout")
     moment = now or utcnow()

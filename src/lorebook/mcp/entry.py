@@ -7,7 +7,7 @@ import sys
 import threading
 from typing import Any, NoReturn
 
-from lorebook import Lorebook, LoreError, error_line
+from lorebook import Lorebook, LoreError, error_line, redact_message
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,5 +77,6 @@ def serve(book: Lorebook) -> int:
         try:
             server.end(reason)
         except LoreError as exc:
-            print(f"lore mcp: warning: session end not logged: {exc}", file=sys.stderr)
+            shown = redact_message(exc, book.sanitizer)
+            print(f"lore mcp: warning: session end not logged: {shown}", file=sys.stderr)
     return 0

@@ -25,7 +25,7 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
-from lorebook import Lorebook, LoreError, __version__
+from lorebook import Lorebook, LoreError, __version__, redact_message
 
 from .schemas import lean
 from .tools_learn import LearnTools
@@ -147,8 +147,9 @@ class LoreServer(MCPServer[Any]):
                 for err in cause.errors()
             )
             message = f"{name}: invalid arguments: {problems}"
-        elif isinstance(cause, LoreError):
-            message = f"{name}: {cause}"
+        elif isinstance(cause, LoreError):  # its values redacted, lorebook's words kept
+            sanitizer = self._book.sanitizer if self._book is not None else None
+            return " ".join(f"{name}: {redact_message(cause, sanitizer)}".split())
         elif isinstance(exc, ToolError) and cause is None:
             message = str(exc)  # e.g. an unknown tool name
         else:

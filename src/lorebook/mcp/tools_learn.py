@@ -89,7 +89,7 @@ class LearnTools:
         else:
             advice = "no learning matched; proceed and consider drafting one afterwards"
         return LearningSearch(
-            query=query,
+            query=searcher.query_shown,
             mode=searcher.mode_used,
             results_count=len(hits),
             learnings=hits,

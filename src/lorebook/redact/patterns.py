@@ -84,6 +84,10 @@ _SOURCES: dict[str, str] = {
     + r"|[^\s\"'`]+)",
     "PEM": r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
     r"[\s\S]*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    # a password in prose, "my password is X", "the pwd was 'X'": group 1 is the value (the
+    # keyed rules take "password: X" and "passwd=X"); bounded repeats only, no nesting
+    "PROSE_PASSWORD": r"(?i:\b(?:password|passwd|pwd|passphrase)[ \t]{1,4}(?:is|was)[ \t]{1,4})"
+    r"[\"']?([^\s\"'`]{1,200})",
     # scheme://user:password@host: group 1 is the password
     "URL_CRED": r"://[^\s/@:\"'<>]*:([^\s/@\"'<>]+)@",
     # an email, found from its "@": the local part read backwards, then the domain
@@ -465,6 +469,18 @@ def plausible_value(value: str, numeric_ok: bool = True) -> bool:
     return not (
         numeric_ok and (first.isdigit() or first == ".") and value.replace(".", "", 1).isdigit()
     )
+
+
+def prose_hint(s: str) -> bool:
+    """Whether `s` names a password in a way PROSE_PASSWORD looks for (C string searches)."""
+    return "ssw" in s or "pwd" in s or "SSW" in s or "PWD" in s or "Pwd" in s or "ssphrase" in s
+
+
+def prose_password(value: str) -> bool:
+    """Whether the word after "password is" can be one: not a placeholder, and not a plain
+    lower-case word ("the password is required", "... is stored hashed")."""
+    word = value.rstrip(".,;:!?)")
+    return plausible_value(word) and not (word.isalpha() and word.islower())
 
 
 def has_keyword(s: str) -> bool:

@@ -39,6 +39,8 @@ from .patterns import (
     name_info,
     pii_kind,
     plausible_value,
+    prose_hint,
+    prose_password,
     unquote,
     without_surrogates,
 )
@@ -52,7 +54,8 @@ F_AT = 2  # "@": emails, URL credentials
 F_DIGITS = 4  # phone / SSN / card shaped digits
 F_LONG = 8  # a run of >= 20 token characters, not just hex: tokens, JWTs, "Bearer x"
 F_PEM = 16  # "-----BEGIN"
-F_ALL = 31
+F_PROSE = 32  # "password", "pwd": a password in prose ("my password is X")
+F_ALL = 63
 
 Span = tuple[int, int, int, str]  # (start, priority, end, kind): lower priority wins overlaps
 Add = Callable[[Span], None]
@@ -111,6 +114,8 @@ def families(s: str, b: bytes, keyed: bool, cs: str | None = None, first: bool =
         (dash >= 0 or "=" in cs.replace("0=0", "")) if keyed else keyword_in_key(s, dash)
     ):
         fams |= F_KEYED  # the costliest test last: `first` seldom gets here
+    if prose_hint(s):
+        fams |= F_PROSE
     return fams
 
 
@@ -152,6 +157,10 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
                 tok = m.group(1)
                 if not (tok.isalpha() and len(tok) < 24):  # "Bearer authentication"
                     add((m.start(1), 1, m.end(1), "bearer_token"))
+    if fams & F_PROSE and prose_hint(s):  # (F_ALL sets every family)
+        for m in R.PROSE_PASSWORD.finditer(s):
+            if prose_password(m.group(1)):
+                add((m.start(1), 1, m.end(1), "password"))
     for kind, pattern in extra:
         for m in pattern.finditer(s):
             g = 1 if pattern.groups else 0
@@ -420,7 +429,7 @@ class Redactor:
             c.isspace()  # lower-case words, paths, punctuation
             # fewer than 20 characters, with fewer than 8 digits or capitals and nothing else
             or (len(s) < 20 and len(r := c.translate(None, b" \t")) < 8 and r.isalnum())
-        ) and "--" not in s:
+        ) and not ("--" in s or prose_hint(s)):
             return 0
         return families(s, b, self._keyed, c.decode(), first)
 
@@ -470,7 +479,7 @@ class Redactor:
                 s, tail = s[:i], s[i:]
         b = s.encode()
         c = b.translate(FAM)
-        if c.isspace() and "--" not in s and not self._extra:
+        if c.isspace() and not ("--" in s or self._extra or prose_hint(s)):
             fams = 0
         else:
             fams = families(s, b, self._keyed, c.decode())

@@ -24,7 +24,7 @@ def selected_key(table: Any) -> str | None:
 
 def failure(exc: object) -> str:
     """A failure as the one line a notification shows, redacted like the CLI's error line."""
-    return redact_message(str(exc))
+    return redact_message(exc)  # a LoreError's values only: lorebook's words stay readable
 
 
 def short_ts(ts: str | None) -> str:

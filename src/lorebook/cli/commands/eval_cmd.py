@@ -43,12 +43,12 @@ def eval_(book: Lorebook, queries_file: Path | None, modes: tuple[str, ...], as_
       lore eval
       lore eval --queries bench/golden.yaml --json
     """
-    problems = ProblemPrinter()
+    problems = ProblemPrinter(sanitizer=book.sanitizer)
     report = book.evaluate(queries_file, modes=modes, on_problem=problems).to_dict()
     problems.finish()
     if as_json:
         click.echo(to_json(report))
     else:
         for warning in report["warnings"]:
-            click.echo(warning_line(warning), err=True)
+            click.echo(warning_line(warning, book.sanitizer), err=True)
         click.echo(eval_text(report))

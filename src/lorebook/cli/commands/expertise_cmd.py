@@ -14,9 +14,9 @@ no_commit_option = click.option(
 )
 
 
-def _warn(result: dict[str, object]) -> None:
+def _warn(book: Lorebook, result: dict[str, object]) -> None:
     for warning in result.get("warnings") or []:  # type: ignore[attr-defined]
-        click.echo(warning_line(warning), err=True)
+        click.echo(warning_line(warning, book.sanitizer), err=True)
 
 
 @click.group("expertise")
@@ -102,12 +102,12 @@ def learn(book: Lorebook, session: str, domain: str | None, no_commit: bool, as_
     Example:
       lore expertise learn --session 01JD8Z... --json
     """
-    problems = ProblemPrinter()
+    problems = ProblemPrinter(sanitizer=book.sanitizer)
     result = book.expertise.learn(
         session, domain=domain, commit=False if no_commit else None, on_problem=problems
     )
     click.echo(to_json(result) if as_json else render.update(result, "learned"))
-    _warn(result)
+    _warn(book, result)
     problems.finish()
 
 
@@ -131,7 +131,7 @@ def validate(
     results = book.expertise.validate(domain, commit=False if no_commit else None)
     click.echo(to_json(results) if as_json else render.validated(results))
     for result in results:
-        _warn(result)
+        _warn(book, result)
 
 
 @expertise.command("improve")
@@ -148,7 +148,7 @@ def improve(book: Lorebook, domain: str, no_commit: bool, as_json: bool) -> None
     """
     result = book.expertise.improve(domain, commit=False if no_commit else None)
     click.echo(to_json(result) if as_json else render.update(result, "nothing new"))
-    _warn(result)
+    _warn(book, result)
 
 
 @expertise.command("history")

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import click
 
-from ... import Lorebook
+from ... import Lorebook, Sanitizer
 from ...render.maintenance import index_text
 from ..output import ProblemPrinter, to_json, warning_line
 from .common import json_option, pass_book
 
 
-def warn(message: str) -> None:
-    click.echo(warning_line(message), err=True)
+def warn(message: str, sanitizer: Sanitizer | None = None) -> None:
+    """A warning on stderr, redacted with `sanitizer` (the store's)."""
+    click.echo(warning_line(message, sanitizer), err=True)
 
 
 @click.command("index")
@@ -31,8 +32,8 @@ def index(book: Lorebook, rebuild: bool, as_json: bool) -> None:
       lore index --rebuild --json
     """
     searcher = book.index
-    searcher.on_warning(warn)
-    problems = ProblemPrinter()
+    searcher.on_warning(lambda message: warn(message, book.sanitizer))
+    problems = ProblemPrinter(sanitizer=book.sanitizer)
     report = searcher.update(rebuild=rebuild, on_problem=problems)
     problems.finish()
     model = searcher.embedder()

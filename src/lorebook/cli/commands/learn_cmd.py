@@ -108,7 +108,7 @@ def learnings(
       lore learnings --status published --tag rls
       lore learnings --stale --json
     """
-    problems = ProblemPrinter()
+    problems = ProblemPrinter(sanitizer=book.sanitizer)
     found = book.learnings.query(
         status=status,
         kind=kind,
@@ -134,7 +134,7 @@ def drafts(book: Lorebook, as_json: bool) -> None:
     Example:
       lore drafts --json
     """
-    problems = ProblemPrinter()
+    problems = ProblemPrinter(sanitizer=book.sanitizer)
     found = book.learnings.drafts(on_problem=problems)
     if as_json:
         click.echo(to_json([x.to_dict() for x in found]))
@@ -175,7 +175,7 @@ def stale(book: Lorebook, as_json: bool) -> None:
     Example:
       lore stale --json
     """
-    problems = ProblemPrinter()
+    problems = ProblemPrinter(sanitizer=book.sanitizer)
     reports = book.learnings.stale(on_problem=problems)
     data = [r.to_dict() for r in reports]
     click.echo(to_json(data) if as_json else render.stale_text(data))

@@ -37,7 +37,7 @@ def sessions(
     A session is `ended` after its end event, `disconnected` when it has none and has been silent
     longer than sessions.idle_minutes (30), else `active`.
     """
-    problems = ProblemPrinter()
+    problems = ProblemPrinter(sanitizer=book.sanitizer)
     found = [
         s.to_dict()
         for s in book.sessions(project=project, agent=agent, status=status, on_problem=problems)

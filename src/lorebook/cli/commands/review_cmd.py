@@ -50,7 +50,7 @@ def promote(
     data = result.to_dict()
     click.echo(to_json(data) if as_json else render.promoted(data))
     if result.warning:
-        click.echo(warning_line(result.warning), err=True)
+        click.echo(warning_line(result.warning, book.sanitizer), err=True)
 
 
 @click.command("reject")

@@ -25,7 +25,7 @@ def stats(book: Lorebook, learning_id: str | None, as_json: bool) -> None:
       lore stats
       lore stats 2026-11-22-rls-policy-blocks-insert-k3x9qa --json
     """
-    problems = ProblemPrinter()
+    problems = ProblemPrinter(sanitizer=book.sanitizer)
     entries = book.knowledge.stats(learning_id, on_problem=problems)
     if as_json:
         click.echo(to_json(entries[0] if learning_id else entries))

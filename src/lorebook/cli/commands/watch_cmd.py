@@ -32,7 +32,11 @@ def watch(book: Lorebook, debounce: float | None) -> None:
       lore watch                 # in a second terminal, or as a background service
       lore watch --debounce 0.5
     """
-    book.index.on_warning(warn)
+
+    def warned(message: str) -> None:
+        warn(message, book.sanitizer)
+
+    book.index.on_warning(warned)
     stop = threading.Event()
 
     def stop_on_signal(signum: int, frame: FrameType | None) -> None:
@@ -44,5 +48,5 @@ def watch(book: Lorebook, debounce: float | None) -> None:
     def echo(line: str) -> None:
         click.echo(line)
 
-    book.watch(stop, debounce=debounce, echo=echo, warn=warn, ready=echo)
+    book.watch(stop, debounce=debounce, echo=echo, warn=warned, ready=echo)
     click.echo("Stopped watching")
