@@ -1,4 +1,5 @@
-"""Input documents (`lore rca add`, `lore extract retro`, `lore learn new --body-file`) are read
+"""Input documents (`lore rca add`, `lore extract retro`, `lore learn new --body-file`,
+`lore eval --queries`) are read
 only from regular files of at most 1 MiB, with a bounded read: a device, a FIFO or a directory
 is refused in one line naming the file, promptly, and nothing is written."""
 
@@ -16,6 +17,7 @@ COMMANDS = {
     "rca": ["rca", "add"],
     "retro": ["extract", "retro"],
     "body": ["learn", "new", "--title", "T", "--body-file"],
+    "eval": ["eval", "--queries"],
 }
 
 
