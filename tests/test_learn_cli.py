@@ -52,7 +52,7 @@ def test_learn_new_bad_input_is_one_line_and_writes_nothing(store: Path) -> None
                           "--kind")
     assert_one_error_line(_run(store, "learn", "new"), "--title")
     assert_one_error_line(_run(store, "learn", "new", "--title", "T", "--body-file",
-                               str(store / "missing.md")), "missing.md", "cannot read")
+                               str(store / "missing.md")), "missing.md", "cannot be read")
     assert_one_error_line(_run(store, "learn", "new", "--title", "   "), "title")
     assert_one_error_line(_run(store, "learn", "new", "--title", "a\nb"), "one line")
     assert sorted(p.name for p in (store / "learnings").rglob("*.md")) == []

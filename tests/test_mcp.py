@@ -185,8 +185,8 @@ def test_activity_report_matches_the_library(served: Served) -> None:
 
 def test_export_training_data_writes_what_the_manifest_says(served: Served) -> None:
     manifest = served.ok("export_training_data", {"path": "exports/train.jsonl"})
-    path = served.root / "exports" / "train.jsonl"
-    assert served.root / manifest["path"] == path  # relative to the store root
+    path = served.root / "docs" / "training-data" / "exports" / "train.jsonl"
+    assert served.root / manifest["path"] == path  # relative to the export folder
     lines = path.read_text(encoding="utf-8").splitlines()
     assert manifest["record_count"] == len(lines) > 0
     assert (served.root / manifest["manifest"]).is_file()

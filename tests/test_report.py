@@ -234,7 +234,7 @@ def test_python_api_report_and_export(active: Path) -> None:
     data = book.report(days=7, group_by="outcome", project="consilio")
     assert data["summary"]["total_actions"] == 11 and data["group_by"] == "outcome"
     assert book.report(since="3d")["window"]["since"] < book.report(since="1d")["window"]["since"]
-    out = active / "x.jsonl"
+    out = active / "docs" / "training-data" / "x.jsonl"  # inside the repository: its export folder
     manifest = book.export_training_data("jsonl", out, project="odin", with_context=False)
     assert manifest["record_count"] == 4
     assert all("context" not in json.loads(line)["input"] for line in out.read_text().splitlines())

@@ -530,7 +530,9 @@ class Lorebook:
         self, fmt: str = "jsonl", path: str | Path | None = None, **options: Any
     ) -> dict[str, Any]:
         """Write training records and their manifest (see `lore export`); returns the manifest.
-        Options: since, until (as for `actions`; since not in the future and before until),
+        `path` as `export_path` takes it (an absolute path outside the repository, or one
+        relative to the export folder). Options: since, until (as for `actions`; since not
+        in the future and before until),
         project, type, outcome, agent (exact matches), with_context, include_archive."""
         from .log.export import default_path, export, export_window
 
@@ -538,9 +540,30 @@ class Lorebook:
         options["since"], options["until"] = export_window(
             options.get("since"), options.get("until"), now
         )
-        target = Path(path) if path else default_path(self.layout, fmt, now)
+        target = (
+            self.export_path(path, anywhere_outside=True)
+            if path
+            else default_path(self.layout, fmt, now)
+        )
         options.setdefault("project", None)
         return export(self.action_log, fmt=fmt, path=target, **options)
+
+    def export_path(self, given: str | Path, *, anywhere_outside: bool = False) -> Path:
+        """Where an export named `given` goes: a path relative to the export folder
+        (`paths.training_data`, default docs/training-data), refused in one line when it leads
+        out of it, through a symlink, or is absolute. With `anywhere_outside` (a person's own
+        `lore export -o`), an absolute path outside the repository is theirs to choose; inside
+        the repository it must still be in the export folder."""
+        folder = self.layout.training_data
+        text = str(given)
+        if anywhere_outside and os.path.isabs(text):
+            if os.path.islink(text):
+                raise UsageError(f"{text}: is a symlink; lorebook does not write through symlinks")
+            if self.layout.leaves_repository(text):
+                return Path(text)
+            real = os.path.join(os.path.realpath(os.path.dirname(text)), os.path.basename(text))
+            text = os.path.relpath(real, os.path.realpath(folder))
+        return self.layout.inside(folder, text, "export path")
 
     def stream_actions(
         self,

@@ -12,7 +12,7 @@ import os
 
 from .config_check import check_types, find_problem, line_of
 from .errors import LoreError
-from .paths import STORE_DIR, Layout
+from .paths import STORE_DIR, Layout, inside
 from .settings import (
     CatalogSettings,
     DraftSettings,
@@ -137,6 +137,13 @@ def _validate(data: dict[str, Any], path: Path) -> None:
         line = line_of(path, ("log", "durability"))
         where = f"{path}:{line}" if line is not None else str(path)
         raise LoreError("{}: log.durability: expected one of " + ", ".join(DURABILITY), where)
+    moved = data.get("paths")
+    for key, value in moved.items() if isinstance(moved, dict) else ():
+        try:  # a committed config must not move the store's files out of the repository
+            inside(path.parent.parent, value, f"paths.{key}", root=path.parent.parent, links=False)
+        except LoreError as exc:
+            line = line_of(path, ("paths", key))
+            raise LoreError(f"{path}:{line}: {exc}" if line else f"{path}: {exc}") from None
 
 
 def load_config(root: Path | str) -> Config:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import NotInitializedError
+from .errors import NotInitializedError, UsageError
 
 TYPE_CHECKING = False  # pathlib costs `lore log` ~8 ms (urllib.parse, ipaddress): see find_root_dir
 if TYPE_CHECKING:
@@ -102,10 +102,54 @@ class Layout:
         except ValueError:
             return str(path)
 
+    def inside(self, base: Path, given: str, what: str) -> Path:
+        """`given` (a caller's path, relative to `base`) as an absolute path: see `inside`."""
+        from pathlib import Path
+
+        return Path(inside(base, given, what, root=self.root))
+
     @classmethod
     def at(cls, root: Path, overrides: dict[str, str] | None = None) -> Layout:
         paths = {**DEFAULT_PATHS, **(overrides or {})}
+        for key, value in (overrides or {}).items():  # a committed config must not move us out
+            inside(root, value, f"paths.{key}", root=root, links=False)
         return cls(root=root, **{k: (root / v) for k, v in paths.items()})
+
+
+def _within(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def inside(
+    base: Path | str, given: str, what: str, *, root: Path | str | None = None, links: bool = True
+) -> str:
+    """The absolute path of `given`, a path a caller supplied (an MCP argument, a CLI option,
+    a config value), relative to `base`, the folder it belongs in; a one-line UsageError
+    naming `what` when it is absolute, leads out of `base` (`..`), or (with `links`, for a
+    path about to be opened) when a folder on the way resolves through a symlink out of
+    `base` (or `base` out of `root`), or the file itself is a symlink. Callers open the result
+    with O_NOFOLLOW; this is the one rule every caller-supplied path goes through."""
+    shown = repr(str(given))
+    if not str(given).strip() or "\x00" in str(given):
+        raise UsageError(f"{what} {shown}: not a usable path")
+    if os.path.isabs(given):
+        raise UsageError(f"{what} {shown}: must be a relative path, not an absolute one")
+    top = os.path.abspath(base)
+    target = os.path.normpath(os.path.join(top, given))
+    if target == top or not _within(target, top):
+        place = top if root is None else os.path.relpath(top, root)
+        place = "the repository" if place == os.curdir else place
+        raise UsageError(f"{what} {shown}: must name a file inside {place}")
+    if not links:
+        return target
+    real_top = os.path.realpath(top)
+    if root is not None and not _within(real_top, os.path.realpath(root)):
+        raise UsageError(f"{what} {shown}: its folder is a {OUTSIDE}")
+    if not _within(os.path.realpath(os.path.dirname(target)), real_top):
+        raise UsageError(f"{what} {shown}: a folder on the way is a symlink leading outside")
+    if os.path.islink(target):
+        raise UsageError(f"{what} {shown}: is a symlink; lorebook does not write through symlinks")
+    return target
 
 
 def find_root(start: Path | None = None, *, env: dict[str, str] | None = None) -> Path:

@@ -149,15 +149,19 @@ def parse_golden(text: str, path: Path) -> GoldenSet:
 
 
 def load_golden(path: Path) -> GoldenSet:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The golden set in FILE: a regular file of at most 1 MiB (`read_bounded`: a device or a
+    FIFO given as --queries is refused, never read without end)."""
+    from ..knowledge.docload import read_bounded
+
+    if not path.exists():
         raise GoldenSetError(
             f"{path}: no such golden-set file; create it (see `lore eval --help`) "
             "or pass --queries FILE"
-        ) from None
-    except IsADirectoryError:
-        raise GoldenSetError(f"{path}: is a directory, not a YAML file") from None
+        )
+    try:
+        text = read_bounded(str(path)).decode("utf-8")
+    except LoreError as exc:
+        raise GoldenSetError(str(exc)) from None
     except UnicodeDecodeError:
         raise GoldenSetError(f"{path}: not UTF-8 text") from None
     return parse_golden(text, path)

@@ -14,6 +14,7 @@ from ..paths import Layout
 from ..problems import Problem
 from ..redact.identifiers import redact_path
 from ..redact.lines import line_of, secret_lines
+from ..redact.names import name_secret_kind
 from ..redact.sanitize import Sanitizer
 from .fileformat import LearningFormatError, parse_learning
 from .model import Learning
@@ -29,6 +30,8 @@ def check_learnings(layout: Layout, sanitizer: Sanitizer, report: Report) -> int
     files = learning_paths(layout, (layout.learnings, layout.drafts), report)
     for path in files:
         rel, kind = redact_path(layout.rel(path), sanitizer)  # never print a secret
+        if kind is None and (kind := name_secret_kind(path.stem, sanitizer)) is not None:
+            rel = layout.rel(path.with_name(f"[REDACTED:{kind}]{path.suffix}"))  # a slug of one
         if kind is not None:
             report(Problem(rel, 0, NAME_IS_SECRET))
         try:

@@ -8,25 +8,72 @@ are refused outright: an input document never needs them, and refusing them rule
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 
-MAX_BYTES = 1 << 20  # an RCA report or a retrospective is a few KB
+MAX_BYTES = 1 << 20  # 1 MiB: an RCA report, a retrospective or a learning body is a few KB
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _regular(mode: int, path: str) -> None:
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise UsageError(f"{path}: is {kind}, not a regular file; nothing was read")
+
+
+def _too_big(path: str) -> UsageError:
+    return UsageError(f"{path}: larger than 1 MiB ({MAX_BYTES} bytes); nothing was read")
+
+
+def read_bounded(path: str) -> bytes:
+    """The bytes of FILE, which must be a regular file of at most `MAX_BYTES`: a FIFO, a device
+    (`/dev/zero`) or a directory is refused before it is read (opened non-blocking, checked
+    again on the open file), and the read itself stops at the cap."""
+    try:
+        _regular(os.stat(path).st_mode, path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        _regular(os.fstat(fd).st_mode, path)  # the file opened is the file checked
+        os.set_blocking(fd, True)
+        chunks, size = [], 0
+        while size <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_BYTES:
+        raise _too_big(path)
+    return b"".join(chunks)
 
 
 def read_input(path: str) -> tuple[str, str]:
-    """(text, source name) of FILE, or of stdin for `-`."""
+    """(text, source name) of FILE (`read_bounded`), or of stdin for `-` (also read only up
+    to the cap)."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text-only stdin (a test's StringIO)
+            raw = sys.stdin.read(MAX_BYTES + 1).encode("utf-8")
+        else:
+            raw = stream.read(MAX_BYTES + 1)
+        path = "<stdin>"
+    else:
+        raw = read_bounded(path)
     if len(raw) > MAX_BYTES:
-        raise UsageError(f"{path}: larger than {MAX_BYTES} bytes; not an input document")
+        raise _too_big(path)
     try:
         return raw.decode("utf-8"), path
     except UnicodeDecodeError as exc:

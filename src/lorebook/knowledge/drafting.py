@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
 from ..log.query import ActionFilter
-from ..redact.identifiers import secret_kind
+from ..redact.names import name_secret_kind
 from ..timeutil import parse_ts, utcnow
 from .ids import keyed_suffix, random_suffix
 from .similar import DUPLICATE, REVIEW_HEADING, SIMILAR, Match, best_matches, substance
@@ -142,7 +142,7 @@ def free_id(store: LearningStore, wanted: str) -> str:
     An id the sanitizer would redact (an epic name that looks like a token) is replaced by
     `auto-<random>`: a file name never carries a secret, and the id must survive redaction.
     """
-    if secret_kind(wanted, store.sanitizer) is not None:
+    if name_secret_kind(wanted, store.sanitizer) is not None:
         wanted = f"auto-{random_suffix(10)}"
     candidate, n = wanted, 1
     while store.exists(candidate):
@@ -154,7 +154,7 @@ def free_id(store: LearningStore, wanted: str) -> str:
 def keyed_id(store: LearningStore, prefix: str, trigger: str) -> str:
     """The one id of the draft for `trigger`: `<prefix>-<suffix from the trigger>`."""
     wanted = f"{prefix}-{keyed_suffix(trigger)}"
-    if secret_kind(wanted, store.sanitizer) is not None:
+    if name_secret_kind(wanted, store.sanitizer) is not None:
         wanted = f"auto-{keyed_suffix(trigger, 10)}"
     return wanted
 

@@ -14,6 +14,10 @@ import os
 import re
 import unicodedata
 from datetime import date
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..redact.sanitize import Sanitizer
 
 _ALPHABET = "bcdfghjkmnpqrstvwxz"  # 19 consonants (no l, no y)
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -28,6 +32,19 @@ def slugify(title: str, limit: int = SLUG_MAX) -> str:
         cut = slug[: limit + 1]
         slug = cut[: cut.rfind("-")] if "-" in cut else slug[:limit]
     return slug.strip("-") or "learning"
+
+
+def safe_slug(text: str, sanitizer: Sanitizer | None = None, limit: int = SLUG_MAX) -> str:
+    """`slugify(text)` for a name made from free text (a title): the sanitizer redacts it
+    first, while its case and punctuation still let the detectors see a secret (a slug
+    lower-cases `ghp_AbC…` to `ghp-abc…`, which no pattern matches), and a slug that still
+    reads as one (`redact.names`) becomes `redacted`. No secret ever becomes a file name."""
+    from ..redact.identifiers import default_sanitizer
+    from ..redact.names import name_secret_kind
+
+    sanitizer = sanitizer or default_sanitizer()
+    slug = slugify(sanitizer.redact_text(text)[0], limit)
+    return "redacted" if name_secret_kind(slug, sanitizer) else slug
 
 
 def _spell(value: int, length: int) -> str:
@@ -48,6 +65,7 @@ def keyed_suffix(key: str, length: int = 7) -> str:
     return _spell(int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big"), length)
 
 
-def new_learning_id(title: str, created: date) -> str:
-    """A fresh id for a learning titled `title` created on `created`."""
-    return f"{created.isoformat()}-{slugify(title)}-{random_suffix()}"
+def new_learning_id(title: str, created: date, sanitizer: Sanitizer | None = None) -> str:
+    """A fresh id for a learning titled `title` created on `created` (`safe_slug`, with the
+    store's sanitizer: its extra patterns too; the default rules without one)."""
+    return f"{created.isoformat()}-{safe_slug(title, sanitizer)}-{random_suffix()}"

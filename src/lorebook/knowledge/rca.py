@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
-from .ids import slugify
+from .ids import safe_slug
 
 if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
@@ -193,7 +193,7 @@ def add_rca(
         return RCAResult(existing, False)
     created = rca.created or datetime.now(UTC).date()
     # the id is a function of the text: two clones adding one report create one file name
-    learning_id = f"{created.isoformat()}-rca-{slugify(rca.title, 40)}-{digest[:8]}"
+    learning_id = f"{created.isoformat()}-rca-{safe_slug(rca.title, sanitizer, 40)}-{digest[:8]}"
     if store.exists(learning_id):
         return RCAResult(store.get(learning_id), False)
     source: dict[str, Any] = {"epic": rca.epic_id, "task": rca.task_id}

@@ -60,7 +60,7 @@ class LearningStore:
     # -- paths and ids ---------------------------------------------------------------------
     def new_id(self, title: str, created: date) -> str:
         """A collision-free id (= file stem) for a new learning."""
-        return new_learning_id(title, created)
+        return new_learning_id(title, created, self.sanitizer)
 
     def resolve_id(self, learning_id: str, *, missing_ok: bool = False) -> str:
         """The id of the learning or draft `learning_id` names: itself, or the one id it is

@@ -8,7 +8,6 @@ library's, raised as `LoreError` with a message the client can act on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -194,11 +193,11 @@ class LogTools:
         until: When | None = None,
         project: str | None = None,
         include_context: bool = True,
-        path: Annotated[str, Field(description="relative to the store root")] | None = None,
+        path: Annotated[str, Field(description="relative to the export folder")] | None = None,
     ) -> ExportManifest:
         """Export actions as training records to a file; returns its manifest."""
         book = self.book()
-        target = book.root / Path(path) if path else None
+        target = book.export_path(path) if path else None
         manifest = book.export_training_data(
             format,
             target,

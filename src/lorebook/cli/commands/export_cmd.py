@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 import click
 
@@ -28,7 +28,8 @@ from .common import json_option, pass_book
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False),
-    help="File to write (default docs/training-data/training-data-<timestamp>.<format>).",
+    help="File to write: outside the repository, or inside its export folder (default "
+    "docs/training-data/training-data-<timestamp>.<format>).",
 )  # fmt: skip
 @json_option
 @pass_book
@@ -60,7 +61,7 @@ def export_cmd(
     """
     result = book.export_training_data(
         fmt,
-        Path(output).resolve() if output else None,
+        os.path.abspath(output) if output else None,
         since=since or None,
         until=until or None,
         project=project,

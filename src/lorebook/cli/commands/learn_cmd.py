@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 
 import click
 
-from ... import Lorebook, LoreError, UsageError
+from ... import Lorebook, LoreError, read_input
 from ...render import learnings as render
 from ..output import ProblemPrinter, to_json
 from .common import json_option, pass_book
@@ -20,15 +19,7 @@ STATUSES = ("draft", "published", "superseded", "retired")
 def _read_body(body_file: str | None) -> str:
     if body_file is None:
         return ""
-    if body_file == "-":
-        return sys.stdin.read()
-    try:
-        with open(body_file, encoding="utf-8") as handle:
-            return handle.read()
-    except UnicodeDecodeError:
-        raise UsageError(f"{body_file}: not UTF-8 text") from None
-    except OSError as exc:
-        raise UsageError(f"{body_file}: cannot read the body ({exc.strerror or exc})") from None
+    return read_input(body_file)[0]  # a regular file (or stdin) of at most 1 MiB
 
 
 @click.group("learn")
