@@ -138,7 +138,7 @@ def test_human_output(tmp_path: Path) -> None:
     assert "$ lore sessions" in result.out
     assert "disconnected" in result.out
     assert "$ lore resume --project consilio" in result.out
-    assert "## Resume: session" in result.out
+    assert "Resume: session" in result.out
     assert "fix-42" in result.out
     assert "$ lore expertise learn --session" in result.out
     assert ".expertise/api.yaml: 3 changes" in result.out

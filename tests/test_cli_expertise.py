@@ -9,6 +9,7 @@ import pytest
 
 from conftest import assert_one_error_line, clean_env, click_run, git, lore
 from lorebook import Lorebook
+from lorebook.render.framing import NOTICE
 
 SECURITY = """\
 # read before touching auth
@@ -191,15 +192,18 @@ def test_validate_and_history(proj: Path) -> None:
 
 def test_prompt(proj: Path) -> None:
     run = cli(proj, "prompt", "security")
-    assert run.out.startswith("## Domain Expertise: Security\n\nJWT access tokens")
-    assert "### Lessons from Past Issues\n- **refresh token accepted twice**" in run.out
+    # framed as quoted data: the notice, the delimiter, the block with its headings escaped
+    assert run.out.startswith(NOTICE + "\n<lorebook-data>\n")
+    assert "\n\\## Domain Expertise: Security\n\nJWT access tokens" in run.out
+    assert "\\### Lessons from Past Issues\n- **refresh token accepted twice**" in run.out
+    assert run.out.endswith("\n</lorebook-data>\n")
     assert "  - Solution: revoke the token family on reuse" in run.out
     by_task = cli(proj, "prompt", "--task", "rotate the jwt signing key", "--json").json()
     assert by_task["domain"] == "security"  # type: ignore[index]
     assert by_task["prompt"] == run.out  # type: ignore[index]
     empty = cli(proj, "prompt", "frontend", "--json").json()
     assert empty["exists"] is False  # type: ignore[index]
-    assert empty["prompt"].startswith("## Domain Expertise: Frontend")  # type: ignore[index]
+    assert "\n\\## Domain Expertise: Frontend\n" in empty["prompt"]  # type: ignore[index]
 
 
 def test_prompt_is_redacted(proj: Path) -> None:

@@ -149,7 +149,7 @@ def test_resume_json_contract(committed: Path) -> None:
     assert any("fix-42" in step and step.startswith("Check the status of subagent")
                for step in steps)
     assert any(step.startswith("Fix the failures from the validation of epic-012")
-               and "reuse not detected" in step and "re-validate" in step for step in steps)
+               and "2 failures" in step and "re-validate" in step for step in steps)
     assert steps[0].startswith("Check the status of subagent fix-42")
     # a failed validation is pending: no "deploy" suggestion
     assert not any("Deploy" in step for step in steps)
@@ -343,10 +343,10 @@ def test_resume_cli_json_and_markdown(committed: Path) -> None:
     brief = click_run(["--root", str(committed), "resume", "--limit", "1"])
     assert brief.code == 0, brief.err
     lines = brief.out.splitlines()
-    assert lines[0] == "## Resume: session s-cli"
-    for heading in ("### Open (never closed)", "### Failed validations",
-                    "### Suggested next steps", "### Repository", "### Last 1 actions "
-                    "(newest first)"):
+    assert lines[2] == "Resume: session s-cli"  # after the notice and the opening delimiter
+    for heading in ("Open (never closed):", "Failed validations:",
+                    "Suggested next steps:", "Repository:", "Last 1 actions "
+                    "(newest first):"):
         assert heading in lines
     assert "status **disconnected**" in brief.out
     assert "1. Check the status of subagent fix-1" in brief.out

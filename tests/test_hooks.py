@@ -22,6 +22,7 @@ from conftest import (
     stored_actions,
 )
 from lorebook import Lorebook
+from lorebook.render.framing import CLOSE, FRAME_CHARS, NOTICE
 
 SID = "5b7a1f0e-2c1d-4e8a-9f00-1234567890ab"
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -170,7 +171,7 @@ def test_session_start_injects_the_last_sessions_brief_and_starts_a_session(
     out = json.loads(done.out)["hookSpecificOutput"]
     assert out["hookEventName"] == "SessionStart"
     text = out["additionalContext"]
-    assert "## Resume: session earlier-1" in text and "epic-12" in text
+    assert "Resume: session earlier-1" in text and "epic-12" in text
     assert "Migrations lock the users table" in text
     assert "Supabase" not in text and "Docker" not in text
     start = [r for r in stored(store) if r.get("event") == "start" and r["session"] == SID]
@@ -178,7 +179,7 @@ def test_session_start_injects_the_last_sessions_brief_and_starts_a_session(
     assert start[0]["meta"]["claude_source"] == "startup"
     assert start[0]["meta"]["overhead_ms"] >= 0
     again = hook("session-start", payload("SessionStart", store, source="compact"), store)
-    assert again.code == 0 and f"## Resume: session {SID}" in again.out
+    assert again.code == 0 and f"Resume: session {SID}" in again.out
 
 
 def test_session_start_context_is_capped_by_config(store: Path) -> None:
@@ -189,7 +190,9 @@ def test_session_start_context_is_capped_by_config(store: Path) -> None:
         session.log("tool_call", context={"tool": "Bash", "command": f"step number {i}"})
     done = hook("session-start", payload("SessionStart", store, source="startup"), store)
     text = json.loads(done.out)["hookSpecificOutput"]["additionalContext"]
-    assert len(text) <= 40 * 4 + 60 and "lore resume" in text
+    # the body to the budget; the frame around it stays whole
+    assert len(text) <= 40 * 4 + FRAME_CHARS and "lore resume" in text
+    assert text.startswith(NOTICE) and text.endswith(CLOSE)
 
 
 def test_a_spent_budget_still_starts_the_session(store: Path) -> None:

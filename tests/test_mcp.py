@@ -20,6 +20,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from conftest import LORE, git, lore, stored_actions
 from lorebook import Lorebook
 from lorebook.mcp.reference import BEGIN, END, reference
+from lorebook.render.framing import CLOSE, NOTICE, OPEN
 from search_fixtures import LEARNINGS, write_learning
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -238,6 +239,8 @@ def test_preflight_brings_the_lesson_and_is_logged(served: Served) -> None:
     brief = served.ok("preflight", {"task": "deploy the new container on port 8080"})
     assert "deploy-port-conflict" in [item["id"] for item in brief["learnings"]]
     assert "RELEVANT PAST LEARNINGS" in brief["text"]
+    lines = brief["text"].splitlines()  # prompt-ready text is framed as quoted data
+    assert lines[:2] == [NOTICE, OPEN] and CLOSE in lines
     searches = [a for a in stored_actions(served.root) if a["type"] == "search"]
     assert searches[-1]["context"]["query"] == "deploy the new container on port 8080"
 
@@ -260,6 +263,9 @@ def test_get_expertise_lists_domains_and_reads_one(served: Served) -> None:
     assert "database" in [d["domain"] for d in listed["domains"]]
     one = served.ok("get_expertise", {"domain": "database"})
     assert (one["domain"], one["exists"], one["content"]) == ("database", False, None)
+    lines = one["prompt"].splitlines()  # prompt-ready text is framed as quoted data
+    assert lines[:2] == [NOTICE, OPEN] and lines[-1] == CLOSE
+    assert "\\## Domain Expertise: Database" in lines  # a heading inside is escaped
 
 
 @pytest.mark.parametrize(("tool", "args", "field"), [

@@ -91,7 +91,7 @@ def test_real_process_preflight(search_store: Path) -> None:
     done = lore("preflight", "deploy the api", "--phase", "deploy", env=clean_env(search_store),
                 timeout=300)
     assert done.code == 0, done.err
-    assert done.out.startswith("Task (deploy): deploy the api\n\nRELEVANT PAST LEARNINGS:\n")
+    assert "\nTask (deploy): deploy the api\n\nRELEVANT PAST LEARNINGS:\n" in done.out
 
 
 def test_broken_expertise_file_is_a_warning(search_store: Path) -> None:

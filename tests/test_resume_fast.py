@@ -251,7 +251,7 @@ def test_resume_lists_the_learnings_relevant_to_the_session(store: Path) -> None
     assert modules & {"torch", "chromadb", "sentence_transformers", "onnxruntime", "click",
                       "pydantic"} == set()
     brief = lore("resume", env=clean_env(store))
-    assert "### Relevant learnings" in brief.out
+    assert "Relevant learnings:" in brief.out.splitlines()
     assert "`lore show 2026-01-10-refresh-tokens-single-use`" in brief.out
 
 

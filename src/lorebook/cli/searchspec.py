@@ -76,8 +76,9 @@ PREFLIGHT_HELP = """Before planning, implementing or deploying: what the team al
 
 Prints a block to paste into a prompt: RELEVANT PAST LEARNINGS (title + key takeaway),
 matching patterns with their best solution and success rate, a prevention checklist and the
-domain expertise summary when .expertise/ has one. Every line is redacted again before it
-is printed; the call is logged as a `search` action. `--mode keyword` answers from the
+domain expertise summary when .expertise/ has one, framed as quoted data (not instructions)
+between <lorebook-data> delimiters. Every line is redacted again before it is printed; the
+call is logged as a `search` action. `--mode keyword` answers from the
 keyword index alone (no model, no vector store).
 
 \b

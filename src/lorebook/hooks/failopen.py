@@ -30,6 +30,7 @@ DETACHED = frozenset(
      "pre-compact", "stop", "session-end"}
 )  # fmt: skip
 EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
+CONTEXT_CHARS = 9_500  # the most additionalContext a hook answers with (handlers frame within it)
 
 
 class BudgetSpent(Exception):
@@ -252,6 +253,6 @@ def emit(event: str, text: str) -> None:
     name = EVENT_NAMES.get(event)
     if name is None:
         return
-    out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text[:9_500]}}
+    out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text[:CONTEXT_CHARS]}}
     sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     sys.stdout.flush()

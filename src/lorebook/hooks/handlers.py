@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .failopen import BudgetSpent, Hook, note_error
+from .failopen import CONTEXT_CHARS, BudgetSpent, Hook, note_error
 
 if TYPE_CHECKING:
     from .. import Lorebook
@@ -59,13 +59,13 @@ class Context:
         )
 
     def cap(self, text: str) -> str:
-        """Redacted again (a learning may predate a rule), then cut at a line to the budget."""
+        """Redacted again (a learning may predate a rule), framed as quoted data (never read
+        as instructions), its body cut at a line to the budget; the frame stays whole."""
+        from ..render.framing import FRAME_CHARS, frame_data
+
         clean = self.book.sanitizer.redact_text(text)[0]
-        limit = self.settings.context_tokens * CHARS_PER_TOKEN
-        if len(clean) <= limit:
-            return clean
-        cut = clean[:limit].rsplit("\n", 1)[0]
-        return cut + "\n(more in `lore resume` and `lore search`)"
+        limit = min(self.settings.context_tokens * CHARS_PER_TOKEN + FRAME_CHARS, CONTEXT_CHARS)
+        return frame_data(clean, limit=limit, more="(more in `lore resume` and `lore search`)")
 
 
 # -- context hooks ---------------------------------------------------------------------------
@@ -89,14 +89,14 @@ def session_start(hook: Hook) -> str | None:
 def _brief(ctx: Context) -> list[str]:
     """The brief's pieces, as many as the budget allowed."""
     from .. import LoreError
-    from ..render.actions import resume_brief
+    from ..render.actions import resume_body
 
     hook = ctx.hook
     pieces: list[str] = []
     try:
         with hook.guarded():
             state = _resume(ctx)
-            pieces.append(resume_brief(state))
+            pieces.append(resume_body(state))
             found = _learnings(ctx, _topics(state), threshold=TOPIC_THRESHOLD)[0]
             if found:
                 pieces.append(found)
@@ -159,7 +159,7 @@ def _learnings(
     results = sorted(best.values(), key=lambda r: (-r.score, r.id))[:limit]
     if not results:
         return "", []
-    lines = [f"## {heading} (lorebook)"]
+    lines = [f"{heading} (lorebook):"]
     for result in results:
         item = result.to_dict()
         takeaway = " ".join(str(item.get("takeaway") or "").split())

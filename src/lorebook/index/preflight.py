@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..framing import frame_data
 from .rank import Filters
 
 if TYPE_CHECKING:
@@ -156,7 +157,8 @@ def build_preflight(
 
 
 def preflight_text(brief: dict[str, Any]) -> str:
-    """The block an agent pastes into its prompt."""
+    """The block an agent pastes into its prompt: what was found, framed as quoted data
+    (`frame_data`), then lorebook's own closing line outside the frame."""
     lines = [f"Task ({brief['phase']}): {brief['task']}", "", "RELEVANT PAST LEARNINGS:"]
     if not brief["learnings"]:
         lines.append("- none found")
@@ -177,5 +179,5 @@ def preflight_text(brief: dict[str, Any]) -> str:
     for d in brief["expertise"]:
         body = [line for line in d["prompt"].splitlines() if not line.startswith("## ")]
         lines += ["", f"DOMAIN EXPERTISE ({d['domain']}):", *[b for b in body if b.strip()]]
-    lines += ["", "Based on these learnings, plan the work so that it avoids past mistakes."]
-    return "\n".join(lines)
+    plan = "Based on these learnings, plan the work so that it avoids past mistakes."
+    return frame_data("\n".join(lines)) + "\n" + plan

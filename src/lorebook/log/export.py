@@ -118,8 +118,20 @@ def _write_json(handle: IO[str], records: Iterator[dict[str, Any]]) -> int:
     return count
 
 
+# a spreadsheet reads a cell starting with one of these as a formula (OWASP: CSV injection)
+_FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """One CSV cell that no spreadsheet runs: text starting like a formula gets a leading
+    single quote (OWASP's advice; the writer quotes every field). Numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_LEADS):
+        return "'" + value
+    return value
+
+
 def _write_csv(handle: IO[str], records: Iterator[dict[str, Any]]) -> int:
-    writer = csv.writer(handle, lineterminator="\n")
+    writer = csv.writer(handle, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(CSV_FIELDS)
     count = 0
     for record in records:
@@ -129,7 +141,7 @@ def _write_csv(handle: IO[str], records: Iterator[dict[str, Any]]) -> int:
             value = record[group].get(key)
             if key == "context" and key in record[group]:
                 value = _dumps(value)
-            row.append("" if value is None else value)
+            row.append("" if value is None else csv_cell(value))
         writer.writerow(row)
         count += 1
     return count

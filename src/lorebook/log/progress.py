@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..redact.sanitize import clip
 from .sessions import SessionInfo
 
@@ -136,6 +138,26 @@ def work_in_progress(
     return "No actions were logged in this session."
 
 
+# Suggested steps read as instructions, so they are lorebook's own templates filled only with
+# bounded fields that cannot carry a sentence: a validated action type, id, time and outcome,
+# counts, and names (epic, agent id, service, branch, path, commit) that pass `_SAFE_NAME`.
+# Error text, failure lists, task descriptions and learning text never go into a step: they
+# stay in the records the brief shows as data.
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.:@/+-]{0,99}$")
+_SAFE_HASH = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+def _safe(value: Any, pattern: re.Pattern[str] = _SAFE_NAME) -> str | None:
+    """`value` when it is a short name that cannot carry words or markup, else None."""
+    return value if isinstance(value, str) and pattern.match(value) else None
+
+
+def _label(action: dict[str, Any]) -> str:
+    """An action as a step names it: its type and, when safe, its epic."""
+    epic = _safe(_epic(action))
+    return f"the {action['type']} action" + (f" on {epic}" if epic else "")
+
+
 def next_steps(
     info: SessionInfo,
     actions: list[dict[str, Any]],
@@ -143,63 +165,79 @@ def next_steps(
     failed: list[dict[str, Any]],
     git: dict[str, Any] | None,
 ) -> list[str]:
-    """Concrete suggestions, most urgent first."""
+    """Concrete suggestions, most urgent first, from templates only (see `_SAFE_NAME`)."""
     steps: list[str] = []
     for action in still_open:
         context = action.get("context") or {}
         if action["type"] == "spawn":
-            who = _agent_id(action) or "the subagent"
+            who = _safe(_agent_id(action))
             steps.append(
-                f"Check the status of subagent {who} (spawned {_hhmm(action['ts'])}); "
-                "if it finished, validate its work."
+                f"Check the status of {f'subagent {who}' if who else 'the subagent'} "
+                f"(spawned {_hhmm(action['ts'])}); if it finished, validate its work."
             )
         elif action["type"] == "deploy":
-            service = context.get("service") or "the service"
+            service = _safe(context.get("service"))
             steps.append(
-                f"Check whether the deploy of {service} started at "
+                f"Check whether the deploy of {service or 'the service'} started at "
                 f"{_hhmm(action['ts'])} finished; run its health check."
             )
         else:
             steps.append(
-                f"Check whether {describe(action)} started at {_hhmm(action['ts'])} "
+                f"Check whether {_label(action)} started at {_hhmm(action['ts'])} "
                 "finished; it was never closed."
             )
     for action in failed:
-        epic = _epic(action)
+        epic = _safe(_epic(action))
         target = f" of {epic}" if epic else ""
+        items = (action.get("context") or {}).get("failures")
+        count = (
+            f"{len(items)} failure{'s' if len(items) != 1 else ''}, listed"
+            if isinstance(items, list) and items
+            else "its error is shown"
+        )
         steps.append(
-            f"Fix the failures from the validation{target} ({_failures(action)}), then re-validate."
+            f"Fix the failures from the validation{target} ({count} under failed "
+            "validations), then re-validate."
         )
     last = actions[-1] if actions else None
     if last and last["outcome"] in ("failure", "blocked") and last["type"] != "validate":
-        reason = last.get("error") or "no error text was logged"
-        steps.append(f"Investigate the {last['outcome']} of {last['type']}: {reason}.")
+        said = "its error is in" if last.get("error") else "no error text was logged; see"
+        steps.append(
+            f"Investigate the {last['outcome']} of {last['type']} at {_hhmm(last['ts'])} "
+            f"({said} the last actions)."
+        )
     if git:
         dirty = git.get("dirty") or []
         if dirty:
-            shown = ", ".join(dirty[:3])
-            more = len(dirty) - min(3, len(dirty))
+            safe = [p for p in (_safe(p) for p in dirty) if p][:3]
+            more = len(dirty) - len(safe)
+            shown = ", ".join(safe) + (f" and {more} more" if safe and more else "")
             steps.append(
-                f"Review {len(dirty)} uncommitted file(s) ({shown}"
-                f"{f' and {more} more' if more else ''}); commit or discard them."
+                f"Review {len(dirty)} uncommitted file(s)"
+                f"{f' ({shown})' if shown else ''}; commit or discard them."
             )
-        if git.get("unpushed"):
-            steps.append(f"Push {git['unpushed']} unpushed commit(s) on {git.get('branch')}.")
+        unpushed = git.get("unpushed")
+        if isinstance(unpushed, int) and not isinstance(unpushed, bool) and unpushed > 0:
+            branch = _safe(git.get("branch")) or "the current branch"
+            steps.append(f"Push {unpushed} unpushed commit(s) on {branch}.")
     commits = [
         i for i, a in enumerate(actions) if a["type"] == "commit" and a["outcome"] == "success"
     ]
     deploys = [i for i, a in enumerate(actions) if a["type"] == "deploy"]
     if commits and not failed and (not deploys or deploys[-1] < commits[-1]):
         commit = actions[commits[-1]]
-        ref = (commit.get("context") or {}).get("commit_hash") or describe(commit)
-        steps.append(f"Deploy if needed: commit {ref} was never deployed in this session.")
+        ref = _safe((commit.get("context") or {}).get("commit_hash"), _SAFE_HASH)
+        steps.append(
+            f"Deploy if needed: {f'commit {ref}' if ref else 'the last commit'} was never "
+            "deployed in this session."
+        )
     if not steps:
-        epic = current_epic(actions)
+        epic = _safe(current_epic(actions))
         if info.status == "ended":
+            reason = _safe(info.end_reason) or "normally"
             steps.append(
-                f"The session ended ({info.end_reason}); start the next task"
-                f"{f' on {epic}' if epic else ''}."
+                f"The session ended ({reason}); start the next task{f' on {epic}' if epic else ''}."
             )
         elif last:
-            steps.append(f"Continue from the last action: {describe(last)}.")
+            steps.append(f"Continue from the last action: {_label(last)} [{last['outcome']}].")
     return steps

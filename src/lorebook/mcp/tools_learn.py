@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from lorebook import Lorebook, LoreError
+from lorebook.render.framing import frame_data
 
 from .schemas import (
     Application,
@@ -277,7 +278,7 @@ class LearnTools:
         block = expertise.prompt(domain=domain, task=task)
         view.domain = block["domain"]
         view.exists = block["exists"]
-        view.prompt = block["prompt"]
+        view.prompt = frame_data(block["prompt"])  # prompt-ready: quoted data, not instructions
         if block["exists"]:
             view.content = expertise.get(block["domain"])
         return view

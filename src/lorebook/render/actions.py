@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..log.progress import describe
+from .framing import frame_data
 from .table import table
 
 
@@ -54,11 +55,17 @@ def sessions_table(sessions: Sequence[dict[str, Any]]) -> str:
 
 
 def resume_brief(state: dict[str, Any]) -> str:
-    """A concise Markdown brief an agent can paste into its prompt."""
+    """The brief an agent can paste into its prompt: `resume_body` framed as quoted data."""
+    return frame_data(resume_body(state))
+
+
+def resume_body(state: dict[str, Any]) -> str:
+    """The brief's text: labelled sections (no Markdown headings: inside the frame, a line
+    that reads as structure is escaped), for the frame or a person's view."""
     session = state["session"]
     git = state.get("git")
     lines = [
-        f"## Resume: session {session['id']}",
+        f"Resume: session {session['id']}",
         "",
         f"- Agent {session.get('agent') or '-'}, project {session.get('project') or '-'}; "
         f"status **{session['status']}**"
@@ -74,22 +81,22 @@ def resume_brief(state: dict[str, Any]) -> str:
         lines.append(f"- Epic: {state['epic']}")
     lines.append(f"- Work in progress: {state['work_in_progress']}")
     if state.get("open_actions"):
-        lines += ["", "### Open (never closed)"]
+        lines += ["", "Open (never closed):"]
         lines += [
             f"- {_short_ts(a['ts'])} {describe(a)} (id {a['id']})" for a in state["open_actions"]
         ]
     if state.get("failed_validations"):
-        lines += ["", "### Failed validations"]
+        lines += ["", "Failed validations:"]
         for action in state["failed_validations"]:
             error = f": {action['error']}" if action.get("error") else ""
             lines.append(f"- {_short_ts(action['ts'])} {describe(action)}{error}")
-    lines += ["", "### Suggested next steps"]
+    lines += ["", "Suggested next steps:"]
     lines += [f"{i}. {step}" for i, step in enumerate(state["suggested_next_steps"], 1)]
     if state.get("learnings"):
-        lines += ["", "### Relevant learnings"]
+        lines += ["", "Relevant learnings:"]
         lines += [f"- {item['title']} (`lore show {item['id']}`)" for item in state["learnings"]]
     if git:
-        lines += ["", "### Repository"]
+        lines += ["", "Repository:"]
         last = git.get("last_commit") or {}
         lines.append(
             f"- Branch {git.get('branch') or '(detached)'} at "
@@ -106,7 +113,7 @@ def resume_brief(state: dict[str, Any]) -> str:
             lines.append(f"- Uncommitted: {shown}" + (f" and {more} more" if more else ""))
     recent = state.get("recent_actions") or []
     if recent:
-        lines += ["", f"### Last {len(recent)} actions (newest first)"]
+        lines += ["", f"Last {len(recent)} actions (newest first):"]
         for action in recent:
             error = f" — {action['error']}" if action.get("error") else ""
             lines.append(f"- {_short_ts(action['ts'])} {describe(action)}{error}")

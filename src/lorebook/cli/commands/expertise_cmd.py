@@ -172,11 +172,14 @@ def history(book: Lorebook, domain: str, as_json: bool) -> None:
 @json_option
 @pass_book
 def prompt(book: Lorebook, domain: str | None, task: str | None, as_json: bool) -> None:
-    """The Markdown block to put in an agent's prompt (redacted).
+    """The Markdown block to put in an agent's prompt (redacted), framed as quoted data.
 
     \b
     Example:
       lore expertise prompt --task "rotate refresh tokens"
     """
+    from ...render.framing import frame_data
+
     result = book.expertise.prompt(domain, task)
+    result["prompt"] = frame_data(result["prompt"]) + "\n"
     click.echo(to_json(result) if as_json else result["prompt"], nl=as_json)
