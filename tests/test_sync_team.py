@@ -201,3 +201,57 @@ def test_sync_refuses_during_a_rebase(paused_rebase: Path) -> None:
     refused = run(paused_rebase, "sync")
     assert_one_error_line(refused, "rebase", "git rebase --continue", "--abort")
     assert git(paused_rebase, "rev-parse", "HEAD") == head
+
+
+def conflicting_branches(root: Path) -> None:
+    """`main` and `topic` both change f.txt; HEAD on main; the shard of sess-a committed."""
+    log_actions(root, "sess-a", 1)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "store")
+    (root / "f.txt").write_text("base\n")
+    git(root, "add", "f.txt")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "topic")
+    (root / "f.txt").write_text("topic\n")
+    git(root, "commit", "-q", "-am", "topic")
+    git(root, "checkout", "-q", "main")
+    (root / "f.txt").write_text("main\n")
+    git(root, "commit", "-q", "-am", "main")
+
+
+@pytest.mark.parametrize(("start", "abort"), [
+    (("merge", "topic"), ("merge", "--abort")),
+    (("cherry-pick", "topic"), ("cherry-pick", "--abort")),
+    (("revert", "--no-edit", "HEAD"), ("revert", "--abort")),
+], ids=["merge", "cherry-pick", "revert"])
+def test_a_record_logged_during_a_paused_operation_survives_its_abort(
+    store: Path, start: tuple[str, ...], abort: tuple[str, ...]
+) -> None:
+    conflicting_branches(store)
+    if start[0] == "revert":  # reverting main's change conflicts with a later edit of f.txt
+        (store / "f.txt").write_text("later\n")
+        git(store, "commit", "-q", "-am", "later")
+        start = ("revert", "--no-edit", "HEAD~1")
+    assert run_git(store, *start) != 0
+    done = run(store, "log", "plan", "--session", "sess-a", "--context", '{"during": "rebase"}')
+    assert done.code == 0, done.err
+    refused = run(store, "sync")
+    assert_one_error_line(refused, f"a git {start[0]} is in progress", "--abort")
+    assert run_git(store, *abort) == 0
+    assert len(during(store)) == 1
+    assert run(store, "sync").code == 0
+    assert len(during(store)) == 1
+    assert git(store, "status", "--porcelain") == ""
+
+
+def test_a_worktree_rebase_keeps_the_record(store: Path, tmp_path: Path) -> None:
+    """In a linked worktree `.git` is a file: its own git dir holds the rebase state."""
+    conflicting_branches(store)
+    git(store, "checkout", "-q", "--detach")
+    other = tmp_path / "linked"
+    git(store, "worktree", "add", "-q", str(other), "topic")
+    assert run_git(other, "rebase", "main") != 0
+    done = run(other, "log", "plan", "--session", "sess-a", "--context", '{"during": "rebase"}')
+    assert done.code == 0, done.err
+    assert run_git(other, "rebase", "--abort") == 0
+    assert len(during(other)) == 1

@@ -30,7 +30,7 @@ from typing import Any
 from ..errors import LoreError
 from ..paths import UNION_COMMENT, Layout, git_toplevel
 from ..store import SIDE, append_line, drop_repeated_lines, git_operation
-from . import binary
+from . import binary, remote
 
 PUSH_ATTEMPTS = 5  # pull-then-push rounds before a rejected push is an error
 # what to run to end each paused operation
@@ -174,7 +174,7 @@ def conflict_message(
 
 def refuse_during_operation(root: Path) -> None:
     """One line saying what to finish first when a git operation is paused in `root`."""
-    found = binary.git_dir(root)
+    found = remote.git_dir(root)
     operation = git_operation(found) if found is not None else None
     if operation is not None:
         raise LoreError(
@@ -223,14 +223,14 @@ def pull_and_push(
     repaired: list[str] = []
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         before = binary.head(root)
-        conflicts = binary.pull_merge(root)
+        conflicts = remote.pull_merge(root)
         if conflicts:
             raise LoreError(on_conflict(conflicts))
         fixed = without_repeats(
-            top, binary.changed_since(root, before, [shards]) if shards and before else []
+            top, remote.changed_since(root, before, [shards]) if shards and before else []
         )
-        if binary.merging(root):
-            binary.commit_merge(root, fixed)
+        if remote.merging(root):
+            remote.commit_merge(root, fixed)
         elif fixed:
             binary.commit_paths(
                 root, fixed, f"lore sync: {len(fixed)} shard(s) without repeated lines\n"
@@ -239,7 +239,7 @@ def pull_and_push(
         pulled = pulled or binary.head(root) != before
         if not push or binary.ahead_count(root) == 0:
             return pulled, False, repaired
-        if binary.push(root):
+        if remote.push(root):
             return pulled, True, repaired
         if attempt < PUSH_ATTEMPTS:
             time.sleep(random.uniform(0.05, 0.25) * attempt)  # another clone pushed first
