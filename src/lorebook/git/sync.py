@@ -32,7 +32,8 @@ from ..paths import UNION_COMMENT, Layout, git_toplevel
 from ..store import SIDE, append_line, drop_repeated_lines, git_operation
 from . import binary, remote
 
-PUSH_ATTEMPTS = 5  # pull-then-push rounds before a rejected push is an error
+PUSH_ATTEMPTS = 8  # pull-then-push rounds before a rejected push is an error (N clones
+# pushing at once need up to N: one wins each round)
 # what to run to end each paused operation
 FINISH = {
     "rebase": "git rebase --continue or git rebase --abort",
