@@ -255,3 +255,26 @@ def test_a_worktree_rebase_keeps_the_record(store: Path, tmp_path: Path) -> None
     assert done.code == 0, done.err
     assert run_git(other, "rebase", "--abort") == 0
     assert len(during(other)) == 1
+
+
+def test_a_long_lived_writer_notices_the_rebase(store: Path) -> None:
+    """One process (an MCP server, say) logging before, during and after a rebase: the cached
+    answer is dropped when git creates or removes the rebase state."""
+    import os
+
+    from lorebook import Lorebook
+
+    conflicting_branches(store)
+    git(store, "checkout", "-q", "topic")
+    old = os.stat(store / ".git").st_mtime - 60
+    os.utime(store / ".git", (old, old))  # an answer cached now is trusted until the dir changes
+    book = Lorebook.open(store, env={})
+    book.log("plan", session="sess-b", context={"before": "rebase"})  # (untracked shard)
+    assert run_git(store, "rebase", "main") != 0
+    book.log("plan", session="sess-a", context={"during": "rebase"})
+    assert run_git(store, "rebase", "--abort") == 0
+    book.log("plan", session="sess-a", context={"after": "rebase"})
+    contexts = [r["context"] for r in stored_actions(store)]
+    assert {"during": "rebase"} in contexts and {"after": "rebase"} in contexts
+    shard = next(p for p in shard_files(store) if p.name == "sess-a.jsonl")
+    assert '"after":"rebase"' in shard.read_text()  # back in the session's own shard

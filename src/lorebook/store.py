@@ -186,8 +186,31 @@ def find_git_dir(start: str) -> str | None:
         current = parent
 
 
+# git dir -> (its mtime when scanned, when scanned, the answer): git creates and removes these
+# entries in the git dir itself, so an unchanged mtime means an unchanged answer: one stat per
+# append. An mtime less than RACY_NS before the scan may hide a later change in the same tick
+# (coarse file system clocks): such a scan is not trusted (git's "racy" rule).
+_OPERATION_SEEN: dict[str, tuple[int, int, str | None]] = {}
+RACY_NS = 2_000_000_000
+
+
 def git_operation(git_dir: str) -> str | None:
-    """The git operation paused in `git_dir` (rebase, merge, …), else None: one stat each."""
+    """The git operation paused in `git_dir` (rebase, merge, …), else None."""
+    import time  # (built in: nothing to load)
+
+    try:
+        mtime = os.stat(git_dir).st_mtime_ns
+    except OSError:
+        return None
+    seen = _OPERATION_SEEN.get(git_dir)
+    if seen is not None and seen[0] == mtime and seen[1] - mtime > RACY_NS:
+        return seen[2]
+    found = _scan_operation(git_dir)
+    _OPERATION_SEEN[git_dir] = (mtime, time.time_ns(), found)
+    return found
+
+
+def _scan_operation(git_dir: str) -> str | None:
     for name, operation in GIT_OPERATIONS:
         if os.path.lexists(os.path.join(git_dir, name)):
             if name == "rebase-apply" and os.path.lexists(os.path.join(git_dir, name, "applying")):
