@@ -278,3 +278,28 @@ def test_a_long_lived_writer_notices_the_rebase(store: Path) -> None:
     assert {"during": "rebase"} in contexts and {"after": "rebase"} in contexts
     shard = next(p for p in shard_files(store) if p.name == "sess-a.jsonl")
     assert '"after":"rebase"' in shard.read_text()  # back in the session's own shard
+
+
+@pytest.mark.parametrize("alice_logs", [True, False], ids=["merge", "fast-forward"])
+def test_sync_drops_the_repeats_a_pull_brings(tmp_path: Path, alice_logs: bool) -> None:
+    """Bob pushes a shared shard with repeated lines (an earlier union merge made them); alice's
+    sync leaves it without repeats, committed (with the merge when there is one) and pushed."""
+    remote, (alice, bob) = make_team(tmp_path, 2)
+    log_actions(bob, "shared", 3)
+    (shard,) = shard_files(bob)
+    lines = shard.read_bytes().splitlines(keepends=True)
+    shard.write_bytes(b"".join(lines + lines[1:]))
+    git(bob, "add", "-A")
+    git(bob, "commit", "-q", "-m", "bob's shard, repeated lines and all")
+    git(bob, "push", "-q")
+    if alice_logs:
+        log_actions(alice, "shared", 1)
+    sync_ok(alice)
+    assert repeated_lines(alice) == 0
+    assert run(alice, "check").code == 0
+    assert git(alice, "status", "--porcelain") == ""
+    parents = git(alice, "log", "-1", "--format=%P").split()
+    assert len(parents) == (2 if alice_logs else 1)
+    rel = shard.relative_to(bob).as_posix()
+    pushed = git(remote, "show", f"main:{rel}").splitlines()
+    assert len(pushed) == len(set(pushed)) == len(lines) + (2 if alice_logs else 0)
