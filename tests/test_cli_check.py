@@ -51,14 +51,14 @@ def test_clean_store_passes(logged: Path) -> None:
     code, report = check(logged)
     assert code == 0
     assert report == {"ok": True, "shards": 1, "records": 4, "learnings": 0, "expertise": 0,
-                      "findings": []}
+                      "repeated": 0, "fixed": 0, "findings": []}
 
 
 def test_empty_store_passes(store: Path) -> None:
     code, report = check(store)
     assert code == 0
     assert report == {"ok": True, "shards": 0, "records": 0, "learnings": 0, "expertise": 0,
-                      "findings": []}
+                      "repeated": 0, "fixed": 0, "findings": []}
 
 
 def test_torn_last_line(logged: Path) -> None:
@@ -103,12 +103,17 @@ def test_line_that_is_not_a_v1_record(logged: Path) -> None:
 def test_duplicate_id(logged: Path) -> None:
     lines = shard(logged).read_text().splitlines(keepends=True)
     with shard(logged).open("a") as handle:
-        handle.write(lines[2])  # the same line appended twice, as a bad union merge would
+        handle.write(lines[2])  # the same line appended twice, as a union merge does
     duplicated = json.loads(lines[2])["id"]
+    code, report = check(logged)
+    assert code == 0 and report["repeated"] == 1  # an exact repeat is not damage
+    other = json.loads(lines[2]) | {"type": "deploy"}  # a different record with that id is
+    with shard(logged).open("a") as handle:
+        handle.write(json.dumps(other, sort_keys=True, separators=(",", ":")) + "\n")
     code, report = check(logged)
     assert code == 1
     assert reasons(report) == [
-        (REL, 5, f"duplicate id {duplicated} (first at {REL}:3)")]
+        (REL, 6, f"duplicate id {duplicated} (first at {REL}:3)")]
     # readers de-duplicate: the action is listed once
     assert [a["id"] for a in Lorebook.open(logged, env={}).actions()].count(duplicated) == 1
 
@@ -163,7 +168,7 @@ def test_record_in_another_sessions_shard(logged: Path) -> None:
 def test_several_findings_are_all_reported(logged: Path) -> None:
     lines = shard(logged).read_text().splitlines(keepends=True)
     with shard(logged).open("a") as handle:
-        handle.write(lines[1])
+        handle.write(lines[1].replace('"outcome":"success"', '"outcome":"failure"'))
         handle.write(_hand_written(T0 + timedelta(minutes=6), token=GITHUB_TOKEN))
         handle.write("{broken")
     result = lore("check", env=clean_env(logged))

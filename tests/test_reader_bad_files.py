@@ -274,7 +274,7 @@ def test_cli_check_lists_every_finding_and_exits_1(store: Path) -> None:
                 + line(record(session="d", ts="2026-11-21T23:59:59.999Z"))
                 + line(record(session="elsewhere")))
     with open(store / DAY_DIR / "a.jsonl", "ab") as handle:
-        handle.write(line(dup))
+        handle.write(line(dup | {"outcome": "failure"}))  # another record with its id
     run = lore("check", env=clean_env(store))
     assert run.code == 1, run.err
     out = run.out.splitlines()
@@ -325,4 +325,4 @@ def test_cli_check_exits_0_on_a_clean_store(store: Path) -> None:
     as_json = lore("check", "--json", env=clean_env(store))
     assert as_json.code == 0
     assert as_json.json() == {"ok": True, "shards": 2, "records": 3, "learnings": 0,
-                              "expertise": 0, "findings": []}
+                              "expertise": 0, "repeated": 0, "fixed": 0, "findings": []}

@@ -450,14 +450,15 @@ class Lorebook:
 
         return KnowledgeOps(self.learnings, self.action_log, self.config)
 
-    def check(self) -> CheckReport:
+    def check(self, *, fix: bool = False) -> CheckReport:
         """Validate every shard (schema, duplicate ids, torn lines, secrets left in the text),
-        every learning and draft (front matter, ids, supersedes, secrets) and expertise file."""
+        every learning and draft (front matter, ids, supersedes, secrets) and expertise file.
+        `fix` first drops exact repeated shard lines, the one repair that loses nothing."""
         from .expertise.check import check_expertise
         from .knowledge.check import check_learnings
         from .log.check import check_log, check_symlinks, redact_findings
 
-        report = check_log(self.layout.actionlog, self.root, self.sanitizer)
+        report = check_log(self.layout.actionlog, self.root, self.sanitizer, fix=fix)
         check_symlinks(self.layout, report.findings.append)
         report.learnings = check_learnings(self.layout, self.sanitizer, report.findings.append)
         report.expertise = check_expertise(
@@ -478,6 +479,7 @@ class Lorebook:
         return sync(
             self.layout,
             redact_name=lambda path: redact_path(path, self.sanitizer)[0],
+            redact_text=lambda text: redact_message(text, self.sanitizer),
             push=push,
             message=None if message is None else redact_message(message, self.sanitizer),
         )

@@ -80,7 +80,12 @@ def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: b
         raise LoreError(_describe(exc, path)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
+        info = os.fstat(fd)
+        if info.st_nlink == 0:  # replaced while we waited (`lore sync` dropped repeated lines)
+            os.close(fd)
+            fd = -1
+            return append_line(path, line, fsync=fsync, header=header)
+        size = info.st_size
         data = line
         if size == 0:
             data = header + line
@@ -99,7 +104,8 @@ def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: b
     except OSError as exc:
         raise LoreError(_describe(exc, path)) from None
     finally:
-        os.close(fd)  # closing releases the lock
+        if fd >= 0:
+            os.close(fd)  # closing releases the lock
 
 
 def create_file(path: Path | str, *, exclusive: bool = False) -> int:
@@ -139,3 +145,107 @@ def atomic_write(path: Path, data: bytes) -> None:
         except OSError:  # e.g. the parent is a file: there is no temp file to remove
             pass
         raise LoreError(_describe(exc, path)) from None
+
+
+# -- git operations in progress --------------------------------------------------------------
+# While a rebase, merge, cherry-pick, revert, bisect or am is paused, git owns the tracked
+# files: `--abort` resets them (an appended record is lost) and `--continue` refuses a changed
+# one. Records then go to a side shard beside the session's (untracked: git leaves it alone);
+# readers read every shard of a day and `lore sync` folds it back into the session's shard.
+SIDE = "~during-git"  # `<session>~during-git.jsonl`: "~" never occurs in a session id
+GIT_OPERATIONS = (
+    ("rebase-merge", "rebase"),
+    ("rebase-apply", "rebase"),  # or `git am`
+    ("MERGE_HEAD", "merge"),
+    ("CHERRY_PICK_HEAD", "cherry-pick"),
+    ("REVERT_HEAD", "revert"),
+    ("BISECT_LOG", "bisect"),
+)
+
+
+def find_git_dir(start: str) -> str | None:
+    """The git directory of the work tree holding `start` (a worktree's `.git` is a file
+    naming it), found with a few stats and no git process; None outside a repository."""
+    current = os.path.abspath(start)
+    while True:
+        dot = os.path.join(current, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            try:
+                with open(dot, encoding="utf-8") as handle:
+                    text = handle.read(4096).strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            if text.startswith("gitdir:"):
+                return os.path.join(current, text[7:].strip())
+            return None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+# git dir -> (its mtime when scanned, when scanned, the answer): git creates and removes these
+# entries in the git dir itself, so an unchanged mtime means an unchanged answer: one stat per
+# append. An mtime less than RACY_NS before the scan may hide a later change in the same tick
+# (coarse file system clocks): such a scan is not trusted (git's "racy" rule).
+_OPERATION_SEEN: dict[str, tuple[int, int, str | None]] = {}
+RACY_NS = 2_000_000_000
+
+
+def git_operation(git_dir: str) -> str | None:
+    """The git operation paused in `git_dir` (rebase, merge, …), else None."""
+    import time  # (built in: nothing to load)
+
+    try:
+        mtime = os.stat(git_dir).st_mtime_ns
+    except OSError:
+        return None
+    seen = _OPERATION_SEEN.get(git_dir)
+    if seen is not None and seen[0] == mtime and seen[1] - mtime > RACY_NS:
+        return seen[2]
+    found = _scan_operation(git_dir)
+    _OPERATION_SEEN[git_dir] = (mtime, time.time_ns(), found)
+    return found
+
+
+def _scan_operation(git_dir: str) -> str | None:
+    for name, operation in GIT_OPERATIONS:
+        if os.path.lexists(os.path.join(git_dir, name)):
+            if name == "rebase-apply" and os.path.lexists(os.path.join(git_dir, name, "applying")):
+                return "am"
+            return operation
+    return None
+
+
+def drop_repeated_lines(path: str) -> int:
+    """Rewrite a shard without its exact repeated lines (the first of each kept, in order),
+    atomically (temp file + rename, never through a symlink), holding the shard's append lock
+    so no concurrent append is lost; how many lines were dropped. Distinct lines are all kept."""
+    from pathlib import Path  # (not on the append path)
+
+    refuse_symlinks(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | _NOFOLLOW)
+    except OSError as exc:
+        raise LoreError(_describe(exc, path)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read()
+        seen: set[bytes] = set()
+        kept: list[bytes] = []
+        lines = data.splitlines(keepends=True)
+        for raw in lines:
+            key = raw if raw.endswith(b"\n") else raw + b"\n"
+            if key.strip() and key in seen:
+                continue
+            seen.add(key)
+            kept.append(raw)
+        dropped = len(lines) - len(kept)
+        if dropped:
+            atomic_write(Path(path), b"".join(kept))
+        return dropped
+    finally:
+        os.close(fd)

@@ -5,7 +5,8 @@ auto-drafts): a git process costs a few milliseconds, importing GitPython ~180 m
 is imported only by the functions that run git.
 
 Errors: git missing, a timeout, a failed command become one-line `LoreError`s (`GitError` for a
-failed command, with git's own first line). The read-state functions (`git_state`, `head`,
+failed command, with git's own first line; a failed pull or push carries git's whole message).
+The read-state functions (`git_state`, `head`,
 `commits_mentioning`) answer None or nothing outside a repository instead: resume, export and
 drafts work without git.
 """
@@ -40,6 +41,13 @@ def first_line(text: str) -> str:
     lines = [line for line in lines if line]
     hint = [line for line in lines if line.lower().startswith(("fatal:", "error:"))]
     return (hint or lines or ["(no message from git)"])[0]
+
+
+def whole(text: str) -> str:
+    """All of git's message, its blank lines dropped: the first line alone loses the list of
+    files (`would be overwritten by merge:` and the names under it)."""
+    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(lines) or "(no message from git)"
 
 
 GIT_NOT_FOUND = "the git command was not found: install git and try again"
@@ -480,21 +488,3 @@ def has_remote(root: Path) -> bool:
 def ahead_count(root: Path) -> int:
     """Commits on HEAD that the upstream does not have (after a fetch or pull)."""
     return int(_check(root, "rev-list", "--count", "@{upstream}..HEAD").strip() or 0)
-
-
-def pull_merge(root: Path) -> list[str]:
-    """`git pull --no-rebase` from the upstream; the conflicting paths when the merge stops on
-    conflicts (the merge is aborted, HEAD left as it was), nothing when it succeeded."""
-    done = _run(root, "pull", "--no-rebase", "--no-edit", "--quiet", timeout=300)
-    if done.returncode == 0:
-        return []
-    listed = _run(root, "diff", "--name-only", "--diff-filter=U", "-z")
-    conflicts = [p for p in listed.stdout.split("\0") if p] if listed.returncode == 0 else []
-    if not conflicts:
-        raise GitError(f"git pull failed: {first_line(done.stderr or done.stdout)}")
-    _run(root, "merge", "--abort")
-    return conflicts
-
-
-def push(root: Path) -> None:
-    _check(root, "push", "--quiet", timeout=300)

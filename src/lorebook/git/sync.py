@@ -12,6 +12,13 @@ lines of one shard as a conflict). Only lorebook's own lines are committed; anyt
 user changed in that file stays uncommitted, and other staged changes to it make sync refuse.
 File names are written to the commit message and printed only through the caller's name
 redactor: a hand-made file may be named after a secret.
+
+Clones logging into one shared session merge one shard by union in different orders, and git
+then repeats lines; every shard a pull changed is rewritten without exact repeats (first
+occurrence kept, in order) and the repair is committed with the merge. A push rejected because
+another clone pushed first is retried (pull, then push), a few times with a jittered pause.
+During a paused rebase, merge, cherry-pick, revert, bisect or am sync refuses: its commit would
+land on the operation's HEAD. Records logged meanwhile wait in side shards, folded back here.
 """
 
 from __future__ import annotations
@@ -22,7 +29,20 @@ from typing import Any
 
 from ..errors import LoreError
 from ..paths import UNION_COMMENT, Layout, git_toplevel
-from . import binary
+from ..store import SIDE, append_line, drop_repeated_lines, git_operation
+from . import binary, remote
+
+PUSH_ATTEMPTS = 8  # pull-then-push rounds before a rejected push is an error (N clones
+# pushing at once need up to N: one wins each round)
+# what to run to end each paused operation
+FINISH = {
+    "rebase": "git rebase --continue or git rebase --abort",
+    "am": "git am --continue or git am --abort",
+    "merge": "git commit (after resolving) or git merge --abort",
+    "cherry-pick": "git cherry-pick --continue or git cherry-pick --abort",
+    "revert": "git revert --continue or git revert --abort",
+    "bisect": "git bisect reset",
+}
 
 ATTRIBUTES = "attributes"  # the kind of `.gitattributes` in the result (listed, not counted)
 # what to do about a conflicting file of each kind, after `git pull --no-rebase`
@@ -153,22 +173,117 @@ def conflict_message(
     )
 
 
+def refuse_during_operation(root: Path) -> None:
+    """One line saying what to finish first when a git operation is paused in `root`."""
+    found = remote.git_dir(root)
+    operation = git_operation(found) if found is not None else None
+    if operation is not None:
+        raise LoreError(
+            f"a git {operation} is in progress: finish it ({FINISH[operation]}), then run "
+            "lore sync again; nothing was committed (records logged meanwhile are kept)"
+        )
+
+
+def fold_side_shards(actionlog: Path) -> int:
+    """Append each side shard's lines (written during a git operation) that its session's
+    shard lacks to that shard, then remove the side shard; how many were folded."""
+    folded = 0
+    for side in sorted(actionlog.glob(f"[0-9]*/[0-9]*/[0-9]*/*{SIDE}.jsonl")):
+        if side.is_symlink() or not side.is_file():
+            continue  # `lore check` reports it
+        main = side.with_name(side.name[: -len(SIDE + ".jsonl")] + ".jsonl")
+        have = set(main.read_bytes().splitlines()) if main.is_file() else set()
+        lines = [raw for raw in side.read_bytes().splitlines() if raw.strip() and raw not in have]
+        if lines:
+            append_line(str(main), b"".join(raw + b"\n" for raw in lines))
+        side.unlink()
+        folded += 1
+    return folded
+
+
+def without_repeats(top: Path, changed: list[str]) -> list[str]:
+    """Rewrite each changed shard without exact repeated lines; the ones rewritten."""
+    fixed = []
+    for rel in changed:
+        path = top / rel
+        shard = rel.endswith(".jsonl") and path.is_file() and not path.is_symlink()
+        if shard and drop_repeated_lines(str(path)):
+            fixed.append(rel)
+    return fixed
+
+
+def pull_and_push(
+    root: Path, top: Path, shards: str | None, push: bool, on_conflict: Callable[[list[str]], str]
+) -> tuple[bool, bool, list[str]]:
+    """Pull (merge), drop the repeats the merge made in shards, commit, push; a push rejected
+    because another clone pushed first goes round again. (pulled, pushed, shards repaired)."""
+    import random
+    import time
+
+    pulled = False
+    repaired: list[str] = []
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
+        before = binary.head(root)
+        conflicts = remote.pull_merge(root)
+        if conflicts:
+            raise LoreError(on_conflict(conflicts))
+        fixed = without_repeats(
+            top, remote.changed_since(root, before, [shards]) if shards and before else []
+        )
+        if remote.merging(root):
+            remote.commit_merge(root, fixed)
+        elif fixed:
+            binary.commit_paths(
+                root, fixed, f"lore sync: {len(fixed)} shard(s) without repeated lines\n"
+            )
+        repaired += [p for p in fixed if p not in repaired]
+        pulled = pulled or binary.head(root) != before
+        if not push or binary.ahead_count(root) == 0:
+            return pulled, False, repaired
+        if remote.push(root):
+            return pulled, True, repaired
+        if attempt < PUSH_ATTEMPTS:
+            time.sleep(random.uniform(0.05, 0.25) * attempt)  # another clone pushed first
+    raise LoreError(
+        f"git push was rejected {PUSH_ATTEMPTS} times (other clones kept pushing first): the "
+        "store commit is kept; run lore sync again"
+    )
+
+
 def sync(
     layout: Layout,
     *,
     redact_name: Callable[[str], str],
+    redact_text: Callable[[str], str] = str,
     push: bool = True,
     message: str | None = None,
 ) -> dict[str, Any]:
     """Commit the store, pull, push; a summary of what was done. A pull conflict aborts the
     merge (the store commit stays) and raises a LoreError naming the files. `redact_name`
-    replaces the secret-looking parts of a file name in messages and the result."""
+    replaces the secret-looking parts of a file name in messages and the result, `redact_text`
+    those of git's own messages."""
     root = layout.root
     if not binary.is_work_tree(root):
         raise LoreError(f"{root} is not in a git repository: run `git init` first, then sync")
     if message is not None and not message.strip():
         raise LoreError("--message is empty: give the commit subject or leave the option out")
+    refuse_during_operation(root)
+    try:
+        return _sync(layout, redact_name=redact_name, push=push, message=message)
+    except binary.GitError as exc:
+        raise binary.GitError(redact_text(str(exc))) from None
+
+
+def _sync(
+    layout: Layout,
+    *,
+    redact_name: Callable[[str], str],
+    push: bool,
+    message: str | None,
+) -> dict[str, Any]:
+    root = layout.root
     top = git_toplevel(root) or root
+    fold_side_shards(layout.actionlog)
     parts = store_parts(layout, top)
     folders = sorted(set(parts.values()))
     attributes = attributes_update(layout, top)
@@ -216,12 +331,13 @@ def sync(
     result["remote"] = binary.has_remote(root)
     if upstream is None:
         return result
-    before = binary.head(root)
-    conflicts = binary.pull_merge(root)
-    if conflicts:
-        raise LoreError(conflict_message(conflicts, parts, result["committed"], redact_name))
-    result["pulled"] = binary.head(root) != before
-    if push and binary.ahead_count(root) > 0:
-        binary.push(root)
-        result["pushed"] = True
+    pulled, pushed, repaired = pull_and_push(
+        root,
+        top,
+        parts.get("shard"),
+        push,
+        lambda conflicts: conflict_message(conflicts, parts, result["committed"], redact_name),
+    )
+    result["pulled"], result["pushed"] = pulled, pushed
+    result["repaired"] = [redact_name(p) for p in repaired]
     return result

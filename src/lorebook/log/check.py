@@ -1,4 +1,9 @@
-"""`lore check`: every shard line against the schema; duplicate ids, torn lines, secrets."""
+"""`lore check`: every shard line against the schema; duplicate ids, torn lines, secrets.
+
+An exact repeat of a line is not damage (git's union merge repeats lines when clones merge one
+shard in different orders): it is counted, not reported, and `--fix` drops it. Two different
+records with one id are a finding.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,9 @@ from ..paths import OUTSIDE, Layout
 from ..problems import Problem
 from ..redact.identifiers import redact_message, redact_path, secret_kind
 from ..redact.sanitize import Sanitizer
+from ..store import SIDE, drop_repeated_lines
 from .reader import day_dirs, read_shard, relative, shard_files
+from .writer import encode
 
 NAME_IS_SECRET = "file name looks like a secret"
 
@@ -26,6 +33,8 @@ class CheckReport:
     findings: list[Problem] = field(default_factory=list)
     learnings: int = 0  # learning and draft files
     expertise: int = 0  # .expertise/*.yaml files
+    repeated: int = 0  # exact repeats of a line (not findings; `--fix` drops them)
+    fixed: int = 0  # repeated lines `--fix` dropped
 
     @property
     def ok(self) -> bool:
@@ -38,30 +47,41 @@ class CheckReport:
             "records": self.records,
             "learnings": self.learnings,
             "expertise": self.expertise,
+            "repeated": self.repeated,
+            "fixed": self.fixed,
             "findings": [f.to_dict() for f in self.findings],
         }
 
 
-def check_log(actionlog: Path, base: Path, sanitizer: Sanitizer) -> CheckReport:
-    """Scan all live shards; nothing is modified."""
+def check_log(
+    actionlog: Path, base: Path, sanitizer: Sanitizer, *, fix: bool = False
+) -> CheckReport:
+    """Scan all live shards; with `fix`, first drop each shard's exact repeated lines (the
+    only repair that loses nothing); nothing else is modified."""
     report = CheckReport()
-    first_seen: dict[str, str] = {}
+    first_seen: dict[str, tuple[str, int]] = {}  # id -> (where, hash of its canonical line)
     for day, day_dir in day_dirs(actionlog):
         for path in shard_files(day_dir):
             rel, kind = redact_path(relative(path, base), sanitizer)  # never print a secret
             if kind is not None:
                 report.findings.append(Problem(rel, 0, NAME_IS_SECRET))
             report.shards += 1
+            if fix and path.is_file() and not path.is_symlink():
+                report.fixed += drop_repeated_lines(str(path))
             for number, record in read_shard(path, rel, report.findings.append, dedupe=False):
                 report.records += 1
                 where = f"{rel}:{number}"
                 rid = record["id"]
+                digest = hash(encode(record))
                 if rid in first_seen:
+                    if digest == first_seen[rid][1]:
+                        report.repeated += 1  # the same record again: not damage
+                        continue
                     report.findings.append(
-                        Problem(rel, number, f"duplicate id {rid} (first at {first_seen[rid]})")
+                        Problem(rel, number, f"duplicate id {rid} (first at {first_seen[rid][0]})")
                     )
                 else:
-                    first_seen[rid] = where
+                    first_seen[rid] = (where, digest)
                 if record["ts"][:10] != day:
                     report.findings.append(
                         Problem(rel, number, f"ts {record['ts']} is not in the shard's day {day}")
@@ -71,7 +91,7 @@ def check_log(actionlog: Path, base: Path, sanitizer: Sanitizer) -> CheckReport:
                     report.findings.append(
                         Problem(rel, number, f"possible secret ({session_kind}) at session")
                     )
-                if path.is_file() and record["session"] != path.stem:
+                if path.is_file() and record["session"] != path.stem.removesuffix(SIDE):
                     report.findings.append(
                         Problem(
                             rel,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..model import decode_line
 from ..problems import OnProblem, Problem, ignore
+from ..store import SIDE
 from .reader import MAX_LINE_BYTES, read_shard, relative, walk_days
 from .tail import file_size, line_number, lines_backwards
 from .writer import session_start_day
@@ -96,7 +97,7 @@ def find_candidates(
         except OSError:
             continue
         for name in names:
-            session = name[: -len(".jsonl")]
+            session = name[: -len(".jsonl")].removesuffix(SIDE)  # (a side shard: its session)
             if session in seen:
                 continue
             seen.add(session)

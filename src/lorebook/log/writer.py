@@ -21,7 +21,7 @@ from ..model import (
 )
 from ..redact.identifiers import check_identifier
 from ..redact.sanitize import Sanitizer, clip
-from ..store import append_line
+from ..store import SIDE, append_line, find_git_dir, git_operation
 from ..timeutil import UTC, datetime, format_ts, utcnow
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
@@ -242,6 +242,8 @@ class LogWriter:
         self.max_line_bytes = max_line_bytes
         self.listeners = listeners if listeners is not None else []
         self._paths: dict[tuple[str, str], tuple[str, bool]] = {}  # -> (path, not today)
+        self._git_dir: str | None = None  # found on the first write (a few stats), then kept
+        self._git_dir_known = False
 
     def redact(self, record: dict[str, Any]) -> dict[str, Any]:
         """Redact every free-form field; count the redactions in `meta.redactions`. An
@@ -297,6 +299,15 @@ class LogWriter:
             today = format_ts(utcnow())[:10]
             entry = self._paths[key] = (shard_path(self.actionlog, *key), key[0] != today)
         path, late = entry
+        if not self._git_dir_known:
+            self._git_dir = find_git_dir(self.actionlog)
+            self._git_dir_known = True
+        if self._git_dir is not None and git_operation(self._git_dir) is not None:
+            # git owns the tracked shards until the rebase/merge/… ends: `--abort` would
+            # reset ours and `--continue` refuse it (see lorebook.store.SIDE)
+            if head and os.path.exists(path):
+                head = b""  # the session's start event is in its shard already
+            path = path[: -len(".jsonl")] + SIDE + ".jsonl"
         append_line(path, line, fsync=self.fsync, header=head)
         if late:  # a record for another day: bump its directory's mtime so that incremental
             try:  # noqa: SIM105 - readers (the action catalog) look at that day again

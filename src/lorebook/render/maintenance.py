@@ -14,6 +14,13 @@ def check_text(report: dict[str, Any]) -> str:
         f"{f['path']}:{f['line']}: {f['reason']}" if f["line"] else f"{f['path']}: {f['reason']}"
         for f in findings
     ]
+    if report.get("fixed"):
+        lines.append(f"dropped {report['fixed']} repeated line(s) from the shards")
+    if report.get("repeated"):
+        lines.append(
+            f"info: {report['repeated']} repeated line(s) (the same record again, e.g. after a "
+            "union merge; lore check --fix or lore sync drops them)"
+        )
     lines.append(
         f"checked {report['records']} records in {report['shards']} shards, "
         f"{report['learnings']} learnings, {report['expertise']} expertise files: {state}"
