@@ -50,6 +50,8 @@ SELECT last_activity FROM sessions
 WHERE (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR agent = ?2)
 ORDER BY last_activity DESC, id DESC LIMIT 1 OFFSET ?3 - 1
 """
+# how many sessions were last active after a timestamp (read off the sess_last index)
+_AHEAD = "SELECT count(*) FROM sessions WHERE last_activity > ?"
 FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")
 
 
@@ -232,11 +234,12 @@ class CatalogView:
         return {**self.status(), "sync": self.last_sync.to_dict()}
 
     def last_sessions(
-        self, *, project: str | None, agent: str | None, limit: int
+        self, *, project: str | None, agent: str | None, limit: int, horizon: str | None = None
     ) -> list[Candidate] | None:
         """What `find_candidates` reads from the shards' tails, from the sessions table: up to
         `limit` live sessions of PROJECT/AGENT, most recently active first, each with its
-        newest record (which says whether it ended or has done nothing yet).
+        newest record (which says whether it ended or has done nothing yet); as there, those
+        last active after `horizon` (a wrong clock) come last and do not use up `limit`.
 
         None without a catalog: resume never builds one (its cost must not grow with history),
         the caller reads the shards' tails instead. Only the days these sessions span are
@@ -258,17 +261,20 @@ class CatalogView:
         if conn is None:
             return None
         try:
-            rows = conn.execute(_LAST_SESSIONS, args).fetchall()
+            wanted = limit
+            if horizon is not None:  # the index counts the future-dated sessions cheaply
+                wanted += conn.execute(_AHEAD, (horizon,)).fetchone()[0]
+            rows = conn.execute(_LAST_SESSIONS, (project, agent, wanted)).fetchall()
             first = window[0]
             if first is not None and (
-                len(rows) < limit or any(min(r[1][:10], r[7]) < first for r in rows)
+                len(rows) < wanted or any(min(r[1][:10], r[7]) < first for r in rows)
             ):  # older days matter (sessions removed, or shards added before `first`)
                 try:
                     self.last_sync = self.catalog.sync(conn)
                 except (CatalogUnavailable, sqlite3.OperationalError) as exc:
                     self.unavailable = str(exc)
                     return None
-                rows = conn.execute(_LAST_SESSIONS, args).fetchall()
+                rows = conn.execute(_LAST_SESSIONS, (project, agent, wanted)).fetchall()
         finally:
             conn.close()
         found = []
@@ -288,7 +294,9 @@ class CatalogView:
                 )
             )
         found.sort(key=lambda c: (c.day, c.last_ts, c.session), reverse=True)
-        return found
+        if horizon is not None:
+            found.sort(key=lambda c: c.last_ts > horizon)  # (stable: newest first within each)
+        return found[:limit]
 
     def clean_shards(self, shards: dict[str, Identity]) -> set[str]:
         """Of `shards` (path -> identity), those the catalog's memo says hold nothing to redact
