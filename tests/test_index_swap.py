@@ -81,3 +81,25 @@ def test_a_crash_between_the_two_renames_recovers_the_new_index(search_store: Pa
     assert (data["degraded"], data["warnings"]) == (None, [])
     assert (cache / "index" / "manifest.json").read_bytes() == complete
     assert not (cache / "index.building").exists() and not (cache / "index.trash").exists()
+
+
+def test_a_long_lived_process_writes_into_the_index_swapped_in_under_it(
+    search_store: Path,
+) -> None:
+    """Chroma caches one client system per path and process: after another process swapped a
+    rebuilt index in, this one's next update must reach the new folder, not the deleted one."""
+    from lorebook import Lorebook
+
+    book = Lorebook.open(search_store, env={})
+    assert book.index.update().added  # the client is open on the first index
+    rebuilt = lore("index", "--rebuild", env=clean_env(search_store), timeout=600)
+    assert rebuilt.code == 0, rebuilt.err
+    write_learning(search_store, "zebracorn-outage", title="Zebracorn outage in payments",
+                   body="## Key Takeaway\nPage the payments on-call for zebracorn alerts.")
+    assert book.index.update().added == ["learnings/zebracorn-outage.md"]
+    book.close()
+    done = lore("search", "zebracorn payments outage", "--mode", "semantic", "--json",
+                env=clean_env(search_store), timeout=600)
+    data = json.loads(done.out)
+    assert (data["degraded"], data["warnings"]) == (None, []), data
+    assert data["results"][0]["id"] == "zebracorn-outage"
