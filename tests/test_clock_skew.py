@@ -126,3 +126,18 @@ def test_an_end_dated_before_the_start_still_ends_the_session(store: Path) -> No
     assert [(i["id"], i["status"]) for i in json.loads(listed.out)] == [("s-back", "ended")]
     resumed = book.resume(session="s-back", now=t0 + timedelta(hours=1))
     assert resumed["session"]["status"] == "ended"
+
+
+@pytest.mark.parametrize("with_catalog", [False, True])
+def test_sessions_list_the_present_before_a_future_dated_one(store: Path,
+                                                             with_catalog: bool) -> None:
+    """`lore sessions` (and what takes its first row for the latest: the MCP resume tool, the
+    TUI's first page) lists the future-dated session last."""
+    _skewed_store(store)
+    if with_catalog:
+        assert lore("catalog", "--rebuild", env=clean_env(store)).code == 0
+    listed = lore("sessions", "--json", env=clean_env(store))
+    assert listed.code == 0, listed.err
+    assert [s["id"] for s in json.loads(listed.out)] == ["recent-work", "from-the-future"]
+    first = Lorebook.open(store, env={}).sessions(limit=1)  # the TUI's first page
+    assert [s.id for s in first] == ["recent-work"]

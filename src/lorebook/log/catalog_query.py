@@ -15,10 +15,11 @@ from itertools import islice
 from ..errors import LoreError
 from ..problems import OnProblem, ignore
 from ..redact.sanitize import Sanitizer
+from ..timeutil import horizon
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_read import CleanReads, remember_clean, vouched
 from .catalog_rows import problems_for
-from .sessions import SessionInfo, session_status
+from .sessions import SessionInfo, latest_first, session_status
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -206,9 +207,9 @@ class CatalogView:
             # NULLs sort last in DESC as "" does in `summarize`; bare columns use sess_last, so
             # a first page is read off the index instead of sorting every session
             sql += " ORDER BY last_activity DESC, id DESC"
-            if limit is not None:
+            if limit is not None:  # and the future-dated ones, which `latest_first` moves last
                 sql += " LIMIT ?"
-                args.append(limit)
+                args.append(limit + conn.execute(_AHEAD, (horizon(now),)).fetchone()[0])
             out = []
             keys = ("id", "agent", "project", "session_type", "started", "last_activity")
             for row in conn.execute(sql, args):
@@ -216,7 +217,7 @@ class CatalogView:
                 info.ended, info.end_reason, info.action_count = row[6], row[7], row[8]
                 info.status = session_status(info.ended, info.last_activity, now, idle)
                 out.append(info)
-            return out
+            return latest_first(out, now)[:limit]
         finally:
             conn.close()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..ids import resolve_prefix
 from ..model import ULID_RE
-from ..timeutil import format_ts
+from ..timeutil import format_ts, horizon
 from .identity import TURN_END
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
@@ -109,8 +109,15 @@ def observe(info: SessionInfo, record: dict[str, Any]) -> None:
         info.end_reason = record.get("reason") or "normal"
 
 
+def latest_first(infos: list[SessionInfo], now: datetime) -> list[SessionInfo]:
+    """`infos` (most recently active first) with the sessions last active more than
+    timeutil.SKEW after `now` (a wrong clock) moved last: never taken for the latest."""
+    latest = horizon(now)
+    return sorted(infos, key=lambda s: (s.last_activity or "") > latest)  # (stable)
+
+
 def summarize(records: Iterable[dict[str, Any]], now: datetime, idle: float) -> list[SessionInfo]:
-    """Every session seen in `records`, most recently active first."""
+    """Every session seen in `records`, most recently active first (see `latest_first`)."""
     sessions: dict[str, SessionInfo] = {}
     for record in records:
         sid = record["session"]
@@ -120,7 +127,8 @@ def summarize(records: Iterable[dict[str, Any]], now: datetime, idle: float) -> 
         observe(info, record)
     for info in sessions.values():
         info.status = session_status(info.ended, info.last_activity, now, idle)
-    return sorted(sessions.values(), key=lambda s: (s.last_activity or "", s.id), reverse=True)
+    infos = sorted(sessions.values(), key=lambda s: (s.last_activity or "", s.id), reverse=True)
+    return latest_first(infos, now)
 
 
 def session_names(actionlog: Path) -> Iterator[str]:
