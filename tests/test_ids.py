@@ -7,7 +7,7 @@ import re
 import time
 from datetime import UTC, datetime
 
-from lorebook.ids import new_ulid, ulid_ms
+from lorebook.ids import MAX_MINT_MS, _encode, new_ulid, ulid_ms
 
 CROCKFORD = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
@@ -44,10 +44,11 @@ def test_ulid_ms_round_trips_the_current_time() -> None:
 
 def test_explicit_now_ms_gives_that_time() -> None:
     t = int(datetime(2026, 11, 22, 10, tzinfo=UTC).timestamp() * 1000)
-    for ms in (0, 1, 1_700_000_000_000, t, (1 << 48) - 1):
+    for ms in (0, 1, 1_700_000_000_000, t, MAX_MINT_MS):  # (past year 9999: a wrong clock)
         value = new_ulid(ms)
         assert ulid_ms(value) == ms
         assert ulid_ms(value.lower()) == ms
+    assert ulid_ms(_encode((1 << 48) - 1, 0)) == (1 << 48) - 1  # the largest time part
 
 
 def test_time_part_sorts_by_time() -> None:

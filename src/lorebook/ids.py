@@ -46,13 +46,22 @@ def _encode(ms: int, rand: int) -> str:
     return head[1] + "".join([_PAIRS[(rand >> shift) & 1023] for shift in _RAND_SHIFTS])
 
 
+# the milliseconds an id may be minted for: from 1970 up to the end of year 9999 (the last the
+# log's timestamps can spell); a clock outside reads wrong, and its ids would not decode
+MAX_MINT_MS = 253402300799999
+MAX_ULID_MS = (1 << 48) - 1  # what the 10 time characters can hold
+
+
 def new_ulid(now_ms: int | None = None) -> str:
     """Return a 26-character ULID for `now_ms` (default: now).
 
     Ids made in one process within the same millisecond increase strictly; the time part is
     never later than `now_ms`, so an id's time can be trusted as a lower bound for its record.
+    A clock before 1970 or past year 9999 is a LoreError: its id would be garbage.
     """
     ms = int(time.time() * 1000) if now_ms is None else now_ms
+    if not 0 <= ms <= MAX_MINT_MS:
+        _impossible_clock(ms)
     with _lock:
         if ms == _last[0] and _last[1] + 1 < 1 << 80:
             rand = _last[1] + 1
@@ -73,6 +82,32 @@ def ulid_ms(ulid: str) -> int | None:
             return None
         value = value * 32 + idx
     return value
+
+
+def _impossible_clock(ms: int) -> None:
+    from .errors import LoreError
+    from .timeutil import UTC, datetime, format_ts, timedelta
+
+    try:
+        when = format_ts(datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms))
+    except OverflowError:
+        when = f"{ms} ms from 1970"
+    side = "before 1970" if ms < 0 else "after year 9999"
+    raise LoreError(
+        f"this machine's clock reads {when}, {side}: refusing to mint an id from it "
+        "(set the system clock)"
+    )
+
+
+def ulid_problem(ulid: str, latest_ms: int) -> str | None:
+    """Why `ulid` (which matched ULID_RE) is an id no sane clock mints, or None: its time part
+    overflows 48 bits (as a clock before 1970 encoded) or is later than `latest_ms`."""
+    ms = ulid_ms(ulid)
+    if ms is None or ms > MAX_ULID_MS:
+        return "its time part overflows (a clock before 1970, or not a ULID)"
+    if ms > latest_ms:
+        return "its time is ahead of this machine's clock"
+    return None
 
 
 PREFIX_SHOWN = 5  # candidates an ambiguous prefix lists

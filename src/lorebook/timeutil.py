@@ -33,8 +33,18 @@ _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _EXAMPLES = {"s": "45s", "m": "30m", "h": "24h", "d": "90d", "w": "12w"}
 
 
+# How far ahead of the reader's clock a record may be dated before it counts as from a wrong
+# clock: `lore check` reports it, and choosing "the latest session" passes over it.
+SKEW = 300  # seconds
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def horizon(now: datetime) -> str:
+    """The latest timestamp a record may have, read at `now` (SKEW ahead of it)."""
+    return format_ts(now + timedelta(seconds=SKEW))
 
 
 def format_ts(moment: datetime) -> str:

@@ -24,6 +24,7 @@ from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt, files_match
 from .rank import MODES, Filters, fuse, keyword_floor, leo_score, recency, recommendation
 from .result import SearchResult, StatsProvider, no_stats
+from .swap import settle
 from .synonyms import SynonymTable
 
 if TYPE_CHECKING:
@@ -259,6 +260,7 @@ class SearchIndex:
         filters = filters or Filters(**filter_fields)
         self.degraded = None
         self.mode_used = mode
+        settle(self.folder, self.locks)  # a killed rebuild's leftovers (two stats when none)
         if mode == "keyword" and not self._warm():  # the saved keyword index alone, if it can
             found = self._saved_search(query, refresh, limit, threshold, filters, today)
             if found is not None:

@@ -1,7 +1,9 @@
 """Bringing the index up to date with the files: incremental by content hash, or a rebuild.
 
 Embedding happens outside the access lock; only writing a batch into Chroma holds it, so
-searches in other processes wait at most one batch.
+searches in other processes wait at most one batch. A rebuild of the embedded index is built
+beside the live one and swapped in when complete (see swap.py): the old one serves searches
+until then, and a killed rebuild loses nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .documents import Document, learning_files, read_document
 from .hubness import PASSAGES_ASKED, hubness, nearest_others
 from .lock import IndexLocks
 from .manifest import Entry, Manifest, ManifestCorrupt
+from .swap import building, recover, swap_in
 
 if TYPE_CHECKING:
     import numpy as np
@@ -81,6 +84,7 @@ class Indexer:
         self.locks = locks
         self.embedder = embedder
         self.manifest_path = folder / "manifest.json"
+        self.live = (folder, store)  # where the index is served from (a rebuild stages beside)
 
     def fresh_manifest(self, generation: int) -> Manifest:
         return Manifest(
@@ -113,7 +117,10 @@ class Indexer:
                 rebuild = True
         if manifest is None or rebuild:
             report.rebuilt = True
-            self._reset()
+            if self.store.url:
+                self._reset()
+            else:
+                self._stage()
             return self.fresh_manifest((manifest.generation + 1) if manifest else 1)
         return manifest
 
@@ -133,14 +140,28 @@ class Indexer:
         return None
 
     def _reset(self) -> None:
+        """A server's collection is dropped and refilled (the old manifest stays until the
+        new one replaces it: searches during a rebuild still have the keyword index)."""
         with self.locks.write():
-            if self.store.url:
-                self.store.drop()
-            else:
-                self.store.close()
-                shutil.rmtree(self.folder / "chroma", ignore_errors=True)
-            # the old manifest stays until the new one replaces it: searches during a rebuild
-            # still have the keyword index, and a crashed rebuild is detected as damage
+            self.store.drop()
+
+    def _stage(self) -> None:
+        """Build the new embedded index beside the live one (which goes on serving)."""
+        folder = building(self.live[0])
+        shutil.rmtree(folder, ignore_errors=True)  # a killed rebuild's: we hold the writer lock
+        folder.mkdir(parents=True)
+        self.folder = folder
+        self.store = ChromaStore(path=folder / "chroma", name=self.live[1].name)
+        self.manifest_path = folder / "manifest.json"
+
+    def _swap(self) -> None:
+        """Put the complete staged index in the live one's place (both clients released:
+        Chroma caches a system per path and process, which must not outlive the swap)."""
+        self.store.close()
+        self.live[1].close()
+        swap_in(self.live[0], self.locks)
+        self.folder, self.store = self.live
+        self.manifest_path = self.folder / "manifest.json"
 
     # -- the update ------------------------------------------------------------------------
     def update(
@@ -152,6 +173,7 @@ class Indexer:
         on_problem: Callable[[Problem], None] | None = None,
     ) -> IndexReport:
         report = IndexReport()
+        recover(self.live[0])  # what a killed rebuild left behind (we hold the writer lock)
         manifest = self._current(rebuild, report)
         full = paths is None or report.rebuilt
         files = learning_files(self.layout) if full else (paths or [])
@@ -225,7 +247,9 @@ class Indexer:
         if report.changed:
             manifest.generation += 1
         if dirty or report.changed or not self.manifest_path.exists():
-            manifest.save(self.manifest_path)
+            manifest.save(self.manifest_path)  # last: a staged index with one is complete
+        if self.folder != self.live[0]:
+            self._swap()
         return report
 
     def _write(

@@ -15,10 +15,11 @@ from itertools import islice
 from ..errors import LoreError
 from ..problems import OnProblem, ignore
 from ..redact.sanitize import Sanitizer
+from ..timeutil import horizon
 from .catalog import Catalog, CatalogUnavailable, SyncStats, day_names
 from .catalog_read import CleanReads, remember_clean, vouched
 from .catalog_rows import problems_for
-from .sessions import SessionInfo, session_status
+from .sessions import SessionInfo, latest_first, session_status
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ SELECT last_activity FROM sessions
 WHERE (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR agent = ?2)
 ORDER BY last_activity DESC, id DESC LIMIT 1 OFFSET ?3 - 1
 """
+# how many sessions were last active after a timestamp (read off the sess_last index)
+_AHEAD = "SELECT count(*) FROM sessions WHERE last_activity > ?"
 FILTER_COLUMNS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "category")
 
 
@@ -204,9 +207,9 @@ class CatalogView:
             # NULLs sort last in DESC as "" does in `summarize`; bare columns use sess_last, so
             # a first page is read off the index instead of sorting every session
             sql += " ORDER BY last_activity DESC, id DESC"
-            if limit is not None:
+            if limit is not None:  # and the future-dated ones, which `latest_first` moves last
                 sql += " LIMIT ?"
-                args.append(limit)
+                args.append(limit + conn.execute(_AHEAD, (horizon(now),)).fetchone()[0])
             out = []
             keys = ("id", "agent", "project", "session_type", "started", "last_activity")
             for row in conn.execute(sql, args):
@@ -214,7 +217,7 @@ class CatalogView:
                 info.ended, info.end_reason, info.action_count = row[6], row[7], row[8]
                 info.status = session_status(info.ended, info.last_activity, now, idle)
                 out.append(info)
-            return out
+            return latest_first(out, now)[:limit]
         finally:
             conn.close()
 
@@ -232,11 +235,12 @@ class CatalogView:
         return {**self.status(), "sync": self.last_sync.to_dict()}
 
     def last_sessions(
-        self, *, project: str | None, agent: str | None, limit: int
+        self, *, project: str | None, agent: str | None, limit: int, horizon: str | None = None
     ) -> list[Candidate] | None:
         """What `find_candidates` reads from the shards' tails, from the sessions table: up to
         `limit` live sessions of PROJECT/AGENT, most recently active first, each with its
-        newest record (which says whether it ended or has done nothing yet).
+        newest record (which says whether it ended or has done nothing yet); as there, those
+        last active after `horizon` (a wrong clock) come last and do not use up `limit`.
 
         None without a catalog: resume never builds one (its cost must not grow with history),
         the caller reads the shards' tails instead. Only the days these sessions span are
@@ -258,17 +262,20 @@ class CatalogView:
         if conn is None:
             return None
         try:
-            rows = conn.execute(_LAST_SESSIONS, args).fetchall()
+            wanted = limit
+            if horizon is not None:  # the index counts the future-dated sessions cheaply
+                wanted += conn.execute(_AHEAD, (horizon,)).fetchone()[0]
+            rows = conn.execute(_LAST_SESSIONS, (project, agent, wanted)).fetchall()
             first = window[0]
             if first is not None and (
-                len(rows) < limit or any(min(r[1][:10], r[7]) < first for r in rows)
+                len(rows) < wanted or any(min(r[1][:10], r[7]) < first for r in rows)
             ):  # older days matter (sessions removed, or shards added before `first`)
                 try:
                     self.last_sync = self.catalog.sync(conn)
                 except (CatalogUnavailable, sqlite3.OperationalError) as exc:
                     self.unavailable = str(exc)
                     return None
-                rows = conn.execute(_LAST_SESSIONS, args).fetchall()
+                rows = conn.execute(_LAST_SESSIONS, (project, agent, wanted)).fetchall()
         finally:
             conn.close()
         found = []
@@ -288,7 +295,9 @@ class CatalogView:
                 )
             )
         found.sort(key=lambda c: (c.day, c.last_ts, c.session), reverse=True)
-        return found
+        if horizon is not None:
+            found.sort(key=lambda c: c.last_ts > horizon)  # (stable: newest first within each)
+        return found[:limit]
 
     def clean_shards(self, shards: dict[str, Identity]) -> set[str]:
         """Of `shards` (path -> identity), those the catalog's memo says hold nothing to redact

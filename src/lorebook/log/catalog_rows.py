@@ -48,8 +48,9 @@ INSERT = (
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING"
 )
 # the rule `observe` folds sessions by; a catalog whose summaries were folded by another one
-# recomputes them once (2: a start after an end reopens, a `stop` turn is no end)
-SESSIONS_RULE = "2"
+# recomputes them once (2: a start after an end reopens, a `stop` turn is no end; 3: only a
+# start after an earlier start does)
+SESSIONS_RULE = "3"
 OVERHEAD_KEYS = ("overhead_ms", "hook_ms")  # meta fields read as the logging/hook overhead
 
 
@@ -200,6 +201,9 @@ def fold_sessions(
         rows.sort(key=lambda r: (r[1], r[0]))
         if info.last_activity is not None and rows[0][1] < info.last_activity:
             full.add(session)  # arrived out of order: fold everything again, in order
+            continue
+        if stored is not None and any(row[2] == "session" and row[11] == "start" for row in rows):
+            full.add(session)  # a start folds by whether one came before (see `observe`)
             continue
         for row in rows:
             record = {

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..ids import MAX_ULID_MS, ulid_problem
 from ..paths import OUTSIDE, Layout
 from ..problems import Problem
 from ..redact.identifiers import redact_message, redact_path, secret_kind
 from ..redact.sanitize import Sanitizer
 from ..store import SIDE, drop_repeated_lines
+from ..timeutil import SKEW, datetime, horizon, parse_ts, utcnow
 from .reader import day_dirs, read_shard, relative, shard_files
 from .writer import encode
 
@@ -54,12 +56,21 @@ class CheckReport:
 
 
 def check_log(
-    actionlog: Path, base: Path, sanitizer: Sanitizer, *, fix: bool = False
+    actionlog: Path,
+    base: Path,
+    sanitizer: Sanitizer,
+    *,
+    fix: bool = False,
+    now: datetime | None = None,
 ) -> CheckReport:
     """Scan all live shards; with `fix`, first drop each shard's exact repeated lines (the
-    only repair that loses nothing); nothing else is modified."""
+    only repair that loses nothing); nothing else is modified. Records dated more than
+    timeutil.SKEW after `now` (default: this machine's clock) come from a wrong clock and are
+    reported."""
     report = CheckReport()
     first_seen: dict[str, tuple[str, int]] = {}  # id -> (where, hash of its canonical line)
+    latest = horizon(now or utcnow())
+    latest_ms = int(parse_ts(latest).timestamp() * 1000)
     for day, day_dir in day_dirs(actionlog):
         for path in shard_files(day_dir):
             rel, kind = redact_path(relative(path, base), sanitizer)  # never print a secret
@@ -82,6 +93,8 @@ def check_log(
                     )
                 else:
                     first_seen[rid] = (where, digest)
+                for reason in _clock_problems(record, latest, latest_ms):
+                    report.findings.append(Problem(rel, number, reason))
                 if record["ts"][:10] != day:
                     report.findings.append(
                         Problem(rel, number, f"ts {record['ts']} is not in the shard's day {day}")
@@ -108,6 +121,22 @@ def check_log(
                         Problem(rel, number, f"possible secret ({finding.kind}) at {finding.path}")
                     )
     return report
+
+
+def _clock_problems(record: dict[str, Any], latest: str, latest_ms: int) -> list[str]:
+    """A timestamp or id from a wrong clock: later than `latest` (a reader would take the
+    record for the newest), or an id whose time part no clock since 1970 encodes."""
+    out = []
+    if record["ts"] > latest:
+        out.append(
+            f"ts {record['ts']} is ahead of this machine's clock by more than {SKEW // 60} "
+            "minutes (the writer's clock was wrong)"
+        )
+        latest_ms = MAX_ULID_MS  # (its id's time too, most likely: one finding is enough)
+    why = ulid_problem(record["id"], latest_ms)
+    if why is not None:
+        out.append(f"invalid id {record['id']}: {why}")
+    return out
 
 
 def redact_findings(findings: list[Problem], sanitizer: Sanitizer) -> list[Problem]:

@@ -86,9 +86,12 @@ def find_candidates(
     limit: int,
     base: Path | None = None,
     on_problem: OnProblem = ignore,
+    horizon: str | None = None,
 ) -> list[Candidate]:
-    """Up to `limit` sessions matching the filters, most recently active first."""
+    """Up to `limit` sessions matching the filters, most recently active first; those last
+    active after `horizon` (dated by a wrong clock) last, not counted until the others are."""
     found: list[Candidate] = []
+    ahead: list[Candidate] = []
     seen: set[str] = set()
     for day, path in walk_days(actionlog, newest_first=True):
         todays: list[Candidate] = []
@@ -123,13 +126,24 @@ def find_candidates(
             )
         todays.sort(key=lambda c: (c.last_ts, c.session), reverse=True)
         found.extend(todays)
+        if horizon is not None:  # future-dated sessions do not use up the lookback
+            ahead = ahead + [c for c in found if c.last_ts > horizon]
+            found = [c for c in found if c.last_ts <= horizon]
         if len(found) >= limit:
             break
-    return found[:limit]
+    return (found + ahead)[:limit]
 
 
-def choose(candidates: list[Candidate]) -> Candidate | None:
-    """The newest session not ended normally (with something done), else the newest."""
+def choose(candidates: list[Candidate], horizon: str) -> Candidate | None:
+    """The newest session not ended normally (with something done), else the newest.
+
+    Sessions last active after `horizon` (a wrong clock: see timeutil.SKEW) are passed over
+    while a session of the present is among the candidates, whatever their dates say."""
+    present = [c for c in candidates if c.last_ts <= horizon]
+    return _choose(present) if present else _choose(candidates)
+
+
+def _choose(candidates: list[Candidate]) -> Candidate | None:
     useful = [c for c in candidates if not c.idle] or candidates
     for candidate in useful:
         if not candidate.ended_normally:

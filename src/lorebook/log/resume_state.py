@@ -7,6 +7,7 @@ from datetime import datetime
 from ..errors import LoreError
 from ..git.binary import start_git_state
 from ..problems import OnProblem, Problem
+from ..timeutil import horizon
 from .progress import (
     current_epic,
     failed_validations,
@@ -62,7 +63,7 @@ def build_resume(
     )
     try:
         session, tail = _target(
-            layout, sanitizer, config, catalog, project, agent, session, _once(on_problem)
+            layout, sanitizer, config, catalog, project, agent, session, now, _once(on_problem)
         )
         memo = set() if clean_lines is None else clean_lines
         known = catalog.clean_shards(tail.whole) if catalog is not None and tail.whole else set()
@@ -131,6 +132,7 @@ def _target(
     project: str | None,
     agent: str | None,
     session: str | None,
+    now: datetime,
     on_problem: OnProblem,
 ) -> tuple[str, SessionTail]:
     """The session to resume and its newest records."""
@@ -139,9 +141,12 @@ def _target(
     last_day = None
     if session is None:
         lookback = settings.lookback_sessions
+        latest = horizon(now)  # later than this is a wrong clock: never the latest session
         candidates = None
         if catalog is not None:
-            candidates = catalog.last_sessions(project=project, agent=agent, limit=lookback)
+            candidates = catalog.last_sessions(
+                project=project, agent=agent, limit=lookback, horizon=latest
+            )
         if candidates is None:  # no catalog (a fresh clone), disabled or busy: the shards
             candidates = find_candidates(
                 actionlog,
@@ -150,8 +155,9 @@ def _target(
                 limit=lookback,
                 base=layout.root,
                 on_problem=on_problem,
+                horizon=latest,
             )
-        chosen = choose(candidates)
+        chosen = choose(candidates, latest)
         if chosen is None:
             scope = " ".join(f"{k} {v!r}" for k, v in (("project", project), ("agent", agent)) if v)
             raise LoreError(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..ids import resolve_prefix
 from ..model import ULID_RE
-from ..timeutil import format_ts
+from ..timeutil import format_ts, horizon
 from .identity import TURN_END
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
@@ -27,7 +27,7 @@ class SessionInfo:
     """What `lore sessions` shows for one session (a plain class: `dataclasses` costs a cold
     `lore resume` ~10 ms of imports)."""
 
-    __slots__ = _FIELDS
+    __slots__ = (*_FIELDS, "opened")  # opened: a start event was folded (not shown)
 
     def __init__(
         self,
@@ -52,6 +52,7 @@ class SessionInfo:
         self.end_reason = end_reason
         self.status = status
         self.action_count = action_count
+        self.opened = False
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _FIELDS}
@@ -80,8 +81,10 @@ def observe(info: SessionInfo, record: dict[str, Any]) -> None:
     """Fold one record (in time order) into a session summary.
 
     A session has ended when its latest end comes after its latest start: `lore session
-    start --id S` after an end opens S again. An end with reason `stop` is a Claude Code turn
-    ending (the session goes on at the next prompt), not an end of the session."""
+    start --id S` after an end opens S again. Only a start again does: a session's first
+    start, folded after its end, is dated after it by a clock that went back, and the session
+    stays ended. An end with reason `stop` is a Claude Code turn ending (the session goes on
+    at the next prompt), not an end of the session."""
     ts = record["ts"]
     info.agent = info.agent or record.get("agent")
     info.project = info.project or record.get("project")
@@ -95,7 +98,9 @@ def observe(info: SessionInfo, record: dict[str, Any]) -> None:
     event = record.get("event")
     if event == "start":
         info.started = ts
-        info.ended = info.end_reason = None  # started again after an end: open
+        if info.opened:
+            info.ended = info.end_reason = None  # started again after an end: open
+        info.opened = True
         info.session_type = record.get("session_type") or info.session_type
         info.agent = record.get("agent") or info.agent
         info.project = record.get("project") or info.project
@@ -104,8 +109,15 @@ def observe(info: SessionInfo, record: dict[str, Any]) -> None:
         info.end_reason = record.get("reason") or "normal"
 
 
+def latest_first(infos: list[SessionInfo], now: datetime) -> list[SessionInfo]:
+    """`infos` (most recently active first) with the sessions last active more than
+    timeutil.SKEW after `now` (a wrong clock) moved last: never taken for the latest."""
+    latest = horizon(now)
+    return sorted(infos, key=lambda s: (s.last_activity or "") > latest)  # (stable)
+
+
 def summarize(records: Iterable[dict[str, Any]], now: datetime, idle: float) -> list[SessionInfo]:
-    """Every session seen in `records`, most recently active first."""
+    """Every session seen in `records`, most recently active first (see `latest_first`)."""
     sessions: dict[str, SessionInfo] = {}
     for record in records:
         sid = record["session"]
@@ -115,7 +127,8 @@ def summarize(records: Iterable[dict[str, Any]], now: datetime, idle: float) -> 
         observe(info, record)
     for info in sessions.values():
         info.status = session_status(info.ended, info.last_activity, now, idle)
-    return sorted(sessions.values(), key=lambda s: (s.last_activity or "", s.id), reverse=True)
+    infos = sorted(sessions.values(), key=lambda s: (s.last_activity or "", s.id), reverse=True)
+    return latest_first(infos, now)
 
 
 def session_names(actionlog: Path) -> Iterator[str]:
