@@ -49,7 +49,7 @@ def test_the_session_start_brief_resumes_the_present_session(store: Path) -> Non
                 env=clean_env(LORE_HOOK_DETACH="0"))
     assert done.code == 0, done.err
     text = json.loads(done.out)["hookSpecificOutput"]["additionalContext"]
-    assert "## Resume: session recent-work" in text and "from-the-future" not in text
+    assert "Resume: session recent-work" in text and "from-the-future" not in text
 
 
 def test_check_reports_future_records_with_file_and_line(store: Path) -> None:
