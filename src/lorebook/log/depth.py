@@ -72,3 +72,42 @@ def decode_context(text: str, source: str, max_depth: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError(f"{source}: context must be a JSON object, not {type(value).__name__}")
     return value
+
+
+TOO_DEEP_MARK = "[TRUNCATED: nested too deep]"  # the sanitizer's marker (redact.sanitize)
+PATH_PARTS = 4  # a clipped field is named by its first few keys: "context.a.b.c.d…"
+MAX_PATHS = 10  # at most this many clipped fields are named
+
+
+def clip_deep(value: dict[str, Any], limit: int, name: str) -> tuple[dict[str, Any], list[str]]:
+    """`value` with every object or array nested `limit` or more levels below it replaced by
+    the too-deep marker (what `value_too_deep` counts), and the paths of what was cut, `name`
+    first, abbreviated; copied level by level, so any depth (or a cycle) never recurses."""
+    top: dict[str, Any] = dict(value)
+    level: list[tuple[Any, str]] = [(top, name)]
+    clipped: list[str] = []
+    for depth in range(1, max(limit, 1) + 1):
+        inner: list[tuple[Any, str]] = []
+        for node, path in level:
+            keys = node.keys() if type(node) is dict else range(len(node))
+            for key in keys:
+                child = node[key]
+                kind = type(child)
+                if not (kind is dict or kind is list or kind is tuple):
+                    continue
+                where = f"{path}.{key}" if depth <= PATH_PARTS else path
+                if depth == limit:
+                    node[key] = TOO_DEEP_MARK
+                    text = where if depth <= PATH_PARTS else where + "…"
+                    if text not in clipped:
+                        clipped.append(text)
+                    continue
+                copy = dict(child) if kind is dict else list(child)
+                node[key] = copy
+                inner.append((copy, where))
+        if not inner:
+            break
+        level = inner
+    if len(clipped) > MAX_PATHS:
+        clipped[MAX_PATHS:] = [f"… {len(clipped) - MAX_PATHS} more"]
+    return top, clipped
