@@ -355,7 +355,7 @@ def test_a_call_with_params_nested_past_the_limit_is_clipped_and_logged(served: 
     assert plan["meta"]["clipped"] == ["context.a.a.a.a…"]
     last = tool_calls(served.root, "log_action")[-1]
     assert last["outcome"] == "success" and last["context"]["params"]["context"]["a"]
-    assert last["meta"]["clipped"] == ["context.params.context.a…"]
+    assert last["meta"]["clipped"] == ["context.params.context.a.a…"]
 
 
 def test_a_bug_in_a_tool_is_a_one_line_internal_error_and_still_logged(

@@ -233,7 +233,12 @@ class Lorebook:
         """Append one action (see `Appender.log` for how the session and identity are chosen,
         and what `clip` clips instead of refusing)."""
         return self.appender.log(
-            action_type, session=session, agent=agent, project=project, now=now, clip=clip,
+            action_type,
+            session=session,
+            agent=agent,
+            project=project,
+            now=now,
+            clip=clip,
             **fields,
         )
 

@@ -214,8 +214,9 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     if not failed and "tool_response" in payload:
         context["response"] = payload["tool_response"]  # redacted, then cut, by the log
     duration = payload.get("duration_ms")
-    number = isinstance(duration, int | float) and not isinstance(duration, bool)
-    seconds = duration / 1000 if number else duration  # out of range: clipped by the log
+    seconds = duration  # not a number, or out of range: clipped by the log
+    if isinstance(duration, int | float) and not isinstance(duration, bool):
+        seconds = duration / 1000
     error = payload.get("error") if failed else None
     ctx.log(
         "tool_call",

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # its brackets do not count
 _INNERMOST = re.compile(r"[\[{][^\[\]{}]*[\]}]")  # a pair with no bracket inside
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings hide their brackets
 
 
 def too_deep_message(what: str, limit: int) -> str:
@@ -111,3 +112,31 @@ def clip_deep(value: dict[str, Any], limit: int, name: str) -> tuple[dict[str, A
     if len(clipped) > MAX_PATHS:
         clipped[MAX_PATHS:] = [f"… {len(clipped) - MAX_PATHS} more"]
     return top, clipped
+
+
+def clip_json_text(text: str, limit: int) -> str:
+    """The JSON `text` with each object or array nested more than `limit` deep replaced by the
+    too-deep marker, by a scan of its brackets (a decoder recurses, and gives up at some
+    depth). Text that is not JSON stays not JSON: the decoder says where."""
+    if text.count("[") + text.count("{") <= limit:
+        return text
+    import json
+
+    parts: list[str] = []
+    depth, kept, cut_at = 0, 0, -1
+    for found in _TOKENS.finditer(text):
+        token = found.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth == limit + 1:
+                parts.append(text[kept : found.start()])
+                cut_at = found.start()
+        else:
+            if depth == limit + 1 and cut_at >= 0:
+                parts.append(json.dumps(TOO_DEEP_MARK))
+                kept, cut_at = found.end(), -1
+            depth -= 1
+    parts.append(text[kept:] if cut_at < 0 else text[kept:cut_at])
+    return "".join(parts)

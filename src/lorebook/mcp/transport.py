@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any, BinaryIO
 
 import anyio
@@ -37,38 +36,12 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from lorebook.log.depth import clip_json_text
+
 MAX_DEPTH = 100  # levels of a frame kept: far below the validator's and decoder's limits
 DRAIN_SECONDS = 30.0  # on EOF, how long requests already received may take to finish
-TOO_DEEP = "[TRUNCATED: nested too deep]"  # the sanitizer's marker
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings hide their brackets
 
 Serve = Callable[[Any, Any], Awaitable[None]]
-
-
-def clip_text(text: str, limit: int = MAX_DEPTH) -> str:
-    """The JSON `text` with each object or array nested deeper than `limit` replaced by the
-    too-deep marker, found by a scan of brackets (no recursion). Text that is not JSON stays
-    not JSON (the decoder says where)."""
-    if text.count("[") + text.count("{") <= limit:
-        return text
-    parts: list[str] = []
-    depth, kept, cut_at = 0, 0, -1
-    for found in _TOKENS.finditer(text):
-        token = found.group()
-        if token[0] == '"':
-            continue
-        if token in "[{":
-            depth += 1
-            if depth == limit + 1:
-                parts.append(text[kept : found.start()])
-                cut_at = found.start()
-        else:
-            if depth == limit + 1 and cut_at >= 0:
-                parts.append(json.dumps(TOO_DEEP))
-                kept, cut_at = found.end(), -1
-            depth -= 1
-    parts.append(text[kept:] if cut_at < 0 else text[kept:cut_at])
-    return "".join(parts)
 
 
 def error_reply(code: int, message: str, request_id: Any = None) -> SessionMessage:
@@ -80,7 +53,7 @@ def error_reply(code: int, message: str, request_id: Any = None) -> SessionMessa
 
 def parse_frame(line: bytes) -> SessionMessage:
     """The message of one line, or the error reply the line gets instead."""
-    text = clip_text(line.decode("utf-8", errors="replace"))
+    text = clip_json_text(line.decode("utf-8", errors="replace"), MAX_DEPTH)
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as exc:
@@ -89,7 +62,9 @@ def parse_frame(line: bytes) -> SessionMessage:
         return SessionMessage(jsonrpc_message_adapter.validate_python(value, by_name=False))
     except ValidationError:
         request_id = value.get("id") if isinstance(value, dict) else None
-        return error_reply(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", request_id)
+        return error_reply(
+            INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", request_id
+        )
 
 
 def _claim() -> tuple[BinaryIO, BinaryIO, Callable[[], None]]:
@@ -124,10 +99,8 @@ class _Wire:
         except (OSError, ValueError):
             pass
         finally:
-            try:
+            with suppress(Exception):  # the server may have stopped already
                 anyio.from_thread.run(send.send, None, token=token)
-            except Exception:  # the server has already stopped
-                pass
 
     async def pump_in(
         self,
@@ -157,7 +130,7 @@ class _Wire:
             async for reply in replies:
                 message = reply.message
                 if isinstance(message, JSONRPCResponse | JSONRPCError):
-                    self.pending.discard(message.id)  # type: ignore[arg-type]
+                    self.pending.discard(message.id)
                 if self.gone:
                     continue
                 frame = message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
@@ -190,9 +163,7 @@ async def stdio_wire() -> AsyncIterator[tuple[Any, Any]]:
             async with to_wire:
                 yield from_wire, to_wire
     finally:
-        try:
+        with suppress(OSError):
             writer.flush()
-        except OSError:
-            pass
         restore()
         sys.stdout.flush()
