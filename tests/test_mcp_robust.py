@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -28,9 +29,10 @@ TIMEOUT = 120.0  # an answer is instant; only the first waits for the warm-up, o
 class RawServer:
     """A `lore mcp` subprocess spoken to line by line, without a client library."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, **extra: str) -> None:
         env = {k: os.environ[k] for k in ("PATH", "HOME", "LORE_MODEL_CACHE") if k in os.environ}
         env.update(PYTHONPATH=str(SRC), LORE_ROOT=str(root), LORE_PROJECT="proj", LORE_AGENT="PS")
+        env.update(extra)
         self.proc = subprocess.Popen([*LORE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env, cwd=root)
         self.next_id = 100
@@ -181,6 +183,24 @@ def test_a_call_sent_just_before_stdin_closes_is_written(raw: RawServer, store: 
     assert sorted(a["context"]["n"] for a in logged(store, "deploy")) == [1, 2]
     sessions = Lorebook.open(store, env={}).sessions()
     assert [(s.session_type, s.status) for s in sessions] == [("mcp", "ended")]
+
+
+def test_a_warm_up_stuck_on_a_dead_search_server_does_not_hold_the_exit(store: Path) -> None:
+    """A Chroma server that accepts and never answers: the warm-up hangs, and with it every
+    call; EOF still ends the server once the calls received have had their time."""
+    with socket.socket() as dead:
+        dead.bind(("127.0.0.1", 0))
+        dead.listen(16)
+        server = RawServer(store, LORE_CHROMA_URL=f"http://127.0.0.1:{dead.getsockname()[1]}")
+        try:
+            server.send(server.call_frame("log_action", '{"action_type":"deploy"}')[1])
+            took, err = server.close(timeout=40)
+        finally:
+            if server.proc.poll() is None:
+                server.proc.kill()
+                server.proc.wait()
+    assert took < 20 and server.proc.returncode == 0, err
+    assert "Traceback" not in err, err
 
 
 # -- the same clipping on the hook path -------------------------------------------------------

@@ -16,7 +16,6 @@ import traceback
 from typing import Any, get_args
 
 import anyio
-import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -155,7 +154,8 @@ class LoreServer(MCPServer[Any]):
     ) -> CallToolResult | InputRequiredResult:
         async with self._lock:
             if self._book is not None and not self.warmed.is_set():
-                await anyio.to_thread.run_sync(self.warmed.wait)
+                while not self.warmed.is_set():  # no worker thread: the exit never waits on it
+                    await anyio.sleep(0.02)
             started = time.perf_counter()
             error: str | None = None
             try:

@@ -39,7 +39,7 @@ from pydantic import ValidationError
 from lorebook.log.depth import clip_json_text
 
 MAX_DEPTH = 100  # levels of a frame kept: far below the validator's and decoder's limits
-DRAIN_SECONDS = 30.0  # on EOF, how long requests already received may take to finish
+DRAIN_SECONDS = 10.0  # on EOF, how long requests already received may take to finish
 
 Serve = Callable[[Any, Any], Awaitable[None]]
 
