@@ -101,7 +101,7 @@ def parse(data: bytes) -> dict[str, Any] | None:
     try:
         value = json.loads(data)
     except RecursionError:  # nested past the decoder: the deep parts cut, the record kept
-        from ..log.depth import clip_json_text
+        from .. import clip_json_text
 
         try:
             value = json.loads(clip_json_text(data.decode("utf-8", "replace"), PAYLOAD_DEPTH))

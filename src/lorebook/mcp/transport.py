@@ -36,7 +36,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from lorebook.log.depth import clip_json_text
+from lorebook import clip_json_text
 
 MAX_DEPTH = 100  # levels of a frame kept: far below the validator's and decoder's limits
 DRAIN_SECONDS = 10.0  # on EOF, how long requests already received may take to finish
