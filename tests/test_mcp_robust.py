@@ -225,3 +225,16 @@ def test_a_hook_payload_with_an_over_deep_input_and_infinite_duration_is_kept(
     assert action["context"]["response"] == {"stdout": "ok"}
     assert action["duration_s"] is None
     assert action["meta"]["clipped"] == ["context.input.a.a.a…", "duration_s"]
+
+
+def test_the_bracket_scan_cuts_only_what_is_too_deep() -> None:
+    from lorebook import clip_json_text
+
+    text = '{"s": "[[[{{{", "a": [[[1]], {"b": [2]}]}'
+    assert clip_json_text(text, 2) == (
+        '{"s": "[[[{{{", "a": ["[TRUNCATED: nested too deep]", "[TRUNCATED: nested too deep]"]}')
+    assert json.loads(clip_json_text(text, 4)) == json.loads(text)
+    assert json.loads(clip_json_text("[" * 100_000 + "]" * 100_000, 3)) == [
+        [[["[TRUNCATED: nested too deep]"]]]]
+    with pytest.raises(ValueError):
+        json.loads(clip_json_text("[" * 50 + '"open', 3))  # not JSON stays not JSON

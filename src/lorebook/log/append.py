@@ -218,14 +218,19 @@ class Appender:
         ):
             raise UsageError(too_deep_message(what, self.max_depth))
 
+    @cached_property
+    def keep_depth(self) -> int:
+        """Levels below a record's `context` or `meta` that the record keeps: `log.max_depth`,
+        or fewer when the sanitizer cuts sooner (its depth counts from the record's top)."""
+        return max(min(self.max_depth, int(self.sanitizer.settings()[3]) - 1), 1)
+
     def fit_fields(self, fields: dict[str, Any], clip: bool) -> None:
         """Bring `context` and `meta` within the depth the record keeps, naming what was cut
         in `meta.clipped`; past `log.max_depth`, and for a duration that is not a finite
         number >= 0, a UsageError unless `clip` (then that field alone is clipped)."""
         from .depth import clip_deep, value_too_deep  # writes only
 
-        keeps = self.sanitizer.settings()[3] - 1  # the sanitizer cuts deeper containers
-        limit = max(min(self.max_depth, keeps), 1)
+        limit = self.keep_depth
         clipped: list[str] = []
         for what in ("context", "meta"):
             value = fields.get(what)
