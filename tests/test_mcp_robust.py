@@ -235,6 +235,6 @@ def test_the_bracket_scan_cuts_only_what_is_too_deep() -> None:
         '{"s": "[[[{{{", "a": ["[TRUNCATED: nested too deep]", "[TRUNCATED: nested too deep]"]}')
     assert json.loads(clip_json_text(text, 4)) == json.loads(text)
     assert json.loads(clip_json_text("[" * 100_000 + "]" * 100_000, 3)) == [
-        [[["[TRUNCATED: nested too deep]"]]]]
+        [["[TRUNCATED: nested too deep]"]]]
     with pytest.raises(ValueError):
         json.loads(clip_json_text("[" * 50 + '"open', 3))  # not JSON stays not JSON
