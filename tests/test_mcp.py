@@ -350,17 +350,18 @@ def test_the_server_ends_its_own_session_when_the_client_leaves(tmp_path: Path) 
         ("mcp", "ended", "normal")]
 
 
-def test_a_call_whose_params_the_log_refuses_is_still_logged(served: Served) -> None:
+def test_a_call_with_params_nested_past_the_limit_is_clipped_and_logged(served: Served) -> None:
     deep: dict[str, Any] = {}
     inner = deep
     for _ in range(70):  # deeper than log.max_depth (64)
         inner["a"] = {}
         inner = inner["a"]
-    message = served.error("log_action", {"action_type": "plan", "context": deep})
-    assert message.startswith("log_action: ") and "max_depth" in message, message
+    logged = served.ok("log_action", {"action_type": "plan", "context": deep})
+    (plan,) = [a for a in stored_actions(served.root) if a["id"] == logged["id"]]
+    assert plan["meta"]["clipped"] == ["context.a.a.a.a…"]
     last = tool_calls(served.root, "log_action")[-1]
-    assert last["outcome"] == "failure" and last["error"] == message
-    assert "params" not in last["context"] and "max_depth" in last["context"]["params_dropped"]
+    assert last["outcome"] == "success" and last["context"]["params"]["context"]["a"]
+    assert last["meta"]["clipped"] == ["context.params.context.a.a…"]
 
 
 def test_a_bug_in_a_tool_is_a_one_line_internal_error_and_still_logged(

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .index.rank import Filters as SearchFilters
     from .knowledge.docload import read_input
     from .log.append import Appender
-    from .log.depth import decode_context
+    from .log.depth import clip_json_text, decode_context
     from .log.export import FORMATS as EXPORT_FORMATS
     from .log.query import ActionFilter
     from .log.report import GROUPS as REPORT_GROUPS
@@ -50,6 +50,7 @@ __all__ = [
     "SearchFilters",
     "Session",
     "UsageError",
+    "clip_json_text",
     "decode_context",
     "error_line",
     "find_root",
@@ -73,6 +74,7 @@ _LAZY = {
     "find_root": ("paths", "find_root"),
     "Appender": ("log.append", "Appender"),
     "decode_context": ("log.depth", "decode_context"),
+    "clip_json_text": ("log.depth", "clip_json_text"),
     "SearchFilters": ("index.rank", "Filters"),
     "SEARCH_MODES": ("index.rank", "MODES"),
     "PREFLIGHT_PHASES": ("index.preflight", "PHASES"),

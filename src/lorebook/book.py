@@ -227,11 +227,19 @@ class Lorebook:
         agent: str | None = None,
         project: str | None = None,
         now: datetime | None = None,
+        clip: bool = False,
         **fields: Any,
     ) -> dict[str, Any]:
-        """Append one action (see `Appender.log` for how the session and identity are chosen)."""
+        """Append one action (see `Appender.log` for how the session and identity are chosen,
+        and what `clip` clips instead of refusing)."""
         return self.appender.log(
-            action_type, session=session, agent=agent, project=project, now=now, **fields
+            action_type,
+            session=session,
+            agent=agent,
+            project=project,
+            now=now,
+            clip=clip,
+            **fields,
         )
 
     # -- reading ---------------------------------------------------------------------------

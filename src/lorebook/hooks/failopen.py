@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 STORE_DIR = ".lore"
 MAX_STDIN = 64 << 20  # a payload above this is not parsed at all
+PAYLOAD_DEPTH = 200  # levels of a payload decoded past the decoder's own limit; the log keeps fewer
 LOG_MAX_BYTES = 1 << 20  # hooks.log is cut back to its newest half past this
 # capture hooks: they return at once and write from a detached child, because Claude Code
 # cancels its async hooks when a headless session ends (the last tool call of a session would
@@ -100,7 +101,14 @@ def parse(data: bytes) -> dict[str, Any] | None:
 
     try:
         value = json.loads(data)
-    except (ValueError, RecursionError):
+    except RecursionError:  # nested past the decoder: the deep parts cut, the record kept
+        from .. import clip_json_text
+
+        try:
+            value = json.loads(clip_json_text(data.decode("utf-8", "replace"), PAYLOAD_DEPTH))
+        except (ValueError, RecursionError):
+            return None
+    except ValueError:
         return None
     return value if isinstance(value, dict) else None
 

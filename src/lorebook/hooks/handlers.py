@@ -54,8 +54,13 @@ class Context:
         return meta
 
     def log(self, action_type: str, **fields: Any) -> dict[str, Any]:
-        return self.book.log(
-            action_type, session=self.session, agent=self.agent, project=self.project, **fields
+        return self.book.log(  # the agent cannot correct a payload: clip, never drop
+            action_type,
+            session=self.session,
+            agent=self.agent,
+            project=self.project,
+            clip=True,
+            **fields,
         )
 
     def cap(self, text: str) -> str:
@@ -214,7 +219,9 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     if not failed and "tool_response" in payload:
         context["response"] = payload["tool_response"]  # redacted, then cut, by the log
     duration = payload.get("duration_ms")
-    seconds = duration / 1000 if isinstance(duration, int | float) and duration >= 0 else None
+    seconds = duration  # not a number, or out of range: clipped by the log
+    if isinstance(duration, int | float) and not isinstance(duration, bool):
+        seconds = duration / 1000
     error = payload.get("error") if failed else None
     ctx.log(
         "tool_call",

@@ -6,6 +6,7 @@ import only the standard library and lorebook's light modules (a test enforces t
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -224,6 +225,40 @@ class Appender:
         ):
             raise UsageError(too_deep_message(what, self.max_depth))
 
+    @cached_property
+    def keep_depth(self) -> int:
+        """Levels below a record's `context` or `meta` that the record keeps: `log.max_depth`,
+        or fewer when the sanitizer cuts sooner (its depth counts from the record's top)."""
+        return max(min(self.max_depth, int(self.sanitizer.settings()[3]) - 1), 1)
+
+    def fit_fields(self, fields: dict[str, Any], clip: bool) -> None:
+        """Bring `context` and `meta` within the depth the record keeps, naming what was cut
+        in `meta.clipped`; past `log.max_depth`, and for a duration that is not a finite
+        number >= 0, a UsageError unless `clip` (then that field alone is clipped)."""
+        from .depth import clip_deep, value_too_deep  # writes only
+
+        limit = self.keep_depth
+        clipped: list[str] = []
+        for what in ("context", "meta"):
+            value = fields.get(what)
+            if not isinstance(value, Mapping) or not value:
+                continue
+            plain = value if type(value) is dict else dict(value)
+            if not value_too_deep(plain, limit):
+                continue
+            if not clip:
+                self.check_depth(plain, what)
+            fields[what], cut = clip_deep(plain, limit, what)
+            clipped += cut
+        duration = fields.get("duration_s")
+        if clip and duration is not None:
+            number = isinstance(duration, int | float) and not isinstance(duration, bool)
+            if not (number and 0 <= duration < math.inf):  # nan, inf, negative, not a number
+                fields["duration_s"] = None
+                clipped.append("duration_s")
+        if clipped:
+            fields["meta"] = {**(fields.get("meta") or {}), "clipped": clipped}
+
     def log(
         self,
         action_type: str,
@@ -232,6 +267,7 @@ class Appender:
         agent: str | None = None,
         project: str | None = None,
         now: datetime | None = None,
+        clip: bool = False,
         **fields: Any,
     ) -> dict[str, Any]:
         """Append one action; the session is `session`, else `LORE_SESSION`, else automatic.
@@ -239,10 +275,11 @@ class Appender:
         In an explicit session a missing agent or project is the session's own (from its
         shards), before LORE_AGENT/LORE_PROJECT and the config. The automatic session is shared
         by every process logging for (agent, project, host, UTC day); its start event is
-        written together with its first action.
+        written together with its first action. Nesting cut to the depth the record keeps is
+        named in `meta.clipped`; with `clip` (hooks, MCP: input no one can correct), nesting
+        past `log.max_depth` and a duration out of range are clipped too, not refused.
         """
-        self.check_depth(fields.get("context"), "context")
-        self.check_depth(fields.get("meta"), "meta")
+        self.fit_fields(fields, clip)
         moment = now or utcnow()
         sid = self.default_session(session)
         agent, project = self._identity(sid, agent, project, moment)

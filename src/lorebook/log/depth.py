@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # its brackets do not count
 _INNERMOST = re.compile(r"[\[{][^\[\]{}]*[\]}]")  # a pair with no bracket inside
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings hide their brackets
 
 
 def too_deep_message(what: str, limit: int) -> str:
@@ -72,3 +73,70 @@ def decode_context(text: str, source: str, max_depth: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError(f"{source}: context must be a JSON object, not {type(value).__name__}")
     return value
+
+
+TOO_DEEP_MARK = "[TRUNCATED: nested too deep]"  # the sanitizer's marker (redact.sanitize)
+PATH_PARTS = 4  # a clipped field is named by its first few keys: "context.a.b.c.d…"
+MAX_PATHS = 10  # at most this many clipped fields are named
+
+
+def clip_deep(value: dict[str, Any], limit: int, name: str) -> tuple[dict[str, Any], list[str]]:
+    """`value` with every object or array nested `limit` or more levels below it replaced by
+    the too-deep marker (what `value_too_deep` counts), and the paths of what was cut, `name`
+    first, abbreviated; copied level by level, so any depth (or a cycle) never recurses."""
+    top: dict[str, Any] = dict(value)
+    level: list[tuple[Any, str]] = [(top, name)]
+    clipped: list[str] = []
+    for depth in range(1, max(limit, 1) + 1):
+        inner: list[tuple[Any, str]] = []
+        for node, path in level:
+            keys = node.keys() if type(node) is dict else range(len(node))
+            for key in keys:
+                child = node[key]
+                kind = type(child)
+                if not (kind is dict or kind is list or kind is tuple):
+                    continue
+                where = f"{path}.{key}" if depth <= PATH_PARTS else path
+                if depth == limit:
+                    node[key] = TOO_DEEP_MARK
+                    text = where if depth <= PATH_PARTS else where + "…"
+                    if text not in clipped:
+                        clipped.append(text)
+                    continue
+                copy = dict(child) if kind is dict else list(child)
+                node[key] = copy
+                inner.append((copy, where))
+        if not inner:
+            break
+        level = inner
+    if len(clipped) > MAX_PATHS:
+        clipped[MAX_PATHS:] = [f"… {len(clipped) - MAX_PATHS} more"]
+    return top, clipped
+
+
+def clip_json_text(text: str, limit: int) -> str:
+    """The JSON `text` with each object or array nested more than `limit` deep replaced by the
+    too-deep marker, by a scan of its brackets (a decoder recurses, and gives up at some
+    depth). Text that is not JSON stays not JSON: the decoder says where."""
+    if text.count("[") + text.count("{") <= limit:
+        return text
+    import json
+
+    parts: list[str] = []
+    depth, kept, cut_at = 0, 0, -1
+    for found in _TOKENS.finditer(text):
+        token = found.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth == limit + 1:
+                parts.append(text[kept : found.start()])
+                cut_at = found.start()
+        else:
+            if depth == limit + 1 and cut_at >= 0:
+                parts.append(json.dumps(TOO_DEEP_MARK))
+                kept, cut_at = found.end(), -1
+            depth -= 1
+    parts.append(text[kept:] if cut_at < 0 else text[kept:cut_at])
+    return "".join(parts)

@@ -13,13 +13,13 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any
+from typing import Any, get_args
 
 import anyio
-import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
@@ -36,6 +36,28 @@ INSTRUCTIONS = (
     "session; search_learnings or preflight before planning."
 )
 WARM_QUERY = "warm up the search index"
+
+
+class _StringsStay(FuncMetadata):
+    """The SDK decodes a string argument that parses as JSON (for clients that send a list as
+    text); for a parameter that takes a string, the string is the value, as sent."""
+
+    @classmethod
+    def of(cls, meta: FuncMetadata) -> _StringsStay:
+        return cls(**{name: getattr(meta, name) for name in FuncMetadata.model_fields})
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        parsed = super().pre_parse_json(data)
+        fields = self.arg_model.model_fields
+        for key, value in data.items():
+            field = fields.get(key)
+            if isinstance(value, str) and field is not None and _takes_str(field.annotation):
+                parsed[key] = value
+        return parsed
+
+
+def _takes_str(annotation: Any) -> bool:
+    return annotation is str or str in get_args(annotation)
 
 
 class LoreServer(MCPServer[Any]):
@@ -71,6 +93,17 @@ class LoreServer(MCPServer[Any]):
         ):
             description = (tool.__doc__ or "").strip().splitlines()[0]
             self.add_tool(tool, name=tool.__name__, description=description)
+            registered = self._tool_manager.get_tool(tool.__name__)
+            if registered is not None:
+                registered.fn_metadata = _StringsStay.of(registered.fn_metadata)
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio with lorebook's transport (see `transport` for why)."""
+        from .transport import stdio_wire
+
+        lowlevel = self._lowlevel_server
+        async with stdio_wire() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     def book(self) -> Lorebook:
         if self._book is None:
@@ -121,7 +154,8 @@ class LoreServer(MCPServer[Any]):
     ) -> CallToolResult | InputRequiredResult:
         async with self._lock:
             if self._book is not None and not self.warmed.is_set():
-                await anyio.to_thread.run_sync(self.warmed.wait)
+                while not self.warmed.is_set():  # no worker thread: the exit never waits on it
+                    await anyio.sleep(0.02)
             started = time.perf_counter()
             error: str | None = None
             try:
@@ -171,6 +205,7 @@ class LoreServer(MCPServer[Any]):
             try:
                 self._book.log(
                     "tool_call",
+                    clip=True,
                     session=self.current_session(),
                     context=context,
                     outcome="failure" if error else "success",

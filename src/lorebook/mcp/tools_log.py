@@ -46,11 +46,12 @@ class LogTools:
         epic: str | None = None,
         issue: str | None = None,
         parent: str | None = None,
-        duration_s: Annotated[float, Field(ge=0)] | None = None,
+        duration_s: Annotated[float, Field(json_schema_extra={"minimum": 0})] | None = None,
     ) -> LoggedAction:
         """Log an action (secrets are redacted)."""
-        record = self.book().log(
+        record = self.book().log(  # too deep or out of range: clipped, named in meta.clipped
             action_type,
+            clip=True,
             session=self.current(),
             context=context,
             outcome=outcome,
