@@ -11,8 +11,9 @@ with a fresh store (`lore init`), the transcript is replayed through the events 
 the next prompt, PreCompact at a compaction, SubagentStart/SubagentStop around a Task call, and
 per tool call PostToolUse (`tool_response` = the result's structured `toolUseResult`) or
 PostToolUseFailure (`error` = the result text). Calls refused at the permission prompt fire no
-post-tool hook and are skipped. The session's working directory is mapped onto the temporary
-repository, so its paths lie inside the store's repository as they did in the real one.
+post-tool hook and are skipped; PreToolUse is not replayed (lorebook installs no handler for
+it). The session's working directory is mapped onto the temporary repository, so its paths lie
+inside the store's repository as they did in the real one.
 
 Each session is cut after 60-80 % of its tool calls (fixed per session id) with no Stop and no
 SessionEnd, as a disconnect would leave it; then a new session starts (SessionStart, a new
