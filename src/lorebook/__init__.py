@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .log.query import ActionFilter
     from .log.report import GROUPS as REPORT_GROUPS
     from .log.sessions import STATUSES as SESSION_STATUSES
+    from .log.toolsummary import tool_summary
     from .model import END_REASONS
     from .notices import error_line, redact_message, warn, warning_line
     from .paths import find_root
@@ -59,6 +60,7 @@ __all__ = [
     "parse_when",
     "read_input",
     "redact_message",
+    "tool_summary",
     "warn",
     "warning_line",
 ]
@@ -89,6 +91,7 @@ _LAZY = {
     "error_line": ("notices", "error_line"),
     "warn": ("notices", "warn"),
     "warning_line": ("notices", "warning_line"),
+    "tool_summary": ("log.toolsummary", "tool_summary"),
 }
 
 

@@ -210,8 +210,15 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     ctx = Context(hook)
     if not ctx.settings.capture:
         return
+    from .. import tool_summary
+
     payload = hook.payload
-    context: dict[str, Any] = {"tool": ctx.text("tool_name") or "unknown"}
+    # the tool and its telling argument (command, file, pattern...) as first-class fields,
+    # each redacted then cut; the clipped input and response beside them
+    redact = ctx.book.sanitizer.redact_text
+    context: dict[str, Any] = tool_summary(
+        ctx.text("tool_name"), payload.get("tool_input"), hook.root, lambda t: redact(t)[0]
+    )
     for key, name in (("tool_input", "input"), ("tool_use_id", "tool_use_id"),
                       ("duration_ms", "duration_ms"), ("is_interrupt", "interrupted")):  # fmt: skip
         if payload.get(key) is not None:

@@ -72,9 +72,36 @@ def current_epic(actions: list[dict[str, Any]]) -> str | None:
     return None
 
 
+# the tool-call summary fields (log.toolsummary) in the order a one-line description prefers them
+DETAIL_KEYS = ("command", "file", "pattern", "url", "query", "subagent", "skill")
+
+
+def tool_detail(context: dict[str, Any]) -> tuple[str, str] | None:
+    """(tool name, its telling field) of a stored tool call's context, for a one-line
+    description; records logged before these fields existed, or by the MCP server, carry only
+    `tool` or `tool_name`."""
+    tool = context.get("tool") or context.get("tool_name")
+    if not isinstance(tool, str) or not tool:
+        return None
+    for key in DETAIL_KEYS:
+        value = context.get(key)
+        if isinstance(value, str) and value.strip():
+            if key == "subagent" and isinstance(context.get("description"), str):
+                value = f"{value} ({context['description']})"
+            return tool, " ".join(value.split())
+    return tool, ""
+
+
 def describe(action: dict[str, Any]) -> str:
-    """A short human phrase for an action: type, the most telling context field, outcome."""
+    """A short human phrase for an action: type, the most telling context field, outcome; a
+    tool call by its tool and telling argument (`Bash: pytest -q [failure]`)."""
     context = action.get("context") or {}
+    tool = tool_detail(context) if action["type"] == "tool_call" else None
+    if tool is not None:
+        name, argument = tool
+        label = f"{name}: {clip(argument, 100, '...')}" if argument else name
+        epic = _epic(action)
+        return label + (f" on {epic}" if epic else "") + f" [{action['outcome']}]"
     detail = ""
     for key in (
         "task_description",

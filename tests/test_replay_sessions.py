@@ -1,0 +1,51 @@
+"""`benchmarks/replay_sessions.py` end to end on two real Claude Code sessions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import clean_env, require_real
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "replay_sessions.py"
+
+
+def _data() -> Path | None:
+    """The data set where the benchmark looks for it: beside the repository, or beside the
+    main checkout of a git worktree."""
+    common = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        cwd=REPO, capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    for root in (REPO, Path(common).parent if common else REPO):
+        if (root / "../shared/data/claude-sessions/index.json").is_file():
+            return root
+    return None
+
+
+def test_replay_two_real_sessions_json() -> None:
+    if _data() is None:  # beside every checkout and CI's clone: missing means a broken set-up
+        require_real("../shared/data/claude-sessions is not beside the repository")
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sessions", "2", "--json"],
+        cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["sessions"] == 2
+    assert set(out["scores"]) == {"prompt", "files", "command", "cap"}
+    for value in out["scores"].values():
+        assert set(value) == {"score", "of"}
+    assert out["capture"]["replayed"] > 0
+    assert out["capture"]["captured"] == out["capture"]["replayed"]
+    assert {"PostToolUse", "SessionStart", "UserPromptSubmit"} <= set(out["latency_ms"])
+    assert set(out["latency_ms"]["PostToolUse"]) == {"n", "p50", "p95"}
+    assert set(out["redaction"]) == {"fields", "high_entropy_fields", "false_positives", "share"}
+    assert out["secrets_on_disk"] == 0
+    assert out["hook_errors"] == 0
+    assert out["scores"]["cap"]["score"] == 1.0
+    assert len(out["per_session"]) == 2
+    assert "nproc" in out["machine"]
