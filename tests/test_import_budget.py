@@ -129,7 +129,9 @@ def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
     out, modules = _run(learned, "search", "row level security insert", "--mode", "keyword",
                         "--json")
     assert json.loads(out)
-    _check(modules, {"click"}, budget=70)  # 69 today (+1: the ranking corpus, index/corpus.py)
+    # 71 today: +1 the ranking corpus (index/corpus.py), +1 framing (injected text is framed as
+    # data), +1 index/swap.py (a killed rebuild's leftovers are settled before a search)
+    _check(modules, {"click"}, budget=72)
 
 
 def test_named_tuple_without_typing_builds_what_typing_builds() -> None:
