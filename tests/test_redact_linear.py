@@ -43,7 +43,8 @@ SECRETS = {
     "github": GITHUB,
     "aws": "AKIAIOSFODNN7EXAMPLE",
     "openai": "sk-proj-Q3vX9kLm2PzR8tYw4NbH6jFd1sCg5eTa7uKo0iVn",
-    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+    "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "card": "4111 1111 1111 1111",
     "email": "jane.doe@example.com",
 }
