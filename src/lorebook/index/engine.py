@@ -224,7 +224,7 @@ class SearchIndex:
         for path in learning_files(self.layout):
             got = read_document(path, self.layout, skipped.append)
             if got is not None and got[1] is not None:
-                doc = redact_document(self.sanitizer, got[1]).to_dict()
+                doc = redact_document(self.sanitizer, got[1], self.layout).to_dict()
                 manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=doc)
         if skipped:
             self.warn(f"{len(skipped)} learning file(s) skipped; run `lore check` for details")

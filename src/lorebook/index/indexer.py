@@ -212,7 +212,7 @@ class Indexer:
             dirty = True
             digest, doc = got
             if doc is not None:  # before anything derived is made of it: passages, manifest
-                doc = redact_document(self.sanitizer, doc)
+                doc = redact_document(self.sanitizer, doc, self.layout)
             if old is not None and old.hash == digest:
                 old.size, old.mtime_ns, old.checked_ns = st.st_size, st.st_mtime_ns, time.time_ns()
                 report.unchanged += 1
@@ -328,13 +328,14 @@ class Indexer:
         return keys, vectors, counts
 
 
-def redact_document(sanitizer: Sanitizer, doc: Document) -> Document:
+def redact_document(sanitizer: Sanitizer, doc: Document, layout: Layout) -> Document:
     """`doc` with its free text redacted: the manifest (which search prints from), the
     keyword index and the embedded passages are all made from this copy, never the file's
-    text, so a token pasted into a learning reaches no cache and no search result."""
+    text, so a token pasted into a learning reaches no cache and no search result. A long
+    body redacted before (same text, same rules) comes from the store's cache of them."""
+    from ..knowledge.cache import RedactedTexts
 
-    def text(value: str) -> str:
-        return sanitizer.redact_text(value)[0]
+    text = RedactedTexts(layout.cache / "redacted", sanitizer).redact
 
     def texts(values: list[str]) -> list[str]:
         return [text(v) for v in values]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from ..problems import OnProblem, Problem, ignore
 from ..redact.sanitize import Sanitizer
 from ..store import _describe, atomic_write, temp_path, write_temp
 from ..timeutil import utcnow
-from .cache import ParseCache
+from .cache import ParseCache, RedactedTexts, rules_fingerprint
 from .fileformat import LearningFormatError, PlainStr, read_learning, render_learning
 from .ids import new_learning_id
 from .model import Learning, Solution, Source, validate_id
@@ -56,6 +56,8 @@ class LearningStore:
     def __init__(self, layout: Layout, sanitizer: Sanitizer) -> None:
         self.layout = layout
         self.sanitizer = sanitizer
+        # long texts are redacted once per content and rules (see knowledge.cache)
+        self.texts = RedactedTexts(layout.cache / "redacted", sanitizer)
 
     # -- paths and ids ---------------------------------------------------------------------
     def new_id(self, title: str, created: date) -> str:
@@ -137,7 +139,9 @@ class LearningStore:
         (and cached) is redacted: a secret pasted into a file reaches no cache and no output.
         Code that rewrites a learning reads the file itself with `get()`."""
         report = on_problem or ignore
-        cache = ParseCache(self.layout.cache / "learnings-v1.json")
+        cache = ParseCache(
+            self.layout.cache / "learnings-v1.json", rules_fingerprint(self.sanitizer)
+        )
         for path in self.files(drafts=drafts, published=published, on_problem=report):
             rel = self.layout.rel(path)
             try:
@@ -239,7 +243,7 @@ class LearningStore:
     def sanitized(self, learning: Learning) -> Learning:
         """A copy with secrets and PII redacted in every string (no truncation)."""
         data = learning.model_dump(exclude={"path", "created", *_STRUCTURAL})
-        clean = redact_strings(self.sanitizer, data)
+        clean = redact_strings(self.sanitizer, data, self.texts.redact)
         kept = {key: getattr(learning, key) for key in _STRUCTURAL}
         return Learning(**clean, **kept, created=learning.created, path=learning.path)
 
@@ -266,15 +270,18 @@ def learning_paths(layout: Layout, folders: Iterable[Path], report: OnProblem) -
     return out
 
 
-def redact_strings(sanitizer: Sanitizer, value: Any) -> Any:
-    """A copy of `value` with secrets redacted in every string inside it (no truncation)."""
+def redact_strings(
+    sanitizer: Sanitizer, value: Any, redact: Callable[[str], str] | None = None
+) -> Any:
+    """A copy of `value` with secrets redacted in every string inside it (no truncation);
+    `redact` redacts one string (a cache of the sanitizer's result), when given."""
     if isinstance(value, str):
-        text, _ = sanitizer.redact_text(value)
+        text = redact(value) if redact is not None else sanitizer.redact_text(value)[0]
         return PlainStr(text) if isinstance(value, PlainStr) and text == value else text
     if isinstance(value, dict):
-        return {k: redact_strings(sanitizer, v) for k, v in value.items()}
+        return {k: redact_strings(sanitizer, v, redact) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_strings(sanitizer, v) for v in value]
+        return [redact_strings(sanitizer, v, redact) for v in value]
     return value
 
 

@@ -95,6 +95,12 @@ _SOURCES: dict[str, str] = {
     "DOMAIN": r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9\-])",
     "BEARER": r"(?:Bearer|bearer|BEARER)[ \t]+([A-Za-z0-9\-._~+/]{8,}+=*)",
     "JWT": r"eyJ[A-Za-z0-9_\-]{5,}+\.eyJ[A-Za-z0-9_\-]{5,}+\.[A-Za-z0-9_\-]*+",
+    "JWT_RUN": r"[A-Za-z0-9_\-]*+",  # where a JWT's header run ends (see scan._jwts)
+    # an assigned value judged where it lies (see scan._assigned)
+    "BLANKS": r"[ \t]*+",
+    "NONBLANK": r"\S",
+    "SAME": r"(?s)(.)\1*+",
+    "NUMBER": r"\d*+(?:\.\d*+)?",
     "SENDGRID": r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
     "SLACK_WEBHOOK": r"hooks\.slack\.com/services/([A-Za-z0-9_/\-]{8,}+)",
     # token candidates: runs of >= 20 token characters, classified in Python
@@ -126,18 +132,23 @@ _SOURCES: dict[str, str] = {
     "LOWER_WORD": r"[A-Z]?[a-z]{3,}",
     "CAMEL": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
     # provider formats, matched at the start of a token candidate
+    # (every repeat is bounded by KEY_MAX, so matching one costs O(KEY_MAX) wherever it
+    # starts; a key that runs to the bound is longer than any real one, and is redacted to
+    # the end of its token: see provider_key)
     "AWS_ACCESS_KEY": r"(?:" + "|".join(_AWS_PREFIXES) + r")[A-Z0-9]{16}(?![A-Za-z0-9])",
     "GITHUB_TOKEN": r"gh[pousr]_[A-Za-z0-9]{36,255}",
     "GITHUB_PAT": r"github_pat_[A-Za-z0-9_]{22,255}",
-    "GITLAB_TOKEN": r"glpat-[A-Za-z0-9_\-]{20,}",
-    "SLACK_TOKEN": r"xox[abposr]-[A-Za-z0-9\-]{10,}",
-    "STRIPE_KEY": r"[sr]k_(?:live|test)_[A-Za-z0-9]{24,}",
-    "ANTHROPIC_KEY": r"sk-ant-[A-Za-z0-9_\-]{20,}",
-    "OPENAI_KEY": r"sk-(?:proj-|svcacct-|admin-)?([A-Za-z0-9_\-]{20,})",
+    "GITLAB_TOKEN": r"glpat-[A-Za-z0-9_\-]{20,255}",
+    "SLACK_TOKEN": r"xox[abposr]-[A-Za-z0-9\-]{10,255}",
+    "STRIPE_KEY": r"[sr]k_(?:live|test)_[A-Za-z0-9]{24,255}",
+    "ANTHROPIC_KEY": r"sk-ant-[A-Za-z0-9_\-]{20,255}",
+    "OPENAI_KEY": r"sk-(?:proj-|svcacct-|admin-)?([A-Za-z0-9_\-]{20,255})",
     "GOOGLE_API_KEY": r"AIza[0-9A-Za-z_\-]{35}",
     "NPM_TOKEN": r"npm_[A-Za-z0-9]{36}",
-    "HUGGINGFACE_TOKEN": r"hf_[A-Za-z0-9]{30,}",
+    "HUGGINGFACE_TOKEN": r"hf_[A-Za-z0-9]{30,255}",
 }
+#: the bound of every provider key's body (real keys are far shorter)
+KEY_MAX = 255
 
 #: (prefixes, pattern name, kind); the first entry whose pattern matches wins
 PROVIDERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -226,22 +237,37 @@ def without_surrogates(text: str) -> str:
 # token classification
 
 
+def provider_key(tok: str, pos: int = 0) -> tuple[str, int] | None:
+    """(kind, end) of a provider's key that starts at `pos` in token candidate `tok`, or None.
+
+    Matched in place (no slice of the rest of `tok`) with bounded patterns: O(KEY_MAX)
+    wherever it starts, so trying every inner position of a long token stays linear.  A key
+    that long (KEY_MAX) is past any real key's length: it is redacted to the end of `tok`
+    (more than the key, never less)."""
+    providers = PROVIDERS_BY_HEAD.get(tok[pos : pos + 2])
+    if providers is None:
+        return None
+    for prefixes, name, kind in providers:
+        if not tok.startswith(prefixes, pos):
+            continue
+        m = getattr(R, name).match(tok, pos)
+        if m is None:
+            continue
+        if kind == "openai_key":
+            body = m.group(1)
+            # "sk-learn-compatible-v2" is a name; real keys are one random run
+            if "-" in body and (body.islower() or body.isupper() or body.isalpha()):
+                continue
+        end = m.end()
+        return kind, len(tok) if end - pos >= KEY_MAX else end
+    return None
+
+
 def classify_token(tok: str) -> tuple[str, int] | None:
     """(kind, length of the secret prefix) for a token candidate, or None when harmless."""
-    providers = PROVIDERS_BY_HEAD.get(tok[:2])
-    if providers is not None:
-        for prefixes, name, kind in providers:
-            if not tok.startswith(prefixes):
-                continue
-            m = getattr(R, name).match(tok)
-            if m is None:
-                continue
-            if kind == "openai_key":
-                body = m.group(1)
-                # "sk-learn-compatible-v2" is a name; real keys are one random run
-                if "-" in body and (body.islower() or body.isupper() or body.isalpha()):
-                    continue
-            return kind, m.end()
+    hit = provider_key(tok)
+    if hit is not None:
+        return hit
     return ("high_entropy", len(tok)) if looks_random(tok) else None
 
 
@@ -250,9 +276,9 @@ def inner_provider_key(tok: str) -> tuple[int, int, str] | None:
     token: "x-AKIAIOSFODNN7EXAMPLE", "foo-xoxb-…" (the key alone would be caught)."""
     for m in R.INNER_PROVIDER.finditer(tok):
         start = m.end()
-        hit = classify_token(tok[start:])
-        if hit is not None and hit[0] != "high_entropy":
-            return start, start + hit[1], hit[0]
+        hit = provider_key(tok, start)
+        if hit is not None:
+            return start, hit[1], hit[0]
     return None
 
 
@@ -446,6 +472,34 @@ def harmless_value(flags: int, value: str) -> bool:
     if flags & PWD and R.PATHLIKE.match(value):
         return True
     return bool(flags & SESSION and len(value) == 26 and R.ULID.fullmatch(value))
+
+
+def harmless_value_at(flags: int, s: str, start: int, end: int) -> bool:
+    """``harmless_value(flags, s[start:end])`` without copying the value."""
+    if flags & PWD and R.PATHLIKE.match(s, start, end):
+        return True
+    return bool(flags & SESSION and end - start == 26 and R.ULID.fullmatch(s, start, end))
+
+
+def plausible_value_at(s: str, start: int, end: int, numeric_ok: bool = True) -> bool:
+    """``plausible_value(s[start:end], numeric_ok)`` without copying the value: each test
+    reads only as far as it must, so judging many values that share a long tail is linear."""
+    if start >= end:
+        return False
+    first = s[start]
+    if first in "$<%{" or (first == "[" and s.startswith(MARK, start)):
+        return False
+    if end - start <= 9:
+        return plausible_value(s[start:end], numeric_ok)
+    if R.SAME.match(s, start, end).end() == end:  # type: ignore[union-attr]
+        return False  # "**********"
+    if numeric_ok and (first.isdigit() or first == "."):
+        number = R.NUMBER.match(s, start, end).end()  # type: ignore[union-attr]
+        if number == end:
+            return False  # (10+ characters: at least one digit)
+        if s[number].isdigit():  # a digit that is not a decimal one ("²"): the slow way
+            return plausible_value(s[start:end], numeric_ok)
+    return True
 
 
 def unquote(value: str, start: int, end: int) -> tuple[int, int]:

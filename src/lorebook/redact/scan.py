@@ -31,7 +31,7 @@ from .patterns import (
     SESSION,
     R,
     classify_token,
-    harmless_value,
+    harmless_value_at,
     inner_provider_key,
     key_words,
     keyword_in_key,
@@ -41,6 +41,7 @@ from .patterns import (
     plausible_value,
     prose_hint,
     prose_password,
+    plausible_value_at,
     unquote,
     without_surrogates,
 )
@@ -144,8 +145,7 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
         # SendGrid key's tail, a webhook's path, a real bearer token)
         _tokens(s, b, add)
         if "eyJ" in s:
-            for m in R.JWT.finditer(s):
-                add((m.start(), 0, m.end(), "jwt"))
+            _jwts(s, add)
         if "SG." in s:
             for m in R.SENDGRID.finditer(s):
                 add((m.start(), 0, m.end(), "sendgrid_key"))
@@ -167,6 +167,23 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
             start, end = m.span(g)
             if 0 <= start < end and not s.startswith(MARK, start):
                 add((start, 0, end, kind))
+
+
+def _jwts(s: str, add: Add) -> None:
+    """What ``R.JWT.finditer(s)`` finds, in linear time: where a match fails, it fails from
+    every "eyJ" inside the same run of header characters too (the possessive run ends at the
+    same place, and what follows is the same), so the search resumes after that run instead
+    of reading it again from each "eyJ" in it ("eyJeyJeyJ…" would be quadratic)."""
+    match = R.JWT.match
+    run = R.JWT_RUN.match
+    p = s.find("eyJ")
+    while p >= 0:
+        m = match(s, p)
+        if m is not None:
+            add((p, 0, m.end(), "jwt"))
+            p = s.find("eyJ", m.end())
+        else:
+            p = s.find("eyJ", run(s, p + 3).end())  # type: ignore[union-attr]
 
 
 def _bearers(s: str) -> list[re.Match[str]]:
@@ -195,6 +212,7 @@ def _assignments(s: str, name: Name, add: Add) -> None:
     rs = ""  # `s` reversed, made for the first separator that may end a key
     last = len(s) - 1
     rev = R.REV_ASSIGN.match
+    memo = [0, 0, 0]  # the last unquoted value (start, end, separator): see _assigned
     for sep in "=:":
         p = s.find(sep)
         while p >= 0:
@@ -206,31 +224,43 @@ def _assignments(s: str, name: Name, add: Add) -> None:
                 if m is not None:
                     flags, kind = name(m.group(1)[::-1])
                     if flags & SECRET:
-                        _assigned(s, p, flags, kind, add)
+                        _assigned(s, p, flags, kind, add, memo)
             p = s.find(sep, p + 1)
 
 
-def _assigned(s: str, sep: int, flags: int, kind: str, add: Add) -> None:
-    """The value after a secret-named key and its separator at `sep`, when plausible."""
-    v = (R.VALUE_EQ if s[sep] == "=" else R.VALUE_COLON).match(s, sep + 1)
-    if v is None:
-        return
-    start, end = v.span(1)  # without its quotes (see unquote), so the syntax around stays
-    if s.startswith('\\"', start) and end - start >= 4:
-        start += 2
-        end -= 2
-    elif s[start] in "'\"" and end - start >= 2:
-        start += 1
-        end -= 1
-    value = s[start:end]
+def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]) -> None:
+    """The value after a secret-named key and its separator at `sep`, when plausible.
+
+    Linear however many keys a value holds ("password=password=…"): a value that starts
+    inside the last unquoted value (`memo`: start, end, separator) ends where that one does
+    (its run is maximal), so it is not matched again, and it is judged where it lies in `s`,
+    never copied."""
+    eq = ord(s[sep])
+    start = R.BLANKS.match(s, sep + 1).end()  # type: ignore[union-attr]
+    if memo[0] < start < memo[1] and memo[2] == eq and not s.startswith('\\"', start):
+        end = memo[1]
+    else:
+        v = (R.VALUE_EQ if eq == 61 else R.VALUE_COLON).match(s, sep + 1)
+        if v is None:
+            return
+        start, end = v.span(1)  # without its quotes (see unquote), so the syntax around stays
+        if s.startswith('\\"', start) and end - start >= 4:
+            start += 2
+            end -= 2
+        elif s[start] in "'\"" and end - start >= 2:
+            start += 1
+            end -= 1
+        elif s[start] not in "'\"\\":
+            memo[:] = [start, end, eq]
     if flags & AUTH:
-        scheme, _, cred = value.partition(" ")
-        if scheme.lower() in AUTH_SCHEMES and cred.strip():
-            start = end - len(cred.lstrip())
-            value = s[start:end]
-    if flags & (PWD | SESSION) and harmless_value(flags, value):
+        space = s.find(" ", start, end)
+        if 0 <= space - start <= 9 and s[start:space].lower() in AUTH_SCHEMES:
+            cred = R.NONBLANK.search(s, space, end)
+            if cred is not None:
+                start = cred.start()
+    if flags & (PWD | SESSION) and harmless_value_at(flags, s, start, end):
         return
-    if plausible_value(value, numeric_ok=not flags & PASSWORD):
+    if plausible_value_at(s, start, end, numeric_ok=not flags & PASSWORD):
         add((start, 2, end, kind))
 
 
