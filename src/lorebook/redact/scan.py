@@ -39,9 +39,9 @@ from .patterns import (
     name_info,
     pii_kind,
     plausible_value,
+    plausible_value_at,
     prose_hint,
     prose_password,
-    plausible_value_at,
     unquote,
     without_surrogates,
 )
