@@ -185,6 +185,7 @@ def search_store(store: Path, embedder: Any) -> Path:
     """A store with a handful of learnings (published, superseded, retired)."""
     for learning_id, fields in LEARNINGS.items():
         write_learning(store, learning_id, **fields)
+    age_learnings(store)  # written long before any index: no test depends on the build's speed
     return store
 
 
@@ -205,3 +206,12 @@ def anchored_rls_learning(root: Path) -> Path:
 
 def open_book(root: Path, env: dict[str, str] | None = None) -> Lorebook:
     return Lorebook.open(root, env=env or {})
+
+
+def age_learnings(root: Path, seconds: float = 10) -> None:
+    """Set every learning file's mtime `seconds` back: a file hashed within a second of its
+    mtime is hashed again by the next search (the racy-stat rule), so a test that asserts a
+    search refreshes nothing must not depend on how slowly the index was built."""
+    then = time.time() - seconds
+    for path in (root / "learnings").rglob("*.md"):
+        os.utime(path, (then, then))

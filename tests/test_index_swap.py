@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import LORE, clean_env, click_run, lore
-from search_fixtures import write_learning
+from search_fixtures import age_learnings, write_learning
 
 
 def _many_learnings(root: Path, count: int) -> None:
@@ -29,6 +29,7 @@ def _many_learnings(root: Path, count: int) -> None:
 
 def test_a_killed_rebuild_leaves_the_old_index_serving(search_store: Path, embedder: Any) -> None:
     _many_learnings(search_store, 400)
+    age_learnings(search_store)  # the search after the kill must have nothing to re-hash
     env = clean_env(search_store)
     built = lore("index", env=env, timeout=600)
     assert built.code == 0, built.err
@@ -65,6 +66,7 @@ def test_a_killed_rebuild_leaves_the_old_index_serving(search_store: Path, embed
 
 def test_a_crash_between_the_two_renames_recovers_the_new_index(search_store: Path) -> None:
     """The live index was moved aside and the complete new one not yet moved in."""
+    age_learnings(search_store)
     assert click_run(["--root", str(search_store), "index"]).code == 0
     cache = search_store / ".lore" / "cache"
     (cache / "index").rename(cache / "index.trash")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import clean_env, lore
-from search_fixtures import open_book, write_learning
+from search_fixtures import age_learnings, open_book, write_learning
 
 HEAVY = {"torch", "sentence_transformers", "transformers"}
 
@@ -129,6 +129,7 @@ def test_keyword_search_imports_neither_torch_nor_chromadb(search_store: Path) -
 def test_fresh_index_is_not_refreshed_with_the_model(search_store: Path) -> None:
     """Nothing changed: the search loads the model only to embed the query, and a keyword
     search loads it not at all; a changed file is still picked up."""
+    age_learnings(search_store)  # (a file hashed within a second of its mtime is hashed again)
     assert lore("index", env=clean_env(search_store)).code == 0
     code, data, err, modules = _run(search_store, "search", "RLS", "--mode", "keyword", "--json")
     assert code == 0 and "onnxruntime" not in modules, err
