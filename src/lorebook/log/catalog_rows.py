@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from ..model import decode_line
+from ..model import ULID_RE, decode_line
 from ..problems import Problem
 from ..redact.sanitize import Sanitizer
 from .reader import MAX_LINE_BYTES
@@ -25,7 +25,7 @@ CREATE TABLE shards(id INTEGER PRIMARY KEY, path TEXT UNIQUE, dir TEXT, day TEXT
 CREATE TABLE records(rid INTEGER PRIMARY KEY, id TEXT UNIQUE, ts TEXT, kind TEXT,
   session TEXT, agent TEXT, project TEXT, type TEXT, category TEXT, outcome TEXT, epic TEXT,
   issue TEXT, event TEXT, reason TEXT, session_type TEXT, duration REAL, overhead REAL,
-  error TEXT, shard INTEGER, off INTEGER, len INTEGER, archived INTEGER);
+  error TEXT, shard INTEGER, off INTEGER, len INTEGER, archived INTEGER, parent TEXT);
 CREATE TABLE problems(shard INTEGER, line INTEGER, reason TEXT, tail INTEGER);
 CREATE TABLE sessions(id TEXT PRIMARY KEY, agent TEXT, project TEXT, session_type TEXT,
   started TEXT, last_activity TEXT, ended TEXT, end_reason TEXT, action_count INTEGER);
@@ -38,14 +38,15 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS rec_epic ON records(epic, ts) WHERE epic IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS rec_bad ON records(outcome, ts) WHERE outcome != 'success'",
     "CREATE INDEX IF NOT EXISTS rec_shard ON records(shard)",
+    "CREATE INDEX IF NOT EXISTS rec_parent ON records(parent) WHERE parent IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS shard_dir ON shards(dir)",
     "CREATE INDEX IF NOT EXISTS prob_shard ON problems(shard)",
     "CREATE INDEX IF NOT EXISTS sess_last ON sessions(last_activity, id)",
 )
 INSERT = (
     "INSERT INTO records(id, ts, kind, session, agent, project, type, category, outcome, epic,"
-    " issue, event, reason, session_type, duration, overhead, error, shard, off, len, archived)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING"
+    " issue, event, reason, session_type, duration, overhead, error, shard, off, len, archived,"
+    " parent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING"
 )
 # the rule `observe` folds sessions by; a catalog whose summaries were folded by another one
 # recomputes them once (2: a start after an end reopens, a `stop` turn is no end)
@@ -71,6 +72,12 @@ def overhead_of(record: dict[str, Any]) -> float | None:
     return None
 
 
+def _link(parent: Any) -> str | None:
+    """The `parent` a row keeps: an action id (the writer allows nothing else), so a line
+    edited by hand cannot put free text into the cache through it."""
+    return parent if isinstance(parent, str) and ULID_RE.match(parent) else None
+
+
 def record_row(
     rec: dict[str, Any], shard: int, off: int, length: int, archived: int
 ) -> tuple[Any, ...]:
@@ -79,7 +86,7 @@ def record_row(
         rec["id"], rec["ts"], rec["kind"], rec["session"], g("agent"), g("project"), g("type"),
         g("category"), g("outcome"), g("epic"), g("issue"), g("event"), g("reason"),
         g("session_type"), _number(g("duration_s")), overhead_of(rec), g("error"),
-        shard, off, length, archived,
+        shard, off, length, archived, _link(g("parent")),
     )  # fmt: skip
 
 

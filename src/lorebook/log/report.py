@@ -27,7 +27,7 @@ from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .overhead import Cost, by_action_type, overhead_table, scan_overhead
 from .progress import describe
-from .report_sql import Tally, p95_index
+from .report_sql import Tally
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -134,18 +134,33 @@ def slim_rows(
     include_archive: bool,
     include_internal: bool = False,
 ) -> Iterator[tuple[Any, ...]]:
-    """(ts, type, outcome, project, agent, session, duration, overhead) of every action."""
+    """(ts, type, outcome, project, agent, session, duration, overhead) of every action, a
+    tracked action once (`tracked`: a start its outcome superseded is left out, an outcome
+    without a duration takes it from its start)."""
     from .query import ActionFilter  # the scan paths only: a catalog report needs no filter
+    from .tracked import Links, start_finder
 
     query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
+    links = Links(start_finder(log))
+    rows: list[tuple[Any, ...]] = []
     for r in log.iter_actions(query, newest_first=False, include_archive=include_archive):
         if not include_internal and r["type"] in INTERNAL_TYPES:
             continue
+        links.see(r)
         duration = r.get("duration_s")
-        yield (
+        if not isinstance(duration, int | float) and r.get("parent"):
+            duration = r  # resolved below, once every start of the window is known
+        rows.append((
             r["ts"], r["type"], r["outcome"], r.get("project"), r.get("agent"), r["session"],
-            float(duration) if isinstance(duration, int | float) else None, overhead_of(r),
-        )  # fmt: skip
+            duration, overhead_of(r), r["id"],
+        ))  # fmt: skip
+    closed = links.finish()
+    for *row, duration, cost, rid in rows:
+        if rid in closed:
+            continue
+        if isinstance(duration, dict):
+            duration = links.duration(duration)
+        yield (*row, float(duration) if isinstance(duration, int | float) else None, cost)
 
 
 def _rate(counts: Counter[str]) -> float | None:
@@ -195,11 +210,10 @@ def aggregate(
             overhead.setdefault(kind, []).append(cost)
     t.sessions = len(sessions)
     t.durations = {k: (len(v), sum(v), max(v)) for k, v in durations.items()}
-    for kind, values in overhead.items():
-        ordered = sorted(values)
-        t.overhead[kind] = (len(values), sum(values), ordered[-1], ordered[p95_index(len(values))])
     if costs is None:
         costs = [("action", kind, ms) for kind, values in overhead.items() for ms in values]
+    # every record's cost counts, a tracked action's start too: it was paid when it was written
+    t.overhead = by_action_type(costs)
     return shape(t, window, group_by, costs)
 
 
@@ -376,8 +390,12 @@ def scan_report(
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     deploys: list[dict[str, Any]] = []
     by_outcome: Counter[str] = Counter()
-    for record in log.iter_actions(
-        ActionFilter(**{**base.values(), "type": "deploy"}), include_archive=include_archive
+    from .tracked import once
+
+    for record in once(
+        log.iter_actions(
+            ActionFilter(**{**base.values(), "type": "deploy"}), include_archive=include_archive
+        )
     ):
         by_outcome[record["outcome"]] += 1
         if len(deploys) < DEPLOYMENTS_SHOWN:
