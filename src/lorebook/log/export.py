@@ -25,6 +25,7 @@ from .query import ActionFilter
 
 if TYPE_CHECKING:
     from ..paths import Layout
+    from .tracked import Links
     from ..redact.sanitize import Sanitizer
     from .actionlog import ActionLog
 
@@ -54,10 +55,16 @@ class Redactions:
 
 
 def training_record(
-    action: dict[str, Any], sanitizer: Sanitizer, *, with_context: bool, counts: Redactions
+    action: dict[str, Any],
+    sanitizer: Sanitizer,
+    *,
+    with_context: bool,
+    counts: Redactions,
+    links: Links | None = None,
 ) -> dict[str, Any]:
     """One action as a training record, its context and task re-sanitized; `counts` adds
-    what the record says was redacted in it (when written, or as it was read)."""
+    what the record says was redacted in it (when written, or as it was read). With `links`,
+    an outcome without a duration takes the time since its start."""
     context = action.get("context") or {}
     task: Any = next(
         (context[k] for k in _TASK_KEYS if isinstance(context.get(k), str) and context[k]),
@@ -77,7 +84,9 @@ def training_record(
     if isinstance(action.get("error"), str):  # a failure's reason: what makes it worth learning
         output["error"], n = sanitizer.redact_text(action["error"])
         redacted += n
-    output["duration_seconds"] = action.get("duration_s")
+    output["duration_seconds"] = (
+        action.get("duration_s") if links is None else links.duration(action)
+    )
     if redacted:
         counts.values += redacted
         counts.records += 1
@@ -167,6 +176,24 @@ def default_path(layout: Layout, fmt: str, now: datetime) -> Path:
     return layout.training_data / f"training-data-{stamp}.{fmt}"
 
 
+def tracked_links(log: ActionLog, query: ActionFilter, include_archive: bool) -> Links:
+    """A tracked action is exported once, as its outcome: a first pass over the window (every
+    outcome, whatever `--outcome` asks) finds the `in_progress` starts an outcome superseded
+    and when each start began (ids and times only: the export still streams)."""
+    from .tracked import Links, start_finder
+
+    links = Links(start_finder(log))
+    every = ActionFilter(**{**query.values(), "outcome": None})
+    found = log.iter_actions(every, newest_first=False, include_archive=include_archive)
+    try:
+        for action in found:
+            links.see(action)
+    finally:
+        getattr(found, "close", lambda: None)()
+    links.finish()
+    return links
+
+
 def export(
     log: ActionLog,
     *,
@@ -188,9 +215,13 @@ def export(
         project=project, type=type, outcome=outcome, agent=agent, since=since, until=until
     )
     counts = Redactions()
+    links = tracked_links(log, query, include_archive)
     records = (
-        training_record(action, log.sanitizer, with_context=with_context, counts=counts)
+        training_record(
+            action, log.sanitizer, with_context=with_context, counts=counts, links=links
+        )
         for action in log.iter_actions(query, newest_first=False, include_archive=include_archive)
+        if action["id"] not in links.closed
     )
     manifest_path = path.with_name(path.name + ".manifest.json")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
