@@ -36,6 +36,7 @@ def generate(root: Path, seed: int) -> list[tuple[str, str | None, str]]:
     Returns (ts, outcome ts, type) of every action: the outcome's time for a tracked start that
     got one (the action counts once: as its start until then, as its outcome after), else None."""
     rng = random.Random(seed)
+    tracking = random.Random(-seed)  # its own draws: the rest of the store is as it was
     truth: list[tuple[str, str | None, str]] = []
     root.mkdir(parents=True)
     book = Lorebook.init(root, env={})
@@ -62,18 +63,19 @@ def generate(root: Path, seed: int) -> list[tuple[str, str | None, str]]:
                 fields["context"] = {"service": rng.choice(["api", "web", "worker"])}
             if outcome == "failure":
                 fields["error"] = rng.choice(["health check failed", f"token {SECRET} refused"])
-            if rng.random() < 0.3:  # a tracked action, closed later (or never)
+            if tracking.random() < 0.3:  # a tracked action, closed later (or never)
                 fields["outcome"] = "in_progress"
                 fields.pop("duration_s", None)
                 fields.pop("error", None)
                 opened = session.log(kind, **fields)
-                late = timedelta(seconds=rng.choice([5, 600, 7200, 86400 * rng.uniform(1, 6)]))
-                if at + late >= NOW or rng.random() < 0.15:
+                days = 86400 * tracking.uniform(1, 6)
+                late = timedelta(seconds=tracking.choice([5, 600, 7200, days]))
+                if at + late >= NOW or tracking.random() < 0.15:
                     truth.append((opened["ts"], None, kind))
                     continue
-                done = rng.choice(["success", "success", "failure", "blocked"])
+                done = tracking.choice(["success", "success", "failure", "blocked"])
                 close: dict[str, Any] = {"outcome": done, "now": at + late, "parent": opened["id"]}
-                if rng.random() < 0.5:  # as the subagent hooks write it: no duration
+                if tracking.random() < 0.5:  # as the subagent hooks write it: no duration
                     close["duration_s"] = round(late.total_seconds(), 3)
                 if done == "failure":
                     close["error"] = "exit 1"

@@ -130,9 +130,12 @@ def test_a_failed_tracked_action_counts_once_as_a_failure(store: Path, catalog: 
     if not catalog:
         without_catalog(store)
     book = Lorebook.open(store, env={})
-    with book.session(agent="PS", project="consilio") as s, pytest.raises(RuntimeError):
-        with s.track("deploy", context={"service": "api"}):
-            raise RuntimeError("health check failed")
+    with (
+        pytest.raises(RuntimeError),
+        book.session(agent="PS", project="consilio") as s,
+        s.track("deploy", context={"service": "api"}),
+    ):
+        raise RuntimeError("health check failed")
     data = report(store, "--days", "1")
     assert data["deployments"]["by_outcome"] == {
         "success": 0, "failure": 1, "blocked": 0, "in_progress": 0,
@@ -166,9 +169,11 @@ def test_a_subagent_from_the_hooks_is_one_spawn(store: Path) -> None:
 
 def test_kpis_count_a_tracked_learning_application_once(store: Path) -> None:
     book = Lorebook.open(store, env={})
-    with book.session(agent="PS", project="consilio") as s:
-        with s.track("apply_learning", context={"learning_id": "rls"}):
-            pass
+    with (
+        book.session(agent="PS", project="consilio") as s,
+        s.track("apply_learning", context={"learning_id": "rls"}),
+    ):
+        pass
     done = lore("report", "kpis", "--days", "1", "--json", env=clean_env(store))
     assert done.code == 0, done.err
     figures = {k["key"]: k for k in json.loads(done.out)["kpis"]}
@@ -186,9 +191,11 @@ def test_the_export_holds_each_tracked_action_once(store: Path, catalog: bool) -
                       context={"agent_id": "a-1"})  # fmt: skip
     book.log("spawn", session="s-1", outcome="success", parent=opened["id"],
              now=NOW - timedelta(hours=1), context={"agent_id": "a-1"})  # fmt: skip
-    with book.session(agent="PS", project="consilio") as s:
-        with s.track("deploy", context={"service": "api"}):
-            pass
+    with (
+        book.session(agent="PS", project="consilio") as s,
+        s.track("deploy", context={"service": "api"}),
+    ):
+        pass
     still = book.log("deploy", session="s-2", outcome="in_progress", context={"service": "web"})
     out = store / "train.jsonl"
     done = lore("export", "--since", "1d", "-o", str(out), "--json", env=clean_env(store))
@@ -212,9 +219,11 @@ def test_the_mcp_activity_report_counts_a_tracked_action_once(store: Path) -> No
     from mcp import Client, StdioServerParameters
 
     book = Lorebook.open(store, env={})
-    with book.session(agent="PS", project="proj") as s:
-        with s.track("deploy", context={"service": "api"}):
-            pass
+    with (
+        book.session(agent="PS", project="proj") as s,
+        s.track("deploy", context={"service": "api"}),
+    ):
+        pass
     env = {k: os.environ[k] for k in ("PATH", "HOME", "LORE_MODEL_CACHE") if k in os.environ}
     env.update(PYTHONPATH=str(SRC), LORE_ROOT=str(store), LORE_PROJECT="proj", LORE_AGENT="PS")
     params = StdioServerParameters(command=LORE[0], args=[*LORE[1:], "mcp"], env=env,

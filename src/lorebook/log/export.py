@@ -25,9 +25,9 @@ from .query import ActionFilter
 
 if TYPE_CHECKING:
     from ..paths import Layout
-    from .tracked import Links
     from ..redact.sanitize import Sanitizer
     from .actionlog import ActionLog
+    from .tracked import Links
 
 FORMATS = ("csv", "json", "jsonl")
 CSV_FIELDS = (

@@ -37,19 +37,20 @@ SUPERSEDED = (
 # computed as `seconds_between` does so both engines add the same floats
 DURATION = (
     "CASE WHEN {r}duration IS NULL AND {r}parent IS NOT NULL AND {r}outcome != 'in_progress'"
-    " THEN (SELECT (strftime('%s', {r}ts) - strftime('%s', s.ts))"
-    " + (substr({r}ts, 21, 3) - substr(s.ts, 21, 3)) / 1000.0 FROM records s"
+    " THEN (SELECT ((strftime('%s', {r}ts) - strftime('%s', s.ts)) * 1000"
+    " + substr({r}ts, 21, 3) - substr(s.ts, 21, 3)) / 1000.0 FROM records s"
     " WHERE s.id = {r}parent AND s.kind = 'action' AND s.type = {r}type"
     " AND s.outcome = 'in_progress' AND s.ts <= {r}ts) ELSE {r}duration END"
 )
 
 
 def seconds_between(start: str, end: str) -> float:
-    """Seconds from canonical timestamp `start` to `end` (ms precision), as the SQL computes."""
+    """Seconds from canonical timestamp `start` to `end`: whole milliseconds divided once, as
+    the SQL computes it (and `timedelta.total_seconds` would)."""
     whole = calendar.timegm(time.strptime(end[:19], "%Y-%m-%dT%H:%M:%S")) - calendar.timegm(
         time.strptime(start[:19], "%Y-%m-%dT%H:%M:%S")
     )
-    return whole + (int(end[20:23]) - int(start[20:23])) / 1000.0
+    return (whole * 1000 + int(end[20:23]) - int(start[20:23])) / 1000.0
 
 
 def _parent(record: dict[str, Any]) -> str | None:
