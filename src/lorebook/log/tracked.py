@@ -13,9 +13,6 @@ The rule is written twice, here for records and rows (the reference) and as SQL 
 
 from __future__ import annotations
 
-import calendar
-import time
-
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -47,6 +44,9 @@ DURATION = (
 def seconds_between(start: str, end: str) -> float:
     """Seconds from canonical timestamp `start` to `end`: whole milliseconds divided once, as
     the SQL computes it (and `timedelta.total_seconds` would)."""
+    import calendar  # the scan paths only: a catalog report computes it in SQL
+    import time
+
     whole = calendar.timegm(time.strptime(end[:19], "%Y-%m-%dT%H:%M:%S")) - calendar.timegm(
         time.strptime(start[:19], "%Y-%m-%dT%H:%M:%S")
     )
