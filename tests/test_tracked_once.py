@@ -240,3 +240,31 @@ def test_the_mcp_activity_report_counts_a_tracked_action_once(store: Path) -> No
     assert got["deployments"]["total"] == 1
     assert got["deployments"]["by_outcome"]["success"] == 1
     assert got["deployments"]["by_outcome"]["in_progress"] == 0
+
+
+@pytest.mark.parametrize("catalog", [True, False])
+def test_a_session_counts_a_tracked_action_once(store: Path, catalog: bool) -> None:
+    """`lore sessions` (and the TUI's sessions tab, which reads the same summaries): a session
+    with a plan, a tracked deploy and a subagent spawn closed by hand has 3 actions, whether
+    the catalog folds them in one sync or in several."""
+    if not catalog:
+        without_catalog(store)
+    book = Lorebook.open(store, env={})
+    with book.session(agent="PS", project="consilio", session_id="s-1") as s:
+        s.log("plan")
+        with s.track("deploy", context={"service": "api"}):
+            assert lore("sessions", "--json", env=clean_env(store)).code == 0  # a sync between
+        opened = s.log("spawn", outcome="in_progress")
+        assert lore("sessions", "--json", env=clean_env(store)).code == 0
+        s.log("spawn", outcome="success", parent=opened["id"])
+    done = lore("sessions", "--json", env=clean_env(store))
+    assert done.code == 0, done.err
+    listed = json.loads(done.out)
+    rows = listed["sessions"] if isinstance(listed, dict) else listed
+    assert [(r["id"], r["action_count"]) for r in rows] == [("s-1", 3)]
+    if catalog:
+        rebuilt = lore("catalog", "--rebuild", env=clean_env(store))
+        assert rebuilt.code == 0, rebuilt.err
+        again = json.loads(lore("sessions", "--json", env=clean_env(store)).out)
+        rows = again["sessions"] if isinstance(again, dict) else again
+        assert [r["action_count"] for r in rows] == [3]

@@ -153,9 +153,22 @@ def parse_lines(
     return rows, problems, consumed, number
 
 
+# whether a row is the outcome of an in_progress start of its type in its session (`observe`)
+CLOSES = (
+    "CASE WHEN records.parent IS NOT NULL AND records.outcome != 'in_progress' THEN EXISTS"
+    " (SELECT 1 FROM records s WHERE s.id = records.parent AND s.session = records.session"
+    " AND s.kind = 'action' AND s.type = records.type AND s.outcome = 'in_progress'"
+    " AND s.ts <= records.ts) ELSE 0 END"
+)
+_CLOSES_ONE = (
+    "SELECT 1 FROM records WHERE id = ? AND session = ? AND kind = 'action' AND type = ?"
+    " AND outcome = 'in_progress' AND ts <= ?"
+)
+
+
 def refresh_sessions(conn: sqlite3.Connection, sessions: Iterable[str] | None) -> None:
     """Recompute session summaries (all, or some) from their live records, in time order."""
-    columns = "session, ts, kind, event, agent, project, session_type, reason"
+    columns = f"session, ts, kind, event, agent, project, session_type, reason, {CLOSES}"
     if sessions is None:
         conn.execute("DELETE FROM sessions")
         cursor = conn.execute(
@@ -213,6 +226,9 @@ def fold_sessions(
                 "session": row[3], "ts": row[1], "kind": row[2], "event": row[11],
                 "agent": row[4], "project": row[5], "session_type": row[13], "reason": row[12],
             }  # fmt: skip
+            if row[21] is not None and row[8] != "in_progress":
+                found = conn.execute(_CLOSES_ONE, (row[21], row[3], row[6], row[1])).fetchone()
+                record["closes"] = found is not None
             observe(info, record)
         conn.execute(
             "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
@@ -228,7 +244,8 @@ def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
 
 
 def _store_sessions(conn: sqlite3.Connection, cursor: sqlite3.Cursor) -> None:
-    keys = ("session", "ts", "kind", "event", "agent", "project", "session_type", "reason")
+    keys = ("session", "ts", "kind", "event", "agent", "project", "session_type", "reason",
+            "closes")  # fmt: skip
     info: SessionInfo | None = None
     out: list[tuple[Any, ...]] = []
 

@@ -3,12 +3,11 @@
 With a usable catalog the report is aggregated in SQL on one synced connection (report_sql);
 without one, the same aggregates are computed here in Python over slim rows read from the shards
 (time, type, outcome, project, agent, session, duration, overhead) — the reference the SQL path
-is tested against. Everything here is given the action
-log (`ActionLog`), never the whole `Lorebook`.
+is tested against. Everything here is given the action log (`ActionLog`), never the `Lorebook`.
 
 Definitions (documented in docs/reports.md):
-* success rate = success / (success + failure + blocked); `in_progress` records open work and
-  are not outcomes yet.
+* success rate = success / (success + failure + blocked); `in_progress` records open work.
+* a tracked action counts once: its start until its outcome is written (`tracked`).
 * overhead = the logging/hook cost a record carries in `meta.overhead_ms` (else `meta.hook_ms`),
   in milliseconds, as hooks and wrappers record it, on actions and on session events alike (the
   session hooks record theirs on the session's start and end); absent when nothing recorded it.
@@ -135,8 +134,7 @@ def slim_rows(
     include_internal: bool = False,
 ) -> Iterator[tuple[Any, ...]]:
     """(ts, type, outcome, project, agent, session, duration, overhead) of every action, a
-    tracked action once (`tracked`: a start its outcome superseded is left out, an outcome
-    without a duration takes it from its start)."""
+    tracked action once (`tracked.Links`: its start is left out once its outcome is in)."""
     from .query import ActionFilter  # the scan paths only: a catalog report needs no filter
     from .tracked import Links, start_finder
 
@@ -149,7 +147,7 @@ def slim_rows(
         links.see(r)
         duration = r.get("duration_s")
         if not isinstance(duration, int | float) and r.get("parent"):
-            duration = r  # resolved below, once every start of the window is known
+            duration = r  # from its start: resolved once every start of the window is known
         rows.append((
             r["ts"], r["type"], r["outcome"], r.get("project"), r.get("agent"), r["session"],
             duration, overhead_of(r), r["id"],
@@ -388,15 +386,13 @@ def scan_report(
     )  # fmt: skip
     report = aggregate(rows, window, group_by, costs)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
-    deploys: list[dict[str, Any]] = []
-    by_outcome: Counter[str] = Counter()
     from .tracked import once
 
-    for record in once(
-        log.iter_actions(
-            ActionFilter(**{**base.values(), "type": "deploy"}), include_archive=include_archive
-        )
-    ):
+    deploys: list[dict[str, Any]] = []
+    by_outcome: Counter[str] = Counter()
+    found = log.iter_actions(ActionFilter(**{**base.values(), "type": "deploy"}),
+                             include_archive=include_archive)  # fmt: skip
+    for record in once(found):
         by_outcome[record["outcome"]] += 1
         if len(deploys) < DEPLOYMENTS_SHOWN:
             deploys.append(_brief(log, record) | {"service": _service(record)})
