@@ -177,11 +177,14 @@ def default_path(layout: Layout, fmt: str, now: datetime) -> Path:
 
 
 def tracked_links(log: ActionLog, query: ActionFilter, include_archive: bool) -> Links:
-    """A tracked action is exported once, as its outcome: a first pass over the window (every
-    outcome, whatever `--outcome` asks) finds the `in_progress` starts an outcome superseded
-    and when each start began (ids and times only: the export still streams)."""
-    from .tracked import Links, start_finder
+    """A tracked action is exported once, as its outcome: the `in_progress` starts an outcome
+    in the window superseded, and when each began, from the catalog, else from a first pass
+    over the window (every outcome, whatever `--outcome` asks; ids and times only)."""
+    from .tracked import Links, catalog_links, start_finder
 
+    found_there = catalog_links(log, query.since, query.until, include_archive)
+    if found_there is not None:
+        return found_there
     links = Links(start_finder(log))
     every = ActionFilter(**{**query.values(), "outcome": None})
     found = log.iter_actions(every, newest_first=False, include_archive=include_archive)

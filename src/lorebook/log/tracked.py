@@ -146,3 +146,34 @@ def start_finder(log: ActionLog) -> FindStart:
         return None
 
     return find
+
+
+_PAIRS = (
+    "SELECT s.id, s.ts, s.type FROM records o JOIN records s ON s.id = o.parent"
+    " WHERE o.kind = 'action' AND o.parent IS NOT NULL AND o.outcome != 'in_progress'"
+    " AND s.kind = 'action' AND s.outcome = 'in_progress' AND s.type = o.type AND s.ts <= o.ts"
+)
+
+
+def catalog_links(
+    log: ActionLog, since: str | None, until: str | None, include_archive: bool
+) -> Links | None:
+    """`Links` of the outcomes in [since, until) from the catalog (their starts, wherever they
+    lie), without reading a record; None when the catalog cannot be used."""
+    first = since[:10] if since and not include_archive else None
+    conn = log.catalog.open(since=None if first is None else (lambda _conn: first))
+    if conn is None:
+        return None
+    sql, args = _PAIRS, []
+    for clause, value in ((" AND o.ts >= ?", since), (" AND o.ts < ?", until)):
+        if value is not None:
+            sql += clause
+            args.append(value)
+    links = Links(start_finder(log))  # a start the catalog lacks (a day not synced): read it
+    try:
+        for start, ts, action_type in conn.execute(sql, args):
+            links.starts[start] = (ts, action_type)
+            links.closed.add(start)
+    finally:
+        conn.close()
+    return links
