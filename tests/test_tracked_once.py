@@ -180,6 +180,24 @@ def test_kpis_count_a_tracked_learning_application_once(store: Path) -> None:
     assert figures["learning_reuse"]["numerator"] == 1
 
 
+def test_learning_stats_count_a_tracked_application_once(store: Path) -> None:
+    """`lore stats`: a learning applied under `track` is applied once, successfully; another
+    application still open counts as one, without an outcome."""
+    book = Lorebook.open(store, env={})
+    lesson = book.learnings.new(title="Rotate refresh tokens", publish=True)
+    with (
+        book.session(agent="PS", project="consilio") as s,
+        s.track("apply_learning", context={"learning": lesson.id}),
+    ):
+        pass
+    book.log("apply_learning", session="s-2", outcome="in_progress",
+             context={"learning": lesson.id})  # still open: one application, no outcome yet
+    done = lore("stats", lesson.id, "--json", env=clean_env(store))
+    assert done.code == 0, done.err
+    figures = json.loads(done.out)
+    assert (figures["applications"], figures["success_rate"]) == (2, 0.5)
+
+
 @pytest.mark.parametrize("catalog", [True, False])
 def test_the_export_holds_each_tracked_action_once(store: Path, catalog: bool) -> None:
     """The outcome is exported (with the time since its start when it has no duration); its
