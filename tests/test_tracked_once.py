@@ -286,3 +286,30 @@ def test_a_session_counts_a_tracked_action_once(store: Path, catalog: bool) -> N
         again = json.loads(lore("sessions", "--json", env=clean_env(store)).out)
         rows = again["sessions"] if isinstance(again, dict) else again
         assert [r["action_count"] for r in rows] == [3]
+
+
+@pytest.mark.asyncio
+async def test_the_tui_reports_and_sessions_tabs_count_a_tracked_action_once(store: Path) -> None:
+    from textual.widgets import DataTable, Static
+
+    from lorebook.tui.app import make_app
+
+    book = Lorebook.open(store, env={})
+    with (
+        book.session(agent="PS", project="shop", session_id="s-1") as s,
+        s.track("deploy", context={"service": "api"}),
+    ):
+        pass
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("1")
+        table = app.query_one("#sessions-table", DataTable)
+        for _ in range(100):
+            if table.row_count:
+                break
+            await pilot.pause(0.05)
+        assert table.get_row("s-1")[4] == "1"  # the action count
+        await pilot.press("5")
+        await pilot.pause()
+        shown = str(app.query_one("#report-text", Static).render())
+        assert "Deployments: 1 (1 success)" in shown
