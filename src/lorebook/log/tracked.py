@@ -24,11 +24,13 @@ if TYPE_CHECKING:
 
 OPEN = "in_progress"
 
-# `{r}` is the qualified records row being judged; the only argument is the window's end
+# `{r}` is the qualified records row being judged; the only argument is the window's end. The
+# outcome is looked up by `parent` (`rec_parent`: a start has one or two children): the unary `+`
+# keeps SQLite from walking every later action of the type through `rec_type` instead
 SUPERSEDED = (
     "{r}outcome = 'in_progress' AND EXISTS (SELECT 1 FROM records o WHERE o.parent = {r}id"
-    " AND o.kind = 'action' AND o.type = {r}type AND o.outcome != 'in_progress'"
-    " AND o.ts >= {r}ts AND o.ts < ?)"
+    " AND o.parent IS NOT NULL AND +o.kind = 'action' AND +o.type = {r}type"
+    " AND +o.outcome != 'in_progress' AND +o.ts >= {r}ts AND +o.ts < ?)"
 )
 # the duration of a row: its own, else (an outcome with a parent) the seconds since its start,
 # computed as `seconds_between` does so both engines add the same floats
