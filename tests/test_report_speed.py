@@ -67,11 +67,21 @@ def _rank(ordered: list[float], share: float) -> float:
 
 
 def reference(root: Path, since: str, until: str, project: str | None) -> dict[str, Any]:
-    """The counted sections of a report, straight from the lines in the shards."""
-    records = sorted((r for r in stored(root) if since <= r["ts"] < until
+    """The counted sections of a report, straight from the lines in the shards. A tracked
+    action counts once: an `in_progress` start is left out when an outcome of its type names it
+    as `parent`, written at or after it and before `until`; an outcome without a duration
+    takes the time since its start."""
+    every_line = stored(root)
+    by_id = {r["id"]: r for r in every_line}
+    closed = {r["parent"] for r in every_line if r.get("parent") and r["ts"] < until
+              and r["outcome"] != "in_progress" and by_id[r["parent"]]["type"] == r["type"]
+              and by_id[r["parent"]]["outcome"] == "in_progress"
+              and by_id[r["parent"]]["ts"] <= r["ts"]}  # fmt: skip
+    records = sorted((r for r in every_line if since <= r["ts"] < until
                       and (project is None or r.get("project") == project)),
                      key=lambda r: (r["ts"], r["id"]))  # fmt: skip
-    actions = [r for r in records if r["kind"] == "action" and r["type"] not in INTERNAL_TYPES]
+    actions = [r for r in records if r["kind"] == "action" and r["type"] not in INTERNAL_TYPES
+               and r["id"] not in closed]  # fmt: skip
     outcomes = Counter(r["outcome"] for r in actions)
     done = outcomes["success"] + outcomes["failure"] + outcomes["blocked"]
     types = Counter(r["type"] for r in actions)
@@ -80,6 +90,9 @@ def reference(root: Path, since: str, until: str, project: str | None) -> dict[s
     for r in actions:
         if isinstance(r.get("duration_s"), int | float):
             durations.setdefault(r["type"], []).append(float(r["duration_s"]))
+        elif r.get("parent") and r["outcome"] != "in_progress" and r["parent"] in closed:
+            took = _when(r["ts"]) - _when(by_id[r["parent"]]["ts"])
+            durations.setdefault(r["type"], []).append(took.total_seconds())
     costs: dict[str, list[float]] = {}
     for r in records:
         cost = _cost(r)

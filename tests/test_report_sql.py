@@ -19,6 +19,7 @@ from lorebook import Lorebook
 from lorebook.cli.output import to_json
 from lorebook.log.catalog import Catalog
 from lorebook.log.report import build_report, resolve_window
+from lorebook.model import INTERNAL_TYPES
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 SECRET = "ghp_" + "Q9w8E7r6" * 5
@@ -26,11 +27,17 @@ TYPES = ("commit", "deploy", "validate", "tool_call", "search", "push", "spawn")
 OUTCOMES = ("success", "success", "success", "failure", "blocked", "in_progress")
 
 
-def generate(root: Path, seed: int) -> None:
+def generate(root: Path, seed: int) -> list[tuple[str, str | None, str]]:
     """A seeded store over 20 days: agents and projects (some absent), every outcome, random
     durations and overheads (some absent, some as `hook_ms`), deploy services, errors with a
-    secret, and a line an agent appended itself."""
+    secret, tracked actions (an `in_progress` start, then its outcome with `parent`, minutes to
+    days later, some never, some without a duration) and a line an agent appended itself.
+
+    Returns (ts, outcome ts, type) of every action: the outcome's time for a tracked start that
+    got one (the action counts once: as its start until then, as its outcome after), else None."""
     rng = random.Random(seed)
+    tracking = random.Random(-seed)  # its own draws: the rest of the store is as it was
+    truth: list[tuple[str, str | None, str]] = []
     root.mkdir(parents=True)
     book = Lorebook.init(root, env={})
     for n in range(36):
@@ -56,7 +63,27 @@ def generate(root: Path, seed: int) -> None:
                 fields["context"] = {"service": rng.choice(["api", "web", "worker"])}
             if outcome == "failure":
                 fields["error"] = rng.choice(["health check failed", f"token {SECRET} refused"])
-            session.log(kind, **fields)
+            if tracking.random() < 0.3:  # a tracked action, closed later (or never)
+                fields["outcome"] = "in_progress"
+                fields.pop("duration_s", None)
+                fields.pop("error", None)
+                opened = session.log(kind, **fields)
+                days = 86400 * tracking.uniform(1, 6)
+                late = timedelta(seconds=tracking.choice([5, 600, 7200, days]))
+                if at + late >= NOW or tracking.random() < 0.15:
+                    truth.append((opened["ts"], None, kind))
+                    continue
+                done = tracking.choice(["success", "success", "failure", "blocked"])
+                close: dict[str, Any] = {"outcome": done, "now": at + late, "parent": opened["id"]}
+                if tracking.random() < 0.5:  # as the subagent hooks write it: no duration
+                    close["duration_s"] = round(late.total_seconds(), 3)
+                if done == "failure":
+                    close["error"] = "exit 1"
+                closed = session.log(kind, context=fields.get("context"), **close)
+                truth.append((opened["ts"], closed["ts"], kind))
+                truth.append((closed["ts"], None, kind))
+                continue
+            truth.append((session.log(kind, **fields)["ts"], None, kind))
     shard = sorted((root / "actionlog").rglob("*.jsonl"))[-1]
     raw = json.loads(shard.read_text().splitlines()[-1])
     raw.update(id=raw["id"][:-4] + "ZZZZ", kind="action", type="deploy", outcome="failure",
@@ -64,6 +91,8 @@ def generate(root: Path, seed: int) -> None:
                error=f"rejected {SECRET}", context={"service": "hand"})  # fmt: skip
     with shard.open("a") as handle:
         handle.write(json.dumps(raw, separators=(",", ":"), sort_keys=True) + "\n")
+    truth.append((raw["ts"], None, "deploy"))
+    return truth
 
 
 @pytest.fixture(scope="module", params=[1, 2])
@@ -71,7 +100,8 @@ def stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
            ) -> tuple[Path, Path]:  # fmt: skip
     """The same generated store twice: with its catalog, and with the catalog disabled."""
     root = tmp_path_factory.mktemp(f"sql{request.param}") / "store"
-    generate(root, request.param)
+    truth = generate(root, request.param)
+    (root.parent / "truth.json").write_text(json.dumps(truth))
     scan = root.parent / "scan"
     shutil.copytree(root, scan)
     (scan / ".lore" / "config.yaml").write_text("catalog:\n  enabled: false\n")
@@ -105,6 +135,25 @@ def test_sql_report_equals_the_python_reference(stores: tuple[Path, Path], group
     assert sql_book.action_log.scan_note() is None
     assert scan_book.action_log.scan_note()
     assert SECRET not in json.dumps(got) and SECRET not in json.dumps(expected)
+
+
+def test_both_paths_count_a_tracked_action_once_in_every_window(
+    stores: tuple[Path, Path],
+) -> None:
+    """A start counts until its outcome is written (a start in the window whose outcome comes
+    after it is in progress there), the outcome from then on (a start before the window whose
+    outcome falls inside counts once, as the outcome)."""
+    truth = json.loads((stores[0].parent / "truth.json").read_text())
+    for root in stores:
+        book = Lorebook.open(root, env={})
+        for when in WINDOWS:
+            window = resolve_window(days=when.get("days"), since=when.get("since"),
+                                    until=when.get("until"), now=NOW)  # fmt: skip
+            low, high = window.since_ts, window.until_ts
+            counted = [ts for ts, closed, kind in truth if kind not in INTERNAL_TYPES
+                       and low <= ts < high and (closed is None or closed >= high)]  # fmt: skip
+            report = build_report(book.action_log, window)
+            assert report["summary"]["total_actions"] == len(counted), (root.name, when)
 
 
 def test_the_cli_report_is_the_same_from_both_paths(stores: tuple[Path, Path]) -> None:

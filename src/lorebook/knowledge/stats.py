@@ -199,9 +199,11 @@ def subject(record: dict[str, Any]) -> str | None:
 
 def collect(records: Iterable[dict[str, Any]], *, only: str | None = None) -> dict[str, Figures]:
     """Figures per learning id from `apply_learning` and `occurrence` actions (any order),
-    counting each action id once."""
+    counting each action id once, and a tracked one (`Session.track`: an `in_progress` start,
+    then its outcome naming it as `parent`) once, as its outcome."""
     seen: set[str] = set()
-    out: dict[str, Figures] = {}
+    kept: list[tuple[str, dict[str, Any]]] = []
+    closers: dict[str, list[tuple[str, str]]] = {}  # start id -> (type, ts) of its outcomes
     for record in records:
         kind = record.get("type")
         if record.get("kind") != "action" or kind not in (APPLY, OCCURRENCE):
@@ -212,6 +214,17 @@ def collect(records: Iterable[dict[str, Any]], *, only: str | None = None) -> di
         if record["id"] in seen:
             continue
         seen.add(record["id"])
+        parent = record.get("parent")
+        if isinstance(parent, str) and record.get("outcome") != "in_progress":
+            closers.setdefault(parent, []).append((kind, record["ts"]))
+        kept.append((learning, record))
+    out: dict[str, Figures] = {}
+    for learning, record in kept:
+        kind = record["type"]
+        if record.get("outcome") == "in_progress" and any(
+            t == kind and ts >= record["ts"] for t, ts in closers.get(record["id"], ())
+        ):
+            continue  # superseded by its outcome
         figures = out.get(learning)
         if figures is None:
             figures = out[learning] = Figures(learning)

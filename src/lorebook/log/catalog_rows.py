@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from ..model import decode_line
+from ..model import ULID_RE, decode_line
 from ..problems import Problem
 from ..redact.sanitize import Sanitizer
 from .reader import MAX_LINE_BYTES
@@ -25,7 +25,7 @@ CREATE TABLE shards(id INTEGER PRIMARY KEY, path TEXT UNIQUE, dir TEXT, day TEXT
 CREATE TABLE records(rid INTEGER PRIMARY KEY, id TEXT UNIQUE, ts TEXT, kind TEXT,
   session TEXT, agent TEXT, project TEXT, type TEXT, category TEXT, outcome TEXT, epic TEXT,
   issue TEXT, event TEXT, reason TEXT, session_type TEXT, duration REAL, overhead REAL,
-  error TEXT, shard INTEGER, off INTEGER, len INTEGER, archived INTEGER);
+  error TEXT, shard INTEGER, off INTEGER, len INTEGER, archived INTEGER, parent TEXT);
 CREATE TABLE problems(shard INTEGER, line INTEGER, reason TEXT, tail INTEGER);
 CREATE TABLE sessions(id TEXT PRIMARY KEY, agent TEXT, project TEXT, session_type TEXT,
   started TEXT, last_activity TEXT, ended TEXT, end_reason TEXT, action_count INTEGER);
@@ -38,14 +38,15 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS rec_epic ON records(epic, ts) WHERE epic IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS rec_bad ON records(outcome, ts) WHERE outcome != 'success'",
     "CREATE INDEX IF NOT EXISTS rec_shard ON records(shard)",
+    "CREATE INDEX IF NOT EXISTS rec_parent ON records(parent) WHERE parent IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS shard_dir ON shards(dir)",
     "CREATE INDEX IF NOT EXISTS prob_shard ON problems(shard)",
     "CREATE INDEX IF NOT EXISTS sess_last ON sessions(last_activity, id)",
 )
 INSERT = (
     "INSERT INTO records(id, ts, kind, session, agent, project, type, category, outcome, epic,"
-    " issue, event, reason, session_type, duration, overhead, error, shard, off, len, archived)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING"
+    " issue, event, reason, session_type, duration, overhead, error, shard, off, len, archived,"
+    " parent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING"
 )
 # the rule `observe` folds sessions by; a catalog whose summaries were folded by another one
 # recomputes them once (2: a start after an end reopens, a `stop` turn is no end; 3: only a
@@ -72,6 +73,12 @@ def overhead_of(record: dict[str, Any]) -> float | None:
     return None
 
 
+def _link(parent: Any) -> str | None:
+    """The `parent` a row keeps: an action id (the writer allows nothing else), so a line
+    edited by hand cannot put free text into the cache through it."""
+    return parent if isinstance(parent, str) and ULID_RE.match(parent) else None
+
+
 def record_row(
     rec: dict[str, Any], shard: int, off: int, length: int, archived: int
 ) -> tuple[Any, ...]:
@@ -80,7 +87,7 @@ def record_row(
         rec["id"], rec["ts"], rec["kind"], rec["session"], g("agent"), g("project"), g("type"),
         g("category"), g("outcome"), g("epic"), g("issue"), g("event"), g("reason"),
         g("session_type"), _number(g("duration_s")), overhead_of(rec), g("error"),
-        shard, off, length, archived,
+        shard, off, length, archived, _link(g("parent")),
     )  # fmt: skip
 
 
@@ -147,9 +154,22 @@ def parse_lines(
     return rows, problems, consumed, number
 
 
+# whether a row is the outcome of an in_progress start of its type in its session (`observe`)
+CLOSES = (
+    "CASE WHEN records.parent IS NOT NULL AND records.outcome != 'in_progress' THEN EXISTS"
+    " (SELECT 1 FROM records s WHERE s.id = records.parent AND s.session = records.session"
+    " AND s.kind = 'action' AND s.type = records.type AND s.outcome = 'in_progress'"
+    " AND s.ts <= records.ts) ELSE 0 END"
+)
+_CLOSES_ONE = (
+    "SELECT 1 FROM records WHERE id = ? AND session = ? AND kind = 'action' AND type = ?"
+    " AND outcome = 'in_progress' AND ts <= ?"
+)
+
+
 def refresh_sessions(conn: sqlite3.Connection, sessions: Iterable[str] | None) -> None:
     """Recompute session summaries (all, or some) from their live records, in time order."""
-    columns = "session, ts, kind, event, agent, project, session_type, reason"
+    columns = f"session, ts, kind, event, agent, project, session_type, reason, {CLOSES}"
     if sessions is None:
         conn.execute("DELETE FROM sessions")
         cursor = conn.execute(
@@ -210,6 +230,9 @@ def fold_sessions(
                 "session": row[3], "ts": row[1], "kind": row[2], "event": row[11],
                 "agent": row[4], "project": row[5], "session_type": row[13], "reason": row[12],
             }  # fmt: skip
+            if row[21] is not None and row[8] != "in_progress":
+                found = conn.execute(_CLOSES_ONE, (row[21], row[3], row[6], row[1])).fetchone()
+                record["closes"] = found is not None
             observe(info, record)
         conn.execute(
             "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
@@ -225,7 +248,8 @@ def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
 
 
 def _store_sessions(conn: sqlite3.Connection, cursor: sqlite3.Cursor) -> None:
-    keys = ("session", "ts", "kind", "event", "agent", "project", "session_type", "reason")
+    keys = ("session", "ts", "kind", "event", "agent", "project", "session_type", "reason",
+            "closes")  # fmt: skip
     info: SessionInfo | None = None
     out: list[tuple[Any, ...]] = []
 

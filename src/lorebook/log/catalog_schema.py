@@ -7,7 +7,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 
-SCHEMA_VERSION = 5  # 5: free-text columns are redacted
+SCHEMA_VERSION = 6  # 5: free-text columns are redacted; 6: records keep `parent`
 FILE_NAME = "catalog.sqlite"
 HOT_DAYS = 2
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
     from .actionlog import ActionLog
+    from .tracked import Links
 
 FORMATS = ("csv", "json", "jsonl")
 CSV_FIELDS = (
@@ -54,10 +55,16 @@ class Redactions:
 
 
 def training_record(
-    action: dict[str, Any], sanitizer: Sanitizer, *, with_context: bool, counts: Redactions
+    action: dict[str, Any],
+    sanitizer: Sanitizer,
+    *,
+    with_context: bool,
+    counts: Redactions,
+    links: Links | None = None,
 ) -> dict[str, Any]:
     """One action as a training record, its context and task re-sanitized; `counts` adds
-    what the record says was redacted in it (when written, or as it was read)."""
+    what the record says was redacted in it (when written, or as it was read). With `links`,
+    an outcome without a duration takes the time since its start."""
     context = action.get("context") or {}
     task: Any = next(
         (context[k] for k in _TASK_KEYS if isinstance(context.get(k), str) and context[k]),
@@ -77,7 +84,9 @@ def training_record(
     if isinstance(action.get("error"), str):  # a failure's reason: what makes it worth learning
         output["error"], n = sanitizer.redact_text(action["error"])
         redacted += n
-    output["duration_seconds"] = action.get("duration_s")
+    output["duration_seconds"] = (
+        action.get("duration_s") if links is None else links.duration(action)
+    )
     if redacted:
         counts.values += redacted
         counts.records += 1
@@ -179,6 +188,27 @@ def default_path(layout: Layout, fmt: str, now: datetime) -> Path:
     return layout.training_data / f"training-data-{stamp}.{fmt}"
 
 
+def tracked_links(log: ActionLog, query: ActionFilter, include_archive: bool) -> Links:
+    """A tracked action is exported once, as its outcome: the `in_progress` starts an outcome
+    in the window superseded, and when each began, from the catalog, else from a first pass
+    over the window (every outcome, whatever `--outcome` asks; ids and times only)."""
+    from .tracked import Links, catalog_links, start_finder
+
+    found_there = catalog_links(log, query.since, query.until, include_archive)
+    if found_there is not None:
+        return found_there
+    links = Links(start_finder(log))
+    every = ActionFilter(**{**query.values(), "outcome": None})
+    found = log.iter_actions(every, newest_first=False, include_archive=include_archive)
+    try:
+        for action in found:
+            links.see(action)
+    finally:
+        getattr(found, "close", lambda: None)()
+    links.finish()
+    return links
+
+
 def export(
     log: ActionLog,
     *,
@@ -200,9 +230,13 @@ def export(
         project=project, type=type, outcome=outcome, agent=agent, since=since, until=until
     )
     counts = Redactions()
+    links = tracked_links(log, query, include_archive)
     records = (
-        training_record(action, log.sanitizer, with_context=with_context, counts=counts)
+        training_record(
+            action, log.sanitizer, with_context=with_context, counts=counts, links=links
+        )
         for action in log.iter_actions(query, newest_first=False, include_archive=include_archive)
+        if action["id"] not in links.closed
     )
     manifest_path = path.with_name(path.name + ".manifest.json")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

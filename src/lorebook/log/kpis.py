@@ -214,13 +214,17 @@ def compute(
 ) -> list[Kpi]:
     """Every figure, in the seed's order, from the window's actions (oldest first, lorebook's
     own bookkeeping included), the sessions seen in the log and the overheads its session
-    events carry."""
+    events carry. A tracked action counts once (`tracked.once`); every record's logging cost
+    counts, a start's too."""
+    from .tracked import once
+
+    counted = once(actions)
     return [
-        search_before_plan(actions),
-        drafts_per_completed_epic(actions),
-        applications_per_learning(actions, published),
-        hook_coverage(actions, hook_misses),
-        resume_success(actions, sessions),
+        search_before_plan(counted),
+        drafts_per_completed_epic(counted),
+        applications_per_learning(counted, published),
+        hook_coverage(counted, hook_misses),
+        resume_success(counted, sessions),
         logging_overhead(actions, session_overhead),
         log_size(shard_bytes, days),
     ]

@@ -3,12 +3,11 @@
 With a usable catalog the report is aggregated in SQL on one synced connection (report_sql);
 without one, the same aggregates are computed here in Python over slim rows read from the shards
 (time, type, outcome, project, agent, session, duration, overhead) — the reference the SQL path
-is tested against. Everything here is given the action
-log (`ActionLog`), never the whole `Lorebook`.
+is tested against. Everything here is given the action log (`ActionLog`), never the `Lorebook`.
 
 Definitions (documented in docs/reports.md):
-* success rate = success / (success + failure + blocked); `in_progress` records open work and
-  are not outcomes yet.
+* success rate = success / (success + failure + blocked); `in_progress` records open work.
+* a tracked action counts once: its start until its outcome is written (`tracked`).
 * overhead = the logging/hook cost a record carries in `meta.overhead_ms` (else `meta.hook_ms`),
   in milliseconds, as hooks and wrappers record it, on actions and on session events alike (the
   session hooks record theirs on the session's start and end); absent when nothing recorded it.
@@ -27,7 +26,7 @@ from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .overhead import Cost, by_action_type, overhead_table, scan_overhead
 from .progress import describe
-from .report_sql import Tally, p95_index
+from .report_sql import Tally
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -134,18 +133,32 @@ def slim_rows(
     include_archive: bool,
     include_internal: bool = False,
 ) -> Iterator[tuple[Any, ...]]:
-    """(ts, type, outcome, project, agent, session, duration, overhead) of every action."""
+    """(ts, type, outcome, project, agent, session, duration, overhead) of every action, a
+    tracked action once (`tracked.Links`: its start is left out once its outcome is in)."""
     from .query import ActionFilter  # the scan paths only: a catalog report needs no filter
+    from .tracked import Links, start_finder
 
     query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
+    links = Links(start_finder(log))
+    rows: list[tuple[Any, ...]] = []
     for r in log.iter_actions(query, newest_first=False, include_archive=include_archive):
         if not include_internal and r["type"] in INTERNAL_TYPES:
             continue
+        links.see(r)
         duration = r.get("duration_s")
-        yield (
+        if not isinstance(duration, int | float) and r.get("parent"):
+            duration = r  # from its start: resolved once every start of the window is known
+        rows.append((
             r["ts"], r["type"], r["outcome"], r.get("project"), r.get("agent"), r["session"],
-            float(duration) if isinstance(duration, int | float) else None, overhead_of(r),
-        )  # fmt: skip
+            duration, overhead_of(r), r["id"],
+        ))  # fmt: skip
+    closed = links.finish()
+    for *row, duration, cost, rid in rows:
+        if rid in closed:
+            continue
+        if isinstance(duration, dict):
+            duration = links.duration(duration)
+        yield (*row, float(duration) if isinstance(duration, int | float) else None, cost)
 
 
 def _rate(counts: Counter[str]) -> float | None:
@@ -195,11 +208,10 @@ def aggregate(
             overhead.setdefault(kind, []).append(cost)
     t.sessions = len(sessions)
     t.durations = {k: (len(v), sum(v), max(v)) for k, v in durations.items()}
-    for kind, values in overhead.items():
-        ordered = sorted(values)
-        t.overhead[kind] = (len(values), sum(values), ordered[-1], ordered[p95_index(len(values))])
     if costs is None:
         costs = [("action", kind, ms) for kind, values in overhead.items() for ms in values]
+    # every record's cost counts, a tracked action's start too: it was paid when it was written
+    t.overhead = by_action_type(costs)
     return shape(t, window, group_by, costs)
 
 
@@ -374,11 +386,13 @@ def scan_report(
     )  # fmt: skip
     report = aggregate(rows, window, group_by, costs)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
+    from .tracked import once
+
     deploys: list[dict[str, Any]] = []
     by_outcome: Counter[str] = Counter()
-    for record in log.iter_actions(
-        ActionFilter(**{**base.values(), "type": "deploy"}), include_archive=include_archive
-    ):
+    found = log.iter_actions(ActionFilter(**{**base.values(), "type": "deploy"}),
+                             include_archive=include_archive)  # fmt: skip
+    for record in once(found):
         by_outcome[record["outcome"]] += 1
         if len(deploys) < DEPLOYMENTS_SHOWN:
             deploys.append(_brief(log, record) | {"service": _service(record)})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..model import INTERNAL_TYPES
+from .tracked import DURATION, SUPERSEDED
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -85,12 +86,16 @@ class Scope:
             internal = f"{{}}type NOT IN ({', '.join('?' * len(INTERNAL_TYPES))})"
             self.args.extend(INTERNAL_TYPES)
         actions = " AND ".join(["{}kind = 'action'", *clauses, *([internal] if internal else [])])
-        self.template = actions
-        self.where = actions.replace("{}", "")
         # the same records of every kind (session events too): lorebook's bookkeeping is a
-        # type of action, so only actions are left out for it
+        # type of action, so only actions are left out for it; every record's overhead counts
         either = f"(kind != 'action' OR {internal})" if internal else ""
         self.any_kind = " AND ".join([*clauses, *([either] if either else [])]).replace("{}", "")
+        self.any_args = list(self.args)
+        # a tracked action counts once: a start its outcome superseded by `until` is left out
+        actions += f" AND NOT ({SUPERSEDED.replace('{r}', '{}')})"
+        self.args.append(until)
+        self.template = actions
+        self.where = actions.replace("{}", "records.")
 
     def rows(
         self, conn: sqlite3.Connection, select: str, tail: str = "", extra: tuple[Any, ...] = ()
@@ -105,7 +110,7 @@ class Scope:
 # the statement it replaced, over the rows in the same (ts, id) order, so the sums are the same.
 _TALLY = """WITH w AS (SELECT substr(ts, 1, 13) AS h, outcome AS o, type AS t,
   coalesce(nullif(project, ''), '-') AS p, coalesce(nullif(agent, ''), '-') AS a,
-  session AS s, duration AS d FROM records WHERE {where})
+  session AS s, {duration} AS d FROM records WHERE {where})
 SELECT 0, h, o, count(*), NULL, NULL FROM w GROUP BY 2, 3
 UNION ALL SELECT 1, t, o, count(*), NULL, NULL FROM w GROUP BY 2, 3
 UNION ALL SELECT 2, p, a, count(*), NULL, NULL FROM w GROUP BY 2, 3
@@ -118,7 +123,8 @@ def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
     statement reading the window's rows once. The sums are SQLite's, in time order per type, as
     the Python reference adds them. `by_type_outcome` also answers the deployments' outcomes."""
     t = Tally()
-    rows = conn.execute(_TALLY.format(where=scope.where), scope.args).fetchall()
+    sql = _TALLY.format(where=scope.where, duration=DURATION.replace("{r}", "records."))
+    rows = conn.execute(sql, scope.args).fetchall()
     for part, key, other, n, sum_d, max_d in rows:
         if part == 0:  # (hour, outcome)
             t.outcomes[other] += n
@@ -170,7 +176,7 @@ def overhead_costs(
     """(kind, record, ms) of every record of the scope carrying an overhead (any kind, or
     `kind`), oldest first; `record` as `record_label` names it."""
     sql = f"SELECT kind, type, event, overhead FROM records WHERE {scope.any_kind}"
-    args = [*scope.args]
+    args = [*scope.any_args]
     if kind is not None:
         sql += " AND kind = ?"
         args.append(kind)

@@ -84,7 +84,9 @@ def observe(info: SessionInfo, record: dict[str, Any]) -> None:
     start --id S` after an end opens S again. Only a start again does: a session's first
     start, folded after its end, is dated after it by a clock that went back, and the session
     stays ended. An end with reason `stop` is a Claude Code turn ending (the session goes on
-    at the next prompt), not an end of the session."""
+    at the next prompt), not an end of the session. An action marked `closes` (the outcome
+    of an `in_progress` start of its type in the same session, named by `parent`) is not
+    counted again: a tracked action counts once."""
     ts = record["ts"]
     info.agent = info.agent or record.get("agent")
     info.project = info.project or record.get("project")
@@ -93,7 +95,8 @@ def observe(info: SessionInfo, record: dict[str, Any]) -> None:
     if info.last_activity is None or ts > info.last_activity:
         info.last_activity = ts
     if record["kind"] == "action":
-        info.action_count += 1
+        if not record.get("closes"):  # a tracked action's outcome: its start was counted
+            info.action_count += 1
         return
     event = record.get("event")
     if event == "start":
@@ -119,11 +122,19 @@ def latest_first(infos: list[SessionInfo], now: datetime) -> list[SessionInfo]:
 def summarize(records: Iterable[dict[str, Any]], now: datetime, idle: float) -> list[SessionInfo]:
     """Every session seen in `records`, most recently active first (see `latest_first`)."""
     sessions: dict[str, SessionInfo] = {}
+    starts: dict[str, tuple[str, str, str]] = {}  # in_progress id -> (session, type, ts)
     for record in records:
         sid = record["session"]
         info = sessions.get(sid)
         if info is None:
             info = sessions[sid] = SessionInfo(id=sid)
+        if record["kind"] == "action":
+            if record.get("outcome") == "in_progress":
+                starts[record["id"]] = (sid, record["type"], record["ts"])
+            else:
+                start = starts.get(record.get("parent") or "")
+                if start is not None and start[:2] == (sid, record["type"]):
+                    record = {**record, "closes": start[2] <= record["ts"]}
         observe(info, record)
     for info in sessions.values():
         info.status = session_status(info.ended, info.last_activity, now, idle)
