@@ -215,7 +215,7 @@ def test_the_export_holds_each_tracked_action_once(store: Path, catalog: bool) -
     ):
         pass
     still = book.log("deploy", session="s-2", outcome="in_progress", context={"service": "web"})
-    out = store / "train.jsonl"
+    out = store / "docs" / "training-data" / "train.jsonl"  # (inside the repo: the export folder)
     done = lore("export", "--since", "1d", "-o", str(out), "--json", env=clean_env(store))
     assert done.code == 0, done.err
     rows = [json.loads(line) for line in out.read_text().splitlines()]
@@ -225,7 +225,7 @@ def test_the_export_holds_each_tracked_action_once(store: Path, catalog: bool) -
     assert isinstance(rows[1]["output"]["duration_seconds"], float)
     assert rows[2]["metadata"]["action_id"] == still["id"]
     assert json.loads(done.out)["record_count"] == 3
-    open_only = store / "open.jsonl"
+    open_only = store / "docs" / "training-data" / "open.jsonl"
     args = ["--since", "1d", "--outcome", "in_progress", "-o", str(open_only)]
     assert lore("export", *args, env=clean_env(store)).code == 0
     assert [json.loads(line)["metadata"]["action_id"]
