@@ -248,5 +248,8 @@ def test_a_read_that_finds_nothing_new_writes_nothing(tmp_path: Path) -> None:
     first, size = stamp(), catalog.stat().st_size
     assert Lorebook.open(root, env={}).report(days=7)["summary"]["total_actions"] > 0
     assert stamp() == first and catalog.stat().st_size == size
-    Lorebook.open(root, env={}).log("deploy", session="s-4-0", outcome="failure", error="new")
-    assert Lorebook.open(root, env={}).report(days=7)["recent_failures"][0]["error"] == "new"
+    Lorebook.open(root, env={}).log("deploy", session="s-4-0", outcome="failure", error="new",
+                                    project="fresh")
+    # (the generated store may hold records dated after this moment: filter to the new one)
+    fresh = Lorebook.open(root, env={}).report(days=7, project="fresh")
+    assert [f["error"] for f in fresh["recent_failures"]] == ["new"]
