@@ -33,6 +33,12 @@ KEPT = [
     "node_modules/.cache/babel-loader/Xy9/" + "3f" * 20 + "/index.js",
     '{"sessionId":"' + SID + '","version":"2.1.42"}',
     '"session_id":"2026-01-20-3646471d-48ad-4c0a-9c94-2159b3868a50","component":"hooks"',
+    "cat /tmp/lore-replay-gpc2172i/CLAUDE.md",
+    # Go source a tool read: a session id named in code, not a web session's secret
+    "\t\tSessionID:      state.SessionID,\n\t\tBaseCommit: head,",
+    "\tsessionID := filepath.Base(ctx.MetadataDir)\n",
+    '\t\t"session_id":      session.ID,\n',
+    "\t\tSessionID: entireSessionID,\n",
 ]
 BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
@@ -61,6 +67,7 @@ SECRETS = [
     "config/" + rnd(32, seed=6) + "/token",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     rnd(18, seed=7) + "/" + rnd(18, seed=8) + "/" + rnd(18, seed=9),
+    "/tmp/" + rnd(30, seed=12) + "/CLAUDE",
 ]
 
 
@@ -79,6 +86,20 @@ def test_an_id_shaped_value_under_a_secret_name_is_redacted(value: str) -> None:
         assert sanitizer.sanitize({key: value})[0] == {key: "[REDACTED]"}
         text, count = sanitizer.redact_text(f'{{"{key}": "{value}"}} and {key.upper()}={value}')
         assert value not in text and count == 2, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sessionid=" + rnd(24, seed=13),
+        "sessionId: aBc12dEf.GhI34jK",  # a signed web session id
+        'session_id = "s%3A' + rnd(20, seed=14) + '"',
+        "Cookie: sessionid=" + rnd(32, seed=15),
+    ],
+)
+def test_web_session_ids_are_still_redacted(text: str) -> None:
+    out, count = Sanitizer().redact_text(text)
+    assert count == 1 and "[REDACTED" in out, out
 
 
 def test_the_post_tool_use_hook_keeps_the_tool_use_id(store: Path) -> None:

@@ -133,9 +133,15 @@ _SOURCES: dict[str, str] = {
     # a session id under a session-named key: a ULID or a UUID, maybe after a lower-case or
     # date prefix ("session-<ULID>", "2026-01-20-<UUID>")
     "SESSION_ID": r"(?:[0-9a-z][0-9a-z\-]{0,31}[-_])?"
-    r"(?:[0-9A-HJKMNP-TV-Z]{26}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})",
+    r"(?:[0-9A-HJKMNP-TV-Z]{26}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})"
+    # or source code that names one: `sessionID: state.SessionID`, `sessionID := f(x.Dir)`,
+    # `SessionID: entireSessionID` (a web session's id has digits or symbols)
+    r"|(?:=[ \t]*)?[A-Za-z_]+(?:\.[A-Za-z_]+)+(?:\([^()\n]{0,200}\))?"
+    r"|[A-Za-z_]*[Ss]ession[A-Za-z_]*",
     "SEPARATORS": r"[/_\-+]+",
-    "PATH_WORD": r"[a-z]+(?:[_\-][a-z]+)*",  # a folder's name: "var", "node_modules"
+    # a folder's name: "var", "node_modules", "lore-replay-gpc2172i" (base64 has no "-" or
+    # "_" beside its "/"; base64url has no "/")
+    "PATH_WORD": r"[a-z]+(?:[_\-][a-z0-9]+)*",
     "WORDISH": r"[a-z]+[0-9]*|[0-9]+[a-z]*|[A-Z][a-z]+[0-9]*|[A-Z]+[0-9]*|.{1,3}",
     "LOWER_WORD": r"[A-Z]?[a-z]{3,}",
     "CAMEL": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
