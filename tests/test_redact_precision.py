@@ -34,6 +34,8 @@ KEPT = [
     '{"sessionId":"' + SID + '","version":"2.1.42"}',
     '"session_id":"2026-01-20-3646471d-48ad-4c0a-9c94-2159b3868a50","component":"hooks"',
     "cat /tmp/lore-replay-gpc2172i/CLAUDE.md",
+    "/Users/Alex/Library/Caches/go-build/3f/3fA9bc/TmpXyz-d",
+    "/work/data/sessions/ab/cdef0123456789abcdef0123456789abcdef01/0/full.jsonl",
     # Go source a tool read: a session id named in code, not a web session's secret
     "\t\tSessionID:      state.SessionID,\n\t\tBaseCommit: head,",
     "\tsessionID := filepath.Base(ctx.MetadataDir)\n",

@@ -139,9 +139,9 @@ _SOURCES: dict[str, str] = {
     r"|(?:=[ \t]*)?[A-Za-z_]+(?:\.[A-Za-z_]+)+(?:\([^()\n]{0,200}\))?"
     r"|[A-Za-z_]*[Ss]ession[A-Za-z_]*",
     "SEPARATORS": r"[/_\-+]+",
-    # a folder's name: "var", "node_modules", "lore-replay-gpc2172i" (base64 has no "-" or
-    # "_" beside its "/"; base64url has no "/")
-    "PATH_WORD": r"[a-z]+(?:[_\-][a-z0-9]+)*",
+    # a folder's name: "var", "Library", "node_modules", "lore-replay-gpc2172i" (base64 has
+    # no "-" or "_" beside its "/"; base64url has no "/")
+    "PATH_WORD": r"[A-Za-z]?[a-z]+(?:[_\-][a-z0-9]+)*",
     "WORDISH": r"[a-z]+[0-9]*|[0-9]+[a-z]*|[A-Z][a-z]+[0-9]*|[A-Z]+[0-9]*|.{1,3}",
     "LOWER_WORD": r"[A-Z]?[a-z]{3,}",
     "CAMEL": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
@@ -349,10 +349,11 @@ def path_segments(tok: str) -> list[tuple[int, int]] | None:
     """The (start, end) of each random-looking segment of token `tok` when it is a path
     ("/var/folders/gz/<hash>/T/tmp", "node_modules/.cache/x/<digest>"), else None.
 
-    A path has at least two segments that are lower-case words (a base64 blob with a "/" in
-    it seldom has one: "wJalrXUtnFEMI/K7MDENG/bPx…" is judged whole), and they are at least
-    half of its segments.  In a path, each segment is judged alone: lower-case ones are
-    kept (as a lower-case path is, see scan._tokens), the others by ``looks_random``."""
+    A path has at least two segments that are words ("var", "Library", "node_modules"; a
+    base64 blob with a "/" in it seldom has one: "wJalrXUtnFEMI/K7MDENG/bPx…" is judged
+    whole), and they are at least half of its segments.  In a path, each segment is judged
+    alone: lower-case ones are kept (as a lower-case path is, see scan._tokens), the others
+    by ``looks_random``."""
     segments = tok.split("/")
     named = [s for s in segments if s]
     plain = sum(1 for s in named if R.PATH_WORD.fullmatch(s))
