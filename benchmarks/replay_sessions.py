@@ -27,9 +27,10 @@ session id) and the brief it injects is scored against what the real session did
              pointer line lorebook adds when it cuts).
 
 Plus: tool calls captured / replayed, the wall time of each hook per event (p50/p95),
-redaction false positives (fields holding a `[REDACTED:high_entropy]` marker on a
-`tool_use_id` or inside a file path, which hold no secret; count and share of all stored
-fields) and the secrets `lore check` finds on disk (must be 0).
+redaction false positives (stored fields with a marker that replaced no secret: each marker is
+matched back to the payload text it replaced and classified, see `_redaction_fp.py`; count
+and share of all stored fields, and the markers per class under `redacted_spans`) and the
+secrets `lore check` finds on disk (must be 0).
 
 The hooks run in-process (`handlers.HANDLERS[event](Hook(...))`, the very functions
 `lore hook <event>` runs, with the same store opened afresh per call) so 60 sessions take a
@@ -44,7 +45,6 @@ import gzip
 import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -54,6 +54,8 @@ from pathlib import Path
 from typing import Any
 
 from _common import PYTHON, REPO, clean_env, machine, pct
+from _redaction_fp import FALSE, Sources
+from _redaction_fp import spans as redacted_spans
 
 sys.path.insert(0, str(REPO / "src"))
 from lorebook import Lorebook
@@ -77,7 +79,6 @@ NOT_PROMPT = (
 REJECTED = "The user doesn't want to proceed"
 EDITS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 HIGH = "[REDACTED:high_entropy"
-PATHISH = re.compile(r"(?:/|\\)[^\s]*\[REDACTED:high_entropy\]|\[REDACTED:high_entropy\][^\s]*/")
 
 
 # -- reading a transcript --------------------------------------------------------------------
@@ -149,6 +150,7 @@ class Replayer:
     def __init__(self, root: Path, session: str, cwd: str, latency: dict[str, list[float]]):
         self.root, self.session, self.cwd = root, session, cwd
         self.latency = latency
+        self.sources = Sources()  # every payload string sent (for the false positives)
         self.common = {
             "session_id": session,
             "cwd": str(root),
@@ -163,6 +165,7 @@ class Replayer:
             **remap(fields, self.cwd, str(self.root)),
         }
         payload = json.loads(json.dumps(payload))  # as it arrives on stdin
+        self.sources.add(payload)
         started = time.perf_counter()
         hook = Hook(event, payload, self.root, started)
         answer = HANDLERS[event](hook)
@@ -228,8 +231,8 @@ def replay(
                     continue
                 post(rp, call, block, line.get("toolUseResult"), seen)
                 if seen["replayed"] >= cut:
-                    return {**seen, "total": total, "cut": cut}
-    return {**seen, "total": total, "cut": cut}
+                    return {**seen, "total": total, "cut": cut, "sources": rp.sources}
+    return {**seen, "total": total, "cut": cut, "sources": rp.sources}
 
 
 def post(
@@ -302,9 +305,11 @@ def score(brief: str, seen: dict[str, Any], meta: dict[str, Any], book: Lorebook
     return out
 
 
-def stored(root: Path, session: str) -> tuple[int, int, int, int]:
-    """(tool calls captured, stored fields, high-entropy marker fields, of those false
-    positives) in the session's records."""
+def stored(
+    root: Path, session: str, sources: Sources, classes: dict[str, int]
+) -> tuple[int, int, int, int]:
+    """(tool calls captured, stored fields, high-entropy marker fields, fields with a false
+    positive) in the session's records; `classes` counts the markers per class."""
     captured = fields = marked = false = 0
 
     def walk(value: Any, key: str) -> None:
@@ -317,10 +322,12 @@ def stored(root: Path, session: str) -> tuple[int, int, int, int]:
                 walk(v, key)
         elif isinstance(value, str):
             fields += 1
-            if HIGH in value:
-                marked += 1
-                if key == "tool_use_id" or PATHISH.search(value):
-                    false += 1
+            marked += HIGH in value
+            if "[REDACTED" in value:
+                found = redacted_spans(value, key, sources)
+                for name in found:
+                    classes[name] = classes.get(name, 0) + 1
+                false += any(name in FALSE for name in found)
 
     for shard in sorted((root / "actionlog").rglob("*.jsonl")):
         for line in shard.read_text(encoding="utf-8").splitlines():
@@ -367,7 +374,8 @@ def one(data: Path, meta: dict[str, Any], latency: dict[str, list[float]]) -> di
         brief = (HANDLERS["session-start"](hook) or "")[:EMIT_MAX]
         book = Lorebook.open(root)
         result = score(brief, seen, meta, book)
-        captured, fields, marked, false = stored(root, meta["id"])
+        classes: dict[str, int] = {}
+        captured, fields, marked, false = stored(root, meta["id"], seen["sources"], classes)
         check = json.loads(lore(root, "check", "--json").stdout or "{}")
         secrets = sum("secret" in json.dumps(f) for f in check.get("findings", []))
         errors = root / ".lore" / "cache" / "hooks.log"
@@ -381,6 +389,7 @@ def one(data: Path, meta: dict[str, Any], latency: dict[str, list[float]]) -> di
         "fields": fields,
         "high_entropy_fields": marked,
         "false_positives": false,
+        "redacted_spans": classes,
         "secrets": secrets,
         "hook_errors": failures,
         "brief": brief,
@@ -431,6 +440,10 @@ def summary(
             "false_positives": false,
             "share": round(false / fields, 4) if fields else 0.0,
         },
+        "redacted_spans": {
+            name: sum(r["redacted_spans"].get(name, 0) for r in rows)
+            for name in sorted({n for r in rows for n in r["redacted_spans"]})
+        },
         "secrets_on_disk": sum(r["secrets"] for r in rows),
         "hook_errors": sum(r["hook_errors"] for r in rows),
         "seconds": round(seconds, 1),
@@ -457,6 +470,10 @@ def report(out: dict[str, Any]) -> None:
     print(
         f"redaction false positives: {red['false_positives']} of {red['fields']} fields "
         f"({red['share']:.2%}); high_entropy markers in {red['high_entropy_fields']} fields"
+    )
+    print(
+        "redacted spans by class: "
+        + ", ".join(f"{k} {v}" for k, v in out["redacted_spans"].items())
     )
     print(
         f"secrets on disk (lore check): {out['secrets_on_disk']}; hook errors: {out['hook_errors']}"
