@@ -387,7 +387,7 @@ def write_chunk(args: tuple[list[SessionPlan], int, int, str]) -> tuple[int, int
         lines = session_lines(p, seed, end_ms)
         by_shard: dict[Path, list[bytes]] = {}
         for ts, sid, line in lines:
-            by_shard.setdefault(shard_path(actionlog, ts, sid), []).append(line)
+            by_shard.setdefault(Path(shard_path(actionlog, ts, sid)), []).append(line)
         for path, chunk in by_shard.items():
             if path.parent not in made_dirs:
                 path.parent.mkdir(parents=True, exist_ok=True)
