@@ -373,7 +373,6 @@ def test_a_bug_in_a_tool_is_a_one_line_internal_error_and_still_logged(
         raise RuntimeError("a bug")
 
     server = LoreServer(book)
-    server.warmed.set()
     monkeypatch.setattr(book, "actions", broken)
     result = anyio.run(server.call_tool, "search_actions", {"limit": 1})
     assert result.is_error

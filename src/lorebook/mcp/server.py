@@ -2,15 +2,16 @@
 
 One book is opened for the life of the server, so the search index, the embedding model and
 the catalog stay warm between calls. Calls run one at a time (the book is not shared between
-threads). Whatever a call does -- wrong argument types, an unknown learning, a crash in the
-library -- the client gets a one-line tool error naming the field or the cause, the server
-keeps running, and the call is logged as a `tool_call` action (params redacted by the log).
+threads); the search index is brought up to date in the background (`start_index`), so no
+call waits for it: meanwhile searches answer by keywords and say so (`degraded`). Whatever a
+call does -- wrong argument types, an unknown learning, a crash in the library -- the client
+gets a one-line tool error naming the field or the cause, the server keeps running, and the
+call is logged as a `tool_call` action (params redacted by the log).
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 import time
 import traceback
 from typing import Any, get_args
@@ -35,7 +36,6 @@ INSTRUCTIONS = (
     "lorebook: this project's action log and learnings. get_recent_actions resumes the last "
     "session; search_learnings or preflight before planning."
 )
-WARM_QUERY = "warm up the search index"
 
 
 class _StringsStay(FuncMetadata):
@@ -71,7 +71,6 @@ class LoreServer(MCPServer[Any]):
         self._lock = anyio.Lock()
         self._session: str | None = book.env.get("LORE_SESSION") if book is not None else None
         self.own_session = False  # did this server start the session it logs into?
-        self.warmed = threading.Event()
         log = LogTools(self.book, self.current_session)
         learn = LearnTools(self.book, self.current_session)
         for tool in (
@@ -124,18 +123,16 @@ class LoreServer(MCPServer[Any]):
             self._book.end_session(self._session, reason=reason)
             self.own_session = False
 
-    def warm(self) -> None:
-        """Load the index and the embedding model before the first call needs them."""
+    def start_index(self) -> None:
+        """Build or refresh the search index and load the model in the background: on a fresh
+        clone embedding every learning takes minutes, and no call may wait for it."""
+        if self._book is None:
+            return
         try:
-            if self._book is not None:
-                self._book.index.search(WARM_QUERY, limit=1)
-        except LoreError as exc:
-            print(f"lore mcp: warning: search not warmed up: {exc}", file=sys.stderr)
-        except Exception:  # warming is an optimisation: the first search will say what fails
-            print("lore mcp: warning: search not warmed up:", file=sys.stderr)
-            traceback.print_exc(file=sys.stderr)
-        finally:
-            self.warmed.set()
+            self._book.index.build_in_background()
+        except LoreError as exc:  # the first search will say what fails
+            shown = redact_message(exc, self._book.sanitizer)
+            print(f"lore mcp: warning: search index not built: {shown}", file=sys.stderr)
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools with lean schemas: `tools/list` is paid for in context on every turn."""
@@ -153,9 +150,6 @@ class LoreServer(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         async with self._lock:
-            if self._book is not None and not self.warmed.is_set():
-                while not self.warmed.is_set():  # no worker thread: the exit never waits on it
-                    await anyio.sleep(0.02)
             started = time.perf_counter()
             error: str | None = None
             try:

@@ -96,6 +96,7 @@ class LearnTools:
             learnings=hits,
             recommendation=advice,
             warnings=list(searcher.warnings),
+            degraded=searcher.degraded,
         )
 
     def _applied(self) -> dict[str, list[dict[str, Any]]]:
@@ -211,6 +212,7 @@ class LearnTools:
             prevention=brief["prevention"],
             expertise=brief["expertise"],
             warnings=brief["warnings"],
+            degraded=brief["degraded"],
         )
 
     def draft_learning(
