@@ -19,7 +19,7 @@ from .timeutil import utcnow
 TYPE_CHECKING = False  # typing costs milliseconds on every cold read; mypy still sees it
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
     from datetime import datetime
     from typing import Any
 
@@ -322,8 +322,10 @@ class Lorebook:
         limit: int = 20,
         now: datetime | None = None,
         on_problem: OnProblem = ignore,
+        exclude: Collection[str] = (),
     ) -> dict[str, Any]:
-        """The last session's state and what to do next (see `lore resume --help`)."""
+        """The last session's state and what to do next (see `lore resume --help`); the
+        sessions in `exclude` are passed over (a server resuming the session before its own)."""
         from .index.related import related_learnings, work_text
         from .log.resume_state import build_resume
 
@@ -343,6 +345,7 @@ class Lorebook:
             on_problem=on_problem,
             catalog=self.catalog,
             clean_lines=self.action_log.clean_lines,
+            exclude=exclude,
         )
         synonyms = self.config.search.synonyms
         state["learnings"] = related_learnings(
