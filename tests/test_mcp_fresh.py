@@ -78,6 +78,8 @@ def test_tools_answer_while_the_index_is_built_and_search_says_it_is_keyword_onl
     assert "being built" in found["degraded"]
     brief = fresh.ok("preflight", {"task": "zebrafish fixture tests"})
     assert "being built" in brief["degraded"]
+    busy = fresh.error("index_learning", {})  # an answer now, not after the build
+    assert "being built in the background" in busy
     assert not manifest(root).exists()
 
     deadline = time.monotonic() + 600
