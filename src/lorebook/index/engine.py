@@ -90,6 +90,7 @@ class SearchIndex:
         self._saved: SavedIndex | None = None  # the saved keyword index, while it holds
         self._corpus: tuple[Manifest, Corpus] | None = None  # of the manifest in `_keyword`
         self._building: threading.Event | None = None  # set when the background build is done
+        self._files_index: tuple[tuple[Any, ...], tuple[Manifest, KeywordIndex]] | None = None
 
     # -- model -----------------------------------------------------------------------------
     def on_warning(self, callback: Callable[[str], None]) -> None:
@@ -254,16 +255,22 @@ class SearchIndex:
         from .documents import learning_files, read_document
         from .indexer import redact_document
 
+        paths = learning_files(self.layout)
+        stamp = tuple(_stat_key(path) for path in paths)  # while the files are as they were,
+        if self._files_index is not None and self._files_index[0] == stamp:  # answer from memory
+            return self._files_index[1]
         manifest = Manifest(None, None, 0, self.store.backend)
         skipped: list[Problem] = []
-        for path in learning_files(self.layout):
+        for path in paths:
             got = read_document(path, self.layout, skipped.append)
             if got is not None and got[1] is not None:
                 doc = redact_document(self.sanitizer, got[1], self.layout).to_dict()
                 manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=doc)
         if skipped:
             self.warn(f"{len(skipped)} learning file(s) skipped; run `lore check` for details")
-        return manifest, self._keyword_index(manifest)
+        found = (manifest, self._keyword_index(manifest))
+        self._files_index = (stamp, found)
+        return found
 
     def _degrade(self, reason: str) -> None:
         """Results are keyword-only this time: say so once, and flag the search."""
@@ -542,6 +549,14 @@ def _check_query(query: str, warn: Callable[[str], None]) -> str:
         warn(f"the query is {len(query)} characters long; searched its first {MAX_QUERY_CHARS}")
         query = query[:MAX_QUERY_CHARS]
     return query
+
+
+def _stat_key(path: Path) -> tuple[str, int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (str(path), -1, -1)
+    return (str(path), st.st_size, st.st_mtime_ns)
 
 
 def _slug(name: str) -> str:

@@ -124,12 +124,13 @@ class LoreServer(MCPServer[Any]):
             self.own_session = False
 
     def start_index(self) -> None:
-        """Build or refresh the search index and load the model in the background: on a fresh
-        clone embedding every learning takes minutes, and no call may wait for it."""
+        """Build the action catalog and build or refresh the search index (and load the model)
+        in the background: on a fresh clone embedding every learning takes minutes, reading a
+        long log without a catalog seconds per query, and no call may wait for either."""
         if self._book is None:
             return
         try:
-            self._book.index.build_in_background()
+            self._book.prepare_in_background()
         except LoreError as exc:  # the first search will say what fails
             shown = redact_message(exc, self._book.sanitizer)
             print(f"lore mcp: warning: search index not built: {shown}", file=sys.stderr)
