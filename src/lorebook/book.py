@@ -416,6 +416,12 @@ class Lorebook:
         """`prepare_in_background` is still building the action catalog."""
         return self._catalog_building is not None and not self._catalog_building.is_set()
 
+    def wait_for_catalog(self, timeout: float | None = None) -> bool:
+        """Wait for `prepare_in_background`'s catalog build (True when none is running): for a
+        question about the whole log, which the build answers sooner than a read of every shard."""
+        building = self._catalog_building
+        return building is None or building.wait(timeout)
+
     def preflight(
         self,
         task: str,

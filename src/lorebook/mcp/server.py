@@ -17,6 +17,7 @@ import traceback
 from typing import Any, get_args
 
 import anyio
+import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -36,6 +37,17 @@ INSTRUCTIONS = (
     "lorebook: this project's action log and learnings. get_recent_actions resumes the last "
     "session; search_learnings or preflight before planning."
 )
+# tools that read the whole action log: while the catalog is being built they wait for it
+WHOLE_LOG = frozenset(
+    {
+        "get_learning_stats",
+        "get_activity_report",
+        "export_training_data",
+        "track_learning_application",
+        "record_occurrence",
+    }
+)
+CATALOG_WAIT = 120.0  # seconds, at most; then the shards are read
 
 
 class _StringsStay(FuncMetadata):
@@ -150,6 +162,13 @@ class LoreServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        book = self._book
+        if name in WHOLE_LOG and book is not None and book.catalog_building:
+            # reading every shard takes longer than the catalog build it would compete with;
+            # outside the lock: the other calls go on meanwhile
+            await anyio.to_thread.run_sync(
+                book.wait_for_catalog, CATALOG_WAIT, abandon_on_cancel=True
+            )
         async with self._lock:
             started = time.perf_counter()
             error: str | None = None
