@@ -10,6 +10,14 @@ generated learnings (bench_search's generator), indexed once first. Figures:
   (target p50 <= 100 ms at 2,000 learnings);
 * the same search in-process through `Lorebook.index.search` (what the protocol adds is the gap);
 * `search_actions` with limit 1: the floor of one logged tool call.
+
+    .venv/bin/python benchmarks/bench_mcp.py --fresh-clone [--actions 200000] [--learnings 1800]
+
+A fresh clone instead: `--actions` generated actions (generate_store) and `--learnings`
+learnings, no `.lore/cache` (no index, no catalog). The server is started and each tool's first
+answer is timed, with whether the index build (in the background) had finished by then; then
+`get_recent_actions` (`--calls` times, while the build runs and again after it) against
+`Lorebook.resume()` in-process on a long-lived book, medians and ratio (target: ratio <= 2).
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -34,6 +43,7 @@ from bench_search import FAILS, THINGS, WHEN, build  # noqa: E402
 from lorebook import Lorebook  # noqa: E402
 
 TARGET_P50 = 0.100
+TARGET_RESUME_RATIO = 2.0
 
 
 def queries(count: int, seed: int) -> list[str]:
@@ -79,6 +89,148 @@ def in_process(root: Path, texts: list[str]) -> list[float]:
     return out
 
 
+def first_calls(query: str) -> list[tuple[str, dict[str, Any]]]:
+    """One call of each tool that reads or logs (the writing ones need a draft or a path)."""
+    return [
+        ("log_action", {"action_type": "plan", "context": {"bench": "fresh clone"}}),
+        ("get_recent_actions", {}),
+        ("search_learnings", {"query": query}),
+        ("preflight", {"task": query}),
+        ("search_actions", {"limit": 20}),
+        ("get_subagent_status", {}),
+        ("get_activity_report", {"days": 7}),
+        ("get_learning_stats", {}),
+        ("get_expertise", {}),
+        ("index_learning", {}),
+    ]
+
+
+async def fresh_over_protocol(root: Path, project: str, query: str, calls: int) -> dict[str, Any]:
+    """Each tool's first answer from a server started on a fresh clone, then repeated
+    `get_recent_actions` (while the index build may still run: it must not matter)."""
+    from mcp import Client, StdioServerParameters
+
+    keep = ("PATH", "HOME", "LORE_MODEL_CACHE", "PYTHONPATH")
+    env = {k: v for k, v in os.environ.items() if k in keep}
+    env.update(LORE_ROOT=str(root), LORE_PROJECT=project)
+    manifest = root / ".lore" / "cache" / "index" / "manifest.json"
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "lorebook", "mcp"], env=env, cwd=str(root)
+    )
+    started = time.perf_counter()
+    first: dict[str, dict[str, Any]] = {}
+    async with Client(params) as client:
+        ready = time.perf_counter() - started
+        for name, args in first_calls(query):
+            begin = time.perf_counter()
+            result = await client.call_tool(name, args)
+            took = time.perf_counter() - begin
+            shown = result.structured_content or {}
+            first[name] = {
+                "s": round(took, 3),
+                "index_built": manifest.exists(),
+                "error": result.content[0].text if result.is_error else None,
+                "mode": shown.get("mode"),
+                "degraded": shown.get("degraded"),
+            }
+            print(f"  ({name} answered in {took:.3f} s; index built: {manifest.exists()})",
+                  flush=True)
+        recent = []
+        for _ in range(calls):
+            begin = time.perf_counter()
+            result = await client.call_tool("get_recent_actions", {})
+            recent.append(time.perf_counter() - begin)
+            if result.is_error or not (result.structured_content or {}).get("found"):
+                raise SystemExit(f"get_recent_actions found nothing: {result.content}")
+        built_during = manifest.exists()
+        waited = time.perf_counter()
+        while not manifest.exists() and time.perf_counter() - waited < 3600:
+            await anyio.sleep(1)
+        build_s = time.perf_counter() - started
+        after = time.perf_counter()
+        result = await client.call_tool("search_learnings", {"query": query})
+        after_s = time.perf_counter() - after
+        mode_after = (result.structured_content or {}).get("mode")
+        recent_after = []
+        for _ in range(calls):
+            begin = time.perf_counter()
+            await client.call_tool("get_recent_actions", {})
+            recent_after.append(time.perf_counter() - begin)
+    return {
+        "ready_s": ready,
+        "first": first,
+        "recent_s": recent,
+        "recent_after_s": recent_after,
+        "index_built_during_recent_calls": built_during,
+        "index_built_after_s": build_s,
+        "search_after_build_s": after_s,
+        "search_mode_after_build": mode_after,
+    }
+
+
+def resume_in_process(root: Path, project: str, calls: int) -> list[float]:
+    """`Lorebook.resume()` on one long-lived book (as the server's is), after a first call."""
+    book = Lorebook.open(root, env={})
+    book.resume(project=project)
+    out = []
+    for _ in range(calls):
+        begin = time.perf_counter()
+        book.resume(project=project)
+        out.append(time.perf_counter() - begin)
+    return out
+
+
+def fresh_clone(args: argparse.Namespace, tmp: str) -> int:
+    from generate_store import generate, parse_end
+
+    root = args.store or Path(tmp) / "fresh"
+    if not (root / "actionlog").is_dir():
+        generate(root, args.actions, args.days, args.seed, parse_end(None), 1)
+        build(root, args.learnings, args.seed)
+    shutil.rmtree(root / ".lore" / "cache", ignore_errors=True)  # a clone has no cache
+    project = Lorebook.open(root, env={}).resume()["session"]["project"]
+    query = queries(1, args.seed)[0]
+    served = anyio.run(fresh_over_protocol, root, project, query, args.calls)
+    local = resume_in_process(root, project, args.calls)
+    during_ms = statistics.median(served["recent_s"]) * 1000
+    recent_ms = statistics.median(served["recent_after_s"]) * 1000  # the index built: quiet
+    resume_ms = statistics.median(local) * 1000
+    ratio = recent_ms / resume_ms if resume_ms else float("inf")
+    results = {
+        "actions": args.actions,
+        "learnings": args.learnings,
+        "server_ready_s": round(served["ready_s"], 3),
+        "first_answer": served["first"],
+        "get_recent_actions_p50_ms": round(recent_ms, 1),
+        "get_recent_actions_during_build_p50_ms": round(during_ms, 1),
+        "resume_in_process_p50_ms": round(resume_ms, 1),
+        "ratio": round(ratio, 2),
+        "target_ratio": TARGET_RESUME_RATIO,
+        "verdict": verdict(ratio, TARGET_RESUME_RATIO),
+        "index_built_during_recent_calls": served["index_built_during_recent_calls"],
+        "index_built_after_s": round(served["index_built_after_s"], 1),
+        "search_after_build_s": round(served["search_after_build_s"], 3),
+        "search_mode_after_build": served["search_mode_after_build"],
+    }
+    print(f"machine: {machine()}")
+    print(f"fresh clone: {args.actions:,} actions, {args.learnings:,} learnings, no cache; "
+          f"server ready {fmt_ms(served['ready_s'])}")
+    for name, first in served["first"].items():
+        state = "index built" if first["index_built"] else "index still building"
+        extra = f" mode={first['mode']}" if first["mode"] else ""
+        extra += " (error: " + first["error"][:60] + "…)" if first["error"] else ""
+        print(f"  first {name}: {fmt_ms(first['s'])} [{state}]{extra}")
+    print(f"get_recent_actions while the index builds: p50 {during_ms:.1f} ms "
+          f"(index built by then: {served['index_built_during_recent_calls']})")
+    print(f"get_recent_actions p50 {recent_ms:.1f} ms vs Lorebook.resume() in-process p50 "
+          f"{resume_ms:.1f} ms: ratio {ratio:.2f} -> {results['verdict']} "
+          f"(target <= {TARGET_RESUME_RATIO:g})")
+    print(f"index built {served['index_built_after_s']:.0f} s after start; the next search "
+          f"{fmt_ms(served['search_after_build_s'])} ({served['search_mode_after_build']})")
+    write_results(args.json_out, "mcp_fresh_clone", results)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learnings", type=int, default=2000)
@@ -87,7 +239,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", type=Path, help="build the store here and keep it; "
                         "reused (index and all) when it already holds learnings")
     parser.add_argument("--json-out")
+    parser.add_argument("--fresh-clone", action="store_true",
+                        help="time each tool's first answer on a fresh clone, and "
+                        "get_recent_actions against Lorebook.resume()")
+    parser.add_argument("--actions", type=int, default=200_000, help="with --fresh-clone")
+    parser.add_argument("--days", type=int, default=120, help="with --fresh-clone")
     args = parser.parse_args(argv)
+    if args.fresh_clone:
+        with tempfile.TemporaryDirectory(prefix="lore-bench-mcp-") as tmp:
+            return fresh_clone(args, tmp)
     with tempfile.TemporaryDirectory(prefix="lore-bench-mcp-") as tmp:
         root = args.store or Path(tmp) / "store"
         if (root / "learnings").is_dir() and any((root / "learnings").glob("*.md")):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,10 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(
         Client(params)
     ) as client:
+        index = root / ".lore" / "cache" / "index" / "manifest.json"
+        deadline = time.monotonic() + 300
+        while not index.exists() and time.monotonic() < deadline:  # built in the background:
+            time.sleep(0.2)  # these tests are about the tools over a built index
         yield Served(portal, client, root, seeded)
 
 
@@ -373,7 +378,6 @@ def test_a_bug_in_a_tool_is_a_one_line_internal_error_and_still_logged(
         raise RuntimeError("a bug")
 
     server = LoreServer(book)
-    server.warmed.set()
     monkeypatch.setattr(book, "actions", broken)
     result = anyio.run(server.call_tool, "search_actions", {"limit": 1})
     assert result.is_error

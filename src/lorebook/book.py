@@ -19,7 +19,7 @@ from .timeutil import utcnow
 TYPE_CHECKING = False  # typing costs milliseconds on every cold read; mypy still sees it
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
     from datetime import datetime
     from typing import Any
 
@@ -322,8 +322,10 @@ class Lorebook:
         limit: int = 20,
         now: datetime | None = None,
         on_problem: OnProblem = ignore,
+        exclude: Collection[str] = (),
     ) -> dict[str, Any]:
-        """The last session's state and what to do next (see `lore resume --help`)."""
+        """The last session's state and what to do next (see `lore resume --help`); the
+        sessions in `exclude` are passed over (a server resuming the session before its own)."""
         from .index.related import related_learnings, work_text
         from .log.resume_state import build_resume
 
@@ -343,6 +345,7 @@ class Lorebook:
             on_problem=on_problem,
             catalog=self.catalog,
             clean_lines=self.action_log.clean_lines,
+            exclude=exclude,
         )
         synonyms = self.config.search.synonyms
         state["learnings"] = related_learnings(
@@ -360,17 +363,64 @@ class Lorebook:
         def stale() -> list[str]:  # on a new commit or an edited learning: reads them all
             return [report.id for report in self.learnings.stale()]
 
+        def figures() -> Callable[[str], tuple[int, float | None, int]]:
+            if self.catalog_building:  # the figures would be read from every shard
+                from .index.result import no_stats
+
+                return no_stats
+            return ranking_figures(self.action_log)
+
         # ranking reads the log and the stale cache, not the knowledge base (YAML, pydantic)
         index = SearchIndex(
             self.layout,
             self.config,
             self.sanitizer,
             env=self.env,
-            stats_snapshot=lambda: ranking_figures(self.action_log),
+            stats_snapshot=figures,
             stale_snapshot=StaleIds(self.layout, stale),
         )
         index.on_progress(self._progress)
         return index
+
+    def prepare_in_background(self) -> None:
+        """For a long-lived process whose calls must answer at once (`lore mcp`): build the
+        action catalog (a fresh clone of a long log has none, and every query reads all shards
+        until one exists) and the search index (`SearchIndex.build_in_background`) in daemon
+        threads, each on objects of its own. Until the catalog is built, this book's queries
+        read the shards as without one (never waiting on the build's write) and searches rank
+        without the application figures, which only the whole log could give."""
+        import threading
+
+        index, view = self.index, self.action_log.catalog  # made here, never in the thread
+        if view.enabled and not view.catalog.exists():
+            done = self._catalog_building = threading.Event()
+            view.enabled = False  # until the build is done: see the docstring
+
+            def build() -> None:
+                helper = Lorebook(self.root, self.config, self.env)
+                try:
+                    helper.sync_catalog()
+                except Exception as exc:  # queries go on without a catalog, as before
+                    shown = self.sanitizer.redact_text(str(exc))[0]
+                    index.warn(f"the action catalog could not be built ({shown})")
+                finally:
+                    helper.close()
+                    view.enabled = True
+                    done.set()
+
+            threading.Thread(target=build, name="lore-catalog-build", daemon=True).start()
+        index.build_in_background()
+
+    @property
+    def catalog_building(self) -> bool:
+        """`prepare_in_background` is still building the action catalog."""
+        return self._catalog_building is not None and not self._catalog_building.is_set()
+
+    def wait_for_catalog(self, timeout: float | None = None) -> bool:
+        """Wait for `prepare_in_background`'s catalog build (True when none is running): for a
+        question about the whole log, which the build answers sooner than a read of every shard."""
+        building = self._catalog_building
+        return building is None or building.wait(timeout)
 
     def preflight(
         self,
@@ -595,6 +645,7 @@ class Lorebook:
     # -- the rest of the API: what the CLI (and the MCP server, hooks, TUI) would otherwise
     #    reach below the facade for ------------------------------------------------------
     _progress: Progress | None = None  # where long work reports itself (`on_progress`)
+    _catalog_building: threading.Event | None = None  # see prepare_in_background
 
     created: tuple[str, ...] = ()
     """The paths `Lorebook.init` created (relative to the root; empty when nothing was missing)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import date
 from functools import partial
@@ -60,6 +61,7 @@ class SearchIndex:
         the learning files' state when the search knows it (`manifest.files_key`), else None.
         `sanitizer` redacts each document as it is indexed (see Indexer)."""
         environ = os.environ if env is None else env
+        self._config, self._env = config, environ  # for the background builder's own index
         self.layout = layout
         self.sanitizer = sanitizer
         self.folder = layout.cache / "index"
@@ -87,6 +89,8 @@ class SearchIndex:
         self._terms: dict[str, tuple[str, list[str]]] = {}  # file -> (hash, BM25 terms)
         self._saved: SavedIndex | None = None  # the saved keyword index, while it holds
         self._corpus: tuple[Manifest, Corpus] | None = None  # of the manifest in `_keyword`
+        self._building: threading.Event | None = None  # set when the background build is done
+        self._files_index: tuple[tuple[Any, ...], tuple[Manifest, KeywordIndex]] | None = None
 
     # -- model -----------------------------------------------------------------------------
     def on_warning(self, callback: Callable[[str], None]) -> None:
@@ -134,16 +138,48 @@ class SearchIndex:
 
         report_to = progress or self._progress
         files = None if report_to is None else partial(report_to, INDEX_BUILD)
-        indexer = Indexer(
-            self.layout, self.folder, self.store, self.locks, self.embedder(), self.sanitizer
-        )
-        with self.locks.writer(wait):
+        with self.locks.writer(wait):  # first: a busy index must not cost a model load
+            indexer = Indexer(
+                self.layout, self.folder, self.store, self.locks, self.embedder(), self.sanitizer
+            )
             report = indexer.update(
                 rebuild=rebuild, paths=paths, progress=files, on_problem=on_problem
             )
         for notice in report.notices:
             self.warn(notice)
         return report
+
+    def build_in_background(self) -> threading.Event:
+        """Bring the index up to date (and load the model) in a daemon thread, on an index of
+        its own, and return the event set when it is done. Until then this index's searches
+        do not refresh (the build holds the writer lock): they search the index as it is, and
+        by keywords from the files while there is none -- flagged in `degraded`. For a server
+        whose calls must answer at once on a fresh clone (`lore mcp`)."""
+        if self._building is not None:
+            return self._building
+        done = self._building = threading.Event()
+        builder = SearchIndex(
+            self.layout, self._config, self.sanitizer, env=self._env, warn=self.warn
+        )
+
+        def build() -> None:
+            try:
+                builder.embedder()  # the process keeps it: this index's searches reuse it
+                if not builder._fresh():
+                    builder.update(on_problem=lambda problem: self.warn(str(problem)))
+            except Exception as exc:  # the searches say what fails; this must not crash
+                self.warn(f"the search index could not be built in the background ({exc})")
+            finally:
+                builder.close()
+                done.set()
+
+        threading.Thread(target=build, name="lore-index-build", daemon=True).start()
+        return done
+
+    @property
+    def building(self) -> bool:
+        """A background build (`build_in_background`) is running."""
+        return self._building is not None and not self._building.is_set()
 
     # -- reading ---------------------------------------------------------------------------
     def _stored_manifest(self) -> tuple[tuple[int, int], Manifest | None]:
@@ -219,16 +255,22 @@ class SearchIndex:
         from .documents import learning_files, read_document
         from .indexer import redact_document
 
+        paths = learning_files(self.layout)
+        stamp = tuple(_stat_key(path) for path in paths)  # while the files are as they were,
+        if self._files_index is not None and self._files_index[0] == stamp:  # answer from memory
+            return self._files_index[1]
         manifest = Manifest(None, None, 0, self.store.backend)
         skipped: list[Problem] = []
-        for path in learning_files(self.layout):
+        for path in paths:
             got = read_document(path, self.layout, skipped.append)
             if got is not None and got[1] is not None:
                 doc = redact_document(self.sanitizer, got[1], self.layout).to_dict()
                 manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=doc)
         if skipped:
             self.warn(f"{len(skipped)} learning file(s) skipped; run `lore check` for details")
-        return manifest, self._keyword_index(manifest)
+        found = (manifest, self._keyword_index(manifest))
+        self._files_index = (stamp, found)
+        return found
 
     def _degrade(self, reason: str) -> None:
         """Results are keyword-only this time: say so once, and flag the search."""
@@ -265,13 +307,18 @@ class SearchIndex:
             found = self._saved_search(query, refresh, limit, threshold, filters, today)
             if found is not None:
                 return found
-        if refresh:
+        building = self.building
+        if refresh and not building:
             self._refresh()
         manifest, keyword = self._manifest()
         if not manifest.files:
             manifest, keyword = self._from_files()
             if manifest.files:
-                self._degrade("the search index is missing or being rebuilt")
+                self._degrade(
+                    "the search index is being built"
+                    if building
+                    else "the search index is missing or being rebuilt"
+                )
         if not manifest.files:
             return []
         try:
@@ -502,6 +549,14 @@ def _check_query(query: str, warn: Callable[[str], None]) -> str:
         warn(f"the query is {len(query)} characters long; searched its first {MAX_QUERY_CHARS}")
         query = query[:MAX_QUERY_CHARS]
     return query
+
+
+def _stat_key(path: Path) -> tuple[str, int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (str(path), -1, -1)
+    return (str(path), st.st_size, st.st_mtime_ns)
 
 
 def _slug(name: str) -> str:

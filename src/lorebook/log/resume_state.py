@@ -23,6 +23,7 @@ GIT_STATE_FILE = "git-state.json"
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from typing import Any
 
     from ..config import Config
@@ -44,12 +45,14 @@ def build_resume(
     on_problem: OnProblem,
     catalog: CatalogView | None = None,
     clean_lines: set[bytes] | None = None,
+    exclude: Collection[str] = (),
 ) -> dict[str, Any]:
     """The JSON contract of `lore resume --json`: the session is chosen from the `catalog`'s
     sessions table when it can be used (synced first), else from the tails of the newest
     shards; its records are read from its own shards (the tail of one session, not a query),
     redacted by `sanitizer` (`clean_lines`: the caller's memo of lines found clean under it);
-    `config` holds `resume.*`."""
+    `config` holds `resume.*`; the sessions in `exclude` are never chosen (an MCP server's
+    own)."""
     actionlog = layout.actionlog
     # git reads its whole index; let it run while the shards are read (or reuse its last
     # answer while nothing it depends on changed)
@@ -63,7 +66,16 @@ def build_resume(
     )
     try:
         session, tail = _target(
-            layout, sanitizer, config, catalog, project, agent, session, now, _once(on_problem)
+            layout,
+            sanitizer,
+            config,
+            catalog,
+            project,
+            agent,
+            session,
+            now,
+            _once(on_problem),
+            exclude,
         )
         memo = set() if clean_lines is None else clean_lines
         known = catalog.clean_shards(tail.whole) if catalog is not None and tail.whole else set()
@@ -134,13 +146,14 @@ def _target(
     session: str | None,
     now: datetime,
     on_problem: OnProblem,
+    exclude: Collection[str] = (),
 ) -> tuple[str, SessionTail]:
     """The session to resume and its newest records."""
     actionlog = layout.actionlog
     settings = config.resume
     last_day = None
     if session is None:
-        lookback = settings.lookback_sessions
+        lookback = settings.lookback_sessions + len(exclude)
         latest = horizon(now)  # later than this is a wrong clock: never the latest session
         candidates = None
         if catalog is not None:
@@ -157,7 +170,7 @@ def _target(
                 on_problem=on_problem,
                 horizon=latest,
             )
-        chosen = choose(candidates, latest)
+        chosen = choose([c for c in candidates if c.session not in exclude], latest)
         if chosen is None:
             scope = " ".join(f"{k} {v!r}" for k, v in (("project", project), ("agent", agent)) if v)
             raise LoreError(

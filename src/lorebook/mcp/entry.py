@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
 from typing import Any, NoReturn
 
 from lorebook import Lorebook, LoreError, error_line, redact_message
@@ -67,7 +66,7 @@ def serve(book: Lorebook) -> int:
     from .server import LoreServer
 
     server = LoreServer(book)
-    threading.Thread(target=server.warm, name="lore-mcp-warm", daemon=True).start()
+    server.start_index()
     reason = "normal"
     try:
         server.run()

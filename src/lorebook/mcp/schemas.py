@@ -99,6 +99,7 @@ class LearningSearch(BaseModel):
     learnings: list[LearningHit]
     recommendation: str
     warnings: list[str]
+    degraded: str | None = None  # why results are keyword-only (e.g. the index is being built)
 
 
 class IndexUpdate(BaseModel):
@@ -139,6 +140,7 @@ class Preflight(BaseModel):
     prevention: list[str]
     expertise: list[Record]
     warnings: list[str]
+    degraded: str | None = None
 
 
 class Draft(BaseModel):

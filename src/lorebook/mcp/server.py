@@ -2,20 +2,22 @@
 
 One book is opened for the life of the server, so the search index, the embedding model and
 the catalog stay warm between calls. Calls run one at a time (the book is not shared between
-threads). Whatever a call does -- wrong argument types, an unknown learning, a crash in the
-library -- the client gets a one-line tool error naming the field or the cause, the server
-keeps running, and the call is logged as a `tool_call` action (params redacted by the log).
+threads); the search index is brought up to date in the background (`start_index`), so no
+call waits for it: meanwhile searches answer by keywords and say so (`degraded`). Whatever a
+call does -- wrong argument types, an unknown learning, a crash in the library -- the client
+gets a one-line tool error naming the field or the cause, the server keeps running, and the
+call is logged as a `tool_call` action (params redacted by the log).
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 import time
 import traceback
 from typing import Any, get_args
 
 import anyio
+import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -35,7 +37,16 @@ INSTRUCTIONS = (
     "lorebook: this project's action log and learnings. get_recent_actions resumes the last "
     "session; search_learnings or preflight before planning."
 )
-WARM_QUERY = "warm up the search index"
+# tools that read the whole action log: while the catalog is being built they wait for it
+WHOLE_LOG = frozenset(
+    {
+        "get_learning_stats",
+        "export_training_data",
+        "track_learning_application",
+        "record_occurrence",
+    }
+)  # not get_activity_report: it reads its window's days (7 by default), sooner than a build
+CATALOG_WAIT = 120.0  # seconds, at most; then the shards are read
 
 
 class _StringsStay(FuncMetadata):
@@ -71,7 +82,6 @@ class LoreServer(MCPServer[Any]):
         self._lock = anyio.Lock()
         self._session: str | None = book.env.get("LORE_SESSION") if book is not None else None
         self.own_session = False  # did this server start the session it logs into?
-        self.warmed = threading.Event()
         log = LogTools(self.book, self.current_session)
         learn = LearnTools(self.book, self.current_session)
         for tool in (
@@ -124,18 +134,17 @@ class LoreServer(MCPServer[Any]):
             self._book.end_session(self._session, reason=reason)
             self.own_session = False
 
-    def warm(self) -> None:
-        """Load the index and the embedding model before the first call needs them."""
+    def start_index(self) -> None:
+        """Build the action catalog and build or refresh the search index (and load the model)
+        in the background: on a fresh clone embedding every learning takes minutes, reading a
+        long log without a catalog seconds per query, and no call may wait for either."""
+        if self._book is None:
+            return
         try:
-            if self._book is not None:
-                self._book.index.search(WARM_QUERY, limit=1)
-        except LoreError as exc:
-            print(f"lore mcp: warning: search not warmed up: {exc}", file=sys.stderr)
-        except Exception:  # warming is an optimisation: the first search will say what fails
-            print("lore mcp: warning: search not warmed up:", file=sys.stderr)
-            traceback.print_exc(file=sys.stderr)
-        finally:
-            self.warmed.set()
+            self._book.prepare_in_background()
+        except LoreError as exc:  # the first search will say what fails
+            shown = redact_message(exc, self._book.sanitizer)
+            print(f"lore mcp: warning: search index not built: {shown}", file=sys.stderr)
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools with lean schemas: `tools/list` is paid for in context on every turn."""
@@ -152,10 +161,14 @@ class LoreServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        book = self._book
+        if name in WHOLE_LOG and book is not None and book.catalog_building:
+            # reading every shard takes longer than the catalog build it would compete with;
+            # outside the lock: the other calls go on meanwhile
+            await anyio.to_thread.run_sync(
+                book.wait_for_catalog, CATALOG_WAIT, abandon_on_cancel=True
+            )
         async with self._lock:
-            if self._book is not None and not self.warmed.is_set():
-                while not self.warmed.is_set():  # no worker thread: the exit never waits on it
-                    await anyio.sleep(0.02)
             started = time.perf_counter()
             error: str | None = None
             try:

@@ -96,6 +96,7 @@ class LearnTools:
             learnings=hits,
             recommendation=advice,
             warnings=list(searcher.warnings),
+            degraded=searcher.degraded,
         )
 
     def _applied(self) -> dict[str, list[dict[str, Any]]]:
@@ -127,6 +128,11 @@ class LearnTools:
             learning = book.learnings.get(learning_id)
             paths = [learning.path] if learning.path else None
         searcher = book.index
+        if searcher.building:  # waiting for it could take minutes: say so at once
+            raise LoreError(
+                "the search index is being built in the background (every learning file); "
+                "call index_learning again when search_learnings no longer says it is degraded"
+            )
         report = searcher.update(rebuild=rebuild, paths=paths)
         model = searcher.embedder()
         return IndexUpdate(
@@ -211,6 +217,7 @@ class LearnTools:
             prevention=brief["prevention"],
             expertise=brief["expertise"],
             warnings=brief["warnings"],
+            degraded=brief["degraded"],
         )
 
     def draft_learning(

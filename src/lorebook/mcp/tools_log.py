@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from lorebook import Lorebook, LoreError
+from lorebook import Lorebook, LoreError, redact_message
 
 from .schemas import (
     ActionList,
@@ -73,14 +73,16 @@ class LogTools:
     ) -> RecentActions:
         """Resume brief: the last session's actions, open work and next steps."""
         book = self.book()
-        if session is None:
+        if session is not None:
+            brief = book.resume(session=session, limit=limit)
+        else:  # as `lore resume` chooses (from the catalog), passing over this server's own
             project = book.default_project(project)
-            current = self.current()
-            previous = [s for s in book.sessions(project=project) if s.id != current]
-            if not previous:
-                return RecentActions(found=False, message=f"no earlier session for {project!r}")
-            session = previous[0].id
-        brief = book.resume(session=session, limit=limit)
+            try:
+                own = self.current()
+                brief = book.resume(project=project, limit=limit, exclude=(own,) if own else ())
+            except LoreError as exc:
+                text = redact_message(exc, book.sanitizer)
+                return RecentActions(found=False, message=f"no earlier session: {text}")
         return RecentActions(
             found=True,
             session=brief["session"],
