@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import clean_env, lore
-from search_fixtures import LEARNINGS, write_learning
+from search_fixtures import LEARNINGS, age_learnings, write_learning
 
 WRAPPER = """
 import json, sys
@@ -83,6 +83,7 @@ def learned(logged: Path) -> Path:
     """The same store with learnings, indexed by keywords."""
     for learning_id, fields in LEARNINGS.items():
         write_learning(logged, learning_id, **fields)
+    age_learnings(logged)  # hashed long after written: the budget is a warm store's, not racy
     _warm(logged, ("index",), ("search", "warm", "--mode", "keyword"), ("resume", "--json"))
     return logged
 
