@@ -181,6 +181,19 @@ PROVIDERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 PROVIDER_PREFIXES = tuple(p for prefixes, _, _ in PROVIDERS for p in prefixes)
 # a provider prefix glued inside a token after a separator ("x-AKIA…", "foo-xoxb-…")
 _SOURCES["INNER_PROVIDER"] = r"[_\-+/](?=" + "|".join(map(re.escape, PROVIDER_PREFIXES)) + ")"
+# ... where a provider's pattern matches (its shortest match: the same places, each tried in
+# O(its minimum) in C), all providers or all but OpenAI's: see inner_provider_key
+_MINIMAL = {name: re.sub(r"\{(\d+),255\}", r"{\1}", _SOURCES[name]) for _, name, _ in PROVIDERS}
+_SOURCES["INNER_HIT"] = r"[_\-+/](?=" + "|".join(_MINIMAL.values()) + ")"
+_SOURCES["INNER_HIT_NOT_OPENAI"] = (
+    r"[_\-+/](?=" + "|".join(v for k, v in _MINIMAL.items() if k != "OPENAI_KEY") + ")"
+)
+_SOURCES["UPPER"] = r"[A-Z]"
+_SOURCES["KEY_RUN"] = r"[A-Za-z0-9_\-]*+"
+_SOURCES["NOT_LOWER_RUN"] = r"[^a-z]*+"
+# a run of KEY_MAX (255) characters without a "-", or without a lower-case letter, found from
+# the run's start only (the lookbehind), so the search reads each character O(1) times
+_SOURCES["BAD_RUN"] = r"(?<![^-])[^-]{255}|(?<![^a-z])[^a-z]{255}"
 # what lorebook.redact.identifiers passes or reads: the parts of an id; ids lorebook and agents
 # generate, which hold no secret (a ULID, an automatic session id or a UUID, maybe after a
 # lower-case word: "session-<ULID>"); and how a message names a file (`learnings/passwd.md: …`,
@@ -288,12 +301,43 @@ def classify_token(tok: str) -> tuple[str, int] | None:
 def inner_provider_key(tok: str) -> tuple[int, int, str] | None:
     """(start, end, kind) of a provider's key glued after a separator inside a harmless-looking
     token: "x-AKIAIOSFODNN7EXAMPLE", "foo-xoxb-…" (the key alone would be caught)."""
-    for m in R.INNER_PROVIDER.finditer(tok):
+    # Only where a provider's pattern matches (found in C); where an OpenAI-shaped key is
+    # refused for its one-case body, the candidates after it whose whole bodies lie in the
+    # same stretch are refused too and skipped in one step ("sk-sk-sk-…" is all candidates)
+    search = R.INNER_HIT.search
+    pos = 0
+    while (m := search(tok, pos)) is not None:
         start = m.end()
         hit = provider_key(tok, start)
         if hit is not None:
             return start, hit[1], hit[0]
+        pos = start
+        if tok.startswith("sk-", start):
+            skip = _openai_refused_until(tok, start + 3)
+            if skip > start:
+                # (a candidate before `skip` reads < 64 characters on: endpos loses nothing)
+                other = R.INNER_HIT_NOT_OPENAI.search(tok, start, skip + 64)
+                pos = skip - 1 if other is None or other.end() >= skip else other.start()
     return None
+
+
+def _openai_refused_until(tok: str, a: int) -> int:
+    """A position Q such that an OpenAI-shaped key ("sk-", maybe "proj-" and the like) that
+    starts at any q with a - 3 <= q < Q is refused by provider_key: its body (KEY_MAX
+    characters) then lies in a stretch from `a` without capitals, where every KEY_MAX
+    characters hold a "-" and a lower-case letter, so it is one-case with a "-".  0 when the
+    stretch is too short.  Searched in C, at most 16 * KEY_MAX characters ahead, so a refusal
+    costs what matching one body did, and a skip passes over hundreds of candidates."""
+    stop = R.KEY_RUN.match(tok, a, a + 16 * KEY_MAX).end()  # type: ignore[union-attr]
+    upper = R.UPPER.search(tok, a, stop)
+    if upper is not None:
+        stop = upper.start()
+    if R.NOT_LOWER_RUN.match(tok, a).end() - a >= KEY_MAX - 1:  # type: ignore[union-attr]
+        return 0  # (a run without a lower-case letter that starts before `a`)
+    bad = R.BAD_RUN.search(tok, a, stop)  # a run of KEY_MAX without a "-" or a lower-case one
+    if bad is not None:
+        stop = bad.start()
+    return stop - KEY_MAX - len("sk-svcacct-") if stop - a >= 4 * KEY_MAX else 0
 
 
 _CLOG2 = [0.0, *(c * math.log2(c) for c in range(1, 257))]  # c * log2(c), exact same floats

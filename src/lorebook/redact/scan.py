@@ -225,12 +225,18 @@ def _assignments(s: str, name: Name, add: Add) -> None:
                 if m is not None:
                     flags, kind = name(m.group(1)[::-1])
                     if flags & SECRET:
-                        _assigned(s, p, flags, kind, add, memo)
+                        # the separators inside an unquoted value just redacted would give
+                        # spans inside it (same priority, later start): no change, skipped
+                        covered = _assigned(s, p, flags, kind, add, memo)
+                        if covered > p + 2:
+                            p = s.find(sep, covered - 1)
+                            continue
             p = s.find(sep, p + 1)
 
 
-def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]) -> None:
-    """The value after a secret-named key and its separator at `sep`, when plausible.
+def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]) -> int:
+    """The value after a secret-named key and its separator at `sep`, when plausible; returns
+    the end of what it redacted when the value was unquoted (then `memo`'s), else 0.
 
     Linear however many keys a value holds ("password=password=…"): a value that starts
     inside the last unquoted value (`memo`: start, end, separator) ends where that one does
@@ -238,13 +244,15 @@ def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]
     never copied."""
     eq = ord(s[sep])
     start = R.BLANKS.match(s, sep + 1).end()  # type: ignore[union-attr]
+    unquoted = True
     if memo[0] < start < memo[1] and memo[2] == eq and not s.startswith('\\"', start):
         end = memo[1]
     else:
         v = (R.VALUE_EQ if eq == 61 else R.VALUE_COLON).match(s, sep + 1)
         if v is None:
-            return
+            return 0
         start, end = v.span(1)  # without its quotes (see unquote), so the syntax around stays
+        unquoted = False
         if s.startswith('\\"', start) and end - start >= 4:
             start += 2
             end -= 2
@@ -253,6 +261,7 @@ def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]
             end -= 1
         elif s[start] not in "'\"\\":
             memo[:] = [start, end, eq]
+            unquoted = True
     if flags & AUTH:
         space = s.find(" ", start, end)
         if 0 <= space - start <= 9 and s[start:space].lower() in AUTH_SCHEMES:
@@ -260,9 +269,11 @@ def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]
             if cred is not None:
                 start = cred.start()
     if flags & (PWD | SESSION) and harmless_value_at(flags, s, start, end):
-        return
+        return 0
     if plausible_value_at(s, start, end, numeric_ok=not flags & PASSWORD):
         add((start, 2, end, kind))
+        return end if unquoted else 0
+    return 0
 
 
 def _flag(m: re.Match[str], name: Name, add: Add) -> None:
