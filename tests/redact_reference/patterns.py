@@ -127,7 +127,21 @@ _SOURCES: dict[str, str] = {
     "PATHLIKE": r"[/~]|[A-Za-z]:[\\/]",
     "HEX": r"[0-9a-fA-F\-]+",
     "ULID": r"[0-9A-HJKMNP-TV-Z]{26}",
+    # the ids of Anthropic's API that Claude Code logs: tool-use, server tool-use, message,
+    # request, batch, file and environment ids, "01" then 22 base58 characters
+    "ANTHROPIC_ID": r"(?:toolu|srvtoolu|msg|msgbatch|req|file|env)_01[1-9A-HJ-NP-Za-km-z]{22}",
+    # a session id under a session-named key: a ULID or a UUID, maybe after a lower-case or
+    # date prefix ("session-<ULID>", "2026-01-20-<UUID>")
+    "SESSION_ID": r"(?:[0-9a-z][0-9a-z\-]{0,31}[-_])?"
+    r"(?:[0-9A-HJKMNP-TV-Z]{26}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})"
+    # or source code that names one: `sessionID: state.SessionID`, `sessionID := f(x.Dir)`,
+    # `SessionID: entireSessionID` (a web session's id has digits or symbols)
+    r"|(?:=[ \t]*)?[A-Za-z_]+(?:\.[A-Za-z_]+)+(?:\([^()\n]{0,200}\))?"
+    r"|[A-Za-z_]*[Ss]ession[A-Za-z_]*",
     "SEPARATORS": r"[/_\-+]+",
+    # a folder's name: "var", "Library", "node_modules", "lore-replay-gpc2172i" (base64 has
+    # no "-" or "_" beside its "/"; base64url has no "/")
+    "PATH_WORD": r"[A-Za-z]?[a-z]+(?:[_\-][a-z0-9]+)*",
     "WORDISH": r"[a-z]+[0-9]*|[0-9]+[a-z]*|[A-Z][a-z]+[0-9]*|[A-Z]+[0-9]*|.{1,3}",
     "LOWER_WORD": r"[A-Z]?[a-z]{3,}",
     "CAMEL": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
@@ -314,6 +328,8 @@ def looks_random(tok: str) -> bool:
         return False  # needs both letters and digits
     if R.HEX.fullmatch(core) or (n == 26 and R.ULID.fullmatch(core)):
         return False  # digests, UUIDs, ULIDs
+    if "_01" in core and R.ANTHROPIC_ID.fullmatch(core):
+        return False  # toolu_01…, msg_01…, req_01…: ids the API hands out, not keys
     segments = [s for s in R.SEPARATORS.split(core) if s]
     if len(segments) > 1:
         wordish = sum(len(s) for s in segments if R.WORDISH.fullmatch(s))
@@ -327,6 +343,29 @@ def looks_random(tok: str) -> bool:
         if covered >= 0.6 * n:
             return False  # CamelCaseIdentifierWithAFewDigits2
     return True
+
+
+def path_segments(tok: str) -> list[tuple[int, int]] | None:
+    """The (start, end) of each random-looking segment of token `tok` when it is a path
+    ("/var/folders/gz/<hash>/T/tmp", "node_modules/.cache/x/<digest>"), else None.
+
+    A path has at least two segments that are words ("var", "Library", "node_modules"; a
+    base64 blob with a "/" in it seldom has one: "wJalrXUtnFEMI/K7MDENG/bPx…" is judged
+    whole), and they are at least half of its segments.  In a path, each segment is judged
+    alone: lower-case ones are kept (as a lower-case path is, see scan._tokens), the others
+    by ``looks_random``."""
+    segments = tok.split("/")
+    named = [s for s in segments if s]
+    plain = sum(1 for s in named if R.PATH_WORD.fullmatch(s))
+    if plain < 2 or 2 * plain < len(named):
+        return None
+    found = []
+    pos = 0
+    for seg in segments:
+        if seg and not seg.islower() and looks_random(seg):
+            found.append((pos, pos + len(seg)))
+        pos += len(seg) + 1
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -471,14 +510,14 @@ def harmless_value(flags: int, value: str) -> bool:
     directory, a lorebook session id (a ULID) under "session_id"."""
     if flags & PWD and R.PATHLIKE.match(value):
         return True
-    return bool(flags & SESSION and len(value) == 26 and R.ULID.fullmatch(value))
+    return bool(flags & SESSION and R.SESSION_ID.fullmatch(value))
 
 
 def harmless_value_at(flags: int, s: str, start: int, end: int) -> bool:
     """``harmless_value(flags, s[start:end])`` without copying the value."""
     if flags & PWD and R.PATHLIKE.match(s, start, end):
         return True
-    return bool(flags & SESSION and end - start == 26 and R.ULID.fullmatch(s, start, end))
+    return bool(flags & SESSION and R.SESSION_ID.fullmatch(s, start, end))
 
 
 def plausible_value_at(s: str, start: int, end: int, numeric_ok: bool = True) -> bool:

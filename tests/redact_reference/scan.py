@@ -37,6 +37,7 @@ from .patterns import (
     keyword_in_key,
     looks_random,
     name_info,
+    path_segments,
     pii_kind,
     plausible_value,
     plausible_value_at,
@@ -354,6 +355,12 @@ def _tokens(s: str, b: bytes, add: Add) -> None:
         kind, length = hit
         end = start + length
         if kind == "high_entropy":
+            parts = path_segments(tok) if "/" in tok else None
+            if parts is not None:  # a path: only its random-looking segments go
+                for lo, hi in parts:
+                    add((start + lo, 3, start + hi, kind))
+                _glued_key(start, tok, add)
+                continue
             if "/" in tok:
                 # keep leading path words: "com/services/<random>" -> "com/services/[...]"
                 head, _, rest = tok.partition("/")
