@@ -34,6 +34,21 @@ def require_real(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
+def real_sessions_root() -> Path | None:
+    """The checkout beside which `../shared/data/claude-sessions` (the real Claude Code sessions
+    the replay benchmark reads) lies: this repository, or the main checkout of a git worktree;
+    None when it is in neither place."""
+    repo = Path(__file__).resolve().parents[1]
+    common = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        cwd=repo, capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    for root in (repo, Path(common).parent if common else repo):
+        if (root / "../shared/data/claude-sessions/index.json").is_file():
+            return root
+    return None
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run git with a fixed identity; raise with stderr on failure."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import clean_env, lore, require_real, stored_actions
+from conftest import clean_env, lore, real_sessions_root, require_real, stored_actions
 from lorebook.redact.sanitize import Sanitizer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ KEPT = [
     '"session_id":"2026-01-20-3646471d-48ad-4c0a-9c94-2159b3868a50","component":"hooks"',
     "cat /tmp/lore-replay-gpc2172i/CLAUDE.md",
     "/Users/Alex/Library/Caches/go-build/3f/3fA9bc/TmpXyz-d",
-    "/work/data/sessions/ab/cdef0123456789abcdef0123456789abcdef01/0/full.jsonl",
+    "/home/dev/data/sessions/ab/cdef0123456789abcdef0123456789abcdef01/0/full.jsonl",
     # Go source a tool read: a session id named in code, not a web session's secret
     "\t\tSessionID:      state.SessionID,\n\t\tBaseCommit: head,",
     "\tsessionID := filepath.Base(ctx.MetadataDir)\n",
@@ -124,22 +124,11 @@ def test_the_post_tool_use_hook_keeps_the_tool_use_id(store: Path) -> None:
     assert secret not in json.dumps(action) and "[REDACTED" in json.dumps(ctx["response"])
 
 
-def _data() -> Path | None:
-    """The data set where the benchmark looks for it: beside the repository, or beside the
-    main checkout of a git worktree."""
-    common = subprocess.run(
-        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
-        cwd=REPO, capture_output=True, text=True, check=False,
-    ).stdout.strip()  # fmt: skip
-    for root in (REPO, Path(common).parent if common else REPO):
-        if (root / "../shared/data/claude-sessions/index.json").is_file():
-            return root
-    return None
 
 
 def test_replayed_real_sessions_have_at_most_one_percent_false_positives() -> None:
     """Three real sessions through the hooks: ≤ 1 % of stored fields wrongly redacted."""
-    if _data() is None:
+    if real_sessions_root() is None:
         require_real("../shared/data/claude-sessions is not beside the repository")
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--sessions", "3", "--json"],

@@ -7,27 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import clean_env, require_real
+from conftest import clean_env, real_sessions_root, require_real
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "replay_sessions.py"
 
 
-def _data() -> Path | None:
-    """The data set where the benchmark looks for it: beside the repository, or beside the
-    main checkout of a git worktree."""
-    common = subprocess.run(
-        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
-        cwd=REPO, capture_output=True, text=True, check=False,
-    ).stdout.strip()  # fmt: skip
-    for root in (REPO, Path(common).parent if common else REPO):
-        if (root / "../shared/data/claude-sessions/index.json").is_file():
-            return root
-    return None
 
 
 def test_replay_two_real_sessions_json() -> None:
-    if _data() is None:  # beside every checkout and CI's clone: missing means a broken set-up
+    if real_sessions_root() is None:  # beside every checkout and CI's clone: missing is a bad set-up
         require_real("../shared/data/claude-sessions is not beside the repository")
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--sessions", "2", "--json"],
