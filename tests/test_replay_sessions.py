@@ -16,7 +16,7 @@ SCRIPT = REPO / "benchmarks" / "replay_sessions.py"
 
 
 def test_replay_two_real_sessions_json() -> None:
-    if real_sessions_root() is None:  # beside every checkout and CI's clone: missing is a bad set-up
+    if real_sessions_root() is None:  # beside every checkout and CI's clone: else a bad set-up
         require_real("../shared/data/claude-sessions is not beside the repository")
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--sessions", "2", "--json"],
