@@ -236,4 +236,5 @@ class HookSettings(Section):
     agent: str = "claude-code"
     session_start: bool = True
     user_prompt: bool = True
+    record_prompts: bool = True
     capture: bool = True

@@ -20,6 +20,7 @@ CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
 # the last session's records only hint at what comes next (a command shares a word or two
 # with a learning): a lower similarity floor than a prompt's, the count still capped
 TOPIC_THRESHOLD = 0.05
+PROMPT_CHARS = 500  # a prompt as recorded: enough to say what was asked
 END_REASONS = {"prompt_input_exit": "user_exit", "logout": "user_exit"}
 
 
@@ -183,10 +184,20 @@ def _any_learning(ctx: Context) -> bool:
 
 
 def user_prompt_submit(hook: Hook) -> str | None:
-    """Learnings about the prompt when some pass the search threshold; else nothing."""
+    """The prompt recorded (the brief's "last asked"; `hooks.record_prompts`), then learnings
+    about it when some pass the search threshold; else nothing."""
     ctx = Context(hook)
     prompt = ctx.text("prompt").strip()
-    if not ctx.settings.user_prompt or not prompt:
+    if not prompt or not (ctx.settings.record_prompts or ctx.settings.user_prompt):
+        return None
+    # redacted before it is cut (a cut secret is no longer recognised), then recorded
+    shown = ctx.book.sanitizer.redact_text(prompt)[0][:PROMPT_CHARS]
+    if ctx.settings.record_prompts:
+        try:
+            ctx.log("prompt", context={"prompt": shown}, meta=ctx.meta())
+        except Exception as exc:  # a read-only store, say: the lessons still come
+            note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
+    if not ctx.settings.user_prompt:
         return None
     with hook.guarded():
         found, ids = _learnings(ctx, [prompt], "Lessons the team recorded about this")
@@ -194,9 +205,8 @@ def user_prompt_submit(hook: Hook) -> str | None:
         return None
     ctx.log(
         "search",
-        # redacted before it is cut (a cut secret is no longer recognised), then recorded
         context={
-            "query": ctx.book.sanitizer.redact_text(prompt)[0][:500],
+            "query": shown,
             "phase": "prompt",
             "results": ids,
         },

@@ -86,7 +86,7 @@ def build_resume(
         git = pending_git()
     records = tail.records
     info = summarize(records, now, config.sessions.idle_minutes)[0]  # records of one session
-    actions = [r for r in records if r["kind"] == "action"]
+    actions = [r for r in records if r["kind"] == "action" and r.get("type") != "prompt"]
     still_open = open_actions(actions)
     failed = failed_validations(actions)
     return {
@@ -101,6 +101,7 @@ def build_resume(
             "status": info.status,
             "action_count": info.action_count,
         },
+        "last_prompt": last_prompt(records),
         "last_action": actions[-1] if actions else None,
         "recent_actions": list(reversed(actions[-limit:])),
         "epic": current_epic(actions),
@@ -111,6 +112,17 @@ def build_resume(
         "git": git,
         "history": _history(tail.skipped_bytes),
     }
+
+
+def last_prompt(records: list[dict[str, Any]]) -> str | None:
+    """What the user last asked: the newest `prompt` record's text (the prompt hook's, stored
+    redacted and cut), apart from the actions so it never reads as the session's work."""
+    for record in reversed(records):
+        if record["kind"] == "action" and record.get("type") == "prompt":
+            text = (record.get("context") or {}).get("prompt")
+            if isinstance(text, str) and text.strip():
+                return text
+    return None
 
 
 def _history(skipped: int) -> dict[str, Any] | None:

@@ -9,6 +9,8 @@ from ..log.progress import describe
 from .framing import frame_data
 from .table import table
 
+LAST_ASKED_CHARS = 300  # the brief names the request; the whole prompt is in the log
+
 
 def _short_ts(ts: str | None) -> str:
     return f"{ts[:10]} {ts[11:19]}" if ts else "-"
@@ -73,6 +75,13 @@ def resume_body(state: dict[str, Any]) -> str:
         + f"; {session['action_count']} actions, started {_short_ts(session.get('started'))}, "
         f"last activity {_short_ts(session.get('last_activity'))} UTC.",
     ]
+    asked = state.get("last_prompt")
+    if asked:
+        asked = " ".join(str(asked).split())
+        lines.append(
+            f"- Last asked: {asked[:LAST_ASKED_CHARS]}"
+            + ("…" if len(asked) > LAST_ASKED_CHARS else "")
+        )
     history = state.get("history")
     if history:
         mb = history["skipped_bytes"] / (1 << 20)
