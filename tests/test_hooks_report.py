@@ -58,14 +58,14 @@ def test_the_report_shows_what_the_hooks_recorded(store: Path, catalog: bool) ->
         assert isinstance(meta.get("overhead_ms"), int | float), action
         assert str(meta.get("source", "")).startswith("claude-code:")
         recorded.setdefault(action["type"], []).append(meta["overhead_ms"])
-    assert sorted(recorded) == ["checkpoint", "search", "spawn", "tool_call"]
+    assert sorted(recorded) == ["checkpoint", "prompt", "search", "spawn", "tool_call"]
     assert len(recorded["tool_call"]) == 3
 
     data = report(store, "--json")
     overhead = data["overhead"]
     assert overhead["field"].startswith("meta.overhead_ms")
     shown = {row["type"]: row for row in overhead["by_type"]}
-    assert sorted(shown) == ["checkpoint", "spawn", "tool_call"]  # `search` is bookkeeping
+    assert sorted(shown) == ["checkpoint", "spawn", "tool_call"]  # `prompt`, `search`: not work
     for kind, row in shown.items():
         assert {k: row[k] for k in ("count", "avg_ms", "max_ms", "p95_ms")} == expected(
             recorded[kind]

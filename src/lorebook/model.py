@@ -34,13 +34,16 @@ CATEGORY_BY_TYPE = {
 }
 
 # What lorebook writes about its own use (drafting, reviews, applications, occurrences, searches
-# and preflights): bookkeeping, not work. Activity figures leave these out unless asked.
+# and preflights), and the user's prompts the hook records for the brief: context, not the
+# agents' work. Activity figures (reports, success rates, drafting, expertise) leave these out
+# unless asked.
 INTERNAL_TYPES = (
     "apply_learning",
     "learning_draft",
     "learning_promoted",
     "learning_rejected",
     "occurrence",
+    "prompt",
     "search",
 )
 
