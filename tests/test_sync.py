@@ -32,20 +32,29 @@ def log_actions(root: Path, session: str, count: int) -> None:
         assert done.code == 0, done.err
 
 
-@pytest.fixture
-def clones(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A bare remote holding an initialised store, and two clones of it."""
+def make_team(tmp_path: Path, names: list[str]) -> tuple[Path, list[Path]]:
+    """A bare remote holding an initialised store (committed and pushed by the first clone),
+    and a clone of it under each of `names`."""
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    first = tmp_path / "alice"
+    first = tmp_path / names[0]
     git(tmp_path, "clone", "-q", str(remote), str(first))
     (first / "README.md").write_text("# sample\n")
     assert run(first, "init").code == 0
     git(first, "add", "-A")
     git(first, "commit", "-q", "-m", "initial")
     git(first, "push", "-q", "-u", "origin", "HEAD")
-    second = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", str(remote), str(second))
+    team = [first]
+    for name in names[1:]:
+        git(tmp_path, "clone", "-q", str(remote), str(tmp_path / name))
+        team.append(tmp_path / name)
+    return remote, team
+
+
+@pytest.fixture
+def clones(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A bare remote holding an initialised store, and two clones of it."""
+    remote, (first, second) = make_team(tmp_path, ["alice", "bob"])
     return remote, first, second
 
 

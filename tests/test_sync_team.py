@@ -11,26 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_one_error_line, git, shard_files, stored_actions
-from test_sync import env, log_actions, run
-
-
-def make_team(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
-    """A bare remote holding an initialised store, and `count` clones of it."""
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    first = tmp_path / "c0"
-    git(tmp_path, "clone", "-q", str(remote), str(first))
-    (first / "README.md").write_text("# sample\n")
-    assert run(first, "init").code == 0
-    git(first, "add", "-A")
-    git(first, "commit", "-q", "-m", "initial")
-    git(first, "push", "-q", "-u", "origin", "HEAD")
-    clones = [first]
-    for n in range(1, count):
-        clone = tmp_path / f"c{n}"
-        git(tmp_path, "clone", "-q", str(remote), str(clone))
-        clones.append(clone)
-    return remote, clones
+from test_sync import env, log_actions, make_team, run
 
 
 def repeated_lines(root: Path) -> int:
@@ -67,7 +48,7 @@ def sync_at_once(clones: list[Path]) -> list[str]:
 
 
 def test_three_clones_in_one_shared_session_stay_checkable(tmp_path: Path) -> None:
-    _, clones = make_team(tmp_path, 3)
+    _, clones = make_team(tmp_path, [f"c{n}" for n in range(3)])
     failures: list[str] = []
     for step in range(4):  # each round: everyone logs into one session, then all sync at once
         for n, clone in enumerate(clones):
@@ -112,7 +93,7 @@ def test_check_fix_removes_exact_repeats_and_reports_a_conflicting_pair(store: P
 
 # -- case 13: concurrent syncs and git's whole error -----------------------------------------
 def test_concurrent_syncs_all_succeed(tmp_path: Path) -> None:
-    _, clones = make_team(tmp_path, 6)
+    _, clones = make_team(tmp_path, [f"c{n}" for n in range(6)])
     failures: list[str] = []
     for step in range(3):
         for n, clone in enumerate(clones):
@@ -126,7 +107,7 @@ def test_concurrent_syncs_all_succeed(tmp_path: Path) -> None:
 
 
 def test_a_failed_pull_prints_the_whole_git_error(tmp_path: Path) -> None:
-    _, (alice, bob) = make_team(tmp_path, 2)
+    _, (alice, bob) = make_team(tmp_path, ["c0", "c1"])
     for name in ("first-file.txt", "second-file.txt"):
         (bob / name).write_text("bob's\n")
     git(bob, "add", "-A")
@@ -284,7 +265,7 @@ def test_a_long_lived_writer_notices_the_rebase(store: Path) -> None:
 def test_sync_drops_the_repeats_a_pull_brings(tmp_path: Path, alice_logs: bool) -> None:
     """Bob pushes a shared shard with repeated lines (an earlier union merge made them); alice's
     sync leaves it without repeats, committed (with the merge when there is one) and pushed."""
-    remote, (alice, bob) = make_team(tmp_path, 2)
+    remote, (alice, bob) = make_team(tmp_path, ["c0", "c1"])
     log_actions(bob, "shared", 3)
     (shard,) = shard_files(bob)
     lines = shard.read_bytes().splitlines(keepends=True)
