@@ -127,18 +127,7 @@ def test_a_failed_pull_prints_the_whole_git_error(tmp_path: Path) -> None:
 @pytest.fixture
 def paused_rebase(store: Path) -> Path:
     """A store whose shard of `sess-a` is committed, paused in a rebase on a conflict."""
-    log_actions(store, "sess-a", 1)
-    git(store, "add", "-A")
-    git(store, "commit", "-q", "-m", "store")
-    (store / "f.txt").write_text("base\n")
-    git(store, "add", "f.txt")
-    git(store, "commit", "-q", "-m", "base")
-    git(store, "checkout", "-q", "-b", "topic")
-    (store / "f.txt").write_text("topic\n")
-    git(store, "commit", "-q", "-am", "topic")
-    git(store, "checkout", "-q", "main")
-    (store / "f.txt").write_text("main\n")
-    git(store, "commit", "-q", "-am", "main")
+    conflicting_branches(store)
     git(store, "checkout", "-q", "topic")
     stopped = run_git(store, "rebase", "main")
     assert stopped != 0
