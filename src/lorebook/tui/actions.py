@@ -27,6 +27,7 @@ from .data import (
     short_ts,
 )
 from .messages import StoreWarnings
+from .tables import Row, fill_table
 
 PAGE = 200
 FOLLOW_EVERY = 1.0  # seconds between looks for new lines
@@ -110,21 +111,25 @@ class ActionsTab(Vertical):
         return True
 
     def fill(self, rows: list[dict[str, Any]]) -> None:
-        table = self.query_one(DataTable)
-        table.clear()
         self.records = {}
+        cells: list[Row] = []
         for record in rows:
             self.records[record["id"]] = record
             outcome = record.get("outcome") or "-"
-            table.add_row(
-                short_ts(record.get("ts")),
-                record.get("agent") or "-",
-                record.get("type") or "-",
-                Text(outcome, style=OUTCOME_STYLE.get(outcome, "")),
-                duration(record.get("duration_s")),
-                record.get("epic") or "-",
-                key=record["id"],
+            cells.append(
+                (
+                    (
+                        short_ts(record.get("ts")),
+                        record.get("agent") or "-",
+                        record.get("type") or "-",
+                        Text(outcome, style=OUTCOME_STYLE.get(outcome, "")),
+                        duration(record.get("duration_s")),
+                        record.get("epic") or "-",
+                    ),
+                    record["id"],
+                )
             )
+        fill_table(self.query_one(DataTable), cells)
         if self.page == 0:
             self.newest = rows[0]["id"] if rows else None
         self.show_status(len(rows))

@@ -16,6 +16,7 @@ from lorebook import Lorebook, LoreError
 from lorebook.render.progress import progress_status
 
 from .data import failure
+from .tables import Row, fill_table
 
 DEBOUNCE = 0.3  # seconds of quiet typing before a search runs
 
@@ -129,18 +130,21 @@ class LearningsTab(Vertical):
 
     def show(self, results: list[dict[str, Any]], mode: str) -> None:
         self.label((len(results), mode))
-        table = self.query_one(DataTable)
-        table.clear()
         self.results = {r["id"]: r for r in results}
-        for r in results:
-            table.add_row(
-                pct(r["similarity"]),
-                r["title"],
-                str(r["applications"]),
-                pct(r.get("success_rate")),
-                "STALE" if r.get("stale") else "",
-                key=r["id"],
+        rows: list[Row] = [
+            (
+                (
+                    pct(r["similarity"]),
+                    r["title"],
+                    str(r["applications"]),
+                    pct(r.get("success_rate")),
+                    "STALE" if r.get("stale") else "",
+                ),
+                r["id"],
             )
+            for r in results
+        ]
+        fill_table(self.query_one(DataTable), rows)
         if not results:
             self.query_one(Markdown).update("")
 

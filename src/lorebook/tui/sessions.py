@@ -27,6 +27,7 @@ from .data import (
     short_ts,
 )
 from .messages import StoreWarnings
+from .tables import Row, fill_table
 
 PAGE = 500  # timeline rows in the table at a time
 SESSIONS_PAGE = 200
@@ -99,19 +100,19 @@ class SessionsTab(Vertical):
         """`SESSIONS_PAGE` sessions from `page` on, most recently active first (a table
         measures every cell it holds)."""
         self.page = page
-        table = self.query_one(DataTable)
-        table.clear()
+        rows: list[Row] = []
         for s in self.sessions[page * SESSIONS_PAGE : (page + 1) * SESSIONS_PAGE]:
             status = s.status + (f" ({s.end_reason})" if s.end_reason else "")
-            table.add_row(
+            cells = (
                 s.project or "-",
                 s.agent or "-",
                 short_ts(s.started),
                 short_ts(s.last_activity),
                 str(s.action_count),
                 Text(status, style=STATUS_STYLE.get(s.status, "")),
-                key=s.id,
             )
+            rows.append((cells, s.id))
+        fill_table(self.query_one(DataTable), rows)
         if len(self.sessions) > SESSIONS_PAGE:
             total = f"{len(self.sessions)}" if self.complete else f"over {SESSIONS_PAGE}"
             self.app.sub_title = f"{total} sessions · page {page + 1} (n/p) · {self.book.root}"
