@@ -75,8 +75,9 @@ def wait_for_idle(max_busy: float = 0.3, timeout: float = 20.0, sample: float = 
     fraction of all CPUs over `sample` s must be <= `max_busy` (0.5 = one of two cores).
 
     The machines are shared with other sessions' test suites; starting a round while they run
-    mostly measures them. Linux only; elsewhere it returns at once."""
-    if not os.path.exists("/proc/stat"):
+    mostly measures them. Linux only; elsewhere it returns at once, as it does in the suite's
+    smoke run (`LORE_BENCH_SMOKE=1`), which checks that a benchmark runs, not its figures."""
+    if not os.path.exists("/proc/stat") or os.environ.get("LORE_BENCH_SMOKE") == "1":
         return
     started = time.perf_counter()
     while True:

@@ -84,7 +84,9 @@ class PrivatePostgres:
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> PrivatePostgres:
         self.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp = Path(tempfile.mkdtemp(prefix="pg-", dir=self.parent))
+        # run as another user (as root), the server must reach its folder: under the system's
+        # temporary folder, not under a parent that may be private to root (pytest's tmp_path)
+        self.tmp = Path(tempfile.mkdtemp(prefix="pg-", dir=None if self.user else self.parent))
         atexit.register(self.stop)
         previous = signal.getsignal(signal.SIGTERM)
 

@@ -114,7 +114,7 @@ def in_process(root: Path, repeats: int) -> dict[str, Any]:
     from lorebook.git.binary import git_state
     from lorebook.log.reader import day_dirs, iter_records
     from lorebook.log.resume import choose, find_candidates, session_records
-    from lorebook.timeutil import format_ts, utcnow
+    from lorebook.timeutil import format_ts, horizon, utcnow
 
     book = Lorebook.open(root, env={})
     actionlog = book.layout.actionlog
@@ -127,7 +127,7 @@ def in_process(root: Path, repeats: int) -> dict[str, Any]:
         t1 = time.perf_counter()
         candidates = find_candidates(actionlog, project=None, agent=None, limit=50)
         t2 = time.perf_counter()
-        chosen = choose(candidates)
+        chosen = choose(candidates, horizon(utcnow()))
         assert chosen is not None
         session_records(actionlog, chosen.session, base=root, last_day=chosen.day)
         t3 = time.perf_counter()
