@@ -24,7 +24,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def refused_symlink(path: Path | str) -> LoreError:
-    return LoreError(f"{path}: is a symlink; lorebook does not write through symlinks")
+    return LoreError("{}: is a symlink; lorebook does not write through symlinks", path)
 
 
 def refuse_symlinks(path: Path | str) -> None:

@@ -179,8 +179,10 @@ def refuse_during_operation(root: Path) -> None:
     operation = git_operation(found) if found is not None else None
     if operation is not None:
         raise LoreError(
-            f"a git {operation} is in progress: finish it ({FINISH[operation]}), then run "
-            "lore sync again; nothing was committed (records logged meanwhile are kept)"
+            "a git {} is in progress: finish it ({}), then run "
+            "lore sync again; nothing was committed (records logged meanwhile are kept)",
+            operation,
+            FINISH[operation],
         )
 
 
@@ -245,8 +247,9 @@ def pull_and_push(
         if attempt < PUSH_ATTEMPTS:
             time.sleep(random.uniform(0.05, 0.25) * attempt)  # another clone pushed first
     raise LoreError(
-        f"git push was rejected {PUSH_ATTEMPTS} times (other clones kept pushing first): the "
-        "store commit is kept; run lore sync again"
+        "git push was rejected {} times (other clones kept pushing first): the "
+        "store commit is kept; run lore sync again",
+        PUSH_ATTEMPTS,
     )
 
 
@@ -264,7 +267,7 @@ def sync(
     those of git's own messages."""
     root = layout.root
     if not binary.is_work_tree(root):
-        raise LoreError(f"{root} is not in a git repository: run `git init` first, then sync")
+        raise LoreError("{} is not in a git repository: run `git init` first, then sync", root)
     if message is not None and not message.strip():
         raise LoreError("--message is empty: give the commit subject or leave the option out")
     refuse_during_operation(root)
@@ -295,9 +298,10 @@ def _sync(
     ]
     if outside:
         raise LoreError(
-            f"staged changes outside the store: {listed(outside, redact_name)}; commit or "
+            "staged changes outside the store: {}; commit or "
             "unstage them (git restore --staged <file>), then run lore sync again; nothing was "
-            "committed"
+            "committed",
+            listed(outside, redact_name),
         )
     changes = [(letter, p) for letter, p in binary.changed_under(root, folders)]
     kinds = {p: kind_of(p, parts) or "shard" for _, p in changes}

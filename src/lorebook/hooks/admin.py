@@ -21,7 +21,7 @@ class Parser(argparse.ArgumentParser):
     """Usage errors as one line and exit 1, like every other lore command."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see `lore hooks --help`)")
+        raise UsageError("{} (see `lore hooks --help`)", message)
 
 
 def parser() -> Parser:

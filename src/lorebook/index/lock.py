@@ -77,8 +77,10 @@ def flock(path: Path, *, shared: bool, timeout: float, what: str) -> Iterator[No
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise IndexBusy(
-                        f"{what}: the search index is busy (locked by another process for more "
-                        f"than {timeout:g} s); try again"
+                        "{}: the search index is busy (locked by another process for more "
+                        "than {:g} s); try again",
+                        what,
+                        timeout,
                     ) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.1)

@@ -83,8 +83,9 @@ class LearningStore:
         if missing_ok:
             return lid
         raise LoreError(
-            f"no learning or draft with id {lid!r} in {self.layout.rel(self.layout.learnings)}/"
-            " (see `lore learnings` and `lore drafts`)"
+            "no learning or draft with id {!r} in {}/ (see `lore learnings` and `lore drafts`)",
+            lid,
+            self.layout.rel(self.layout.learnings),
         )
 
     def path_of(self, learning_id: str) -> Path:
@@ -95,11 +96,12 @@ class LearningStore:
             path = folder / f"{lid}.md"
             if path.is_file():
                 if self.layout.leaves_repository(path):
-                    raise LoreError(f"{self.layout.rel(path)}: {OUTSIDE}")
+                    raise LoreError("{}: {}", self.layout.rel(path), OUTSIDE)
                 return path
         raise LoreError(
-            f"no learning or draft with id {lid!r} in {self.layout.rel(self.layout.learnings)}/"
-            " (see `lore learnings` and `lore drafts`)"
+            "no learning or draft with id {!r} in {}/ (see `lore learnings` and `lore drafts`)",
+            lid,
+            self.layout.rel(self.layout.learnings),
         )
 
     def target_path(self, learning: Learning) -> Path:
@@ -200,7 +202,7 @@ class LearningStore:
         title = self.sanitizer.redact_text(title)[0]  # before the id: no secret in a file name
         lid = validate_id(learning_id) if learning_id else self.new_id(title, created)
         if self.exists(lid):
-            raise LoreError(f"a learning with id {lid!r} already exists; nothing was written")
+            raise LoreError("a learning with id {!r} already exists; nothing was written", lid)
         try:
             learning = Learning(
                 id=lid,
@@ -303,7 +305,7 @@ def _write_new(path: Path, data: bytes) -> None:
         try:
             os.link(tmp, path)
         except FileExistsError:
-            raise LoreError(f"{path}: already exists; nothing was written") from None
+            raise LoreError("{}: already exists; nothing was written", path) from None
         except OSError as exc:
             if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
                 raise

@@ -68,10 +68,10 @@ def decode_context(text: str, source: str, max_depth: int) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(
-            f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg} (char {exc.pos})"
+            "{}:{}:{}: invalid JSON: {} (char {})", source, exc.lineno, exc.colno, exc.msg, exc.pos
         ) from None
     if not isinstance(value, dict):
-        raise UsageError(f"{source}: context must be a JSON object, not {type(value).__name__}")
+        raise UsageError("{}: context must be a JSON object, not {}", source, type(value).__name__)
     return value
 
 

@@ -13,7 +13,7 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors are one line and exit 1, like every other `lore` failure."""
 
     def error(self, message: str) -> NoReturn:
-        raise LoreError(f"{message} (see `lore mcp --help`)")
+        raise LoreError("{} (see `lore mcp --help`)", message)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -48,9 +48,9 @@ def parse_filters(text: str) -> dict[str, str]:
         if not sep:
             key, value = "type", word
         if key not in FILTER_KEYS:
-            raise LoreError(f"unknown filter {key!r}: use one of {', '.join(FILTER_KEYS)}")
+            raise LoreError("unknown filter {!r}: use one of {}", key, ", ".join(FILTER_KEYS))
         if not value:
-            raise LoreError(f"filter {key!r} has no value: write {key}=VALUE")
+            raise LoreError("filter {!r} has no value: write {}=VALUE", key, key)
         found[key] = value
     return found
 

@@ -14,7 +14,7 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors are one line and exit 1, like every other `lore` failure."""
 
     def error(self, message: str) -> NoReturn:
-        raise LoreError(f"{message} (see `lore tui --help`)")
+        raise LoreError("{} (see `lore tui --help`)", message)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -49,9 +49,9 @@ def main(argv: list[str]) -> int:
     try:
         args = parser().parse_args(argv)
         if not 0 <= args.port <= 65535:
-            raise LoreError(f"--port {args.port} is not a port (0-65535)")
+            raise LoreError("--port {} is not a port (0-65535)", args.port)
         if not 0 <= args.grace < float("inf"):
-            raise LoreError(f"--grace {args.grace} is not a number of seconds (0 or more)")
+            raise LoreError("--grace {} is not a number of seconds (0 or more)", args.grace)
         book = Lorebook.open(args.root)
         if args.web:
             from .web import serve
