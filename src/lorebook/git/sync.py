@@ -147,12 +147,12 @@ def listed(paths: list[str], redact_name: Callable[[str], str]) -> str:
     return ", ".join(redact_name(p) for p in paths[:5]) + more
 
 
-def conflict_message(
+def conflict_error(
     conflicts: list[str],
     parts: dict[str, str],
     committed: str | None,
     redact_name: Callable[[str], str],
-) -> str:
+) -> LoreError:
     """The one line for a pull that stopped on conflicts: which files (and what each is),
     that the merge was aborted and the store commit kept, and how to resolve them."""
     named = []
@@ -166,10 +166,13 @@ def conflict_message(
     files = ", ".join(named[:5]) + (f" (+{len(named) - 5} more)" if len(named) > 5 else "")
     both = " (changed in both clones)" if any(kind_of(p, parts) for p in conflicts) else ""
     kept = f"the store commit {committed[:7]} is kept; " if committed else ""
-    return (
-        f"git pull conflicts in {files}{both}: merge aborted; {kept}to resolve, run "
-        f"git pull --no-rebase, {'; '.join(steps)}, git add the files and git commit, "
-        "then run lore sync again"
+    return LoreError(
+        "git pull conflicts in {}{}: merge aborted; {}to resolve, run git pull --no-rebase, "
+        "{}, git add the files and git commit, then run lore sync again",
+        files,
+        both,
+        kept,
+        "; ".join(steps),
     )
 
 
@@ -215,7 +218,11 @@ def without_repeats(top: Path, changed: list[str]) -> list[str]:
 
 
 def pull_and_push(
-    root: Path, top: Path, shards: str | None, push: bool, on_conflict: Callable[[list[str]], str]
+    root: Path,
+    top: Path,
+    shards: str | None,
+    push: bool,
+    on_conflict: Callable[[list[str]], LoreError],
 ) -> tuple[bool, bool, list[str]]:
     """Pull (merge), drop the repeats the merge made in shards, commit, push; a push rejected
     because another clone pushed first goes round again. (pulled, pushed, shards repaired)."""
@@ -228,7 +235,7 @@ def pull_and_push(
         before = binary.head(root)
         conflicts = remote.pull_merge(root)
         if conflicts:
-            raise LoreError(on_conflict(conflicts))
+            raise on_conflict(conflicts)
         fixed = without_repeats(
             top, remote.changed_since(root, before, [shards]) if shards and before else []
         )
@@ -274,7 +281,11 @@ def sync(
     try:
         return _sync(layout, redact_name=redact_name, push=push, message=message)
     except binary.GitError as exc:
-        raise binary.GitError(redact_text(str(exc))) from None
+        if exc.template is None:
+            raise binary.GitError(redact_text(str(exc))) from None
+        shown = [(value, redact_text(str(value))) for value in exc.values]  # lorebook's words kept
+        values = [value if clean == str(value) else clean for value, clean in shown]
+        raise binary.GitError(exc.template, *values) from None
 
 
 def _sync(
@@ -340,7 +351,7 @@ def _sync(
         top,
         parts.get("shard"),
         push,
-        lambda conflicts: conflict_message(conflicts, parts, result["committed"], redact_name),
+        lambda conflicts: conflict_error(conflicts, parts, result["committed"], redact_name),
     )
     result["pulled"], result["pushed"] = pulled, pushed
     result["repaired"] = [redact_name(p) for p in repaired]

@@ -164,7 +164,7 @@ def load_golden(path: Path) -> GoldenSet:
     try:
         text = read_bounded(str(path)).decode("utf-8")
     except LoreError as exc:
-        raise GoldenSetError(str(exc)) from None
+        raise GoldenSetError("{}", exc) from None
     except UnicodeDecodeError:
         raise GoldenSetError("{}: not UTF-8 text", path) from None
     return parse_golden(text, path)

@@ -31,7 +31,7 @@ class IndexReadOnly(LoreError):
 
     def __init__(self, what: str, path: Path, reason: str) -> None:
         self.reason = f"{path}: {reason}"
-        super().__init__(f"{what}: cannot write the search index ({self.reason})")
+        super().__init__("{}: cannot write the search index ({}: {})", what, path, reason)
 
 
 _READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)

@@ -172,7 +172,8 @@ def load_report(text: str, source: str) -> RCAReport:
         for key in (*(a for names in _ALIASES.values() for a in names),):
             if f"'{key}'" in message and isinstance(data, Mapping) and key in data:
                 line = key_line(text, key)
-                raise UsageError(message.replace(f"{source}:", f"{source}:{line}:", 1)) from None
+                if exc.template is not None and exc.values[:1] == (source,):  # "{}: …", where
+                    raise UsageError(exc.template, f"{source}:{line}", *exc.values[1:]) from None
         raise
 
 

@@ -18,7 +18,7 @@ from ..ids import resolve_prefix
 from ..paths import OUTSIDE, Layout
 from ..problems import OnProblem, Problem, ignore
 from ..redact.sanitize import Sanitizer
-from ..store import _describe, atomic_write, temp_path, write_temp
+from ..store import atomic_write, temp_path, write_failure, write_temp
 from ..timeutil import utcnow
 from .cache import ParseCache, RedactedTexts, rules_fingerprint
 from .fileformat import LearningFormatError, PlainStr, read_learning, render_learning
@@ -227,7 +227,7 @@ class LearningStore:
                 body=body,
             )
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise UsageError(_first_error(exc)) from None
+            raise _invalid(exc) from None
         learning = self.sanitized(learning)
         path = self.target_path(learning)
         _write_new(path, render_learning(learning).encode("utf-8"))
@@ -287,13 +287,13 @@ def redact_strings(
     return value
 
 
-def _first_error(exc: ValueError) -> str:
+def _invalid(exc: ValueError) -> UsageError:
     errors = getattr(exc, "errors", None)
     if callable(errors):
         first = errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "learning"
-        return f"{field}: {first['msg'].removeprefix('Value error, ')}"
-    return str(exc)
+        return UsageError("{}: {}", field, first["msg"].removeprefix("Value error, "))
+    return UsageError("{}", exc)
 
 
 def _write_new(path: Path, data: bytes) -> None:
@@ -311,7 +311,7 @@ def _write_new(path: Path, data: bytes) -> None:
                 raise
             os.replace(tmp, path)  # a file system without hard links
     except OSError as exc:
-        raise LoreError(_describe(exc, path)) from None
+        raise write_failure(exc, path) from None
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
