@@ -22,9 +22,11 @@ def selected_key(table: Any) -> str | None:
     return str(value) if value is not None else None
 
 
-def failure(exc: object) -> str:
-    """A failure as the one line a notification shows, redacted like the CLI's error line."""
-    return redact_message(exc)  # a LoreError's values only: lorebook's words stay readable
+def failure(exc: object, book: Lorebook) -> str:
+    """A failure as the one line a notification shows, redacted like the CLI's error line:
+    with the store's rules (its extra patterns too), and a LoreError's values only, so that
+    lorebook's words stay readable."""
+    return redact_message(exc, book.sanitizer)
 
 
 def short_ts(ts: str | None) -> str:

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import NoReturn
 
-from lorebook import Lorebook, LoreError, error_line
+from lorebook import Lorebook, LoreError, error_line, store_sanitizer
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,8 +46,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run `lore tui`; returns the exit code (1 with one stderr line on any failure)."""
+    root = None  # until the arguments are read: LORE_ROOT, else the nearest store
     try:
         args = parser().parse_args(argv)
+        root = args.root
         if not 0 <= args.port <= 65535:
             raise LoreError("--port {} is not a port (0-65535)", args.port)
         if not 0 <= args.grace < float("inf"):
@@ -61,8 +63,8 @@ def main(argv: list[str]) -> int:
         from .app import make_app
 
         make_app(book).run()
-    except LoreError as exc:
-        print(error_line(exc), file=sys.stderr)
+    except LoreError as exc:  # redacted with the store's rules (its extra patterns too)
+        print(error_line(exc, sanitizer=store_sanitizer(root)), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
