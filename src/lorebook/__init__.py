@@ -60,6 +60,7 @@ __all__ = [
     "parse_when",
     "read_input",
     "redact_message",
+    "store_sanitizer",
     "tool_summary",
     "warn",
     "warning_line",
@@ -123,3 +124,19 @@ def open_appender(path: str | Path | None = None, env: Mapping[str, str] | None 
         appender.events, lambda: open_book().knowledge, appender.config.drafts
     )
     return appender
+
+
+def store_sanitizer(
+    path: str | Path | None = None, env: Mapping[str, str] | None = None
+) -> Sanitizer | None:
+    """The sanitizer of the store at `path` (else LORE_ROOT, else the nearest store), built
+    from its `redaction` settings (`extra_patterns` included): what an error line printed
+    after a command failed to start is redacted with. None when there is no store or its
+    config cannot be read; the printers then fall back to the default rules. The error path
+    only: the config is read from its cache, so this costs a few milliseconds."""
+    import os
+
+    try:
+        return open_appender(path, os.environ if env is None else env).sanitizer
+    except Exception:  # the error being reported may be this very store's: say it anyway
+        return None

@@ -330,7 +330,7 @@ class Lorebook:
         from .log.resume_state import build_resume
 
         if limit < 1:
-            raise UsageError(f"limit must be a positive number, not {limit}")
+            raise UsageError("limit must be a positive number, not {}", limit)
         if session:
             session = self.action_log.resolve_session(session, now)
         state = build_resume(
@@ -618,7 +618,7 @@ class Lorebook:
         text = str(given)
         if anywhere_outside and os.path.isabs(text):
             if os.path.islink(text):
-                raise UsageError(f"{text}: is a symlink; lorebook does not write through symlinks")
+                raise UsageError("{}: is a symlink; lorebook does not write through symlinks", text)
             if self.layout.leaves_repository(text):
                 return Path(text)
             real = os.path.join(os.path.realpath(os.path.dirname(text)), os.path.basename(text))

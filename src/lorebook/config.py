@@ -143,7 +143,7 @@ def _validate(data: dict[str, Any], path: Path) -> None:
             inside(path.parent.parent, value, f"paths.{key}", root=path.parent.parent, links=False)
         except LoreError as exc:
             line = line_of(path, ("paths", key))
-            raise LoreError(f"{path}:{line}: {exc}" if line else f"{path}: {exc}") from None
+            raise LoreError("{}: {}", f"{path}:{line}" if line else path, exc) from None
 
 
 def load_config(root: Path | str) -> Config:

@@ -192,9 +192,9 @@ def prepare(directory: Path) -> None:
     """Refuse a directory that holds anything already: the demo never overwrites work."""
     if directory.exists():
         if not directory.is_dir():
-            raise LoreError(f"{directory} exists and is not a directory")
+            raise LoreError("{} exists and is not a directory", directory)
         if any(directory.iterdir()):
-            raise LoreError(f"{directory} is not empty: choose a new directory for the demo")
+            raise LoreError("{} is not empty: choose a new directory for the demo", directory)
     directory.mkdir(parents=True, exist_ok=True)
 
 

@@ -39,7 +39,7 @@ class EventBus:
 
     def on(self, event: str, handler: Handler) -> None:
         if event not in EVENTS:
-            raise UsageError(f"unknown event {event!r}: only {', '.join(EVENTS)} is published")
+            raise UsageError("unknown event {!r}: only {} is published", event, ", ".join(EVENTS))
         self._handlers.setdefault(event, []).append(handler)
 
     def once(self, event: str, kind: type[H], make: Callable[[], H]) -> H:

@@ -94,8 +94,9 @@ def _impossible_clock(ms: int) -> None:
         when = f"{ms} ms from 1970"
     side = "before 1970" if ms < 0 else "after year 9999"
     raise LoreError(
-        f"this machine's clock reads {when}, {side}: refusing to mint an id from it "
-        "(set the system clock)"
+        "this machine's clock reads {}, {}: refusing to mint an id from it (set the system clock)",
+        when,
+        side,
     )
 
 
@@ -133,6 +134,10 @@ def resolve_prefix(given: str, candidates: Iterable[str], what: str) -> str | No
     listed = ", ".join(ordered[:PREFIX_SHOWN])
     more = f" and {len(ordered) - PREFIX_SHOWN} more" if len(ordered) > PREFIX_SHOWN else ""
     raise UsageError(
-        f"{what} {given!r} is ambiguous: it starts {len(ordered)} ids ({listed}{more}); "
-        "type more of it"
+        "{} {!r} is ambiguous: it starts {} ids ({}{}); type more of it",
+        what,
+        given,
+        len(ordered),
+        listed,
+        more,
     )

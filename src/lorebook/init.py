@@ -61,11 +61,11 @@ CONFIG_TEMPLATE = """\
 def create_store(root: Path) -> list[str]:
     """Create what is missing; return the paths created (relative to `root`)."""
     if not root.exists():
-        raise LoreError(f"cannot create a store in {root}: the directory does not exist")
+        raise LoreError("cannot create a store in {}: the directory does not exist", root)
     if not root.is_dir():
-        raise LoreError(f"cannot create a store in {root}: not a directory")
+        raise LoreError("cannot create a store in {}: not a directory", root)
     if not os.access(root, os.W_OK | os.X_OK):
-        raise LoreError(f"cannot create a store in {root}: the directory is not writable")
+        raise LoreError("cannot create a store in {}: the directory is not writable", root)
     from .config import load_config
 
     layout = load_config(root).layout(root) if (root / STORE_DIR).is_dir() else Layout.at(root)
@@ -87,7 +87,7 @@ def create_store(root: Path) -> list[str]:
             try:
                 directory.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise LoreError(f"cannot create {directory}: {exc.strerror}") from None
+                raise LoreError("cannot create {}: {}", directory, exc.strerror) from None
             created.append(layout.rel(directory) + "/")
     ensure_file(layout.store / ".gitignore", "cache/\n")
     ensure_file(layout.config_file, CONFIG_TEMPLATE)

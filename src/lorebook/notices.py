@@ -30,7 +30,7 @@ def redact_message(text: object, sanitizer: Sanitizer | None = None) -> str:
     values = []
     for value in getattr(text, "values", ()):
         shown = str(value)
-        clean = redact(shown, sanitizer)
+        clean = redact_message(value, sanitizer)  # a LoreError value: its own values only
         values.append(value if clean == shown else clean)  # (a number keeps its `{!r}`)
     return template.format(*values)
 

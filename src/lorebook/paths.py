@@ -131,24 +131,26 @@ def inside(
     with O_NOFOLLOW; this is the one rule every caller-supplied path goes through."""
     shown = repr(str(given))
     if not str(given).strip() or "\x00" in str(given):
-        raise UsageError(f"{what} {shown}: not a usable path")
+        raise UsageError("{} {}: not a usable path", what, shown)
     if os.path.isabs(given):
-        raise UsageError(f"{what} {shown}: must be a relative path, not an absolute one")
+        raise UsageError("{} {}: must be a relative path, not an absolute one", what, shown)
     top = os.path.abspath(base)
     target = os.path.normpath(os.path.join(top, given))
     if target == top or not _within(target, top):
         place = top if root is None else os.path.relpath(top, root)
         place = "the repository" if place == os.curdir else place
-        raise UsageError(f"{what} {shown}: must name a file inside {place}")
+        raise UsageError("{} {}: must name a file inside {}", what, shown, place)
     if not links:
         return target
     real_top = os.path.realpath(top)
     if root is not None and not _within(real_top, os.path.realpath(root)):
-        raise UsageError(f"{what} {shown}: its folder is a {OUTSIDE}")
+        raise UsageError("{} {}: its folder is a {}", what, shown, OUTSIDE)
     if not _within(os.path.realpath(os.path.dirname(target)), real_top):
-        raise UsageError(f"{what} {shown}: a folder on the way is a symlink leading outside")
+        raise UsageError("{} {}: a folder on the way is a symlink leading outside", what, shown)
     if os.path.islink(target):
-        raise UsageError(f"{what} {shown}: is a symlink; lorebook does not write through symlinks")
+        raise UsageError(
+            "{} {}: is a symlink; lorebook does not write through symlinks", what, shown
+        )
     return target
 
 
@@ -182,7 +184,7 @@ def _up(start: str) -> list[str]:
 def require_store(root: Path | str) -> None:
     """Refuse with one actionable line when the store was never initialised."""
     if not os.path.isdir(os.path.join(root, STORE_DIR)):
-        raise NotInitializedError(f"no lorebook store at {root}: run `lore init` there first")
+        raise NotInitializedError("no lorebook store at {}: run `lore init` there first", root)
 
 
 def git_toplevel(start: Path) -> Path | None:

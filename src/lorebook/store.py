@@ -24,7 +24,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def refused_symlink(path: Path | str) -> LoreError:
-    return LoreError(f"{path}: is a symlink; lorebook does not write through symlinks")
+    return LoreError("{}: is a symlink; lorebook does not write through symlinks", path)
 
 
 def refuse_symlinks(path: Path | str) -> None:
@@ -49,16 +49,17 @@ def refuse_symlinks(path: Path | str) -> None:
         current = parent
 
 
-def _describe(exc: OSError, path: Path | str) -> str:
+def write_failure(exc: OSError, path: Path | str) -> LoreError:
+    """The one-line error for a write to `path` that failed with `exc`."""
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"{path}: not writable ({exc.strerror}); nothing was written"
+        return LoreError("{}: not writable ({}); nothing was written", path, exc.strerror)
     if exc.errno == errno.ELOOP:
-        return str(refused_symlink(path))
+        return refused_symlink(path)
     if exc.errno == errno.EISDIR:
-        return f"{path}: is a directory, not a shard file; nothing was written"
+        return LoreError("{}: is a directory, not a shard file; nothing was written", path)
     if exc.errno == errno.ENOSPC:
-        return f"{path}: no space left on device; nothing was written"
-    return f"{path}: {exc.strerror or exc}; nothing was written"
+        return LoreError("{}: no space left on device; nothing was written", path)
+    return LoreError("{}: {}; nothing was written", path, exc.strerror or exc)
 
 
 def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: bytes = b"") -> None:
@@ -77,7 +78,7 @@ def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: b
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd = os.open(path, flags | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise LoreError(_describe(exc, path)) from None
+        raise write_failure(exc, path) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         info = os.fstat(fd)
@@ -100,9 +101,9 @@ def append_line(path: Path | str, line: bytes, *, fsync: bool = False, header: b
                 os.fsync(fd)
         except OSError as exc:
             os.ftruncate(fd, size)  # roll back whatever part of the line reached the file
-            raise LoreError(_describe(exc, path)) from None
+            raise write_failure(exc, path) from None
     except OSError as exc:
-        raise LoreError(_describe(exc, path)) from None
+        raise write_failure(exc, path) from None
     finally:
         if fd >= 0:
             os.close(fd)  # closing releases the lock
@@ -144,7 +145,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             tmp.unlink(missing_ok=True)
         except OSError:  # e.g. the parent is a file: there is no temp file to remove
             pass
-        raise LoreError(_describe(exc, path)) from None
+        raise write_failure(exc, path) from None
 
 
 # -- git operations in progress --------------------------------------------------------------
@@ -229,7 +230,7 @@ def drop_repeated_lines(path: str) -> int:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | _NOFOLLOW)
     except OSError as exc:
-        raise LoreError(_describe(exc, path)) from None
+        raise write_failure(exc, path) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         with os.fdopen(os.dup(fd), "rb") as handle:

@@ -77,9 +77,11 @@ def parse_age(text: str, option: str, *, units: str = "smhdw") -> timedelta:
     seconds = int(digits) * _SECONDS[unit] if len(digits) <= 15 else -1
     if not 0 < seconds <= MAX_DAYS * 86400:
         raise UsageError(
-            option + " {}: must be between " + f"1{units[0]} and {MAX_DAYS}d"
-            f" (an age like {_forms(units)})",
+            option + " {}: must be between 1{} and {}d (an age like {})",
             text.strip(),
+            units[0],
+            MAX_DAYS,
+            _forms(units),
         )
     return timedelta(seconds=seconds)
 
@@ -88,7 +90,7 @@ def check_days(days: int, option: str) -> int:
     """A whole number of days (`--days N`) between 1 and MAX_DAYS."""
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
         raise UsageError(
-            option + " {!r}: " + f"must be a whole number of days from 1 to {MAX_DAYS}", days
+            option + " {!r}: must be a whole number of days from 1 to {}", days, MAX_DAYS
         )
     return days
 
@@ -113,7 +115,7 @@ def parse_when(text: str, *, now: datetime | None = None, option: str = "--since
     except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before year 1 in UTC
         raise UsageError(option + " {}: out of the range of dates", raw) from None
     if moment < now - timedelta(days=MAX_DAYS + 1):  # (a day's slack: parsed again later)
-        raise UsageError(option + " {}: " + f"must be within the last {MAX_DAYS} days", raw)
+        raise UsageError(option + " {}: must be within the last {} days", raw, MAX_DAYS)
     return moment
 
 

@@ -11,17 +11,17 @@ import json
 import os
 import sys
 
-from .. import LoreError, error_line, redact_message, warn, warning_line
+from .. import LoreError, error_line, redact_message, store_sanitizer, warn, warning_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any, TextIO
 
     from .. import Problem, Sanitizer
 
 
-__all__ = ["error_line", "redact_message", "warn", "warning_line"]  # for the commands
+# for the commands
+__all__ = ["error_line", "redact_message", "store_sanitizer", "warn", "warning_line"]
 
 
 def to_json(value: Any, *, tty: bool | None = None) -> str:
@@ -40,19 +40,6 @@ def stdout_is_terminal() -> bool:
         return sys.stdout.isatty()
     except (AttributeError, ValueError):  # replaced or closed stdout: not a person
         return False
-
-
-def store_sanitizer(root: str | None, env: Mapping[str, str] | None = None) -> Sanitizer | None:
-    """The sanitizer built from the settings of the store at `root` (else LORE_ROOT, else the
-    nearest store), for an error line printed after the command that opened the store failed;
-    None when there is no store or its config cannot be read (the default rules apply then).
-    The error path only: the config is read from its JSON cache, so this costs a few ms."""
-    from .. import open_appender
-
-    try:
-        return open_appender(root, os.environ if env is None else env).sanitizer
-    except Exception:  # the error being reported may be this very store's: say it anyway
-        return None
 
 
 def report_error(

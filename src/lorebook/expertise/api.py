@@ -93,8 +93,10 @@ class Expertise:
         if domain in self.table.names or self.path(domain).is_file():
             return domain
         raise UsageError(
-            f"unknown domain {domain!r}: use one of {', '.join(self.domains())}, or add it "
-            "under expertise.domains in .lore/config.yaml"
+            "unknown domain {!r}: use one of {}, or add it "
+            "under expertise.domains in .lore/config.yaml",
+            domain,
+            ", ".join(self.domains()),
         )
 
     def _skip(self) -> list[str]:
@@ -110,7 +112,7 @@ class Expertise:
     def _read(self, path: Path, rel: str, domain: str) -> F.ExpertiseDoc:
         """The domain's file, never through a symlink that leaves the repository."""
         if self.layout.leaves_repository(path):
-            raise LoreError(f"{rel}: {OUTSIDE}")
+            raise LoreError("{}: {}", rel, OUTSIDE)
         return F.read(path, rel, domain)
 
     def list_domains(self) -> list[dict[str, Any]]:
@@ -139,8 +141,10 @@ class Expertise:
         doc = self.load(domain)
         if doc.original is None:
             raise LoreError(
-                f"{doc.rel} does not exist yet: `lore expertise improve {domain}` or "
-                "`lore expertise learn --session ID` creates it"
+                "{} does not exist yet: `lore expertise improve {}` or "
+                "`lore expertise learn --session ID` creates it",
+                doc.rel,
+                domain,
             )
         content: dict[str, Any] = self._redacted(plain(doc.data))
         return content
@@ -175,7 +179,8 @@ class Expertise:
         path = self.path(self.check_domain(domain))
         if not git.is_work_tree(self.root):
             raise LoreError(
-                f"{self.root} is not a git repository: expertise history is the git log of the file"
+                "{} is not a git repository: expertise history is the git log of the file",
+                self.root,
             )
         entries: list[dict[str, Any]] = list(git.file_log(self.root, path))
         for entry in entries:
@@ -214,15 +219,19 @@ class Expertise:
         if facts.action_count == 0:
             only = " but lorebook's own bookkeeping" if facts.bookkeeping else ""
             raise NothingToLearn(
-                f"session {session!r} has no actions in the log{only} "
-                "(see `lore sessions`); nothing was changed"
+                "session {!r} has no actions in the log{} "
+                "(see `lore sessions`); nothing was changed",
+                session,
+                only,
             )
         found = self.classify(facts.text, facts.files)
         weak = None if domain is not None else too_weak(found, self.settings.learn_min_score)
         if weak is not None:
             raise LoreError(
-                f"session {session!r} not learned: {weak}; name the domain with --domain, or "
-                "add keywords or globs for it under expertise.domains"
+                "session {!r} not learned: {}; name the domain with --domain, or "
+                "add keywords or globs for it under expertise.domains",
+                session,
+                weak,
             )
         chosen = domain or found.domain
         result = self._update(
@@ -317,7 +326,7 @@ class Expertise:
             lock.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise LoreError(f"{self.layout.rel(lock)}: {exc.strerror or exc}") from None
+            raise LoreError("{}: {}", self.layout.rel(lock), exc.strerror or exc) from None
         try:
             deadline = time.monotonic() + timeout
             while True:
@@ -327,8 +336,9 @@ class Expertise:
                 except BlockingIOError:
                     if time.monotonic() > deadline:
                         raise LoreError(
-                            f"another expertise update held {self.layout.rel(lock)} for "
-                            f"{timeout:.0f}s; nothing was changed"
+                            "another expertise update held {} for {:.0f}s; nothing was changed",
+                            self.layout.rel(lock),
+                            timeout,
                         ) from None
                     time.sleep(0.05)
             yield
@@ -380,7 +390,7 @@ class Expertise:
                 )
             except LoreError as exc:
                 self._restore(doc)
-                raise LoreError(f"{exc}; {rel} was left as it was") from None
+                raise LoreError("{}; {} was left as it was", exc, rel) from None
         elif do_commit:
             result["warnings"].append(
                 f"{self.root} is not a git repository: {rel} was updated but not committed"
@@ -399,9 +409,11 @@ class Expertise:
         if others:
             more = f" and {len(others) - 1} more" if len(others) > 1 else ""
             raise LoreError(
-                f"the git index holds staged changes ({others[0]}{more}); commit or unstage "
+                "the git index holds staged changes ({}{}); commit or unstage "
                 "them first (or pass --no-commit) so they are not mixed into the expertise "
-                "commit; nothing was changed"
+                "commit; nothing was changed",
+                others[0],
+                more,
             )
 
     def _restore(self, doc: F.ExpertiseDoc) -> None:

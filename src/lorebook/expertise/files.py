@@ -147,28 +147,34 @@ def parse(text: str, rel: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         where = f"{rel}:{mark.line + 1}" if mark is not None else rel
         problem = (exc.problem or exc.context or "not YAML").replace("\n", " ")
-        raise LoreError(f"{where}: invalid YAML: {problem}") from None
+        raise LoreError("{}: invalid YAML: {}", where, problem) from None
     except (YAMLError, ValueError, RecursionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise LoreError(f"{rel}: invalid YAML: {first}") from None
+        raise LoreError("{}: invalid YAML: {}", rel, first) from None
     if data is None:
         return None
     if not isinstance(data, dict):
         kind = "a list" if isinstance(data, list) else f"a {type(data).__name__}"
         raise LoreError(
-            f"{rel}:1: an expertise file is a mapping of keys ({', '.join(KEYS[:4])}, "
-            f"…), not {kind}"
+            "{}:1: an expertise file is a mapping of keys ({}, …), not {}",
+            rel,
+            ", ".join(KEYS[:4]),
+            kind,
         )
     if expanded_size(data) > MAX_EXPANDED_NODES:
         raise LoreError(
-            f"{rel}: refused: its YAML aliases expand to more than "
-            f"{MAX_EXPANDED_NODES} nodes (an alias bomb?); nothing was changed"
+            "{}: refused: its YAML aliases expand to more than "
+            "{} nodes (an alias bomb?); nothing was changed",
+            rel,
+            MAX_EXPANDED_NODES,
         )
     for key in LIST_KEYS:
         value = data.get(key)
         if value is not None and not isinstance(value, list):
             line = _key_line(data, key)
-            raise LoreError(f"{rel}:{line}: '{key}' must be a list, not {type(value).__name__}")
+            raise LoreError(
+                "{}:{}: '{}' must be a list, not {}", rel, line, key, type(value).__name__
+            )
     return data
 
 
@@ -183,18 +189,18 @@ def read(path: Path, rel: str, domain: str) -> ExpertiseDoc:
     """Load `path`; a missing file gives a new document with the header comment and all keys."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise LoreError(f"{rel}: larger than {MAX_FILE_BYTES} bytes; not an expertise file")
+            raise LoreError("{}: larger than {} bytes; not an expertise file", rel, MAX_FILE_BYTES)
         raw = path.read_bytes()
     except FileNotFoundError:
         return new_doc(path, rel, domain)
     except IsADirectoryError:
-        raise LoreError(f"{rel}: is a directory, not an expertise file") from None
+        raise LoreError("{}: is a directory, not an expertise file", rel) from None
     except OSError as exc:
-        raise LoreError(f"{rel}: cannot be read: {exc.strerror or exc}") from None
+        raise LoreError("{}: cannot be read: {}", rel, exc.strerror or exc) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LoreError(f"{rel}: invalid YAML: not UTF-8 at byte {exc.start + 1}") from None
+        raise LoreError("{}: invalid YAML: not UTF-8 at byte {}", rel, exc.start + 1) from None
     data = parse(text, rel)
     indent, offset = _guess_indent(text)
     if data is None:  # an empty file: start it properly

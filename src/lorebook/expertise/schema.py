@@ -96,8 +96,8 @@ class DomainTable:
         for name, spec in extra.items():
             if not NAME_RE.match(name):
                 raise LoreError(
-                    f"config expertise.domains.{name}: a domain name is a lowercase word like "
-                    "'mobile'"
+                    "config expertise.domains.{}: a domain name is a lowercase word like 'mobile'",
+                    name,
                 )
             for key, table in (("keywords", keywords), ("globs", globs)):
                 values = (spec or {}).get(key) or ()
@@ -111,8 +111,9 @@ def check_name(domain: str) -> str:
     """Refuse anything that is not a plain domain word (no paths, no dots, no separators)."""
     if not isinstance(domain, str) or not NAME_RE.match(domain):
         raise UsageError(
-            f"domain {domain!r} is not a domain name: use a lowercase word like "
-            "database, api or testing (letters, digits, '-', '_'; no paths)"
+            "domain {!r} is not a domain name: use a lowercase word like "
+            "database, api or testing (letters, digits, '-', '_'; no paths)",
+            domain,
         )
     return domain
 

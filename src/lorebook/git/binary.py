@@ -57,7 +57,7 @@ def cannot_run(exc: OSError) -> LoreError:
     """The one message for a git binary that cannot be started."""
     if isinstance(exc, FileNotFoundError):
         return LoreError(GIT_NOT_FOUND)
-    return LoreError(f"cannot run git: {exc.strerror or exc}")
+    return LoreError("cannot run git: {}", exc.strerror or exc)
 
 
 # -- running git -----------------------------------------------------------------------------
@@ -86,14 +86,14 @@ def _run(
     except OSError as exc:
         raise cannot_run(exc) from None
     except subprocess.TimeoutExpired:
-        raise LoreError(f"git {args[0]} took longer than {timeout:.0f}s") from None
+        raise LoreError("git {} took longer than {:.0f}s", args[0], timeout) from None
 
 
 def _check(root: Path, *args: str, **kwargs: Any) -> str:
     """`git <args>`'s output; GitError naming the command and git's message when it fails."""
     done = _run(root, *args, **kwargs)
     if done.returncode != 0:
-        raise GitError(f"git {args[0]} failed: {first_line(done.stderr or done.stdout)}")
+        raise GitError("git {} failed: {}", args[0], first_line(done.stderr or done.stdout))
     return done.stdout
 
 

@@ -20,7 +20,7 @@ def pull_merge(root: Path) -> list[str]:
     listed = _run(root, "diff", "--name-only", "--diff-filter=U", "-z")
     conflicts = [p for p in listed.stdout.split("\0") if p] if listed.returncode == 0 else []
     if not conflicts:
-        raise GitError(f"git pull failed: {whole(done.stderr or done.stdout)}")
+        raise GitError("git pull failed: {}", whole(done.stderr or done.stdout))
     _run(root, "merge", "--abort")
     return conflicts
 
@@ -62,4 +62,4 @@ def push(root: Path) -> bool:
     raced = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref")
     if any(mark in text for mark in raced):  # (the last: a push to the same ref at once)
         return False
-    raise GitError(f"git push failed: {whole(text)}")
+    raise GitError("git push failed: {}", whole(text))

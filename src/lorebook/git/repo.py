@@ -65,7 +65,7 @@ def open_repo(root: Path) -> git.Repo:
         return git.Repo(root, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise LoreError(
-            f"{root} is not inside a git repository: learnings are reviewed through git"
+            "{} is not inside a git repository: learnings are reviewed through git", root
         ) from None
 
 
@@ -76,7 +76,7 @@ def run(repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str
         out: str = repo.git.execute(["git", *args], **kwargs)
     except git.GitCommandError as exc:
         detail = first_line(str(exc.stderr or exc.stdout or exc))
-        raise GitError(f"git {args[0]} failed: {detail}") from None
+        raise GitError("git {} failed: {}", args[0], detail) from None
     except git.GitCommandNotFound:
         raise LoreError(GIT_NOT_FOUND) from None
     except OSError as exc:
@@ -202,8 +202,9 @@ def commit_changes(
                 path.unlink(missing_ok=True)
             except OSError as exc:
                 raise LoreError(
-                    f"{rel_path(repo, path)}: cannot remove ({exc.strerror or exc}); "
-                    "nothing was committed"
+                    "{}: cannot remove ({}); nothing was committed",
+                    rel_path(repo, path),
+                    exc.strerror or exc,
                 ) from None
             gone.append(path)
         run(repo, "add", "--", *rels)

@@ -147,12 +147,12 @@ def listed(paths: list[str], redact_name: Callable[[str], str]) -> str:
     return ", ".join(redact_name(p) for p in paths[:5]) + more
 
 
-def conflict_message(
+def conflict_error(
     conflicts: list[str],
     parts: dict[str, str],
     committed: str | None,
     redact_name: Callable[[str], str],
-) -> str:
+) -> LoreError:
     """The one line for a pull that stopped on conflicts: which files (and what each is),
     that the merge was aborted and the store commit kept, and how to resolve them."""
     named = []
@@ -166,10 +166,13 @@ def conflict_message(
     files = ", ".join(named[:5]) + (f" (+{len(named) - 5} more)" if len(named) > 5 else "")
     both = " (changed in both clones)" if any(kind_of(p, parts) for p in conflicts) else ""
     kept = f"the store commit {committed[:7]} is kept; " if committed else ""
-    return (
-        f"git pull conflicts in {files}{both}: merge aborted; {kept}to resolve, run "
-        f"git pull --no-rebase, {'; '.join(steps)}, git add the files and git commit, "
-        "then run lore sync again"
+    return LoreError(
+        "git pull conflicts in {}{}: merge aborted; {}to resolve, run git pull --no-rebase, "
+        "{}, git add the files and git commit, then run lore sync again",
+        files,
+        both,
+        kept,
+        "; ".join(steps),
     )
 
 
@@ -179,8 +182,10 @@ def refuse_during_operation(root: Path) -> None:
     operation = git_operation(found) if found is not None else None
     if operation is not None:
         raise LoreError(
-            f"a git {operation} is in progress: finish it ({FINISH[operation]}), then run "
-            "lore sync again; nothing was committed (records logged meanwhile are kept)"
+            "a git {} is in progress: finish it ({}), then run "
+            "lore sync again; nothing was committed (records logged meanwhile are kept)",
+            operation,
+            FINISH[operation],
         )
 
 
@@ -213,7 +218,11 @@ def without_repeats(top: Path, changed: list[str]) -> list[str]:
 
 
 def pull_and_push(
-    root: Path, top: Path, shards: str | None, push: bool, on_conflict: Callable[[list[str]], str]
+    root: Path,
+    top: Path,
+    shards: str | None,
+    push: bool,
+    on_conflict: Callable[[list[str]], LoreError],
 ) -> tuple[bool, bool, list[str]]:
     """Pull (merge), drop the repeats the merge made in shards, commit, push; a push rejected
     because another clone pushed first goes round again. (pulled, pushed, shards repaired)."""
@@ -226,7 +235,7 @@ def pull_and_push(
         before = binary.head(root)
         conflicts = remote.pull_merge(root)
         if conflicts:
-            raise LoreError(on_conflict(conflicts))
+            raise on_conflict(conflicts)
         fixed = without_repeats(
             top, remote.changed_since(root, before, [shards]) if shards and before else []
         )
@@ -245,8 +254,9 @@ def pull_and_push(
         if attempt < PUSH_ATTEMPTS:
             time.sleep(random.uniform(0.05, 0.25) * attempt)  # another clone pushed first
     raise LoreError(
-        f"git push was rejected {PUSH_ATTEMPTS} times (other clones kept pushing first): the "
-        "store commit is kept; run lore sync again"
+        "git push was rejected {} times (other clones kept pushing first): the "
+        "store commit is kept; run lore sync again",
+        PUSH_ATTEMPTS,
     )
 
 
@@ -264,14 +274,18 @@ def sync(
     those of git's own messages."""
     root = layout.root
     if not binary.is_work_tree(root):
-        raise LoreError(f"{root} is not in a git repository: run `git init` first, then sync")
+        raise LoreError("{} is not in a git repository: run `git init` first, then sync", root)
     if message is not None and not message.strip():
         raise LoreError("--message is empty: give the commit subject or leave the option out")
     refuse_during_operation(root)
     try:
         return _sync(layout, redact_name=redact_name, push=push, message=message)
     except binary.GitError as exc:
-        raise binary.GitError(redact_text(str(exc))) from None
+        if exc.template is None:
+            raise binary.GitError(redact_text(str(exc))) from None
+        shown = [(value, redact_text(str(value))) for value in exc.values]  # lorebook's words kept
+        values = [value if clean == str(value) else clean for value, clean in shown]
+        raise binary.GitError(exc.template, *values) from None
 
 
 def _sync(
@@ -295,9 +309,10 @@ def _sync(
     ]
     if outside:
         raise LoreError(
-            f"staged changes outside the store: {listed(outside, redact_name)}; commit or "
+            "staged changes outside the store: {}; commit or "
             "unstage them (git restore --staged <file>), then run lore sync again; nothing was "
-            "committed"
+            "committed",
+            listed(outside, redact_name),
         )
     changes = [(letter, p) for letter, p in binary.changed_under(root, folders)]
     kinds = {p: kind_of(p, parts) or "shard" for _, p in changes}
@@ -336,7 +351,7 @@ def _sync(
         top,
         parts.get("shard"),
         push,
-        lambda conflicts: conflict_message(conflicts, parts, result["committed"], redact_name),
+        lambda conflicts: conflict_error(conflicts, parts, result["committed"], redact_name),
     )
     result["pulled"], result["pushed"] = pulled, pushed
     result["repaired"] = [redact_name(p) for p in repaired]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .. import LoreError, UsageError, error_line
+from .. import LoreError, UsageError, error_line, store_sanitizer
 from . import install as I
 
 CLIENTS = ("claude",)
@@ -21,7 +21,7 @@ class Parser(argparse.ArgumentParser):
     """Usage errors as one line and exit 1, like every other lore command."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see `lore hooks --help`)")
+        raise UsageError("{} (see `lore hooks --help`)", message)
 
 
 def parser() -> Parser:
@@ -167,6 +167,6 @@ def main(argv: list[str], env: Any = None) -> int:
     try:
         args = parser().parse_args(argv)
         return status(args, environ) if args.action == "status" else change(args, environ)
-    except LoreError as exc:
-        print(error_line(exc), file=sys.stderr)
+    except LoreError as exc:  # redacted with the store's rules (its extra patterns too)
+        print(error_line(exc, sanitizer=store_sanitizer(None, environ)), file=sys.stderr)
         return 1

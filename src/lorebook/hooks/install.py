@@ -90,10 +90,12 @@ def _strip(groups: list[Any]) -> tuple[list[Any], bool]:
 def _hooks_of(claude: dict[str, Any], path: Path) -> dict[str, Any]:
     hooks = claude.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise LoreError(f'{path}: "hooks" must be a JSON object; fix it, then run again')
+        raise LoreError('{}: "hooks" must be a JSON object; fix it, then run again', path)
     for event, groups in hooks.items():
         if not isinstance(groups, list):
-            raise LoreError(f"{path}: hooks.{event} must be a JSON array; fix it, then run again")
+            raise LoreError(
+                "{}: hooks.{} must be a JSON array; fix it, then run again", path, event
+            )
     return hooks
 
 
@@ -142,7 +144,7 @@ def is_our_server(entry: Any) -> bool:
 def _servers(mcp_json: dict[str, Any], path: Path) -> dict[str, Any]:
     servers = mcp_json.get("mcpServers", {})
     if not isinstance(servers, dict):
-        raise LoreError(f'{path}: "mcpServers" must be a JSON object; fix it, then run again')
+        raise LoreError('{}: "mcpServers" must be a JSON object; fix it, then run again', path)
     return servers
 
 
@@ -151,8 +153,10 @@ def with_server(mcp_json: dict[str, Any], path: Path, command: list[str]) -> dic
     servers = _servers(out, path)
     if SERVER in servers and not is_our_server(servers[SERVER]):
         raise LoreError(
-            f"{path}: an MCP server named {SERVER!r} is already registered and is not lorebook's;"
-            " rename it, then run again"
+            "{}: an MCP server named {!r} is already registered and is not lorebook's;"
+            " rename it, then run again",
+            path,
+            SERVER,
         )
     servers[SERVER] = server_entry(command)
     out["mcpServers"] = servers
@@ -177,18 +181,20 @@ def read_json(path: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise LoreError(f"{path}: cannot be read ({exc}); nothing was changed") from None
+        raise LoreError("{}: cannot be read ({}); nothing was changed", path, exc) from None
     if not text.strip():
         return {}
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise LoreError(
-            f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix it, then run again "
-            "(nothing was changed)"
+            "{}:{}: invalid JSON ({}); fix it, then run again (nothing was changed)",
+            path,
+            exc.lineno,
+            exc.msg,
         ) from None
     if not isinstance(value, dict):
-        raise LoreError(f"{path}: must hold a JSON object; fix it, then run again")
+        raise LoreError("{}: must hold a JSON object; fix it, then run again", path)
     return value
 
 

@@ -65,8 +65,10 @@ class ChromaStore:
             except Exception as exc:
                 self._client = None
                 raise ChromaUnavailable(
-                    f"cannot reach the Chroma server at {self.url}: {reason(exc)} "
-                    "(check index.chroma_url / LORE_CHROMA_URL, or unset it for the local index)"
+                    "cannot reach the Chroma server at {}: {} "
+                    "(check index.chroma_url / LORE_CHROMA_URL, or unset it for the local index)",
+                    self.url,
+                    reason(exc),
                 ) from None
         else:
             assert self.path is not None
@@ -82,7 +84,7 @@ class ChromaStore:
                     )
             except Exception as exc:
                 raise ChromaUnavailable(
-                    f"{self.path}: cannot open the index: {reason(exc)}"
+                    "{}: cannot open the index: {}", self.path, reason(exc)
                 ) from None
         return self._client
 
@@ -209,7 +211,7 @@ def _panics_as_errors(where: object) -> Iterator[None]:
     except Exception:
         raise
     except BaseException as exc:
-        raise ChromaUnavailable(f"{where}: the index failed: {reason(exc)}") from None
+        raise ChromaUnavailable("{}: the index failed: {}", where, reason(exc)) from None
 
 
 def _clear_system_cache() -> None:

@@ -84,8 +84,9 @@ def resolve_model(name: str | None) -> tuple[str, Path]:
     folder = Path(wanted).expanduser()
     if not folder.is_dir():
         raise ModelUnavailable(
-            f"embedding model {wanted!r} is neither the packaged {DEFAULT_MODEL} nor a local "
-            "model folder"
+            "embedding model {!r} is neither the packaged {} nor a local model folder",
+            wanted,
+            DEFAULT_MODEL,
         )
     return str(folder.resolve()), folder
 
@@ -140,7 +141,7 @@ def load_reference_embedder(name: str | None = None, progress: Progress | None =
         except Exception as exc:  # any failure to load means: keyword-only search
             reason = " ".join(str(exc).split())[:200] or type(exc).__name__
             raise ModelUnavailable(
-                f"embedding model {canonical!r} cannot be loaded: {reason}"
+                "embedding model {!r} cannot be loaded: {}", canonical, reason
             ) from None
         embedder = Embedder(canonical, model)
         _CACHE[canonical] = embedder

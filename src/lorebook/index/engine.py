@@ -296,9 +296,9 @@ class SearchIndex:
         if mode not in MODES:
             raise UsageError("mode {!r} is not one of: " + ", ".join(MODES), mode)
         if limit < 1:
-            raise UsageError(f"limit must be a positive number, not {limit}")
+            raise UsageError("limit must be a positive number, not {}", limit)
         if threshold is not None and not 0 <= threshold <= 1:  # also refuses NaN
-            raise UsageError(f"threshold must be a number from 0 to 1, not {threshold}")
+            raise UsageError("threshold must be a number from 0 to 1, not {}", threshold)
         filters = filters or Filters(**filter_fields)
         self.degraded = None
         self.mode_used = mode

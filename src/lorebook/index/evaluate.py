@@ -68,8 +68,9 @@ class GoldenSet:
                 warnings.append(f"{self.path}:{q.line}: query {q.query!r} skipped (no known id)")
         if not kept:
             raise GoldenSetError(
-                f"{self.path}: none of the expected learning ids exist in this store; "
-                "check the ids against learnings/*.md"
+                "{}: none of the expected learning ids exist in this store; "
+                "check the ids against learnings/*.md",
+                self.path,
             )
         return GoldenSet(self.path, kept, warnings)
 
@@ -111,27 +112,27 @@ def parse_golden(text: str, path: Path) -> GoldenSet:
         ):
             mark = context  # an unclosed bracket or quote: point at where it was opened
         line = mark.line + 1 if mark is not None else 1
-        raise GoldenSetError(f"{path}:{line}: invalid YAML: {problem}") from None
+        raise GoldenSetError("{}:{}: invalid YAML: {}", path, line, problem) from None
     if isinstance(data, Mapping):
         entries = data.get("queries")
         if entries is None:
-            raise GoldenSetError(f"{path}:1: expected a top-level `queries:` list")
+            raise GoldenSetError("{}:1: expected a top-level `queries:` list", path)
     else:
         entries = data
     if entries is None or (isinstance(entries, list) and not entries):
         raise GoldenSetError(
-            f"{path}: no queries; add entries like `- query: ...` with `expected:`"
+            "{}: no queries; add entries like `- query: ...` with `expected:`", path
         )
     if not isinstance(entries, list):
-        raise GoldenSetError(f"{path}:{_line(data, 'queries') or 1}: `queries` must be a list")
+        raise GoldenSetError("{}:{}: `queries` must be a list", path, _line(data, "queries") or 1)
     queries: list[GoldenQuery] = []
     for position, entry in enumerate(entries):
         line = _item_line(entries, position) or _line(entry) or 1
         if not isinstance(entry, Mapping):
-            raise GoldenSetError(f"{path}:{line}: each entry needs `query:` and `expected:`")
+            raise GoldenSetError("{}:{}: each entry needs `query:` and `expected:`", path, line)
         query = entry.get("query")
         if not isinstance(query, str) or not query.strip():
-            raise GoldenSetError(f"{path}:{line}: `query` must be non-empty text")
+            raise GoldenSetError("{}:{}: `query` must be non-empty text", path, line)
         expected = entry.get("expected")
         if isinstance(expected, str):
             expected = [expected]
@@ -141,8 +142,9 @@ def parse_golden(text: str, path: Path) -> GoldenSet:
             or not all(isinstance(i, str) and i.strip() for i in expected)
         ):
             raise GoldenSetError(
-                f"{path}:{_line(entry, 'expected') or line}: `expected` must be a learning id "
-                "or a non-empty list of ids"
+                "{}:{}: `expected` must be a learning id or a non-empty list of ids",
+                path,
+                _line(entry, "expected") or line,
             )
         queries.append(GoldenQuery(query.strip(), tuple(i.strip() for i in expected), line))
     return GoldenSet(path, queries)
@@ -155,15 +157,16 @@ def load_golden(path: Path) -> GoldenSet:
 
     if not path.exists():
         raise GoldenSetError(
-            f"{path}: no such golden-set file; create it (see `lore eval --help`) "
-            "or pass --queries FILE"
+            "{}: no such golden-set file; create it (see `lore eval --help`) "
+            "or pass --queries FILE",
+            path,
         )
     try:
         text = read_bounded(str(path)).decode("utf-8")
     except LoreError as exc:
-        raise GoldenSetError(str(exc)) from None
+        raise GoldenSetError("{}", exc) from None
     except UnicodeDecodeError:
-        raise GoldenSetError(f"{path}: not UTF-8 text") from None
+        raise GoldenSetError("{}: not UTF-8 text", path) from None
     return parse_golden(text, path)
 
 

@@ -31,7 +31,7 @@ class IndexReadOnly(LoreError):
 
     def __init__(self, what: str, path: Path, reason: str) -> None:
         self.reason = f"{path}: {reason}"
-        super().__init__(f"{what}: cannot write the search index ({self.reason})")
+        super().__init__("{}: cannot write the search index ({}: {})", what, path, reason)
 
 
 _READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
@@ -77,8 +77,10 @@ def flock(path: Path, *, shared: bool, timeout: float, what: str) -> Iterator[No
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise IndexBusy(
-                        f"{what}: the search index is busy (locked by another process for more "
-                        f"than {timeout:g} s); try again"
+                        "{}: the search index is busy (locked by another process for more "
+                        "than {:g} s); try again",
+                        what,
+                        timeout,
                     ) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.1)

@@ -66,7 +66,7 @@ def _read_json(path: Path) -> Any:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise NotExportable(f"{path}: unreadable ({exc})") from None
+        raise NotExportable("{}: unreadable ({})", path, exc) from None
 
 
 def model_settings(folder: Path) -> dict[str, Any]:
@@ -75,14 +75,14 @@ def model_settings(folder: Path) -> dict[str, Any]:
     modules = _read_json(folder / "modules.json") or []
     kinds = [str(m.get("type", "")) for m in modules if isinstance(m, dict)]
     if kinds not in ([_TRANSFORMER, _POOLING], [_TRANSFORMER, _POOLING, _NORMALIZE]):
-        raise NotExportable(f"{folder}: modules {kinds} are not Transformer + Pooling")
+        raise NotExportable("{}: modules {} are not Transformer + Pooling", folder, kinds)
     pooling_dir = next(m.get("path", "") for m in modules if m.get("type") == _POOLING)
     pooling = _read_json(folder / pooling_dir / "config.json") or {}
     modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True}
     if modes != {"pooling_mode_mean_tokens"}:
-        raise NotExportable(f"{folder}: pooling {sorted(modes)} is not mean pooling")
+        raise NotExportable("{}: pooling {} is not mean pooling", folder, sorted(modes))
     if not (folder / "tokenizer.json").is_file():
-        raise NotExportable(f"{folder}: no tokenizer.json")
+        raise NotExportable("{}: no tokenizer.json", folder)
     bert = _read_json(folder / "sentence_bert_config.json") or {}
     return {
         "max_seq_length": int(bert.get("max_seq_length") or 512),
@@ -162,15 +162,18 @@ def export(
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ModelUnavailable(
-            f"cannot write the ONNX model cache {target}: {exc.strerror or exc} "
-            "(set LORE_MODEL_CACHE to a writable folder)"
+            "cannot write the ONNX model cache {}: {} (set LORE_MODEL_CACHE to a writable folder)",
+            target,
+            exc.strerror or exc,
         ) from None
     try:
         import torch
     except ImportError as exc:
         raise ModelUnavailable(
-            f"no ONNX export of the embedding model is cached in {target.parent} and torch is "
-            f"not installed to make one ({exc})"
+            "no ONNX export of the embedding model is cached in {} and torch is "
+            "not installed to make one ({})",
+            target.parent,
+            exc,
         ) from None
     transformer = reference(name).model[0].auto_model.eval()
     names = [n for n in _INPUTS if n in _forward_args(transformer)]
@@ -219,8 +222,9 @@ def export(
     except Exception as exc:
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise ModelUnavailable(
-            f"cannot write the ONNX model cache {target}: {reason} "
-            "(set LORE_MODEL_CACHE to a writable folder)"
+            "cannot write the ONNX model cache {}: {} (set LORE_MODEL_CACHE to a writable folder)",
+            target,
+            reason,
         ) from None
     finally:
         if "partial" in locals():
@@ -304,7 +308,7 @@ def load_onnx_embedder(
     try:
         source = source_digest(model_folder, root)
     except OSError as exc:
-        raise ModelUnavailable(f"{model_folder}: cannot read the model ({exc})") from None
+        raise ModelUnavailable("{}: cannot read the model ({})", model_folder, exc) from None
     folder = root / source[:32]
     data, damage = _verified(folder, source)
     if data is None:
@@ -317,9 +321,11 @@ def load_onnx_embedder(
     try:
         embedder = OnnxEmbedder(name, data, model_folder / "tokenizer.json", settings)
     except ImportError as exc:
-        raise ModelUnavailable(f"onnxruntime or tokenizers is not installed ({exc})") from None
+        raise ModelUnavailable("onnxruntime or tokenizers is not installed ({})", exc) from None
     except Exception as exc:
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise ModelUnavailable(f"the ONNX model in {folder} cannot be loaded: {reason}") from None
+        raise ModelUnavailable(
+            "the ONNX model in {} cannot be loaded: {}", folder, reason
+        ) from None
     loaded()
     return embedder

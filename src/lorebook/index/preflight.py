@@ -41,7 +41,7 @@ def find_learnings(
     if phase not in PHASES:
         raise UsageError("phase {!r} is not one of: " + ", ".join(PHASES), phase)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise UsageError(f"limit must be a positive number, not {limit}")
+        raise UsageError("limit must be a positive number, not {}", limit)
     reviewed = Filters(status="published")  # drafts await review: not for an agent's prompt yet
     if phase != "deploy":
         return index.search(task, mode=mode, limit=limit, filters=reviewed)

@@ -37,7 +37,7 @@ class Filters:
                 date.fromisoformat(value)
             except (TypeError, ValueError):
                 flag = "--since" if name == "created_from" else "--until"
-                raise UsageError(f"{flag} {value!r} is not a date (YYYY-MM-DD)") from None
+                raise UsageError("{} {!r} is not a date (YYYY-MM-DD)", flag, value) from None
 
     def admits(self, doc: dict[str, Any], superseded: set[str]) -> bool:
         status = doc.get("status") or "published"

@@ -209,7 +209,7 @@ def draft_from_epic(
     actions = epic_actions(action_log, epic, start)
     if not actions:
         raise UsageError(
-            f"no actions logged for epic {epic!r} since {start[:10]} (see `lore actions --epic`)"
+            "no actions logged for epic {!r} since {} (see `lore actions --epic`)", epic, start[:10]
         )
     commits = commits_mentioning(action_log.root, epic, MAX_ITEMS)
     spec = epic_spec(epic, actions, trigger=trigger, commits=commits, key=key)
@@ -289,12 +289,14 @@ def draft_from_issue(
         record = next(iter(found), None)
         if record is None:
             raise UsageError(
-                f"no issue_resolved action for issue {issue!r} "
-                f"(log one: lore log issue_resolved --issue {issue} --context "
-                '\'{"labels": ["bug"], "resolution": "..."}\')'
+                "no issue_resolved action for issue {!r} "
+                "(log one: lore log issue_resolved --issue {} --context "
+                '\'{{"labels": ["bug"], "resolution": "..."}}\')',
+                issue,
+                issue,
             )
     if not resolution_of(_context(record)).strip():
-        raise UsageError(f"issue {issue!r}: its issue_resolved action has no context.resolution")
+        raise UsageError("issue {!r}: its issue_resolved action has no context.resolution", issue)
     named = issue_of(record)
     key = f"issue:{named}" if trigger is not None and named else None
     return write_draft(store, action_log, issue_spec(record, key), trigger=trigger, force=force)

@@ -28,11 +28,11 @@ _KINDS = {
 def _regular(mode: int, path: str) -> None:
     if not stat.S_ISREG(mode):
         kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
-        raise UsageError(f"{path}: is {kind}, not a regular file; nothing was read")
+        raise UsageError("{}: is {}, not a regular file; nothing was read", path, kind)
 
 
 def _too_big(path: str) -> UsageError:
-    return UsageError(f"{path}: larger than 1 MiB ({MAX_BYTES} bytes); nothing was read")
+    return UsageError("{}: larger than 1 MiB ({} bytes); nothing was read", path, MAX_BYTES)
 
 
 def read_bounded(path: str) -> bytes:
@@ -43,7 +43,7 @@ def read_bounded(path: str) -> bytes:
         _regular(os.stat(path).st_mode, path)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        raise UsageError("{}: cannot be read: {}", path, exc.strerror or exc) from None
     try:
         _regular(os.fstat(fd).st_mode, path)  # the file opened is the file checked
         os.set_blocking(fd, True)
@@ -52,7 +52,7 @@ def read_bounded(path: str) -> bytes:
             chunks.append(chunk)
             size += len(chunk)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        raise UsageError("{}: cannot be read: {}", path, exc.strerror or exc) from None
     finally:
         os.close(fd)
     if size > MAX_BYTES:
@@ -78,14 +78,14 @@ def read_input(path: str) -> tuple[str, str]:
         return raw.decode("utf-8"), path
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise UsageError(f"{path}:{line}: invalid UTF-8 at byte {exc.start + 1}") from None
+        raise UsageError("{}:{}: invalid UTF-8 at byte {}", path, line, exc.start + 1) from None
 
 
 def load_json(text: str, source: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{source}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+        raise UsageError("{}:{}: invalid JSON: {}", source, exc.lineno, exc.msg) from None
 
 
 def load_yaml(text: str, source: str) -> Any:
@@ -97,8 +97,9 @@ def load_yaml(text: str, source: str) -> Any:
             if self.check_event(yaml.AliasEvent):
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise UsageError(
-                    f"{source}:{mark.line + 1}: YAML aliases (*name) are not accepted in input "
-                    "documents"
+                    "{}:{}: YAML aliases (*name) are not accepted in input documents",
+                    source,
+                    mark.line + 1,
                 )
             return super().compose_node(parent, index)
 
@@ -108,11 +109,11 @@ def load_yaml(text: str, source: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         last = max(1, len(text.splitlines()))  # an error at the end of the stream
         where = f"{source}:{min(mark.line + 1, last)}" if mark is not None else source
-        raise UsageError(f"{where}: invalid YAML: {exc.problem or exc.context}") from None
+        raise UsageError("{}: invalid YAML: {}", where, exc.problem or exc.context) from None
     except yaml.YAMLError as exc:
-        raise UsageError(f"{source}: invalid YAML: {exc}") from None
+        raise UsageError("{}: invalid YAML: {}", source, exc) from None
     except RecursionError:
-        raise UsageError(f"{source}: invalid YAML: nested too deeply") from None
+        raise UsageError("{}: invalid YAML: nested too deeply", source) from None
 
 
 def load_document(text: str, source: str) -> Any:

@@ -29,13 +29,17 @@ _ALIAS = re.compile(r"[*&][^\s,\[\]{}]")  # cheap prefilter: no `&x`/`*x`, no al
 
 
 class LearningFormatError(LoreError):
-    """A learning file that cannot be read: `file:line: reason`."""
+    """A learning file that cannot be read: `file:line: reason`. With `values`, `reason` is
+    lorebook's template and they fill it (only they are redacted, as `LoreError` says)."""
 
-    def __init__(self, where: str, line: int, reason: str) -> None:
-        super().__init__(f"{where}:{line}: {reason}")
+    def __init__(self, where: str, line: int, reason: str, *values: object) -> None:
+        if values:
+            super().__init__("{}:{}: " + reason, where, line, *values)
+        else:
+            super().__init__("{}:{}: {}", where, line, reason)
         self.where = where
         self.line = line
-        self.reason = reason
+        self.reason = reason.format(*values) if values else reason
 
 
 class PlainStr(str):
@@ -129,11 +133,11 @@ def _load_yaml(fm: str, where: str, first_line: int) -> Any:
             offset = fm.rstrip().count("\n")  # the last line that has anything on it
         line = first_line + offset
         reason = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
-        raise LearningFormatError(where, line, f"invalid YAML front matter: {reason}") from None
+        raise LearningFormatError(where, line, "invalid YAML front matter: {}", reason) from None
     except yaml.YAMLError as exc:
         reason = " ".join(str(exc).split())
         raise LearningFormatError(
-            where, first_line, f"invalid YAML front matter: {reason}"
+            where, first_line, "invalid YAML front matter: {}", reason
         ) from exc
 
 
@@ -198,12 +202,14 @@ def parse_learning(text: str, path: Path | None = None, where: str | None = None
         if err["type"] == "missing":
             message = "required key is missing"
         line = _key_line(fm, key, first_line) if err["type"] != "missing" else first_line
-        raise LearningFormatError(where, line, f"{field}: {message}") from None
+        raise LearningFormatError(where, line, "{}: {}", field, message) from None
     if path is not None and path.stem != learning.id:
         raise LearningFormatError(
             where,
             _key_line(fm, "id", first_line),
-            f"id {learning.id!r} does not match the file name {path.name!r}",
+            "id {!r} does not match the file name {!r}",
+            learning.id,
+            path.name,
         )
     return learning
 
@@ -214,9 +220,9 @@ def read_learning(path: Path, where: str | None = None) -> Learning:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise LearningFormatError(where, 1, f"not UTF-8 text ({exc.reason})") from None
+        raise LearningFormatError(where, 1, "not UTF-8 text ({})", exc.reason) from None
     except OSError as exc:
-        raise LearningFormatError(where, 1, f"cannot read: {exc.strerror or exc}") from None
+        raise LearningFormatError(where, 1, "cannot read: {}", exc.strerror or exc) from None
     return parse_learning(text, path, where)
 
 

@@ -52,8 +52,9 @@ def validate_id(learning_id: object) -> str:
     text = learning_id.removesuffix(".md")
     if "/" in text or "\\" in text or ".." in text or not _ID.fullmatch(text):
         raise UsageError(
-            f"invalid learning id {learning_id!r}: use letters, digits, '.', '_' and '-' "
-            "(no path separators, no '..', at most 160 characters)"
+            "invalid learning id {!r}: use letters, digits, '.', '_' and '-' "
+            "(no path separators, no '..', at most 160 characters)",
+            learning_id,
         )
     return text
 

@@ -98,14 +98,14 @@ def record_occurrence(
     pattern = learnings.get(pattern_id)
     if pattern.kind != "pattern":
         raise UsageError(
-            f"{pattern.id} is a {pattern.kind}, not a pattern: use `lore apply` for lessons"
+            "{} is a {}, not a pattern: use `lore apply` for lessons", pattern.id, pattern.kind
         )
     known = [s.id for s in pattern.solutions]
     if solution not in known:
         listed = ", ".join(known) if known else "none (add `solutions` to its front matter)"
-        raise UsageError(f"{pattern.id} has no solution {solution!r}; its solutions: {listed}")
+        raise UsageError("{} has no solution {!r}; its solutions: {}", pattern.id, solution, listed)
     if minutes is not None and (isinstance(minutes, bool) or not 0 <= minutes < 10**7):
-        raise UsageError(f"--minutes {minutes!r} must be a non-negative number of minutes")
+        raise UsageError("--minutes {!r} must be a non-negative number of minutes", minutes)
     context: dict[str, Any] = {
         "learning": pattern.id,
         "solution": solution,

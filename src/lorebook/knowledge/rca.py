@@ -83,12 +83,12 @@ def _pick(data: Mapping[str, Any], key: str) -> Any:
 def _text(value: Any, key: str, where: str, *, required: bool = False) -> str:
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
-            raise UsageError(f"{where}: '{key}' is required and must be non-empty text")
+            raise UsageError("{}: '{}' is required and must be non-empty text", where, key)
         return ""
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return "\n".join(f"- {v}" for v in value)  # prevention notes given as a list
     if isinstance(value, bool) or not isinstance(value, str | int | float | date):
-        raise UsageError(f"{where}: '{key}' must be text, not {type(value).__name__}")
+        raise UsageError("{}: '{}' must be text, not {}", where, key, type(value).__name__)
     return str(value).strip()
 
 
@@ -98,7 +98,7 @@ def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [v for v in value.split(",")] if key == "tags" else [value]
     if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
-        raise UsageError(f"{where}: '{key}' must be a list of strings")
+        raise UsageError("{}: '{}' must be a list of strings", where, key)
     return tuple(s for s in (str(v).strip() for v in value) if s)
 
 
@@ -106,7 +106,7 @@ def _id(value: Any, key: str, where: str) -> str | None:
     if value is None or value == "":
         return None
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise UsageError(f"{where}: '{key}' must be a string id")
+        raise UsageError("{}: '{}' must be a string id", where, key)
     return str(value)
 
 
@@ -122,28 +122,28 @@ def _created(value: Any, where: str) -> date | None:
         try:
             return datetime.fromtimestamp(value / 1000, UTC).date()
         except (OverflowError, OSError, ValueError):
-            raise UsageError(f"{where}: 'created_at' {value!r} is not a time in ms") from None
+            raise UsageError("{}: 'created_at' {!r} is not a time in ms", where, value) from None
     if isinstance(value, str):
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
         except ValueError:
             pass
     raise UsageError(
-        f"{where}: 'created_at' must be Unix milliseconds or an ISO date, not {value!r}"
+        "{}: 'created_at' must be Unix milliseconds or an ISO date, not {!r}", where, value
     )
 
 
 def parse_report(data: Any, where: str) -> RCAReport:
     """Validate a decoded report; errors name `where` (a file:line or an action)."""
     if not isinstance(data, Mapping):
-        raise UsageError(f"{where}: an RCA report must be a mapping, not {type(data).__name__}")
+        raise UsageError("{}: an RCA report must be a mapping, not {}", where, type(data).__name__)
     missing = [k for k in REQUIRED if _pick(data, k) in (None, "")]
     if missing:
         names = ", ".join(_ALIASES[k][0] for k in missing)
-        raise UsageError(f"{where}: missing required field(s): {names}")
+        raise UsageError("{}: missing required field(s): {}", where, names)
     title = _text(_pick(data, "title"), "title", where, required=True)
     if "\n" in title:
-        raise UsageError(f"{where}: 'title' must be one line")
+        raise UsageError("{}: 'title' must be one line", where)
     return RCAReport(
         title=title,
         root_cause=_text(_pick(data, "root_cause"), "rootCause", where, required=True),
@@ -172,7 +172,8 @@ def load_report(text: str, source: str) -> RCAReport:
         for key in (*(a for names in _ALIASES.values() for a in names),):
             if f"'{key}'" in message and isinstance(data, Mapping) and key in data:
                 line = key_line(text, key)
-                raise UsageError(message.replace(f"{source}:", f"{source}:{line}:", 1)) from None
+                if exc.template is not None and exc.values[:1] == (source,):  # "{}: …", where
+                    raise UsageError(exc.template, f"{source}:{line}", *exc.values[1:]) from None
         raise
 
 

@@ -139,7 +139,9 @@ def _heading(line: str) -> tuple[int, str] | None:
 
 def _no_failures(source: str, found: list[str], what: str) -> UsageError:
     seen = f"; found only {', '.join(found)}" if found else ""
-    return UsageError(f"{source}: no failures to extract: looked for {what} {LOOKED_FOR}{seen}")
+    return UsageError(
+        "{}: no failures to extract: looked for {} {}{}", source, what, LOOKED_FOR, seen
+    )
 
 
 # -- Markdown -----------------------------------------------------------------------------------
@@ -188,7 +190,7 @@ def parse_markdown(text: str, source: str) -> Retro:
 # -- YAML / JSON --------------------------------------------------------------------------------
 def _text_of(value: Any, where: str, key: str) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise UsageError(f"{where}: every '{key}' item must be text or a mapping with 'text'")
+        raise UsageError("{}: every '{}' item must be text or a mapping with 'text'", where, key)
     return str(value).strip()
 
 
@@ -199,11 +201,11 @@ def _item(value: Any, key: str, where: str) -> Item | None:
     text: Any = next((value[k] for k in TEXT_KEYS if isinstance(value.get(k), str | int)), None)
     if text is None or not str(text).strip():
         raise UsageError(
-            f"{where}: a '{key}' item needs a 'summary' (or 'text', 'pattern', 'action') text"
+            "{}: a '{}' item needs a 'summary' (or 'text', 'pattern', 'action') text", where, key
         )
     own: Any = next((value[k] for k in OWN_SOLUTION_KEYS if value.get(k)), [])
     if not isinstance(own, str | list):
-        raise UsageError(f"{where}: a '{key}' item's solution must be text or a list of texts")
+        raise UsageError("{}: a '{}' item's solution must be text or a list of texts", where, key)
     subs = [own] if isinstance(own, str) else [s for s in own if isinstance(s, str)]
     reference = next((value[k] for k in REFERENCE_KEYS if value.get(k) not in (None, "")), None)
     extra = {k: v for k, v in value.items() if k in ("severity", "category", "root_cause")}
@@ -217,7 +219,7 @@ def _item(value: Any, key: str, where: str) -> Item | None:
 
 def parse_structured(data: Any, text: str, source: str) -> Retro:
     if not isinstance(data, Mapping):
-        raise UsageError(f"{source}:1: a retrospective must be a mapping of fields")
+        raise UsageError("{}:1: a retrospective must be a mapping of fields", source)
     retro = Retro(source)
     found: list[str] = []
     for key, value in data.items():
@@ -228,7 +230,7 @@ def parse_structured(data: Any, text: str, source: str) -> Retro:
         where = f"{source}:{key_line(text, str(key))}"
         values = [value] if isinstance(value, str) else value
         if not isinstance(values, list):
-            raise UsageError(f"{where}: '{key}' must be a list, not {type(value).__name__}")
+            raise UsageError("{}: '{}' must be a list, not {}", where, key, type(value).__name__)
         for raw in values:
             item = _item(raw, str(key), where)
             if item is not None:

@@ -91,8 +91,11 @@ def _reference(retro: Retro, item: Item, pairs: list[Paired]) -> tuple[str, Pair
     if number is not None:
         if not 1 <= number <= len(pairs):
             raise UsageError(
-                f"{_where(retro, item)}: {item.text!r} refers to failure #{number}, but the "
-                f"retrospective lists {len(pairs)} failure(s)"
+                "{}: {!r} refers to failure #{}, but the retrospective lists {} failure(s)",
+                _where(retro, item),
+                item.text,
+                number,
+                len(pairs),
             )
         return text, pairs[number - 1]
     if named is not None:
@@ -104,8 +107,10 @@ def _reference(retro: Retro, item: Item, pairs: list[Paired]) -> tuple[str, Pair
             hit = pairs[index] if best > 0 else None
         if hit is None:
             raise UsageError(
-                f"{_where(retro, item)}: {item.text!r} refers to {named!r}, which names no "
-                "failure of the retrospective"
+                "{}: {!r} refers to {!r}, which names no failure of the retrospective",
+                _where(retro, item),
+                item.text,
+                named,
             )
         return text, hit
     return text, None

@@ -83,8 +83,8 @@ def _draft(store: LearningStore, learning_id: str) -> Learning:
     path = store.layout.drafts / f"{lid}.md"
     if not path.is_file():
         if (store.layout.learnings / f"{lid}.md").is_file():
-            raise UsageError(f"{lid} is already published (learnings/{lid}.md), not a draft")
-        raise LoreError(f"no draft with id {lid!r} (see `lore drafts`)")
+            raise UsageError("{} is already published (learnings/{}.md), not a draft", lid, lid)
+        raise LoreError("no draft with id {!r} (see `lore drafts`)", lid)
     return store.get(lid)
 
 
@@ -93,9 +93,11 @@ def _refuse_staged(repo: Repo, allowed: set[str], action: str) -> None:
     if other:
         shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
         raise UsageError(
-            f"the git index already holds staged changes ({shown}) that would be mixed into "
-            f"the {action} commit: commit or unstage them first (git restore --staged), "
-            "or use --branch"
+            "the git index already holds staged changes ({}) that would be mixed into "
+            "the {} commit: commit or unstage them first (git restore --staged), "
+            "or use --branch",
+            shown,
+            action,
         )
 
 
@@ -128,7 +130,7 @@ def promote(
     published.path = store.layout.learnings / f"{draft.id}.md"
     refuse_symlinks(published.path)  # a planted link must not take the published file away
     if published.path.exists():
-        raise LoreError(f"{store.layout.rel(published.path)} already exists; nothing was done")
+        raise LoreError("{} already exists; nothing was done", store.layout.rel(published.path))
     assert draft.path is not None
     draft_rel = rel_path(repo, draft.path)
     dest_rel = rel_path(repo, published.path)
@@ -157,7 +159,7 @@ def promote(
                 push_branch(repo, remote, target)
             except GitError as exc:
                 raise GitError(
-                    f"published {draft.id} in {commit[:12]} on branch {target}, but {exc}"
+                    "published {} in {} on branch {}, but {}", draft.id, commit[:12], target, exc
                 ) from None
             result.pushed, result.remote = True, remote
         if pr:
@@ -180,9 +182,9 @@ def promote(
 
 def _check_branch_name(repo: Repo, branch: str) -> None:
     if not is_branch_name(repo, branch):
-        raise UsageError(f"{branch!r} is not a valid branch name")
+        raise UsageError("{!r} is not a valid branch name", branch)
     if branch_exists(repo, branch):
-        raise UsageError(f"branch {branch!r} already exists: choose another name with --branch")
+        raise UsageError("branch {!r} already exists: choose another name with --branch", branch)
 
 
 def _open_pr(repo: Repo, result: Promotion, base: str | None) -> None:
@@ -207,8 +209,10 @@ def _open_pr(repo: Repo, result: Promotion, base: str | None) -> None:
     if done.returncode != 0:
         detail = (done.stderr or done.stdout).strip().splitlines() or ["(no output)"]
         raise LoreError(
-            f"published {result.id} on branch {result.branch} (pushed) but `gh pr create` "
-            f"failed: {detail[0]}"
+            "published {} on branch {} (pushed) but `gh pr create` failed: {}",
+            result.id,
+            result.branch,
+            detail[0],
         )
     result.pr_url = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else None
 
@@ -264,5 +268,5 @@ def history(store: LearningStore, learning_id: str) -> list[HistoryEntry]:
     ]
     entries = [HistoryEntry(*commit) for commit in path_history(repo, paths)]
     if not entries and not store.exists(lid):
-        raise LoreError(f"no learning or draft with id {lid!r} and no commits that touched one")
+        raise LoreError("no learning or draft with id {!r} and no commits that touched one", lid)
     return entries

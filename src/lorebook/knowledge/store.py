@@ -18,7 +18,7 @@ from ..ids import resolve_prefix
 from ..paths import OUTSIDE, Layout
 from ..problems import OnProblem, Problem, ignore
 from ..redact.sanitize import Sanitizer
-from ..store import _describe, atomic_write, temp_path, write_temp
+from ..store import atomic_write, temp_path, write_failure, write_temp
 from ..timeutil import utcnow
 from .cache import ParseCache, RedactedTexts, rules_fingerprint
 from .fileformat import LearningFormatError, PlainStr, read_learning, render_learning
@@ -83,8 +83,9 @@ class LearningStore:
         if missing_ok:
             return lid
         raise LoreError(
-            f"no learning or draft with id {lid!r} in {self.layout.rel(self.layout.learnings)}/"
-            " (see `lore learnings` and `lore drafts`)"
+            "no learning or draft with id {!r} in {}/ (see `lore learnings` and `lore drafts`)",
+            lid,
+            self.layout.rel(self.layout.learnings),
         )
 
     def path_of(self, learning_id: str) -> Path:
@@ -95,11 +96,12 @@ class LearningStore:
             path = folder / f"{lid}.md"
             if path.is_file():
                 if self.layout.leaves_repository(path):
-                    raise LoreError(f"{self.layout.rel(path)}: {OUTSIDE}")
+                    raise LoreError("{}: {}", self.layout.rel(path), OUTSIDE)
                 return path
         raise LoreError(
-            f"no learning or draft with id {lid!r} in {self.layout.rel(self.layout.learnings)}/"
-            " (see `lore learnings` and `lore drafts`)"
+            "no learning or draft with id {!r} in {}/ (see `lore learnings` and `lore drafts`)",
+            lid,
+            self.layout.rel(self.layout.learnings),
         )
 
     def target_path(self, learning: Learning) -> Path:
@@ -200,7 +202,7 @@ class LearningStore:
         title = self.sanitizer.redact_text(title)[0]  # before the id: no secret in a file name
         lid = validate_id(learning_id) if learning_id else self.new_id(title, created)
         if self.exists(lid):
-            raise LoreError(f"a learning with id {lid!r} already exists; nothing was written")
+            raise LoreError("a learning with id {!r} already exists; nothing was written", lid)
         try:
             learning = Learning(
                 id=lid,
@@ -225,7 +227,7 @@ class LearningStore:
                 body=body,
             )
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise UsageError(_first_error(exc)) from None
+            raise _invalid(exc) from None
         learning = self.sanitized(learning)
         path = self.target_path(learning)
         _write_new(path, render_learning(learning).encode("utf-8"))
@@ -285,13 +287,13 @@ def redact_strings(
     return value
 
 
-def _first_error(exc: ValueError) -> str:
+def _invalid(exc: ValueError) -> UsageError:
     errors = getattr(exc, "errors", None)
     if callable(errors):
         first = errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "learning"
-        return f"{field}: {first['msg'].removeprefix('Value error, ')}"
-    return str(exc)
+        return UsageError("{}: {}", field, first["msg"].removeprefix("Value error, "))
+    return UsageError("{}", exc)
 
 
 def _write_new(path: Path, data: bytes) -> None:
@@ -303,13 +305,13 @@ def _write_new(path: Path, data: bytes) -> None:
         try:
             os.link(tmp, path)
         except FileExistsError:
-            raise LoreError(f"{path}: already exists; nothing was written") from None
+            raise LoreError("{}: already exists; nothing was written", path) from None
         except OSError as exc:
             if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
                 raise
             os.replace(tmp, path)  # a file system without hard links
     except OSError as exc:
-        raise LoreError(_describe(exc, path)) from None
+        raise write_failure(exc, path) from None
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)

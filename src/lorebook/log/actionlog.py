@@ -225,7 +225,7 @@ class ActionLog:
         if status is not None and status not in STATUSES:
             raise UsageError("status {!r} is not one of: " + ", ".join(STATUSES), status)
         if limit is not None and limit < 1:
-            raise UsageError(f"limit must be a positive number, not {limit}")
+            raise UsageError("limit must be a positive number, not {}", limit)
         idle = self.config.sessions.idle_minutes
         infos = self.catalog.sessions(
             project=project,
@@ -250,7 +250,7 @@ class ActionLog:
 
 def _check_limit(limit: int | None) -> None:
     if limit is not None and limit < 1:
-        raise UsageError(f"limit must be a positive number, not {limit}")
+        raise UsageError("limit must be a positive number, not {}", limit)
 
 
 def _first(found: Iterator[T], limit: int | None) -> list[T]:

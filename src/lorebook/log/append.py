@@ -216,14 +216,14 @@ class Appender:
     def check_depth(self, value: Any, what: str) -> None:
         """UsageError when `value` nests deeper than `log.max_depth` (no walker may recurse
         that far: the sanitizer, the encoder, every reader later)."""
-        from .depth import too_deep_message, value_too_deep  # writes only
+        from .depth import too_deep, value_too_deep  # writes only
 
         if (
             isinstance(value, Mapping)
             and value
             and value_too_deep(value if type(value) is dict else dict(value), self.max_depth)
         ):
-            raise UsageError(too_deep_message(what, self.max_depth))
+            raise too_deep(what, self.max_depth)
 
     @cached_property
     def keep_depth(self) -> int:

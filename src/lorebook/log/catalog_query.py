@@ -229,7 +229,7 @@ class CatalogView:
             raise LoreError("the action catalog is disabled (catalog.enabled: false in config)")
         conn = self.open(full=True, rebuild=rebuild, create=True)
         if conn is None:
-            raise LoreError(f"the action catalog cannot be used: {self.unavailable}")
+            raise LoreError("the action catalog cannot be used: {}", self.unavailable)
         conn.close()
         assert self.last_sync is not None
         return {**self.status(), "sync": self.last_sync.to_dict()}

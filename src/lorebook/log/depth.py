@@ -10,15 +10,22 @@ TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy stil
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..errors import UsageError
+
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # its brackets do not count
 _INNERMOST = re.compile(r"[\[{][^\[\]{}]*[\]}]")  # a pair with no bracket inside
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings hide their brackets
 
 
-def too_deep_message(what: str, limit: int) -> str:
-    return (
-        f"{what}: too deeply nested (more than {limit} levels of objects and arrays; "
-        "the limit is log.max_depth in .lore/config.yaml)"
+def too_deep(what: str, limit: int) -> UsageError:
+    """The error for a value nested deeper than `limit` (`what` names where it came from)."""
+    from ..errors import UsageError
+
+    return UsageError(
+        "{}: too deeply nested (more than {} levels of objects and arrays; "
+        "the limit is log.max_depth in .lore/config.yaml)",
+        what,
+        limit,
     )
 
 
@@ -63,15 +70,15 @@ def decode_context(text: str, source: str, max_depth: int) -> dict[str, Any]:
     from ..errors import UsageError
 
     if text_too_deep(text, max_depth):
-        raise UsageError(too_deep_message(source, max_depth))
+        raise too_deep(source, max_depth)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(
-            f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg} (char {exc.pos})"
+            "{}:{}:{}: invalid JSON: {} (char {})", source, exc.lineno, exc.colno, exc.msg, exc.pos
         ) from None
     if not isinstance(value, dict):
-        raise UsageError(f"{source}: context must be a JSON object, not {type(value).__name__}")
+        raise UsageError("{}: context must be a JSON object, not {}", source, type(value).__name__)
     return value
 
 

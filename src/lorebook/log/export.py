@@ -177,9 +177,9 @@ def export_window(
     start, end = _moment(since, "--since", now), _moment(until, "--until", now)
     if start is not None and format_ts(start) > format_ts(now):
         shown = since if isinstance(since, str) else format_ts(start)
-        raise UsageError(f"--since {shown} is in the future (now is {format_ts(now)})")
+        raise UsageError("--since {} is in the future (now is {})", shown, format_ts(now))
     if start is not None and end is not None and format_ts(start) >= format_ts(end):
-        raise UsageError(f"--since {format_ts(start)} is not before --until {format_ts(end)}")
+        raise UsageError("--since {} is not before --until {}", format_ts(start), format_ts(end))
     return (format_ts(start) if start else None, format_ts(end) if end else None)
 
 
@@ -251,7 +251,7 @@ def export(
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
-        raise LoreError(f"{path}: cannot write the export ({exc.strerror or exc})") from None
+        raise LoreError("{}: cannot write the export ({})", path, exc.strerror or exc) from None
     manifest = {
         "file": path.name,
         "format": fmt,

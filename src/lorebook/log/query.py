@@ -53,7 +53,7 @@ class ActionFilter:
         if outcome is not None and outcome not in OUTCOMES:
             raise UsageError("outcome {!r} is not one of: " + ", ".join(OUTCOMES), outcome)
         if since and until and since >= until:
-            raise UsageError(f"--since {since} is not before --until {until}")
+            raise UsageError("--since {} is not before --until {}", since, until)
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"cannot assign to field {key!r}: an ActionFilter is immutable")

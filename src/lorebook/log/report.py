@@ -81,13 +81,13 @@ def resolve_window(
     start = parse_when(since, now=now, option="--since") if since else None
     end = parse_when(until, now=now, option="--until") if until else now
     if end > now + timedelta(days=1):
-        raise UsageError(f"--until {until} is in the future (now is {format_ts(now)})")
+        raise UsageError("--until {} is in the future (now is {})", until, format_ts(now))
     if start is None:
         start = end - timedelta(days=days or 7)
     if start > now:
-        raise UsageError(f"--since {since} is in the future (now is {format_ts(now)})")
+        raise UsageError("--since {} is in the future (now is {})", since, format_ts(now))
     if start >= end:
-        raise UsageError(f"--since {format_ts(start)} is not before --until {format_ts(end)}")
+        raise UsageError("--since {} is not before --until {}", format_ts(start), format_ts(end))
     return Window(start, end)
 
 
@@ -99,10 +99,10 @@ def day_window(day: str | None, now: datetime) -> Window:
         try:
             target = date.fromisoformat(day)
         except ValueError:
-            raise UsageError(f"--date {day!r}: expected a date like 2026-11-21") from None
+            raise UsageError("--date {!r}: expected a date like 2026-11-21", day) from None
     start = datetime(target.year, target.month, target.day, tzinfo=UTC)
     if start > now:
-        raise UsageError(f"--date {target.isoformat()} is in the future")
+        raise UsageError("--date {} is in the future", target.isoformat())
     return Window(start, start + timedelta(days=1))
 
 
@@ -116,11 +116,11 @@ def week_window(week: str | None, now: datetime) -> tuple[str, Window]:
             year, number = int(year_text), int(number_text)
             date.fromisocalendar(year, number, 1)
         except ValueError:
-            raise UsageError(f"--week {week!r}: expected an ISO week like 2026-W47") from None
+            raise UsageError("--week {!r}: expected an ISO week like 2026-W47", week) from None
     monday = date.fromisocalendar(year, number, 1)
     start = datetime(monday.year, monday.month, monday.day, tzinfo=UTC)
     if start > now:
-        raise UsageError(f"--week {year}-W{number:02d} is in the future")
+        raise UsageError("--week {}-W{:02d} is in the future", year, number)
     return f"{year}-W{number:02d}", Window(start, start + timedelta(days=7))
 
 

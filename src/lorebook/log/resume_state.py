@@ -186,8 +186,8 @@ def _target(
         if chosen is None:
             scope = " ".join(f"{k} {v!r}" for k, v in (("project", project), ("agent", agent)) if v)
             raise LoreError(
-                f"no session to resume{' for ' + scope if scope else ''}: "
-                "the action log has no matching sessions"
+                "no session to resume{}: the action log has no matching sessions",
+                " for " + scope if scope else "",
             )
         session, last_day = chosen.session, chosen.day
     tail = session_records(
@@ -200,7 +200,7 @@ def _target(
         on_problem=on_problem,
     )
     if not tail.records:
-        raise LoreError(f"session {session!r} has no records in {layout.rel(actionlog)}/")
+        raise LoreError("session {!r} has no records in {}/", session, layout.rel(actionlog))
     return session, tail
 
 

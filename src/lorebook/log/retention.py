@@ -103,13 +103,13 @@ def _archive_one(shard: Path, target: Path) -> dict[str, Any]:
     try:
         data = shard.read_bytes()
     except OSError as exc:
-        raise LoreError(f"cannot read the shard: {exc.strerror or exc}") from None
+        raise LoreError("cannot read the shard: {}", exc.strerror or exc) from None
     content = data
     if target.exists():
         existing, error = read_archive_bytes(target)
         if error is not None:
-            raise LoreError(f"existing archive {target.name}: {error.replace('; skipped', '')}"
-                            "; the shard was kept")  # fmt: skip
+            shown = error.replace("; skipped", "")
+            raise LoreError("existing archive {}: {}; the shard was kept", target.name, shown)
         content = _merged(existing, data)
     packed = compress(content)
     tmp = temp_path(target)
@@ -117,11 +117,11 @@ def _archive_one(shard: Path, target: Path) -> dict[str, Any]:
         write_temp(target, packed)
         check, error = read_archive_bytes(tmp)
         if error is not None or check != content or not set(_lines(data)) <= set(_lines(check)):
-            raise LoreError(f"{target.name}: the written archive does not match; shard kept")
+            raise LoreError("{}: the written archive does not match; shard kept", target.name)
         os.replace(tmp, target)
         shard.unlink()
     except OSError as exc:
-        raise LoreError(f"cannot write {target}: {exc.strerror or exc}; shard kept") from None
+        raise LoreError("cannot write {}: {}; shard kept", target, exc.strerror or exc) from None
     finally:
         tmp.unlink(missing_ok=True)
     return {"bytes": len(data), "compressed_bytes": len(packed)}

@@ -93,8 +93,9 @@ def check_session_id(session: str, label: str = "session") -> str:
     if not SESSION_ID_RE.match(session):
         where = "" if label == "session" else f"{label}: "
         raise UsageError(
-            f"{where}session id {session!r} must be 1-128 characters of letters, digits, '.', "
-            "'_' or '-'"
+            "{}session id {!r} must be 1-128 characters of letters, digits, '.', '_' or '-'",
+            where,
+            session,
         )
     return check_identifier(label, session)
 
@@ -119,22 +120,23 @@ def action_record(
     """A v1 action record (not yet redacted), with every argument checked."""
     if not isinstance(action_type, str) or not TYPE_RE.match(action_type):
         raise UsageError(
-            f"action type {action_type!r} must be a lowercase word (letters, digits, '_'), "
-            "e.g. commit, deploy, tool_call"
+            "action type {!r} must be a lowercase word (letters, digits, '_'), "
+            "e.g. commit, deploy, tool_call",
+            action_type,
         )
     if outcome not in OUTCOMES:
         raise UsageError("outcome {!r} is not one of: " + ", ".join(OUTCOMES), outcome)
     if context is None:
         context = {}
     if not isinstance(context, Mapping):
-        raise UsageError(f"context must be a JSON object, not {type(context).__name__}")
+        raise UsageError("context must be a JSON object, not {}", type(context).__name__)
     if duration_s is not None:
         if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
-            raise UsageError(f"duration {duration_s!r} must be a number of seconds")
+            raise UsageError("duration {!r} must be a number of seconds", duration_s)
         if not 0 <= duration_s < math.inf:  # also refuses nan and inf (not valid JSON)
-            raise UsageError(f"duration {duration_s!r} must be a non-negative number of seconds")
+            raise UsageError("duration {!r} must be a non-negative number of seconds", duration_s)
     if parent is not None and not ULID_RE.match(parent):
-        raise UsageError(f"parent {parent!r} is not an action id (a 26-character ULID)")
+        raise UsageError("parent {!r} is not an action id (a 26-character ULID)", parent)
     moment = now or utcnow()
     return {
         "v": SCHEMA_VERSION,
@@ -174,7 +176,7 @@ def session_record(
             "session type {!r} is not one of: " + ", ".join(SESSION_TYPES), session_type
         )
     if reason is not None and not TYPE_RE.match(reason):
-        raise UsageError(f"end reason {reason!r} must be a lowercase word like normal or timeout")
+        raise UsageError("end reason {!r} must be a lowercase word like normal or timeout", reason)
     moment = now or utcnow()
     record: dict[str, Any] = {
         "v": SCHEMA_VERSION,

@@ -6,14 +6,14 @@ import argparse
 import sys
 from typing import Any, NoReturn
 
-from lorebook import Lorebook, LoreError, error_line, redact_message
+from lorebook import Lorebook, LoreError, error_line, redact_message, store_sanitizer
 
 
 class _Parser(argparse.ArgumentParser):
     """Usage errors are one line and exit 1, like every other `lore` failure."""
 
     def error(self, message: str) -> NoReturn:
-        raise LoreError(f"{message} (see `lore mcp --help`)")
+        raise LoreError("{} (see `lore mcp --help`)", message)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -45,8 +45,10 @@ def wire_tools(server: Any) -> list[dict[str, Any]]:
 
 def main(argv: list[str]) -> int:
     """Run `lore mcp`; returns the exit code (1 with one stderr line on any failure)."""
+    root = None  # until the arguments are read: LORE_ROOT, else the nearest store
     try:
         args = parser().parse_args(argv)
+        root = args.root
         if args.list_tools:
             from .reference import reference
             from .server import LoreServer
@@ -55,8 +57,8 @@ def main(argv: list[str]) -> int:
             return 0
         book = Lorebook.open(args.root)
         book.install_subscribers()  # acting for an agent: its logs draft and learn as `lore`'s do
-    except LoreError as exc:
-        print(error_line(exc), file=sys.stderr)
+    except LoreError as exc:  # redacted with the store's rules (its extra patterns too)
+        print(error_line(exc, sanitizer=store_sanitizer(root)), file=sys.stderr)
         return 1
     return serve(book)
 

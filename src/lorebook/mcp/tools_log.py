@@ -129,7 +129,7 @@ class LogTools:
                 duration_s=record.get("duration_s"),
             )
         if agent_id is not None and not found:
-            raise LoreError(f"agent_id {agent_id!r}: no spawn action names this subagent")
+            raise LoreError("agent_id {!r}: no spawn action names this subagent", agent_id)
         agents = list(found.values())[:limit]
         return SubagentStatus(count=len(agents), subagents=agents)
 

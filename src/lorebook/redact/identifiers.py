@@ -99,7 +99,7 @@ def check_identifier(label: str, value: str, sanitizer: Sanitizer | None = None)
         return value
     what = "personal data" if kind in PII_KINDS else "a secret"
     raise UsageError(
-        f"{label}: the value looks like {what} ({kind}); refusing to use it as an identifier"
+        "{}: the value looks like {} ({}); refusing to use it as an identifier", label, what, kind
     )
 
 

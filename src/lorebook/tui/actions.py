@@ -91,7 +91,7 @@ class ActionsTab(Vertical):
             rows = page_after(self.book, filters, boundary, PAGE, problems)
         except LoreError as exc:
             kept = "" if filters is self.filters else " (the filters are unchanged)"
-            self.app.notify(f"{failure(exc)}{kept}", title="filter", severity="error")
+            self.app.notify(f"{failure(exc, self.book)}{kept}", title="filter", severity="error")
             return False
         if not rows and page:
             self.app.notify("no more actions", timeout=2)
@@ -167,7 +167,9 @@ class ActionsTab(Vertical):
             filters = parse_filters(event.value)
         except LoreError as exc:
             self.app.notify(
-                f"{failure(exc)} (the filters are unchanged)", title="filter", severity="error"
+                f"{failure(exc, self.book)} (the filters are unchanged)",
+                title="filter",
+                severity="error",
             )
             return
         if self.load(0, filters):

@@ -22,9 +22,11 @@ def selected_key(table: Any) -> str | None:
     return str(value) if value is not None else None
 
 
-def failure(exc: object) -> str:
-    """A failure as the one line a notification shows, redacted like the CLI's error line."""
-    return redact_message(exc)  # a LoreError's values only: lorebook's words stay readable
+def failure(exc: object, book: Lorebook) -> str:
+    """A failure as the one line a notification shows, redacted like the CLI's error line:
+    with the store's rules (its extra patterns too), and a LoreError's values only, so that
+    lorebook's words stay readable."""
+    return redact_message(exc, book.sanitizer)
 
 
 def short_ts(ts: str | None) -> str:
@@ -48,9 +50,9 @@ def parse_filters(text: str) -> dict[str, str]:
         if not sep:
             key, value = "type", word
         if key not in FILTER_KEYS:
-            raise LoreError(f"unknown filter {key!r}: use one of {', '.join(FILTER_KEYS)}")
+            raise LoreError("unknown filter {!r}: use one of {}", key, ", ".join(FILTER_KEYS))
         if not value:
-            raise LoreError(f"filter {key!r} has no value: write {key}=VALUE")
+            raise LoreError("filter {!r} has no value: write {}=VALUE", key, key)
         found[key] = value
     return found
 

@@ -133,7 +133,7 @@ class DraftsTab(Vertical):
                 self.book.learnings.reject(draft, reason=argument or "")
                 message = f"rejected {draft}"
         except LoreError as exc:
-            self.app.call_from_thread(self.reviewed, failure(exc), failed=True)
+            self.app.call_from_thread(self.reviewed, failure(exc, self.book), failed=True)
             return
         self.app.call_from_thread(self.reviewed, message, failed=False)
 
@@ -155,7 +155,7 @@ class DraftsTab(Vertical):
         try:
             path = self.book.learnings.get(draft).path
         except LoreError as exc:  # removed by someone else since the list was read
-            self.app.notify(failure(exc), severity="error")
+            self.app.notify(failure(exc, self.book), severity="error")
             self.reload()
             return
         with self.app.suspend():

@@ -7,14 +7,14 @@ import argparse
 import sys
 from typing import NoReturn
 
-from lorebook import Lorebook, LoreError, error_line
+from lorebook import Lorebook, LoreError, error_line, store_sanitizer
 
 
 class _Parser(argparse.ArgumentParser):
     """Usage errors are one line and exit 1, like every other `lore` failure."""
 
     def error(self, message: str) -> NoReturn:
-        raise LoreError(f"{message} (see `lore tui --help`)")
+        raise LoreError("{} (see `lore tui --help`)", message)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -46,12 +46,14 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run `lore tui`; returns the exit code (1 with one stderr line on any failure)."""
+    root = None  # until the arguments are read: LORE_ROOT, else the nearest store
     try:
         args = parser().parse_args(argv)
+        root = args.root
         if not 0 <= args.port <= 65535:
-            raise LoreError(f"--port {args.port} is not a port (0-65535)")
+            raise LoreError("--port {} is not a port (0-65535)", args.port)
         if not 0 <= args.grace < float("inf"):
-            raise LoreError(f"--grace {args.grace} is not a number of seconds (0 or more)")
+            raise LoreError("--grace {} is not a number of seconds (0 or more)", args.grace)
         book = Lorebook.open(args.root)
         if args.web:
             from .web import serve
@@ -61,8 +63,8 @@ def main(argv: list[str]) -> int:
         from .app import make_app
 
         make_app(book).run()
-    except LoreError as exc:
-        print(error_line(exc), file=sys.stderr)
+    except LoreError as exc:  # redacted with the store's rules (its extra patterns too)
+        print(error_line(exc, sanitizer=store_sanitizer(root)), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -63,7 +63,7 @@ class ExpertiseTab(Vertical):
         try:
             content = self.book.expertise.get(domain)
         except LoreError as exc:
-            pane.update(failure(exc))
+            pane.update(failure(exc, self.book))
             return
         text = yaml.safe_dump(content, sort_keys=False, allow_unicode=True, width=76)
         pane.update(Syntax(text, "yaml", word_wrap=True))
@@ -78,7 +78,7 @@ class ExpertiseTab(Vertical):
         try:
             results = self.book.expertise.validate(domain)
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, failure(exc), severity="error")
+            self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
             return
         summary = "\n".join(
             update(r, "validated") if r["status"] == "validated" else f"{r['path']}: no file yet"

@@ -73,7 +73,7 @@ class LearningsTab(Vertical):
             mode = "keyword" if embedder is None else "hybrid"
         except LoreError as exc:
             mode = "keyword"
-            self.app.call_from_thread(self.app.notify, failure(exc), severity="warning")
+            self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="warning")
         finally:
             self.book.index.on_progress(None)
         self.app.call_from_thread(self.model_ready, mode)
@@ -123,7 +123,7 @@ class LearningsTab(Vertical):
         try:
             found = self.book.index.search(query, mode=mode, limit=20)
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, failure(exc), severity="error")
+            self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
             return
         used = self.book.index.mode_used if mode == "hybrid" else "keyword"
         self.app.call_from_thread(self.show, [r.to_dict() for r in found], used)
@@ -160,7 +160,7 @@ class LearningsTab(Vertical):
             learning = self.book.learnings.get(learning_id)
             history = self.book.learnings.history(learning_id)
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, failure(exc), severity="warning")
+            self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="warning")
             return
         lines = [
             f"# {learning.title}",

@@ -70,7 +70,7 @@ class SessionsTab(Vertical):
         try:
             sessions = self.book.sessions(limit=SESSIONS_PAGE + 1, on_problem=problems)
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, failure(exc), severity="error")
+            self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
             return
         self.app.call_from_thread(self.fill, sessions, problems.lines)
 
@@ -80,7 +80,7 @@ class SessionsTab(Vertical):
         try:
             sessions = self.book.sessions()
         except LoreError as exc:
-            self.app.call_from_thread(self.app.notify, failure(exc), severity="error")
+            self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
             return
         self.app.call_from_thread(self.fill, sessions, [], page=page, complete=True)
 

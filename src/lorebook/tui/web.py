@@ -227,7 +227,7 @@ class WebServer(Server):
                 await web.TCPSite(runner, self.host, self.port).start()
             except OSError as exc:
                 where = f"{self.host}:{self.port}"
-                raise LoreError(f"cannot serve on {where}: {exc.strerror}") from None
+                raise LoreError("cannot serve on {}: {}", where, exc.strerror) from None
             self.port = int(runner.addresses[0][1])
             print(f"lore tui --web: open {self.url}", flush=True)
             print("(the URL holds this run's token; Ctrl+C or SIGTERM stops the server)")
