@@ -9,13 +9,14 @@ knows is redacted in the record, and must not be printed in clear either.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import LORE, clean_env, lore
+from conftest import LORE, clean_env, git, lore
 from lorebook import Lorebook, store_sanitizer
 from test_hardening_messages import ITK, _configured
 from test_tui import settle
@@ -101,3 +102,30 @@ def test_skins_reach_store_sanitizer_through_the_public_api() -> None:
 
     assert "store_sanitizer" in lorebook.__all__
     assert sys.modules[store_sanitizer.__module__] is lorebook
+
+
+def test_lore_mcp_call_not_logged_warning_uses_the_stores_rules(tmp_path: Path) -> None:
+    """A store the server cannot log into (its action log is a file): the call is answered and
+    a warning printed, whose failure names the store's path, redacted like any error line."""
+    from test_mcp_robust import RawServer
+
+    root = tmp_path / f"work-{ITK}"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    book = Lorebook.init(root, env={})
+    _configured(root)
+    actionlog = book.layout.actionlog
+    shutil.rmtree(actionlog)
+    actionlog.write_text("not a folder\n")
+    server = RawServer(root)
+    try:
+        answer = server.call("get_expertise", '{"domain": "none"}')
+        assert "result" in answer or "error" in answer, answer
+        _, err = server.close()
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    assert "call not logged" in err, err
+    assert ITK not in err and ITK[:12] not in err, err
+    assert MARKER in err, err

@@ -228,7 +228,7 @@ class LoreServer(MCPServer[Any]):
                 )
                 return
             except LoreError as exc:
-                problem = str(exc)
+                problem = redact_message(exc, self._book.sanitizer)  # it may name the store
                 # params the log refuses (nested too deep) are dropped, the call still logged
                 context = {"tool_name": name, "params_dropped": problem}
         print(f"lore mcp: warning: {name} call not logged: {problem}", file=sys.stderr)
