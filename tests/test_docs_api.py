@@ -83,3 +83,15 @@ def test_the_readme_python_example_runs(repo: Path) -> None:
     kinds = [(a["type"], a["outcome"]) for a in book.actions(limit=None)]
     assert ("deploy", "success") in kinds and ("deploy", "in_progress") in kinds
     assert ("plan", "success") in kinds
+
+
+def test_the_readme_names_every_runtime_dependency() -> None:
+    """README's Development section lists what pyproject.toml installs, no more, no less."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = {re.split(r"[<>=!~\[ ;]", dep, maxsplit=1)[0] for dep in project["dependencies"]}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("Runtime dependencies", 1)[1].split("\n\n", 1)[0]
+    named = set(re.findall(r"`([A-Za-z0-9_.-]+)`", section)) - {"pyproject.toml"}
+    assert named == wanted
