@@ -159,6 +159,11 @@ class Lorebook:
     def default_project(self, project: str | None = None) -> str:
         return self.appender.default_project(project)
 
+    def project_names(self, project: str | None = None) -> tuple[str, ...]:
+        """The names the default project went by (the repository's, the folder's), for a
+        resume that must find older records too; a given project is only itself."""
+        return self.appender.project_names(project)
+
     # -- writing ---------------------------------------------------------------------------
     def start_session(
         self,
@@ -316,7 +321,7 @@ class Lorebook:
     def resume(
         self,
         *,
-        project: str | None = None,
+        project: str | tuple[str, ...] | None = None,
         agent: str | None = None,
         session: str | None = None,
         limit: int = 20,
@@ -324,8 +329,9 @@ class Lorebook:
         on_problem: OnProblem = ignore,
         exclude: Collection[str] = (),
     ) -> dict[str, Any]:
-        """The last session's state and what to do next (see `lore resume --help`); the
-        sessions in `exclude` are passed over (a server resuming the session before its own)."""
+        """The previous meaningful session's state and what to do next (see `lore resume
+        --help`): sessions that did nothing yet are passed over, and so are those in `exclude`
+        (the caller's own). `project` may be a tuple of one project's names (`project_names`)."""
         from .index.related import related_learnings, work_text
         from .log.resume_state import build_resume
 

@@ -124,7 +124,9 @@ def _resume(ctx: Context) -> dict[str, Any]:
             return ctx.book.resume(session=ctx.session)
         except LoreError:
             pass  # not logged here yet: the project's last session then
-    return ctx.book.resume(project=ctx.project)
+    # the previous meaningful session of this repository (by any name it went by), never this one
+    own = (ctx.session,) if ctx.session else ()
+    return ctx.book.resume(project=ctx.book.project_names(), exclude=own)
 
 
 def _topics(state: dict[str, Any]) -> list[str]:
