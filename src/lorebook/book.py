@@ -164,6 +164,28 @@ class Lorebook:
         resume that must find older records too; a given project is only itself."""
         return self.appender.project_names(project)
 
+    # -- client sessions -------------------------------------------------------------------
+    def bind_client(self, session: str, *, capture: bool = True) -> None:
+        """Note that the client running this process (a hook of Claude Code, say) is in
+        `session`, so an MCP server it started logs there too (see `lorebook.clients`);
+        `capture`: its hooks record every tool call, the server's own calls included."""
+        from .clients import bind
+
+        bind(self.layout.cache, session, capture=capture)
+
+    def client_session(self) -> dict[str, Any] | None:
+        """The session of the client that started this process, as a hook of it noted
+        (`{"session", "capture"}`), else None."""
+        from .clients import find
+
+        return find(self.layout.cache)
+
+    def release_client(self, session: str) -> None:
+        """Forget the notes naming `session` (it ended)."""
+        from .clients import release
+
+        release(self.layout.cache, session)
+
     # -- writing ---------------------------------------------------------------------------
     def start_session(
         self,
