@@ -45,9 +45,15 @@ def brief_of(out: str) -> str:
 def failed_deploy(cwd: Path, session: str = WORK) -> None:
     hook("session-start", cwd, session, source="startup")
     hook("user-prompt-submit", cwd, session, prompt="deploy the api to prod")
-    hook("post-tool-use-failure", cwd, session, tool_name="Bash",
-         tool_input={"command": DEPLOY}, tool_use_id="toolu_01AbCdEfGhJkLmNoPqRsTuVw",
-         error="Exit code 1: port 8080 already in use")
+    hook(
+        "post-tool-use-failure",
+        cwd,
+        session,
+        tool_name="Bash",
+        tool_input={"command": DEPLOY},
+        tool_use_id="toolu_01AbCdEfGhJkLmNoPqRsTuVw",
+        error="Exit code 1: port 8080 already in use",
+    )
 
 
 def empty_session(cwd: Path, session: str = EMPTY) -> None:
@@ -89,8 +95,14 @@ def test_a_session_with_only_lorebook_records_is_not_the_last_session(store: Pat
 def test_resume_never_picks_the_callers_own_session(store: Path) -> None:
     failed_deploy(store)
     hook("session-start", store, NOW, source="startup")
-    hook("post-tool-use", store, NOW, tool_name="Read", tool_input={"file_path": "README.md"},
-         tool_response={"content": "# sample"})
+    hook(
+        "post-tool-use",
+        store,
+        NOW,
+        tool_name="Read",
+        tool_input={"file_path": "README.md"},
+        tool_response={"content": "# sample"},
+    )
     # the agent's own shell has LORE_SESSION (the session-start hook exports it): not itself
     assert resumed(store, LORE_SESSION=NOW)["session"]["id"] == WORK
     assert resumed(store)["session"]["id"] == NOW  # anyone else: the newest, as before
@@ -123,11 +135,13 @@ def mcp_server(root: Path) -> Iterator[Served]:
     """`lore mcp` started by this process, as Claude Code starts it beside its hooks."""
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "lorebook", "mcp"],
-                                   env=mcp_env(), cwd=str(root))
-    with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-        Client(params)
-    ) as client:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "lorebook", "mcp"], env=mcp_env(), cwd=str(root)
+    )
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(Client(params)) as client,
+    ):
         yield Served(portal, client, root, {})
 
 
@@ -139,23 +153,35 @@ def test_mcp_calls_land_once_in_the_client_session_which_ends(store: Path) -> No
         logged = served.ok("log_action", {"action_type": "commit", "context": {"sha": "abc123"}})
         assert logged["session"] == NOW
         # Claude Code's own PostToolUse for the same MCP call
-        hook("post-tool-use", store, NOW, tool_name="mcp__lore__log_action",
-             tool_input={"action_type": "commit", "context": {"sha": "abc123"}},
-             tool_response=[{"type": "text", "text": json.dumps(logged)}])
+        hook(
+            "post-tool-use",
+            store,
+            NOW,
+            tool_name="mcp__lore__log_action",
+            tool_input={"action_type": "commit", "context": {"sha": "abc123"}},
+            tool_response=[{"type": "text", "text": json.dumps(logged)}],
+        )
         brief = served.ok("get_recent_actions", {})
         assert brief["found"] and brief["session"]["id"] == WORK  # not NOW, not the empty one
         hook("session-end", store, NOW, reason="prompt_input_exit")
     records = stored(store)
     assert {r["session"] for r in records} == {WORK, EMPTY, NOW}  # no session of its own
-    calls = [r for r in records if r["kind"] == "action" and r["type"] == "tool_call"
-             and r["session"] == NOW and "log_action" in json.dumps(r["context"])]
+    calls = [
+        r
+        for r in records
+        if r["kind"] == "action"
+        and r["type"] == "tool_call"
+        and r["session"] == NOW
+        and "log_action" in json.dumps(r["context"])
+    ]
     assert len(calls) == 1, calls  # logged once, not by the hook and the server both
     [commit] = [r for r in records if r.get("type") == "commit"]
     assert commit["session"] == NOW
     sessions = {s["id"]: s for s in json.loads(lore("sessions", "--json", cwd=store).out)}
     assert sessions[NOW]["status"] == "ended"
-    later = brief_of(hook("session-start", store, "1b2c3d4e-0000-4c2d-8e3f-00000000000d",
-                          source="startup"))
+    later = brief_of(
+        hook("session-start", store, "1b2c3d4e-0000-4c2d-8e3f-00000000000d", source="startup")
+    )
     assert "commit" in later  # the agent's own log_action is in the next brief
 
 
@@ -163,17 +189,33 @@ def test_an_mcp_server_without_a_client_session_ends_its_own_on_sigterm(store: P
     import signal
     import subprocess
 
-    server = subprocess.Popen([sys.executable, "-m", "lorebook", "mcp"], cwd=store,
-                              env=mcp_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lorebook", "mcp"],
+        cwd=store,
+        env=mcp_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert server.stdin is not None and server.stdout is not None
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "log_action", "arguments": {"action_type": "plan"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "log_action", "arguments": {"action_type": "plan"}},
+        },
     ]
     for message in messages:
         server.stdin.write((json.dumps(message) + "\n").encode())
@@ -236,7 +278,7 @@ def test_a_clone_under_another_name_shows_the_same_history(tmp_path: Path) -> No
     assert projects == {"app"}  # the repository's name, shown as before
 
 
-def test_without_a_remote_a_worktree_shows_its_repositorys_history(store: Path, tmp_path: Path) -> None:
+def test_without_a_remote_a_worktree_shows_its_history(store: Path, tmp_path: Path) -> None:
     failed_deploy(store)
     commit_log(store)
     worktree = tmp_path / "side"
@@ -247,7 +289,8 @@ def test_without_a_remote_a_worktree_shows_its_repositorys_history(store: Path, 
 def test_old_records_named_by_folder_are_still_found(tmp_path: Path) -> None:
     _, main = team(tmp_path)
     old = Lorebook.open(main, env={}).start_session(
-        session_id="old-session", project="app-checkout", session_type="hook")
+        session_id="old-session", project="app-checkout", session_type="hook"
+    )
     old.log("deploy", outcome="failure", error="old deploy broke")
     commit_log(main)
     moved = tmp_path / "app-checkout"  # the folder the old records were named after
@@ -257,8 +300,13 @@ def test_old_records_named_by_folder_are_still_found(tmp_path: Path) -> None:
 
 def test_the_remote_is_recorded_without_its_credentials(tmp_path: Path) -> None:
     _, main = team(tmp_path)
-    git(main, "remote", "set-url", "origin",
-        "https://ci-bot:ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8@github.com/Org/App.git")
+    git(
+        main,
+        "remote",
+        "set-url",
+        "origin",
+        "https://ci-bot:ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8@github.com/Org/App.git",
+    )
     failed_deploy(main)
     starts = [r for r in stored(main) if r["kind"] == "session" and r["event"] == "start"]
     assert starts[0]["project"] == "App"

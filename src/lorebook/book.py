@@ -167,22 +167,22 @@ class Lorebook:
     # -- client sessions -------------------------------------------------------------------
     def bind_client(self, session: str, *, capture: bool = True) -> None:
         """Note that the client running this process (a hook of Claude Code, say) is in
-        `session`, so an MCP server it started logs there too (see `lorebook.clients`);
+        `session`, so an MCP server it started logs there too (see `lorebook.log.clients`);
         `capture`: its hooks record every tool call, the server's own calls included."""
-        from .clients import bind
+        from .log.clients import bind
 
         bind(self.layout.cache, session, capture=capture)
 
     def client_session(self) -> dict[str, Any] | None:
         """The session of the client that started this process, as a hook of it noted
         (`{"session", "capture"}`), else None."""
-        from .clients import find
+        from .log.clients import find
 
         return find(self.layout.cache)
 
     def release_client(self, session: str) -> None:
         """Forget the notes naming `session` (it ended)."""
-        from .clients import release
+        from .log.clients import release
 
         release(self.layout.cache, session)
 

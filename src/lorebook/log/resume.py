@@ -128,7 +128,8 @@ def find_candidates(
                 continue
             seen.add(session)
             shard = path / name
-            record, worked = tail_state(shard, relative(shard, base or actionlog.parent), on_problem)
+            rel = relative(shard, base or actionlog.parent)
+            record, worked = tail_state(shard, rel, on_problem)
             if record is None:
                 continue
             if projects is not None and record.get("project") not in projects:

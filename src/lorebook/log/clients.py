@@ -12,10 +12,11 @@ keeps a session of its own, as before.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
-from .model import SESSION_ID_RE
+from ..model import SESSION_ID_RE
 
 TYPE_CHECKING = False  # typing costs milliseconds on the hook path; mypy still sees it
 if TYPE_CHECKING:
@@ -51,10 +52,10 @@ def ancestors(depth: int = DEPTH) -> list[tuple[int, str, str]]:
         mine = _stat(pid)
         if mine is None or mine[0] <= 1:
             break
-        parent = _stat(mine[0])
-        if parent is None:
+        above = _stat(mine[0])
+        if above is None:
             break
-        found.append((mine[0], parent[1], parent[2]))
+        found.append((mine[0], above[1], above[2]))
         pid = mine[0]
     return found
 
@@ -129,7 +130,5 @@ def release(cache: Path, session: str) -> None:
 
 
 def _remove(path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         path.unlink()
-    except OSError:
-        pass
