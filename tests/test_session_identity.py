@@ -312,3 +312,50 @@ def test_the_remote_is_recorded_without_its_credentials(tmp_path: Path) -> None:
     assert starts[0]["project"] == "App"
     assert starts[0]["meta"]["repo"] == "github.com/Org/App"
     assert "ghp_" not in json.dumps(stored(main)) and "ci-bot" not in json.dumps(stored(main))
+
+
+# -- the real Claude Code CLI ------------------------------------------------------------------
+def test_real_claude_code_logs_its_mcp_calls_once_in_its_own_session(tmp_path: Path) -> None:
+    """Claude Code runs the hooks and starts `lore mcp` itself: the agent's own `log_action`
+    lands in Claude's session, once, and the server opens no session of its own."""
+    from scripted_model import scripted_model
+    from test_claude_code_e2e import claude_bin, run_claude
+
+    claude = claude_bin()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("# sample\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    assert lore("hooks", "install", "claude", cwd=repo, env=clean_env()).code == 0
+    (repo / ".lore" / "config.yaml").write_text("hooks:\n  budget_seconds: 60\n")
+    tool = "mcp__lore__log_action"
+    with scripted_model() as model:
+        model.script = [(tool, {"action_type": "deploy", "outcome": "failure",
+                                "error": "helm upgrade timed out"})]  # fmt: skip
+        extra = [tool, "--mcp-config", str(repo / ".mcp.json"), "--strict-mcp-config"]
+        sid = run_claude(claude, repo, model, "Deploy and log it", *extra)["session_id"]
+
+        def logged() -> list[dict[str, Any]]:
+            records = stored(repo)
+            ended = any(r["session"] == sid and r.get("event") == "end" for r in records)
+            return records if ended and any(r.get("type") == "deploy" for r in records) else []
+
+        records = wait_until(logged)
+    assert records, "the session or its log_action never arrived"
+    [deploy] = [r for r in records if r.get("type") == "deploy"]
+    assert deploy["session"] == sid
+    calls = [r for r in records if r.get("type") == "tool_call"]
+    assert [c["context"].get("tool") for c in calls] == [tool], calls  # once: the hook's
+    starts = [r for r in records if r.get("event") == "start"]
+    assert {r["session"] for r in starts} == {sid}, starts  # no `mcp` session of its own
+
+
+def wait_until(probe: Any, seconds: float = 60) -> Any:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not (found := probe()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return found

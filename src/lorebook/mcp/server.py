@@ -34,7 +34,7 @@ from .tools_learn import LearnTools
 from .tools_log import LogTools
 
 INSTRUCTIONS = (
-    "lorebook: this project's action log and learnings. get_recent_actions resumes the last "
+    "lorebook: this project's action log and learnings. get_recent_actions resumes the previous "
     "session; search_learnings or preflight before planning."
 )
 # tools that read the whole action log: while the catalog is being built they wait for it

@@ -71,7 +71,7 @@ class LogTools:
         project: str | None = None,
         limit: Limit = 20,
     ) -> RecentActions:
-        """Resume brief: the last session's actions, open work and next steps."""
+        """Resume brief: the previous session's actions, open work and next steps."""
         book = self.book()
         if session is not None:
             brief = book.resume(session=session, limit=limit)
