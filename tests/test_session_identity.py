@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from anyio.from_thread import start_blocking_portal
 
 from conftest import clean_env, git, lore, stored, stored_actions
@@ -284,6 +285,10 @@ def test_without_a_remote_a_worktree_shows_its_history(store: Path, tmp_path: Pa
     worktree = tmp_path / "side"
     git(store, "worktree", "add", "-q", str(worktree), "-b", "side")
     assert DEPLOY in brief_of(hook("session-start", worktree, NOW, source="startup"))
+    # both sessions name the repository by its first commit, and by the main checkout's folder
+    first = git(store, "rev-list", "--max-parents=0", "HEAD").strip()
+    starts = [r for r in stored(worktree) if r.get("event") == "start"]
+    assert {(r["meta"]["repo"], r["project"]) for r in starts} == {(f"root:{first}", store.name)}
 
 
 def test_old_records_named_by_folder_are_still_found(tmp_path: Path) -> None:
@@ -312,6 +317,25 @@ def test_the_remote_is_recorded_without_its_credentials(tmp_path: Path) -> None:
     assert starts[0]["project"] == "App"
     assert starts[0]["meta"]["repo"] == "github.com/Org/App"
     assert "ghp_" not in json.dumps(stored(main)) and "ci-bot" not in json.dumps(stored(main))
+
+
+@pytest.mark.parametrize(
+    ("url", "key"),
+    [
+        ("https://ci-bot:ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8@GitHub.com/Org/App.git",
+         "github.com/Org/App"),
+        ("git@github.com:Org/App.git", "github.com/Org/App"),
+        ("ssh://git@github.com:22/Org/App", "github.com/Org/App"),
+        ("https://github.com/Org/App/?token=abc#x", "github.com/Org/App"),
+        ("/srv/git/app.git", "/srv/git/app"),
+        ("file:///srv/git/app.git", "/srv/git/app"),
+        ("https://example.com", None),
+    ],
+)  # fmt: skip
+def test_a_remote_is_one_key_however_it_is_written(url: str, key: str | None) -> None:
+    from lorebook.git.repoid import normalise_remote
+
+    assert normalise_remote(url) == key
 
 
 # -- the real Claude Code CLI ------------------------------------------------------------------

@@ -22,8 +22,8 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class RepoId:
-    """A store's repository: `key` (normalised remote, or `root:<sha>` once asked for) and
-    `name` (for display), plus the main checkout's folder (a name older records may carry)."""
+    """A store's repository: `key` (its normalised remote; None without one) and `name` (for
+    display), plus the main checkout's folder (a name older records may carry)."""
 
     __slots__ = ("common", "key", "main_folder", "name", "top")
 

@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from ..git.repoid import RepoId
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
-    from ..git.repoid import RepoId
 
 Listener = Callable[[dict[str, "Any"]], None]
 

@@ -84,9 +84,10 @@ def bind(cache: Path, session: str, *, capture: bool) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     if folder.is_symlink():
         return
-    for entry in os.scandir(folder):
-        if entry.name.endswith(".json") and not _alive(entry.name):
-            _remove(folder / entry.name)
+    with os.scandir(folder) as entries:
+        gone = [e.name for e in entries if e.name.endswith(".json") and not _alive(e.name)]
+    for name in gone:
+        _remove(folder / name)
     target = folder / _name(client[0], client[1])
     temp = folder / f".{target.name}.{os.getpid()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
