@@ -338,6 +338,27 @@ def test_a_remote_is_one_key_however_it_is_written(url: str, key: str | None) ->
     assert normalise_remote(url) == key
 
 
+def test_real_sessions_are_resumed_from_a_worktree_a_clone_and_past_an_empty_session() -> None:
+    """`benchmarks/replay_identity.py` on real Claude Code sessions: every brief resumes them."""
+    import subprocess
+
+    from conftest import real_sessions_root, require_real
+
+    if real_sessions_root() is None:  # beside every checkout and CI's clone: else a bad set-up
+        require_real("../shared/data/claude-sessions is not beside the repository")
+    script = SRC.parent / "benchmarks" / "replay_identity.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--sessions", "3", "--json"],
+        cwd=SRC.parent, env=clean_env(), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    scores = json.loads(done.stdout)["scores"]
+    assert set(scores) == {"worktree", "clone", "empty"}
+    for place in scores.values():
+        assert place["session"] == {"score": 1.0, "of": 3}, scores
+        assert place["prompt"]["score"] == 1.0, scores
+
+
 # -- the real Claude Code CLI ------------------------------------------------------------------
 def test_real_claude_code_logs_its_mcp_calls_once_in_its_own_session(tmp_path: Path) -> None:
     """Claude Code runs the hooks and starts `lore mcp` itself: the agent's own `log_action`
