@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ULID, assert_one_error_line, clean_env, click_run, lore, shard_files, stored
+from conftest import (
+    ULID,
+    assert_one_error_line,
+    clean_env,
+    click_run,
+    git,
+    lore,
+    shard_files,
+    stored,
+)
 from lorebook import Lorebook
 from lorebook.ids import ulid_ms
 from lorebook.log.writer import host_name
@@ -27,8 +36,8 @@ def test_start_prints_a_new_id_and_writes_the_start_event(store: Path) -> None:
     assert start == {
         "v": 1, "kind": "session", "event": "start", "id": start["id"], "ts": start["ts"],
         "session": session_id, "agent": "PS", "project": "consilio", "session_type": "mcp",
-        "meta": {"host": host_name()},
-    }
+        "meta": {"host": host_name(), "repo": f"root:{git(store, 'rev-parse', 'HEAD').strip()}"},
+    }  # the repository a session belongs to: its remote, else its first commit
     assert abs(ulid_ms(session_id) - ulid_ms(start["id"])) < 5_000
     (shard,) = shard_files(store)
     assert shard.name == f"{session_id}.jsonl"

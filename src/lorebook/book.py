@@ -159,6 +159,33 @@ class Lorebook:
     def default_project(self, project: str | None = None) -> str:
         return self.appender.default_project(project)
 
+    def project_names(self, project: str | None = None) -> tuple[str, ...]:
+        """The names the default project went by (the repository's, the folder's), for a
+        resume that must find older records too; a given project is only itself."""
+        return self.appender.project_names(project)
+
+    # -- client sessions -------------------------------------------------------------------
+    def bind_client(self, session: str, *, capture: bool = True) -> None:
+        """Note that the client running this process (a hook of Claude Code, say) is in
+        `session`, so an MCP server it started logs there too (see `lorebook.log.clients`);
+        `capture`: its hooks record every tool call, the server's own calls included."""
+        from .log.clients import bind
+
+        bind(self.layout.cache, session, capture=capture)
+
+    def client_session(self) -> dict[str, Any] | None:
+        """The session of the client that started this process, as a hook of it noted
+        (`{"session", "capture"}`), else None."""
+        from .log.clients import find
+
+        return find(self.layout.cache)
+
+    def release_client(self, session: str) -> None:
+        """Forget the notes naming `session` (it ended)."""
+        from .log.clients import release
+
+        release(self.layout.cache, session)
+
     # -- writing ---------------------------------------------------------------------------
     def start_session(
         self,
@@ -316,7 +343,7 @@ class Lorebook:
     def resume(
         self,
         *,
-        project: str | None = None,
+        project: str | tuple[str, ...] | None = None,
         agent: str | None = None,
         session: str | None = None,
         limit: int = 20,
@@ -324,8 +351,9 @@ class Lorebook:
         on_problem: OnProblem = ignore,
         exclude: Collection[str] = (),
     ) -> dict[str, Any]:
-        """The last session's state and what to do next (see `lore resume --help`); the
-        sessions in `exclude` are passed over (a server resuming the session before its own)."""
+        """The previous meaningful session's state and what to do next (see `lore resume
+        --help`): sessions that did nothing yet are passed over, and so are those in `exclude`
+        (the caller's own). `project` may be a tuple of one project's names (`project_names`)."""
         from .index.related import related_learnings, work_text
         from .log.resume_state import build_resume
 

@@ -54,7 +54,7 @@ class Config(Section):
     """
 
     agent: str | None = None  # else LORE_AGENT, else "agent"
-    project: str | None = None  # else LORE_PROJECT, else the root folder's name
+    project: str | None = None  # else LORE_PROJECT, else the repository's name (git.repoid)
     paths: PathsSettings = PathsSettings()
     log: LogSettings = LogSettings()
     sessions: SessionSettings = SessionSettings()

@@ -12,7 +12,7 @@ from .store import atomic_write
 CONFIG_TEMPLATE = """\
 # lorebook settings. Everything is optional: the defaults below apply when a key is absent.
 # agent: PS                      # default --agent for `lore log` (else LORE_AGENT, else "agent")
-# project: my-project            # default --project (else LORE_PROJECT, else the folder name)
+# project: my-project            # default --project (else LORE_PROJECT, else the repository name)
 # log:
 #   durability: flush            # flush (default) or fsync after every appended line
 #   max_line_bytes: 65536        # larger records keep their ids and drop bulky context

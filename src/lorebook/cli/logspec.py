@@ -62,7 +62,7 @@ LOG_OPTIONS = (
     Opt(
         "--project",
         "project",
-        "Project (else LORE_PROJECT, config, folder name).",
+        "Project (else LORE_PROJECT, config, repository name).",
         metavar="PROJECT",
     ),
     Opt(

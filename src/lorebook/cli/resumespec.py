@@ -57,6 +57,7 @@ def run_resume(
             session=values.get("session"),
             limit=int(values.get("limit") or 20),
             on_problem=problems,
+            exclude=(own,) if (own := env.get("LORE_SESSION")) else (),  # never the caller's own
         )
     finally:  # the process ends without interpreter shutdown: close SQLite cleanly first
         book.close()

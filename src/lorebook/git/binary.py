@@ -295,6 +295,17 @@ def head(root: Path, *, short: bool = False) -> str | None:
     return (out.strip() or None) if out else None
 
 
+def root_commit(root: Path) -> str | None:
+    """`root:<sha>` of the repository's first commit (of several, when histories were merged,
+    the lowest: a stable choice); None outside a repository, before a commit, or without git."""
+    try:
+        done = _run(root, "rev-list", "--max-parents=0", "HEAD", timeout=10)
+    except LoreError:
+        return None
+    shas = sorted(line.strip() for line in done.stdout.splitlines() if line.strip())
+    return f"root:{shas[0]}" if done.returncode == 0 and shas else None
+
+
 def is_work_tree(root: Path) -> bool:
     done = _run(root, "rev-parse", "--is-inside-work-tree")
     return done.returncode == 0 and done.stdout.strip() == "true"

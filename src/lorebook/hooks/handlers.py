@@ -89,7 +89,27 @@ def session_start(hook: Hook) -> str | None:
             session_type="hook",
             meta={k: v for k, v in meta.items() if v},
         )
+        _one_session(ctx, ctx.session)
     return ctx.cap("\n\n".join(pieces)) if pieces else None
+
+
+def _one_session(ctx: Context, session: str) -> None:
+    """Everything this Claude session logs lands in its lorebook session: its MCP server's
+    calls (a note it finds, see `lorebook.log.clients`) and the agent's own `lore` commands
+    (`LORE_SESSION`, through the file Claude Code reads into its shell: CLAUDE_ENV_FILE)."""
+    import os
+
+    try:
+        ctx.book.bind_client(session, capture=ctx.settings.capture)
+    except OSError as exc:  # a read-only cache: the server keeps a session of its own
+        note_error(ctx.hook.root, ctx.hook.event, f"client note not written: {exc}")
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    if env_file and not os.path.islink(env_file):
+        try:
+            with open(env_file, "a", encoding="utf-8") as out:
+                out.write(f"export LORE_SESSION={session}\n")  # SESSION_RE: shell-safe
+        except OSError as exc:
+            note_error(ctx.hook.root, ctx.hook.event, f"CLAUDE_ENV_FILE not written: {exc}")
 
 
 def _brief(ctx: Context) -> list[str]:
@@ -124,7 +144,9 @@ def _resume(ctx: Context) -> dict[str, Any]:
             return ctx.book.resume(session=ctx.session)
         except LoreError:
             pass  # not logged here yet: the project's last session then
-    return ctx.book.resume(project=ctx.project)
+    # the previous meaningful session of this repository (by any name it went by), never this one
+    own = (ctx.session,) if ctx.session else ()
+    return ctx.book.resume(project=ctx.book.project_names(), exclude=own)
 
 
 def _topics(state: dict[str, Any]) -> list[str]:
@@ -313,6 +335,8 @@ def _end(hook: Hook, reason: str) -> None:
         project=ctx.project,
         meta=ctx.meta(claude_reason=reason[:64]),
     )
+    if reason != "stop":  # the session is over: its MCP server no longer logs into it
+        ctx.book.release_client(ctx.session)
 
 
 def stop(hook: Hook) -> None:

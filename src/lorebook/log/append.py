@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from ..git.repoid import RepoId
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
 
@@ -125,11 +126,53 @@ class Appender:
         return agent or self.config.agent or "agent"
 
     def default_project(self, project: str | None = None) -> str:
+        """`project`, else LORE_PROJECT, else the config's, else the repository's name (see
+        `lorebook.git.repoid`: its worktrees and clones share it), else the folder's name."""
         if not project and self.env_project:
             from ..redact.identifiers import check_identifier
 
             return check_identifier("LORE_PROJECT", self.env_project, self.sanitizer)
-        return project or self.config.project or os.path.basename(self.root_dir)
+        return project or self.config.project or self.repo_name or os.path.basename(self.root_dir)
+
+    @cached_property
+    def repo(self) -> RepoId | None:
+        from ..git.repoid import repo_of
+
+        return repo_of(self.root_dir)
+
+    @cached_property
+    def repo_name(self) -> str | None:
+        """The repository's name, unless it looks like a secret (then the folder's is used)."""
+        from ..redact.identifiers import secret_kind
+
+        name = self.repo.name if self.repo is not None else None
+        return name if name and secret_kind(name, self.sanitizer) is None else None
+
+    def project_names(self, project: str | None = None) -> tuple[str, ...]:
+        """Every name this store's default project has gone by: the repository's, and for
+        records written before it was used, the folder's and the main checkout's. A project
+        that is given (or set by LORE_PROJECT or the config) is only itself."""
+        chosen = self.default_project(project)
+        if project or self.env_project or self.config.project:
+            return (chosen,)
+        names = [chosen, os.path.basename(self.root_dir)]
+        if self.repo is not None:
+            names += [self.repo.main_folder, os.path.basename(self.repo.top)]
+        return tuple(dict.fromkeys(n for n in names if n))
+
+    def repo_key(self) -> str | None:
+        """The repository's identity: its normalised `origin`, else its root commit (a git
+        process: asked at a session's start, never per record)."""
+        repo = self.repo
+        if repo is None:
+            return None
+        if repo.key is not None:
+            return repo.key
+        from pathlib import Path
+
+        from ..git.binary import root_commit
+
+        return root_commit(Path(repo.top))
 
     def default_session(self, session: str | None) -> str | None:
         """`session`, else LORE_SESSION (checked, and named in the error if refused)."""
@@ -180,6 +223,7 @@ class Appender:
         sid = (
             check_session_id(session_id) if session_id else new_ulid(int(moment.timestamp() * 1000))
         )
+        repo = self.repo_key()  # which repository, whatever the project is called
         return self.writer.write(
             session_record(
                 "start",
@@ -187,7 +231,7 @@ class Appender:
                 agent=self.default_agent(agent),
                 project=self.default_project(project),
                 session_type=session_type,
-                meta={"host": self.host, **(meta or {})},
+                meta={"host": self.host, **({"repo": repo} if repo else {}), **(meta or {})},
                 now=moment,
             )
         )

@@ -7,12 +7,14 @@ caller scans the shards instead.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from itertools import islice
 
 from ..errors import LoreError
+from ..model import INTERNAL_TYPES
 from ..problems import OnProblem, ignore
 from ..redact.sanitize import Sanitizer
 from ..timeutil import horizon
@@ -36,19 +38,25 @@ if TYPE_CHECKING:
 
 # the newest live record of each session (and the day of its shard), newest sessions first;
 # the filters are on the session's summary so a project with no sessions costs one table scan
+# ?1: the project's names as a JSON array (its repository's, its folder's), or NULL; the last
+# column: whether the session did real work (an action but lorebook's own records)
 _LAST_SESSIONS = """
-SELECT s.id, r.ts, r.kind, r.event, r.reason, r.agent, r.project, sh.day
+SELECT s.id, r.ts, r.kind, r.event, r.reason, r.agent, r.project, sh.day,
+  EXISTS (SELECT 1 FROM records w WHERE w.session = s.id AND w.archived = 0
+    AND w.kind = 'action' AND w.type NOT IN ({internal}))
 FROM sessions s
 JOIN records r ON r.rid = (
   SELECT rid FROM records WHERE session = s.id AND archived = 0 ORDER BY ts DESC, id DESC LIMIT 1)
 JOIN shards sh ON sh.id = r.shard
-WHERE (?1 IS NULL OR s.project = ?1) AND (?2 IS NULL OR s.agent = ?2)
+WHERE (?1 IS NULL OR s.project IN (SELECT value FROM json_each(?1)))
+  AND (?2 IS NULL OR s.agent = ?2)
 ORDER BY s.last_activity DESC, s.id DESC LIMIT ?3
-"""
+""".format(internal=", ".join(f"'{t}'" for t in INTERNAL_TYPES))
 # the last activity of the LIMIT-th most recently active session of PROJECT/AGENT
 _NTH_SESSION = """
 SELECT last_activity FROM sessions
-WHERE (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR agent = ?2)
+WHERE (?1 IS NULL OR project IN (SELECT value FROM json_each(?1)))
+  AND (?2 IS NULL OR agent = ?2)
 ORDER BY last_activity DESC, id DESC LIMIT 1 OFFSET ?3 - 1
 """
 # how many sessions were last active after a timestamp (read off the sess_last index)
@@ -235,7 +243,12 @@ class CatalogView:
         return {**self.status(), "sync": self.last_sync.to_dict()}
 
     def last_sessions(
-        self, *, project: str | None, agent: str | None, limit: int, horizon: str | None = None
+        self,
+        *,
+        project: str | tuple[str, ...] | None,
+        agent: str | None,
+        limit: int,
+        horizon: str | None = None,
     ) -> list[Candidate] | None:
         """What `find_candidates` reads from the shards' tails, from the sessions table: up to
         `limit` live sessions of PROJECT/AGENT, most recently active first, each with its
@@ -250,7 +263,8 @@ class CatalogView:
 
         if not self.catalog.exists():
             return None
-        args = (project, agent, limit)
+        names = (project,) if isinstance(project, str) else project
+        args = (None if names is None else json.dumps(list(names)), agent, limit)
         window: list[str | None] = [None]
 
         def first_day(conn: sqlite3.Connection) -> str | None:
@@ -265,7 +279,7 @@ class CatalogView:
             wanted = limit
             if horizon is not None:  # the index counts the future-dated sessions cheaply
                 wanted += conn.execute(_AHEAD, (horizon,)).fetchone()[0]
-            rows = conn.execute(_LAST_SESSIONS, (project, agent, wanted)).fetchall()
+            rows = conn.execute(_LAST_SESSIONS, (args[0], agent, wanted)).fetchall()
             first = window[0]
             if first is not None and (
                 len(rows) < wanted or any(min(r[1][:10], r[7]) < first for r in rows)
@@ -275,12 +289,12 @@ class CatalogView:
                 except (CatalogUnavailable, sqlite3.OperationalError) as exc:
                     self.unavailable = str(exc)
                     return None
-                rows = conn.execute(_LAST_SESSIONS, (project, agent, wanted)).fetchall()
+                rows = conn.execute(_LAST_SESSIONS, (args[0], agent, wanted)).fetchall()
         finally:
             conn.close()
         found = []
-        for sid, ts, kind, event, reason, rec_agent, rec_project, day in rows:
-            if project not in (None, rec_project) or agent not in (None, rec_agent):
+        for sid, ts, kind, event, reason, rec_agent, rec_project, day, worked in rows:
+            if (names is not None and rec_project not in names) or agent not in (None, rec_agent):
                 continue  # the session's newest record is of another project or agent
             is_end = kind == "session" and event == "end"
             found.append(
@@ -291,7 +305,7 @@ class CatalogView:
                     agent=rec_agent,
                     project=rec_project,
                     ended_normally=is_end and (reason or "normal") == "normal",
-                    idle=kind == "session" and event == "start",
+                    idle=not worked,
                 )
             )
         found.sort(key=lambda c: (c.day, c.last_ts, c.session), reverse=True)

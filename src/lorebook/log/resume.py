@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from ..model import decode_line
+from ..model import INTERNAL_TYPES, decode_line
 from ..problems import OnProblem, Problem, ignore
 from ..store import SIDE
 from .reader import MAX_LINE_BYTES, read_shard, relative, walk_days
@@ -27,6 +27,8 @@ else:
     from ..tuples import NamedTuple
 
 _HEAD_LINES = 100  # a start event is among the first lines of a session's first shard
+# how far back a shard is read for a record of real work; past it, the session counts as working
+WORK_BYTES = 1 << 18
 
 
 class Candidate(NamedTuple):
@@ -38,7 +40,7 @@ class Candidate(NamedTuple):
     agent: str | None
     project: str | None
     ended_normally: bool
-    idle: bool  # the last record is a start event: nothing to resume yet
+    idle: bool  # nothing done yet: no action but lorebook's own records (prompts, searches)
 
 
 def _tail_problem(
@@ -66,22 +68,41 @@ def _decoded_backwards(
         yield offset, record, raw
 
 
+def is_work(record: dict[str, Any]) -> bool:
+    """A record of real work: an action, but not one of lorebook's own (a prompt, a search)."""
+    return record["kind"] == "action" and record.get("type") not in INTERNAL_TYPES
+
+
 def tail_record(path: Path, rel: str = "", on_problem: OnProblem = ignore) -> dict[str, Any] | None:
     """The last valid record of a shard, reading backwards from its end past any bad lines."""
+    return tail_state(path, rel, on_problem)[0]
+
+
+def tail_state(
+    path: Path, rel: str = "", on_problem: OnProblem = ignore
+) -> tuple[dict[str, Any] | None, bool]:
+    """The last valid record of a shard, and whether the session did real work: a record of
+    work in its last `WORK_BYTES`, or no start event in the shard (it began on an earlier day,
+    so what it did is not all here). Read backwards, it stops at the first record of work."""
+    last: dict[str, Any] | None = None
+    started = False
     try:
         with open(path, "rb") as handle:
             size = file_size(handle)
-            for _, record, _ in _decoded_backwards(handle, size, rel or path.name, on_problem):
-                return record
+            for offset, record, _ in _decoded_backwards(handle, size, rel or path.name, on_problem):
+                last = last or record
+                if is_work(record) or size - offset > WORK_BYTES:
+                    return last, True
+                started = started or _is_start(record)
     except OSError as exc:
         on_problem(Problem(rel or path.name, 0, f"cannot be read: {exc.strerror or exc}"))
-    return None
+    return last, last is not None and not started
 
 
 def find_candidates(
     actionlog: Path,
     *,
-    project: str | None,
+    project: str | tuple[str, ...] | None,
     agent: str | None,
     limit: int,
     base: Path | None = None,
@@ -89,7 +110,9 @@ def find_candidates(
     horizon: str | None = None,
 ) -> list[Candidate]:
     """Up to `limit` sessions matching the filters, most recently active first; those last
-    active after `horizon` (dated by a wrong clock) last, not counted until the others are."""
+    active after `horizon` (dated by a wrong clock) last, not counted until the others are.
+    `project` may be several names of one project (its repository's, its folder's)."""
+    projects = (project,) if isinstance(project, str) else project
     found: list[Candidate] = []
     ahead: list[Candidate] = []
     seen: set[str] = set()
@@ -105,10 +128,11 @@ def find_candidates(
                 continue
             seen.add(session)
             shard = path / name
-            record = tail_record(shard, relative(shard, base or actionlog.parent), on_problem)
+            rel = relative(shard, base or actionlog.parent)
+            record, worked = tail_state(shard, rel, on_problem)
             if record is None:
                 continue
-            if project is not None and record.get("project") != project:
+            if projects is not None and record.get("project") not in projects:
                 continue
             if agent is not None and record.get("agent") != agent:
                 continue
@@ -121,7 +145,7 @@ def find_candidates(
                     agent=record.get("agent"),
                     project=record.get("project"),
                     ended_normally=is_end and (record.get("reason") or "normal") == "normal",
-                    idle=record["kind"] == "session" and record.get("event") == "start",
+                    idle=not worked,
                 )
             )
         todays.sort(key=lambda c: (c.last_ts, c.session), reverse=True)
@@ -144,6 +168,8 @@ def choose(candidates: list[Candidate], horizon: str) -> Candidate | None:
 
 
 def _choose(candidates: list[Candidate]) -> Candidate | None:
+    """Sessions that did nothing yet (a question asked, no tool used) are passed over: the
+    previous meaningful session is the one to resume; only when none did anything, the newest."""
     useful = [c for c in candidates if not c.idle] or candidates
     for candidate in useful:
         if not candidate.ended_normally:

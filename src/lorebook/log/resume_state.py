@@ -37,7 +37,7 @@ def build_resume(
     sanitizer: Sanitizer,
     config: Config,
     *,
-    project: str | None,
+    project: str | tuple[str, ...] | None,
     agent: str | None,
     session: str | None,
     limit: int,
@@ -153,7 +153,7 @@ def _target(
     sanitizer: Sanitizer,
     config: Config,
     catalog: CatalogView | None,
-    project: str | None,
+    project: str | tuple[str, ...] | None,
     agent: str | None,
     session: str | None,
     now: datetime,
@@ -184,7 +184,8 @@ def _target(
             )
         chosen = choose([c for c in candidates if c.session not in exclude], latest)
         if chosen is None:
-            scope = " ".join(f"{k} {v!r}" for k, v in (("project", project), ("agent", agent)) if v)
+            shown = project if isinstance(project, str) or not project else project[0]
+            scope = " ".join(f"{k} {v!r}" for k, v in (("project", shown), ("agent", agent)) if v)
             raise LoreError(
                 "no session to resume{}: the action log has no matching sessions",
                 " for " + scope if scope else "",

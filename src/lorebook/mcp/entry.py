@@ -70,10 +70,11 @@ def serve(book: Lorebook) -> int:
     server = LoreServer(book)
     server.start_index()
     reason = "normal"
+    stopped = _on_sigterm()
     try:
         server.run()
     except KeyboardInterrupt:
-        reason = "user_exit"
+        reason = "normal" if stopped else "user_exit"
     finally:
         try:
             server.end(reason)
@@ -81,3 +82,18 @@ def serve(book: Lorebook) -> int:
             shown = redact_message(exc, book.sanitizer)
             print(f"lore mcp: warning: session end not logged: {shown}", file=sys.stderr)
     return 0
+
+
+def _on_sigterm() -> list[int]:
+    """Stop on SIGTERM (how a client stops a server it no longer needs) as on Ctrl-C, so the
+    session this server started still gets its end; the list fills when it came."""
+    import signal
+
+    came: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    return came

@@ -34,7 +34,7 @@ from .tools_learn import LearnTools
 from .tools_log import LogTools
 
 INSTRUCTIONS = (
-    "lorebook: this project's action log and learnings. get_recent_actions resumes the last "
+    "lorebook: this project's action log and learnings. get_recent_actions resumes the previous "
     "session; search_learnings or preflight before planning."
 )
 # tools that read the whole action log: while the catalog is being built they wait for it
@@ -80,8 +80,10 @@ class LoreServer(MCPServer[Any]):
         )
         self._book = book
         self._lock = anyio.Lock()
-        self._session: str | None = book.env.get("LORE_SESSION") if book is not None else None
+        self._given: str | None = book.env.get("LORE_SESSION") if book is not None else None
+        self._session: str | None = None  # one this server started, when no client has one
         self.own_session = False  # did this server start the session it logs into?
+        self._hooks_capture = False  # the client's hooks record every call of this server
         log = LogTools(self.book, self.current_session)
         learn = LearnTools(self.book, self.current_session)
         for tool in (
@@ -121,8 +123,17 @@ class LoreServer(MCPServer[Any]):
         return self._book
 
     def current_session(self) -> str:
-        """The session calls are logged into: LORE_SESSION, else one this server starts (type
-        `mcp`) with its first call, so `get_recent_actions` can tell it from the last one."""
+        """The session calls are logged into: LORE_SESSION; else the session of the client
+        that started this server, as its session-start hook noted (asked at every call: the
+        client may start a new session); else one this server starts (type `mcp`) with its
+        first call and ends when it stops."""
+        self._hooks_capture = False
+        if self._given:
+            return self._given
+        client = self.book().client_session()
+        if client is not None:
+            self._hooks_capture = client["capture"]
+            return str(client["session"])
         if self._session is None:
             self._session = self.book().start_session(session_type="mcp").id
             self.own_session = True
@@ -213,13 +224,16 @@ class LoreServer(MCPServer[Any]):
         reported on stderr, never to the client as a failed call."""
         if self._book is None:
             return
+        session = self.current_session()
+        if self._hooks_capture:
+            return  # the client's PostToolUse hook records this call: once, not twice
         context: dict[str, Any] = {"tool_name": name, "params": arguments}
         for _ in range(2):
             try:
                 self._book.log(
                     "tool_call",
                     clip=True,
-                    session=self.current_session(),
+                    session=session,
                     context=context,
                     outcome="failure" if error else "success",
                     error=error,

@@ -71,15 +71,15 @@ class LogTools:
         project: str | None = None,
         limit: Limit = 20,
     ) -> RecentActions:
-        """Resume brief: the last session's actions, open work and next steps."""
+        """Resume brief: the previous session's actions, open work and next steps."""
         book = self.book()
         if session is not None:
             brief = book.resume(session=session, limit=limit)
         else:  # as `lore resume` chooses (from the catalog), passing over this server's own
-            project = book.default_project(project)
+            names = book.project_names(project)  # the repository's, the folder's
             try:
                 own = self.current()
-                brief = book.resume(project=project, limit=limit, exclude=(own,) if own else ())
+                brief = book.resume(project=names, limit=limit, exclude=(own,) if own else ())
             except LoreError as exc:
                 text = redact_message(exc, book.sanitizer)
                 return RecentActions(found=False, message=f"no earlier session: {text}")

@@ -24,7 +24,7 @@ def session() -> None:
 
 @session.command("start")
 @click.option("--agent", help="Agent name (else LORE_AGENT, config, 'agent').")
-@click.option("--project", help="Project (else LORE_PROJECT, config, folder name).")
+@click.option("--project", help="Project (else LORE_PROJECT, config, repository name).")
 @click.option(
     "--type", "session_type", default="cli", show_default=True, help="cli, browser, mcp or hook."
 )
