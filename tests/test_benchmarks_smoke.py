@@ -120,6 +120,7 @@ TINY: dict[str, list[str]] = {
     "bench_sync_concurrent.py": ["--clones", "2", "--rounds", "1"],
     "bench_tui.py": ["--runs", "1"],
     "generate_store.py": ["--actions", "500", "--days", "2", "{tmp}/store"],
+    "replay_identity.py": ["--sessions", "1", "--json"],
     "replay_sessions.py": ["--sessions", "1", "--json"],
 }
 POSTGRES = {  # these start a private PostgreSQL server (benchmarks/_postgres.py)
@@ -178,7 +179,7 @@ def run_tiny(script: str, args: list[str], tmp_path: Path, work: Path | None = N
 
 @pytest.mark.parametrize("script", sorted(TINY))
 def test_benchmark_runs_at_a_tiny_size(script: str, tmp_path: Path) -> None:
-    if script == "replay_sessions.py" and real_sessions_root() is None:
+    if script.startswith("replay_") and real_sessions_root() is None:
         require_real("the real Claude Code sessions (../shared/data/claude-sessions) are absent")
     run_tiny(script, TINY[script], tmp_path)
 

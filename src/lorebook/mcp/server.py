@@ -224,7 +224,12 @@ class LoreServer(MCPServer[Any]):
         reported on stderr, never to the client as a failed call."""
         if self._book is None:
             return
-        session = self.current_session()
+        try:
+            session = self.current_session()  # may start the server's own: a write, too
+        except LoreError as exc:
+            shown = redact_message(exc, self._book.sanitizer)  # it may name the store
+            print(f"lore mcp: warning: {name} call not logged: {shown}", file=sys.stderr)
+            return
         if self._hooks_capture:
             return  # the client's PostToolUse hook records this call: once, not twice
         context: dict[str, Any] = {"tool_name": name, "params": arguments}
