@@ -22,9 +22,11 @@ session id) and the brief it injects is scored against what the real session did
 * prompt   - a distinctive part of the last human prompt (redacted as the store would) is in it;
 * files    - share of the last 5 distinct files edited or written (path relative to the
              repository) that it names;
-* command  - the command of the last failed Bash call is named (sessions that have one);
-* cap      - it is within the configured cap (`hooks.context_tokens` x 4 characters, plus the
-             pointer line lorebook adds when it cuts).
+* command  - the command of the last failed Bash call (as sent: the working directory mapped
+             onto the store's repository) is named (sessions that have one);
+* cap      - it is within the configured cap: `hooks.context_tokens` x 4 characters of text
+             (the pointer line lorebook adds when it cuts included), plus the frame around
+             it (`FRAME_CHARS`: the notice and the delimiters), as docs/claude-code.md says.
 
 Plus: tool calls captured / replayed, the wall time of each hook per event (p50/p95),
 redaction false positives (stored fields with a marker that replaced no secret: each marker is
@@ -61,10 +63,10 @@ sys.path.insert(0, str(REPO / "src"))
 from lorebook import Lorebook
 from lorebook.hooks.failopen import Hook
 from lorebook.hooks.handlers import HANDLERS
+from lorebook.render.framing import FRAME_CHARS
 
 DATA = Path("../shared/data/claude-sessions")  # relative to the repository root
 LAST_FILES = 5
-POINTER = "\n(more in `lore resume` and `lore search`)"
 EMIT_MAX = 9_500  # failopen.emit's cut of additionalContext
 NOT_PROMPT = (
     "[Request interrupted",
@@ -261,8 +263,8 @@ def post(
             error=text_of(block.get("content")) or str(structured or ""),
             is_interrupt=False,
         )
-        if name == "Bash" and isinstance(tool_input.get("command"), str):
-            seen["failed_bash"] = tool_input["command"]
+        if name == "Bash" and isinstance(tool_input.get("command"), str):  # as it was sent
+            seen["failed_bash"] = remap(tool_input["command"], rp.cwd, str(rp.root))
     else:
         rp.fire(
             "post-tool-use",
@@ -293,7 +295,7 @@ def relative(path: str, cwd: str) -> str:
 def score(brief: str, seen: dict[str, Any], meta: dict[str, Any], book: Lorebook) -> dict[str, Any]:
     flat = squash(brief)
     limit = book.config.hooks.context_tokens * 4
-    out: dict[str, Any] = {"cap": len(brief) <= limit + len(POINTER), "brief_chars": len(brief)}
+    out: dict[str, Any] = {"cap": len(brief) <= limit + FRAME_CHARS, "brief_chars": len(brief)}
     out["prompt"] = distinctive(seen["prompt"], book) in flat if seen["prompt"] else None
     files = [relative(p, meta.get("cwd") or "") for p in seen["edited"][-LAST_FILES:]]
     out["files"] = sum(f in flat for f in files) / len(files) if files else None

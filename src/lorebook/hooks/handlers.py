@@ -95,14 +95,16 @@ def session_start(hook: Hook) -> str | None:
 def _brief(ctx: Context) -> list[str]:
     """The brief's pieces, as many as the budget allowed."""
     from .. import LoreError
-    from ..render.actions import resume_body
+    from ..render.actions import recent_actions_text, resume_body
 
     hook = ctx.hook
     pieces: list[str] = []
+    recent = ""  # the last actions go after the learnings: the first to go when it is cut
     try:
         with hook.guarded():
             state = _resume(ctx)
-            pieces.append(resume_body(state))
+            pieces.append(resume_body(state, recent=False))
+            recent = recent_actions_text(state)
             found = _learnings(ctx, _topics(state), threshold=TOPIC_THRESHOLD)[0]
             if found:
                 pieces.append(found)
@@ -111,7 +113,7 @@ def _brief(ctx: Context) -> list[str]:
     except Exception as exc:  # an unreadable shard, say: the session starts without a brief
         if not isinstance(exc, LoreError) or "no session to resume" not in str(exc):
             note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
-    return pieces
+    return pieces + [recent] if recent else pieces
 
 
 def _resume(ctx: Context) -> dict[str, Any]:
