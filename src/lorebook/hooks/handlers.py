@@ -113,7 +113,7 @@ def _brief(ctx: Context) -> list[str]:
     except Exception as exc:  # an unreadable shard, say: the session starts without a brief
         if not isinstance(exc, LoreError) or "no session to resume" not in str(exc):
             note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
-    return pieces + [recent] if recent else pieces
+    return [*pieces, recent] if recent else pieces
 
 
 def _resume(ctx: Context) -> dict[str, Any]:
@@ -222,7 +222,7 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     ctx = Context(hook)
     if not ctx.settings.capture:
         return
-    from .. import tool_summary
+    from .. import error_digest, tool_summary
 
     payload = hook.payload
     # the tool and its telling argument (command, file, pattern...) as first-class fields,
@@ -242,11 +242,13 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     if isinstance(duration, int | float) and not isinstance(duration, bool):
         seconds = duration / 1000
     error = payload.get("error") if failed else None
+    if error is not None:  # redacted first, then cut where it says what failed
+        error = error_digest(redact(str(error))[0])
     ctx.log(
         "tool_call",
         outcome="failure" if failed else "success",
         context=context,
-        error=str(error) if error is not None else ("tool failed" if failed else None),
+        error=error if error is not None else ("tool failed" if failed else None),
         duration_s=seconds,
         meta=ctx.meta(),
     )

@@ -310,7 +310,8 @@ def _failure_step(
             )
         target = _safe(failure.get("target"))
         of = f" of {target}" if target else ""
-        return f"Fix and retry the {failure.get('outcome')} {kind}{of} at {when} ({where})."
+        state = "failed" if failure.get("outcome") == "failure" else "blocked"
+        return f"Fix and retry the {state} {kind}{of} at {when} ({where})."
     return None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..redact.sanitize import clip
+from .toolsummary import error_digest
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -21,12 +22,6 @@ READ_TOOLS = frozenset({"Read"})
 KEEP = 30  # entries kept per list (files, commands) in the JSON answer
 ERROR_CHARS = 400  # an error as the brief's data holds it (redacted first, then cut)
 FAILED = ("failure", "blocked")
-# a line of a long error that says what went wrong (the rest is usually progress output)
-_TELLING = re.compile(
-    r"error|fail|panic|exception|traceback|denied|not found|no such|invalid|cannot|can't|"
-    r"unknown|refused|timed? ?out|undefined|expected|missing|fatal|conflict",
-    re.IGNORECASE,
-)
 DONE = frozenset({"completed", "done", "deleted", "cancelled", "canceled"})
 
 
@@ -138,26 +133,14 @@ def _same_run(action: dict[str, Any]) -> tuple[str, str | None]:
 
 
 def error_excerpt(error: Any, limit: int = ERROR_CHARS) -> str | None:
-    """A (redacted) error as one line of at most `limit` characters: whole when it fits; else
-    its first line and the lines that say what failed (or its last lines), joined by ` … `."""
+    """A (redacted) error on one line of at most `limit` characters: whole when it fits;
+    else its `error_digest` (first lines, the lines naming a failure, last lines)."""
     if not isinstance(error, str) or not error.strip():
         return None
     flat = " ".join(error.split())
     if len(flat) <= limit:
         return flat
-    lines = [" ".join(line.split()) for line in error.splitlines()]
-    lines = [line for line in lines if line]
-    head, rest = lines[0], lines[1:]
-    telling = [line for line in rest if _TELLING.search(line)] or rest[-3:]
-    picked = [clip(head, limit // 3)]
-    used = len(picked[0])
-    for line in telling:
-        if used + 3 >= limit:
-            break
-        piece = clip(line, limit - used - 3)
-        picked.append(piece)
-        used += len(piece) + 3
-    return clip(" … ".join(picked), limit)
+    return clip(" ".join(error_digest(error, limit).split()), limit)
 
 
 def failure_summary(
@@ -167,7 +150,7 @@ def failure_summary(
     outcome, error (an excerpt), retried}` (`retried`: the outcome of the newest later run
     of the same target, else null)."""
     action = actions[index]
-    kind, target = _target(action)
+    target = _target(action)[1]
     same = _same_run(action)
     retried = None
     if target is not None:

@@ -96,7 +96,6 @@ def resume_body(state: dict[str, Any], *, recent: bool = True) -> str:
         lines.append(f"- Epic: {state['epic']}")
     lines.append(f"- Work in progress: {state['work_in_progress']}")
     lines += _failures(state.get("last_failure"), state.get("last_failed_command"))
-    lines += _tasks(state.get("tasks"))
     if state.get("open_actions"):
         lines += ["", "Open (never closed):"]
         lines += [
@@ -111,6 +110,7 @@ def resume_body(state: dict[str, Any], *, recent: bool = True) -> str:
             lines.append(f"- {_short_ts(action['ts'])} {describe(action)}{error}")
     lines += ["", "Suggested next steps:"]
     lines += [f"{i}. {step}" for i, step in enumerate(state["suggested_next_steps"], 1)]
+    lines += _tasks(state.get("tasks"))
     lines += _work(state.get("files"), state.get("commands"))
     if state.get("learnings"):
         lines += ["", "Relevant learnings:"]
