@@ -228,8 +228,8 @@ def _task(value: Any) -> tuple[str, dict[str, Any]] | None:
 
 def _apply_task_call(tasks: dict[str, dict[str, Any]], tool: str, context: dict[str, Any]) -> None:
     """One TaskCreate, TaskUpdate, TaskList or TaskGet call applied to `tasks` (id -> item)."""
-    given = context.get("input") if isinstance(context.get("input"), dict) else {}
-    answer = context.get("response") if isinstance(context.get("response"), dict) else {}
+    given: dict[str, Any] = _mapping(context.get("input"))
+    answer: dict[str, Any] = _mapping(context.get("response"))
     if answer.get("success") is False:
         return
     if tool == "TaskCreate":
@@ -239,10 +239,11 @@ def _apply_task_call(tasks: dict[str, dict[str, Any]], tool: str, context: dict[
             subject = item.get("subject") or _text(given.get("subject"))
             tasks[ident] = {"id": ident, "subject": subject, "status": "pending"}
     elif tool == "TaskUpdate":
-        ident = given.get("taskId", answer.get("taskId"))
-        if not isinstance(ident, str | int) or isinstance(ident, bool):
+        given_id = given.get("taskId", answer.get("taskId"))
+        if not isinstance(given_id, str | int) or isinstance(given_id, bool):
             return
-        item = tasks.setdefault(str(ident), {"id": str(ident), "subject": None, "status": None})
+        key = str(given_id)
+        item = tasks.setdefault(key, {"id": key, "subject": None, "status": None})
         change = answer.get("statusChange")
         status = given.get("status") or (change.get("to") if isinstance(change, dict) else None)
         if isinstance(status, str) and status:
@@ -259,6 +260,10 @@ def _apply_task_call(tasks: dict[str, dict[str, Any]], tool: str, context: dict[
         if found is not None:
             ident, item = found
             tasks.setdefault(ident, {"id": ident, "subject": None, "status": None}).update(item)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _order(ident: str) -> tuple[int, str]:
