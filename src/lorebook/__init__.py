@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from .log.query import ActionFilter
     from .log.report import GROUPS as REPORT_GROUPS
     from .log.sessions import STATUSES as SESSION_STATUSES
-    from .log.toolsummary import error_digest, tool_summary
+    from .log.toolsummary import tool_summary
+    from .log.work import error_digest
     from .model import END_REASONS
     from .notices import error_line, redact_message, warn, warning_line
     from .paths import find_root
@@ -93,7 +94,7 @@ _LAZY = {
     "warn": ("notices", "warn"),
     "warning_line": ("notices", "warning_line"),
     "tool_summary": ("log.toolsummary", "tool_summary"),
-    "error_digest": ("log.toolsummary", "error_digest"),
+    "error_digest": ("log.work", "error_digest"),
 }
 
 

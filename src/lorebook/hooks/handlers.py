@@ -222,7 +222,7 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     ctx = Context(hook)
     if not ctx.settings.capture:
         return
-    from .. import error_digest, tool_summary
+    from .. import tool_summary
 
     payload = hook.payload
     # the tool and its telling argument (command, file, pattern...) as first-class fields,
@@ -243,6 +243,8 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
         seconds = duration / 1000
     error = payload.get("error") if failed else None
     if error is not None:  # redacted first, then cut where it says what failed
+        from .. import error_digest
+
         error = error_digest(redact(str(error))[0])
     ctx.log(
         "tool_call",

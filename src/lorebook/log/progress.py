@@ -6,7 +6,6 @@ import re
 
 from ..redact.sanitize import clip
 from .sessions import SessionInfo
-from .work import first_open_task
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -318,6 +317,8 @@ def _failure_step(
 def _task_step(tasks: dict[str, Any] | None) -> str | None:
     """Go on with the agent's own open task: the first in progress, else the first pending,
     named by its position or id (its text is shown as data under Task list, never here)."""
+    from .work import first_open_task  # here: reports use this module, not the task list
+
     found = first_open_task(tasks)
     if tasks is None or found is None:
         return None

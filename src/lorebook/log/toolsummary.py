@@ -8,7 +8,6 @@ beside the clipped input. Pure: no I/O, stdlib only (it runs on the capture path
 from __future__ import annotations
 
 import os
-import re
 
 from ..redact.sanitize import clip
 
@@ -19,13 +18,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 LIMIT = 200  # characters kept of each field (after redaction)
-ERROR_CHARS = 1000  # an error as stored: the log's own cut of a string
-# a line of a long error that says what went wrong (the rest is usually progress output)
-TELLING = re.compile(
-    r"error|fail|panic|exception|traceback|denied|not found|no such|invalid|cannot|can't|"
-    r"unknown|refused|timed? ?out|undefined|expected|missing|fatal|conflict",
-    re.IGNORECASE,
-)
 FILE_TOOLS = {
     "Read": "file_path",
     "Edit": "file_path",
@@ -89,35 +81,3 @@ def _relative(path: str, root: str | Path | None) -> str:
     except ValueError:  # different drives
         return path
     return os.path.relpath(full, base) if inside and full != base else path
-
-
-def error_digest(text: str, limit: int = ERROR_CHARS) -> str:
-    """A long error (redacted already: redact first, then cut) in at most `limit` characters,
-    kept where it tells the most: its first two lines, the lines that name a failure (`FAIL`,
-    `error`, `not found`, ...) and its last two, with a `…` line where lines were left out.
-    A build or test run prints pages of progress before the line that failed; the log's own
-    cut keeps only the head. Short text is returned as it is."""
-    if len(text) <= limit:
-        return text
-    lines = text.splitlines()
-    each = max(limit // 4, 1)
-    head = list(range(min(2, len(lines))))
-    tail = [n for n in range(max(len(lines) - 2, 0), len(lines)) if n not in head]
-    keep = set(head + tail)
-    used = sum(min(len(lines[n]), each) + 1 for n in keep)
-    for number, line in enumerate(lines):
-        if number in keep or not TELLING.search(line):
-            continue
-        cost = min(len(line), each) + 1
-        if used + cost + 4 * len(keep) > limit:
-            break
-        keep.add(number)
-        used += cost
-    out: list[str] = []
-    last = -1
-    for number in sorted(keep):
-        if number != last + 1:
-            out.append("…")
-        out.append(clip(lines[number], each))
-        last = number
-    return clip("\n".join(out), limit)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from ..redact.sanitize import clip
-from .toolsummary import error_digest
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -21,6 +20,13 @@ EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read"})
 KEEP = 30  # entries kept per list (files, commands) in the JSON answer
 ERROR_CHARS = 400  # an error as the brief's data holds it (redacted first, then cut)
+STORED_ERROR_CHARS = 1000  # an error as capture stores it: the log's own cut of a string
+# a line of a long error that says what went wrong (the rest is usually progress output); the
+# patterns here are compiled on first use (by `re`'s cache), not when a cold resume imports them
+TELLING = (
+    r"(?i)error|fail|panic|exception|traceback|denied|not found|no such|invalid|cannot|can't|"
+    r"unknown|refused|timed? ?out|undefined|expected|missing|fatal|conflict"
+)
 FAILED = ("failure", "blocked")
 DONE = frozenset({"completed", "done", "deleted", "cancelled", "canceled"})
 
@@ -93,8 +99,8 @@ def commands_run(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # what a run adds to a command only to show its output differently: a pipe into a pager or
 # filter at the end, a redirection of stderr or into /dev/null
-_VIEW_TAIL = re.compile(r"\s*\|\s*(?:head|tail|grep|less|more|cat|wc|sort|uniq|jq|tee)\b.*$")
-_REDIRECT = re.compile(r"\s*(?:\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null)")
+_VIEW_TAIL = r"\s*\|\s*(?:head|tail|grep|less|more|cat|wc|sort|uniq|jq|tee)\b.*$"
+_REDIRECT = r"\s*(?:\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null)"
 
 
 def command_key(command: str) -> str:
@@ -102,7 +108,7 @@ def command_key(command: str) -> str:
     a trailing pipe into head/tail/grep/... and stderr redirections dropped
     (`mise run test 2>&1 | tail -20` is a run of `mise run test`)."""
     key = " ".join(command.split())
-    return _REDIRECT.sub("", _VIEW_TAIL.sub("", key)).strip() or key
+    return re.sub(_REDIRECT, "", re.sub(_VIEW_TAIL, "", key)).strip() or key
 
 
 def _target(action: dict[str, Any]) -> tuple[str, str | None]:
@@ -130,6 +136,38 @@ def _same_run(action: dict[str, Any]) -> tuple[str, str | None]:
     if target is not None and _text(_context(action).get("command")) is not None:
         return kind, command_key(target)
     return kind, target
+
+
+def error_digest(text: str, limit: int = STORED_ERROR_CHARS) -> str:
+    """A long error (redacted already: redact first, then cut) in at most `limit` characters,
+    kept where it tells the most: its first two lines, the lines that name a failure (`FAIL`,
+    `error`, `not found`, ...) and its last two, with a `…` line where lines were left out.
+    A build or test run prints pages of progress before the line that failed; the log's own
+    cut keeps only the head. Short text is returned as it is."""
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    each = max(limit // 4, 1)
+    head = list(range(min(2, len(lines))))
+    tail = [n for n in range(max(len(lines) - 2, 0), len(lines)) if n not in head]
+    keep = set(head + tail)
+    used = sum(min(len(lines[n]), each) + 1 for n in keep)
+    for number, line in enumerate(lines):
+        if number in keep or not re.search(TELLING, line):
+            continue
+        cost = min(len(line), each) + 1
+        if used + cost + 4 * len(keep) > limit:
+            break
+        keep.add(number)
+        used += cost
+    out: list[str] = []
+    last = -1
+    for number in sorted(keep):
+        if number != last + 1:
+            out.append("…")
+        out.append(clip(lines[number], each))
+        last = number
+    return clip("\n".join(out), limit)
 
 
 def error_excerpt(error: Any, limit: int = ERROR_CHARS) -> str | None:
