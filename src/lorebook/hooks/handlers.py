@@ -242,10 +242,8 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     if isinstance(duration, int | float) and not isinstance(duration, bool):
         seconds = duration / 1000
     error = payload.get("error") if failed else None
-    if error is not None:  # redacted first, then cut where it says what failed
-        from .. import error_digest
-
-        error = error_digest(redact(str(error))[0])
+    if error is not None:
+        error = _error_text(ctx, str(error))
     ctx.log(
         "tool_call",
         outcome="failure" if failed else "success",
@@ -254,6 +252,23 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
         duration_s=seconds,
         meta=ctx.meta(),
     )
+
+
+def _error_text(ctx: Context, text: str) -> str:
+    """A failed call's error as stored: a long one redacted whole, as the log redacts a field
+    (its own scan stops near its cut), then cut where it says what failed (`error_digest`);
+    a short one as it is (the log redacts it)."""
+    from .. import Sanitizer, error_digest
+
+    if len(text) <= ctx.book.config.log.max_value_chars:
+        return text
+    rules = ctx.book.config.redaction
+    whole = Sanitizer(
+        extra_secret_keys=rules.extra_secret_keys,
+        extra_patterns=rules.extra_patterns,
+        max_value_chars=len(text),
+    )
+    return error_digest(whole.sanitize(text, "error")[0], ctx.book.config.log.max_value_chars)
 
 
 def post_tool_use(hook: Hook) -> None:
