@@ -55,10 +55,7 @@ def first_paint(store: Path) -> tuple[float, float, float]:
     CPU seconds the process had used by then (all threads)."""
     started = time.perf_counter()  # perf_counter is CLOCK_MONOTONIC: comparable across processes
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(store)],
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, "-c", CHILD, str(store)], capture_output=True, text=True, check=True,
         env={**os.environ, "NO_COLOR": "1"},
     )
     marks = dict(line.split() for line in done.stdout.splitlines())
@@ -133,28 +130,19 @@ def main() -> None:
         store = args.store
         if store is None:
             store = Path(tmp) / "demo"
-            subprocess.run(
-                [sys.executable, "-m", "lorebook", "demo", str(store)],
-                check=True,
-                capture_output=True,
-            )
+            subprocess.run([sys.executable, "-m", "lorebook", "demo", str(store)], check=True,
+                           capture_output=True)
         first_paint(store)  # warm the OS file cache and bytecode once
         both = [first_paint(store) for _ in range(args.runs)]
         times = [paint for paint, _, _ in both]
         filled = [shown for _, shown, _ in both]
         cpu = [used for _, _, used in both]
         results: dict[str, object] = {
-            "store": str(args.store or "lore demo"),
-            "runs": args.runs,
-            "first_paint_p50_s": median(times),
-            "first_paint_p95_s": pct(times, 0.95),
-            "sessions_shown_p50_s": median(filled),
-            "cpu_to_sessions_p50_s": median(cpu),
-        }
-        print(
-            f"sessions table filled p50 {fmt_ms(median(filled))}, CPU by then p50 "
-            f"{fmt_ms(median(cpu))} ({fmt_ms(min(cpu))}-{fmt_ms(max(cpu))})"
-        )
+            "store": str(args.store or "lore demo"), "runs": args.runs,
+            "first_paint_p50_s": median(times), "first_paint_p95_s": pct(times, 0.95),
+            "sessions_shown_p50_s": median(filled), "cpu_to_sessions_p50_s": median(cpu)}
+        print(f"sessions table filled p50 {fmt_ms(median(filled))}, CPU by then p50 "
+              f"{fmt_ms(median(cpu))} ({fmt_ms(min(cpu))}-{fmt_ms(max(cpu))})")
         if args.session_actions:
             opened = open_session(Path(tmp), args.session_actions)
             results["session_open_s"] = opened
@@ -164,10 +152,8 @@ def main() -> None:
             results["rss_mib_by_page"] = memory
             print("resident MiB by page: " + ", ".join(f"{p}: {m:.0f}" for p, m in memory))
     print(f"machine: {machine()}")
-    print(
-        f"first paint p50 {fmt_ms(median(times))}, p95 {fmt_ms(pct(times, 0.95))} "
-        f"({args.runs} runs) {verdict(median(times), TARGET)}"
-    )
+    print(f"first paint p50 {fmt_ms(median(times))}, p95 {fmt_ms(pct(times, 0.95))} "
+          f"({args.runs} runs) {verdict(median(times), TARGET)}")
     write_results(args.json_out, "tui", results)
 
 

@@ -325,3 +325,14 @@ def test_the_session_start_brief_keeps_its_cap_with_everything_long(store: Path)
     assert brief.rstrip().endswith("(more in `lore resume` and `lore search`)\n</lorebook-data>")
     assert brief.index("Last failure:") < brief.index("Suggested next steps:")
     assert "Files edited (40, newest first)" in text and "and 28 more" in text
+
+
+def test_a_logged_commit_names_its_files_as_edited(store: Path) -> None:
+    """An agent without hooks (`lore log commit --context '{"files": [...]}'`)."""
+    env = clean_env(store)
+    context = json.dumps({"files": ["src/auth.py", "tests/test_auth.py"], "commit_hash": "a1b2c3d"})
+    done = lore("log", "commit", "--context", context, "--session", "s-commit", env=env)
+    assert done.code == 0, done.err
+    state = json.loads(lore("resume", "--json", env=env).out)
+    assert state["files"]["edited"] == ["src/auth.py", "tests/test_auth.py"]
+    assert "- src/auth.py, tests/test_auth.py" in lore("resume", env=env).out

@@ -50,14 +50,23 @@ def _text(value: Any) -> str | None:
 
 def files_touched(actions: list[dict[str, Any]]) -> dict[str, Any]:
     """`{"edited": [...], "read": [...], "edited_count", "read_count"}`: the distinct files the
-    session's tool calls changed (Edit, Write, MultiEdit, NotebookEdit that succeeded) and
-    those it only read, newest first, at most KEEP of each (the counts are all of them)."""
+    session's tool calls changed (Edit, Write, MultiEdit, NotebookEdit that succeeded; and the
+    `context.files` of a commit an agent logged) and those it only read, newest first, at most
+    KEEP of each (the counts are all of them)."""
     edited: dict[str, None] = {}
     read: dict[str, None] = {}
     for action in reversed(actions):
+        if action.get("outcome") != "success":
+            continue
+        if action.get("type") == "commit":
+            files = _context(action).get("files")
+            for path in files if isinstance(files, list) else ():
+                if _text(path) is not None:
+                    edited.setdefault(path, None)
+            continue
         tool = _tool(action)
         path = _text(_context(action).get("file"))
-        if tool is None or path is None or action.get("outcome") != "success":
+        if tool is None or path is None:
             continue
         if tool in EDIT_TOOLS:
             edited.setdefault(path, None)
