@@ -255,6 +255,20 @@ def test_the_task_tools_state(store: Path) -> None:
         "Go on with task #2 of the agent's task list (in_progress; 1 of 2 still open"
     )
     assert "- #2 [in_progress] Wire the transition" in text
+    # a TaskList answer is the whole list: it also brings back tasks created out of sight
+    listed = [
+        {"id": "2", "subject": "Wire the transition", "status": "completed", "blockedBy": []},
+        {"id": "1", "subject": "Add the EndedAt field", "status": "completed", "blockedBy": []},
+        {"id": "10", "subject": "Run the suite", "status": "pending", "blockedBy": []},
+    ]
+    call(store, "TaskList", {}, response={"tasks": listed})
+    state, text, _ = resume(store)
+    assert [(i["id"], i["status"]) for i in state["tasks"]["items"]] == [
+        ("1", "completed"),
+        ("2", "completed"),
+        ("10", "pending"),
+    ]
+    assert state["suggested_next_steps"][0].startswith("Go on with task #10 ")
 
 
 def test_a_subagent_started_and_not_finished(store: Path) -> None:

@@ -322,7 +322,7 @@ def task_list(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
     or the tasks built from TaskCreate/TaskUpdate/TaskList/TaskGet calls, whichever was
     touched last. `{tool, ts, items: [{id, subject, status}], open, completed}`; deleted
     tasks are left out, items keep the agent's order (tasks by id)."""
-    todos: tuple[str, list[dict[str, Any]]] | None = None
+    todo_writes: list[dict[str, Any]] = []
     tasks: dict[str, dict[str, Any]] = {}
     tasks_ts: str | None = None
     for action in actions:
@@ -330,12 +330,16 @@ def task_list(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
         if tool is None or action.get("outcome") != "success":
             continue
         if tool == "TodoWrite":
-            items = _todo_items(action)
-            if items is not None:
-                todos = (str(action.get("ts")), items)
+            todo_writes.append(action)
         elif tool in ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet"):
             _apply_task_call(tasks, tool, _context(action))
             tasks_ts = str(action.get("ts"))
+    todos: tuple[str, list[dict[str, Any]]] | None = None
+    for action in reversed(todo_writes):  # each holds the whole list: the newest one that does
+        found = _todo_items(action)
+        if found is not None:
+            todos = (str(action.get("ts")), found)
+            break
     if tasks_ts is not None and (todos is None or tasks_ts >= todos[0]):
         kept = [t for t in tasks.values() if t.get("status") != "deleted"]
         items = sorted(kept, key=lambda t: _order(t["id"]))
