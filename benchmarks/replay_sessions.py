@@ -1,7 +1,7 @@
 """Real Claude Code sessions replayed through lorebook's hooks: is the next session's brief right?
 
     .venv/bin/python benchmarks/replay_sessions.py [--data ../shared/data/claude-sessions]
-                                                   [--sessions N] [--json]
+                                                   [--sessions N] [--ids A,B] [--json]
 
 The data set (`../shared/data/claude-sessions/`, relative to the repository root; see its
 README.md) holds 60 real Claude Code transcripts. For each session, in a fresh git repository
@@ -22,9 +22,12 @@ session id) and the brief it injects is scored against what the real session did
 * prompt   - a distinctive part of the last human prompt (redacted as the store would) is in it;
 * files    - share of the last 5 distinct files edited or written (path relative to the
              repository) that it names;
-* command  - the command of the last failed Bash call is named (sessions that have one);
-* cap      - it is within the configured cap (`hooks.context_tokens` x 4 characters, plus the
-             pointer line lorebook adds when it cuts).
+* read     - share of the last 5 distinct files only read (Read, never edited) that it names;
+* command  - the command of the last failed Bash call (as sent: the working directory mapped
+             onto the store's repository) is named (sessions that have one);
+* cap      - it is within the configured cap: `hooks.context_tokens` x 4 characters of text
+             (the pointer line lorebook adds when it cuts included), plus the frame around
+             it (`FRAME_CHARS`: the notice and the delimiters), as docs/claude-code.md says.
 
 Plus: tool calls captured / replayed, the wall time of each hook per event (p50/p95),
 redaction false positives (stored fields with a marker that replaced no secret: each marker is
@@ -61,10 +64,10 @@ sys.path.insert(0, str(REPO / "src"))
 from lorebook import Lorebook
 from lorebook.hooks.failopen import Hook
 from lorebook.hooks.handlers import HANDLERS
+from lorebook.render.framing import FRAME_CHARS
 
 DATA = Path("../shared/data/claude-sessions")  # relative to the repository root
 LAST_FILES = 5
-POINTER = "\n(more in `lore resume` and `lore search`)"
 EMIT_MAX = 9_500  # failopen.emit's cut of additionalContext
 NOT_PROMPT = (
     "[Request interrupted",
@@ -191,7 +194,7 @@ def replay(
     rp = Replayer(root, meta["id"], meta.get("cwd") or "", latency)
     rp.fire("session-start", "SessionStart", source="startup", model="claude-opus-4-5")
     pending: dict[str, dict[str, Any]] = {}
-    seen = {"replayed": 0, "prompt": None, "edited": [], "failed_bash": None}
+    seen = {"replayed": 0, "prompt": None, "edited": [], "read": [], "failed_bash": None}
     in_turn = False
     for line in lines:
         kind = line.get("type")
@@ -261,8 +264,8 @@ def post(
             error=text_of(block.get("content")) or str(structured or ""),
             is_interrupt=False,
         )
-        if name == "Bash" and isinstance(tool_input.get("command"), str):
-            seen["failed_bash"] = tool_input["command"]
+        if name == "Bash" and isinstance(tool_input.get("command"), str):  # as it was sent
+            seen["failed_bash"] = remap(tool_input["command"], rp.cwd, str(rp.root))
     else:
         rp.fire(
             "post-tool-use",
@@ -273,6 +276,8 @@ def post(
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
         if name in EDITS and isinstance(path, str):
             seen["edited"] = [p for p in seen["edited"] if p != path] + [path]
+        if name == "Read" and isinstance(path, str):
+            seen["read"] = [p for p in seen["read"] if p != path] + [path]
     seen["replayed"] += 1
 
 
@@ -293,10 +298,13 @@ def relative(path: str, cwd: str) -> str:
 def score(brief: str, seen: dict[str, Any], meta: dict[str, Any], book: Lorebook) -> dict[str, Any]:
     flat = squash(brief)
     limit = book.config.hooks.context_tokens * 4
-    out: dict[str, Any] = {"cap": len(brief) <= limit + len(POINTER), "brief_chars": len(brief)}
+    out: dict[str, Any] = {"cap": len(brief) <= limit + FRAME_CHARS, "brief_chars": len(brief)}
     out["prompt"] = distinctive(seen["prompt"], book) in flat if seen["prompt"] else None
     files = [relative(p, meta.get("cwd") or "") for p in seen["edited"][-LAST_FILES:]]
     out["files"] = sum(f in flat for f in files) / len(files) if files else None
+    only_read = [p for p in seen["read"] if p not in seen["edited"]][-LAST_FILES:]
+    read = [relative(p, meta.get("cwd") or "") for p in only_read]
+    out["read"] = sum(f in flat for f in read) / len(read) if read else None
     if seen["failed_bash"]:
         command = squash(book.sanitizer.redact_text(seen["failed_bash"])[0])[:40]
         out["command"] = command in flat
@@ -420,7 +428,7 @@ def summary(
                 "score": mean([r[key] for r in rows]),
                 "of": sum(r[key] is not None for r in rows),
             }
-            for key in ("prompt", "files", "command", "cap")
+            for key in ("prompt", "files", "read", "command", "cap")
         },
         "capture": {
             "replayed": sum(r["replayed"] for r in rows),
@@ -509,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the claude-sessions folder (relative paths: from the repository)",
     )
     parser.add_argument("--sessions", type=int, help="replay only N sessions (spread evenly)")
+    parser.add_argument("--ids", help="replay only these sessions (comma-separated id prefixes)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--briefs", type=Path, help="write each session's brief to this folder")
     args = parser.parse_args(argv)
@@ -516,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
         del os.environ[key]
     data = find_data(args.data)
     sessions = pick(json.loads((data / "index.json").read_text())["sessions"], args.sessions)
+    if args.ids:
+        wanted = tuple(args.ids.split(","))
+        sessions = [meta for meta in sessions if meta["id"].startswith(wanted)]
     latency: dict[str, list[float]] = {}
     started = time.perf_counter()
     rows = [one(data, meta, latency) for meta in sessions]

@@ -98,14 +98,14 @@ def test_lore_log_imports_within_its_budget(logged: Path) -> None:
 def test_lore_resume_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "resume", "--json")
     assert json.loads(out)["session"]
-    _check(modules, NEVER, budget=49)  # 46 today
+    _check(modules, NEVER, budget=50)  # 47 today (+1: log.work, what the session did, 0.13 ms)
 
 
 def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> None:
     """Relevant learnings add the keyword index; its manifest's dataclasses come with it."""
     out, modules = _run(learned, "resume", "--json")
     assert json.loads(out)["session"]
-    _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=52)  # 49 today
+    _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=53)  # 50 today (+log.work)
 
 
 @pytest.mark.parametrize("args", [

@@ -130,7 +130,7 @@ def test_suggested_next_steps_come_from_templates_only(store: Path) -> None:
     for step in steps:
         assert "curl" not in step and "evil" not in step and "IGNORE" not in step, step
     assert any("validation of epic-1" in step and "2 failures" in step for step in steps)
-    assert any(step.startswith("Investigate the failure of tool_call") for step in steps)
+    assert any(step.startswith("Fix the failed Bash call at") for step in steps)
 
 
 def test_every_line_break_and_tag_is_neutralised_and_a_cut_keeps_the_frame() -> None:

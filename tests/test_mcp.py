@@ -164,6 +164,10 @@ def test_get_recent_actions_resumes_the_earlier_session_not_its_own(served: Serv
     assert "impl-1" in brief["work_in_progress"]
     assert brief["suggested_next_steps"]
     assert brief["recent_actions"][0]["type"] == "validate"
+    # the same brief as `lore resume` (framed as data) and its parts
+    assert brief["last_failure"]["type"] == "validate"
+    assert set(brief["files"]) == {"edited", "read", "edited_count", "read_count"}
+    assert brief["brief"].startswith(NOTICE) and "Last failure:" in brief["brief"]
     assert served.ok("get_recent_actions", {"project": "elsewhere"})["found"] is False
 
 

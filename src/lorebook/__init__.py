@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .log.report import GROUPS as REPORT_GROUPS
     from .log.sessions import STATUSES as SESSION_STATUSES
     from .log.toolsummary import tool_summary
+    from .log.work import error_digest
     from .model import END_REASONS
     from .notices import error_line, redact_message, warn, warning_line
     from .paths import find_root
@@ -53,6 +54,7 @@ __all__ = [
     "UsageError",
     "clip_json_text",
     "decode_context",
+    "error_digest",
     "error_line",
     "find_root",
     "format_ts",
@@ -93,6 +95,7 @@ _LAZY = {
     "warn": ("notices", "warn"),
     "warning_line": ("notices", "warning_line"),
     "tool_summary": ("log.toolsummary", "tool_summary"),
+    "error_digest": ("log.work", "error_digest"),
 }
 
 

@@ -115,14 +115,16 @@ def _one_session(ctx: Context, session: str) -> None:
 def _brief(ctx: Context) -> list[str]:
     """The brief's pieces, as many as the budget allowed."""
     from .. import LoreError
-    from ..render.actions import resume_body
+    from ..render.actions import recent_actions_text, resume_body
 
     hook = ctx.hook
     pieces: list[str] = []
+    recent = ""  # the last actions go after the learnings: the first to go when it is cut
     try:
         with hook.guarded():
             state = _resume(ctx)
-            pieces.append(resume_body(state))
+            pieces.append(resume_body(state, recent=False))
+            recent = recent_actions_text(state)
             found = _learnings(ctx, _topics(state), threshold=TOPIC_THRESHOLD)[0]
             if found:
                 pieces.append(found)
@@ -131,7 +133,7 @@ def _brief(ctx: Context) -> list[str]:
     except Exception as exc:  # an unreadable shard, say: the session starts without a brief
         if not isinstance(exc, LoreError) or "no session to resume" not in str(exc):
             note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
-    return pieces
+    return [*pieces, recent] if recent else pieces
 
 
 def _resume(ctx: Context) -> dict[str, Any]:
@@ -262,14 +264,33 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     if isinstance(duration, int | float) and not isinstance(duration, bool):
         seconds = duration / 1000
     error = payload.get("error") if failed else None
+    if error is not None:
+        error = _error_text(ctx, str(error))
     ctx.log(
         "tool_call",
         outcome="failure" if failed else "success",
         context=context,
-        error=str(error) if error is not None else ("tool failed" if failed else None),
+        error=error if error is not None else ("tool failed" if failed else None),
         duration_s=seconds,
         meta=ctx.meta(),
     )
+
+
+def _error_text(ctx: Context, text: str) -> str:
+    """A failed call's error as stored: a long one redacted whole, as the log redacts a field
+    (its own scan stops near its cut), then cut where it says what failed (`error_digest`);
+    a short one as it is (the log redacts it)."""
+    from .. import Sanitizer, error_digest
+
+    if len(text) <= ctx.book.config.log.max_value_chars:
+        return text
+    rules = ctx.book.config.redaction
+    whole = Sanitizer(
+        extra_secret_keys=rules.extra_secret_keys,
+        extra_patterns=rules.extra_patterns,
+        max_value_chars=len(text),
+    )
+    return error_digest(whole.sanitize(text, "error")[0], ctx.book.config.log.max_value_chars)
 
 
 def post_tool_use(hook: Hook) -> None:

@@ -191,8 +191,13 @@ def next_steps(
     still_open: list[dict[str, Any]],
     failed: list[dict[str, Any]],
     git: dict[str, Any] | None,
+    *,
+    failures: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
+    tasks: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Concrete suggestions, most urgent first, from templates only (see `_SAFE_NAME`)."""
+    """Concrete suggestions, most urgent first, from templates only (see `_SAFE_NAME`):
+    `failures` are the last failure and the last failed command (`log.work.last_failures`),
+    `tasks` the agent's own task list (`log.work.task_list`)."""
     steps: list[str] = []
     for action in still_open:
         context = action.get("context") or {}
@@ -227,12 +232,12 @@ def next_steps(
             "validations), then re-validate."
         )
     last = actions[-1] if actions else None
-    if last and last["outcome"] in ("failure", "blocked") and last["type"] != "validate":
-        said = "its error is in" if last.get("error") else "no error text was logged; see"
-        steps.append(
-            f"Investigate the {last['outcome']} of {last['type']} at {_hhmm(last['ts'])} "
-            f"({said} the last actions)."
-        )
+    step = _failure_step(failures, last)
+    if step:
+        steps.append(step)
+    step = _task_step(tasks)
+    if step:
+        steps.append(step)
     if git:
         dirty = git.get("dirty") or []
         if dirty:
@@ -268,3 +273,65 @@ def next_steps(
         elif last:
             steps.append(f"Continue from the last action: {_label(last)} [{last['outcome']}].")
     return steps
+
+
+# a command a step may quote: one line of plain words, paths, flags and `&&`/`2>&1`, no quotes,
+# backticks, `$`, `;`, `|` or brackets (so no redaction marker, substitution or pipe to a shell)
+_SAFE_COMMAND = re.compile(r"^[A-Za-z0-9_.:/@+=,%~^ &>-]{1,120}$")
+
+
+def _failure_step(
+    failures: tuple[dict[str, Any] | None, dict[str, Any] | None], last: dict[str, Any] | None
+) -> str | None:
+    """Fix and retry the newest failure that was not run again with success: a failed command
+    (quoted only when `_SAFE_COMMAND` holds), a failed action such as a deploy, or a tool's
+    failure when it is the session's last action (a refused edit is retried at once, else)."""
+    newest, command = failures
+    for failure, section in ((newest, "Last failure"), (command, "Last failed command")):
+        if failure is None or failure.get("retried") == "success":
+            continue
+        if failure.get("type") == "validate":
+            continue  # the failed validations' own step
+        tool = failure.get("tool")
+        is_command = failure is command or (command is not None and failure["id"] == command["id"])
+        if tool is not None and not is_command and (last is None or last["id"] != failure["id"]):
+            continue
+        when = _hhmm(str(failure.get("ts")))
+        where = f"its error is under {section}" if failure.get("error") else f"see {section}"
+        if is_command:
+            shown = _safe(failure.get("target"), _SAFE_COMMAND)
+            what = f"`{shown}`" if shown else f"the {_safe(tool) or 'failed'} command"
+            return f"Fix what made {what} fail at {when} ({where}), then run it again."
+        kind = _safe(failure.get("type")) or "action"
+        if tool is not None:
+            return (
+                f"Fix the failed {_safe(tool) or 'tool'} call at {when} ({where}), then retry it."
+            )
+        target = _safe(failure.get("target"))
+        of = f" of {target}" if target else ""
+        state = "failed" if failure.get("outcome") == "failure" else "blocked"
+        return f"Fix and retry the {state} {kind}{of} at {when} ({where})."
+    return None
+
+
+def _task_step(tasks: dict[str, Any] | None) -> str | None:
+    """Go on with the agent's own open task: the first in progress, else the first pending,
+    named by its position or id (its text is shown as data under Task list, never here)."""
+    from .work import first_open_task  # here: reports use this module, not the task list
+
+    found = first_open_task(tasks)
+    if tasks is None or found is None:
+        return None
+    number, item = found
+    status = _safe(item.get("status")) or "open"
+    left = f"{tasks['open']} of {len(tasks['items'])} still open"
+    ident = _safe(item.get("id"))
+    if tasks.get("tool") == "TodoWrite" or not ident:
+        return (
+            f"Go on with item {number} of the agent's todo list ({status}; {left}; "
+            "shown under Task list)."
+        )
+    return (
+        f"Go on with task #{ident} of the agent's task list ({status}; {left}; "
+        "shown under Task list)."
+    )

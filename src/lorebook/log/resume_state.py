@@ -17,6 +17,7 @@ from .progress import (
 )
 from .resume import SessionTail, choose, find_candidates, session_records
 from .sessions import summarize
+from .work import commands_run, files_touched, last_failures, task_list
 from .writer import redacted
 
 GIT_STATE_FILE = "git-state.json"
@@ -89,6 +90,17 @@ def build_resume(
     actions = [r for r in records if r["kind"] == "action" and r.get("type") != "prompt"]
     still_open = open_actions(actions)
     failed = failed_validations(actions)
+    last_failure, last_failed_command = last_failures(actions)
+    tasks = task_list(actions)
+    steps = next_steps(
+        info,
+        actions,
+        still_open,
+        failed,
+        git,
+        failures=(last_failure, last_failed_command),
+        tasks=tasks,
+    )
     return {
         "session": {
             "id": info.id,
@@ -106,9 +118,14 @@ def build_resume(
         "recent_actions": list(reversed(actions[-limit:])),
         "epic": current_epic(actions),
         "work_in_progress": work_in_progress(actions, still_open, failed),
+        "last_failure": last_failure,
+        "last_failed_command": last_failed_command,
+        "tasks": tasks,
+        "files": files_touched(actions),
+        "commands": commands_run(actions),
         "open_actions": still_open,
         "failed_validations": failed,
-        "suggested_next_steps": next_steps(info, actions, still_open, failed, git),
+        "suggested_next_steps": steps,
         "git": git,
         "history": _history(tail.skipped_bytes),
     }

@@ -25,13 +25,20 @@ class RecentActions(BaseModel):
     found: bool
     message: str | None = None
     session: Record | None = None
+    last_prompt: str | None = None
     epic: str | None = None
     work_in_progress: str | None = None
+    last_failure: Record | None = None
+    last_failed_command: Record | None = None
+    tasks: Record | None = None
     suggested_next_steps: list[str] = []
     open_actions: list[Record] = []
     failed_validations: list[Record] = []
+    files: Record | None = None
+    commands: list[Record] = []
     recent_actions: list[Record] = []
     git: Record | None = None
+    brief: str | None = None  # the same brief as `lore resume`, framed as quoted data
 
 
 class Subagent(BaseModel):

@@ -83,16 +83,25 @@ class LogTools:
             except LoreError as exc:
                 text = redact_message(exc, book.sanitizer)
                 return RecentActions(found=False, message=f"no earlier session: {text}")
+        from lorebook.render.actions import resume_brief
+
         return RecentActions(
             found=True,
             session=brief["session"],
+            last_prompt=brief["last_prompt"],
             epic=brief["epic"],
             work_in_progress=brief["work_in_progress"],
+            last_failure=brief["last_failure"],
+            last_failed_command=brief["last_failed_command"],
+            tasks=brief["tasks"],
             suggested_next_steps=brief["suggested_next_steps"],
             open_actions=brief["open_actions"],
             failed_validations=brief["failed_validations"],
+            files=brief["files"],
+            commands=brief["commands"],
             recent_actions=brief["recent_actions"],
             git=brief["git"],
+            brief=resume_brief(brief),
         )
 
     def get_subagent_status(
