@@ -58,6 +58,7 @@ TINY: dict[str, list[str]] = {
     ],
     "bench_cold_log.py": ["--runs", "2", "--workdir", "{tmp}"],
     "bench_dense.py": ["--data", "{data}"],
+    "bench_dupbugs.py": ["--queries", "4", "--docs", "40"],
     "bench_expertise.py": ["--actions", "200", "--rounds", "1"],
     "bench_fusion.py": ["--data", "{data}"],
     "bench_hooks.py": [

@@ -199,7 +199,7 @@ class SearchSettings(Section):
     """`search.*`: the ranking policy (docs/search.md)."""
 
     threshold: float = 0.15  # minimum similarity (0..1) a result must reach
-    dense_weight: float = 0.7  # share of the dense similarity in the hybrid similarity
+    dense_weight: float = 0.8  # share of the dense similarity in the hybrid (docs/eval.md)
     weights: WeightSettings = WeightSettings()
     recency_half_life_days: float = 365.0
     stale_factor: float = 0.8  # stale learnings' score is multiplied by this

@@ -43,6 +43,12 @@ SEARCH_OPTIONS = (
     Opt("--since", "created_from", "Created on or after this day.", metavar="YYYY-MM-DD"),
     Opt("--until", "created_to", "Created on or before this day.", metavar="YYYY-MM-DD"),
     Opt("--all", "include_hidden", "Include superseded and retired learnings.", kind="flag"),
+    Opt(
+        "--explain",
+        "explain",
+        "Show each result's score as its keyword, dense and boost parts.",
+        kind="flag",
+    ),
     Opt("--json", "as_json", "Print JSON (stable contract).", kind="flag"),
 )
 
@@ -57,6 +63,7 @@ itself from the files first (incrementally).
 Example:
   lore search "RLS policy blocks insert"
   lore search deploy port conflict --category deployment --severity high --json
+  lore search "RLS policy blocks insert" --explain
 """
 )
 
@@ -143,16 +150,19 @@ def run_search(
             refresh=not values.get("no_refresh"),
         )
     catalog_hint(book, stderr)
+    explain = bool(values.get("explain"))
     if values.get("as_json"):
         payload = {
             "query": searcher.query_shown,
             "mode": searcher.mode_used,
-            "results": [r.to_dict() for r in results],
+            "results": [r.to_dict(explain=explain) for r in results],
             "warnings": searcher.warnings,
             "degraded": searcher.degraded,
         }
         return to_json(payload)
-    return search_text(searcher.query_shown, [r.to_dict() for r in results])
+    return search_text(
+        searcher.query_shown, [r.to_dict(explain=explain) for r in results], explain=explain
+    )
 
 
 def run_preflight(

@@ -23,7 +23,7 @@ from .hubness import corrected
 from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt, files_match
-from .rank import MODES, Filters, fuse, keyword_floor, leo_score, recency, recommendation
+from .rank import MODES, Filters, fuse, keyword_floor, recency, recommendation, score_parts
 from .result import SearchResult, StatsProvider, no_stats
 from .swap import settle
 from .synonyms import SynonymTable
@@ -504,8 +504,12 @@ class SearchIndex:
         for i, key, doc, kw, sem, sim in scored:
             stale = doc["id"] in stale_ids or bool(doc.get("stale"))
             applications, rate, occurrences = stats(doc["id"])
-            score = leo_score(
-                sim / top,
+            parts = score_parts(
+                kw,
+                sem,
+                mode,
+                self.rank.dense_weight,
+                top,
                 success_rate=rate,
                 recency_value=recency(doc.get("created"), today, self.rank.recency_half_life_days),
                 occurrences=occurrences,
@@ -516,7 +520,8 @@ class SearchIndex:
                 id=doc["id"],
                 title=doc["title"],
                 path=key,
-                score=score,
+                score=parts.score,
+                parts=parts,
                 similarity=sim,
                 keyword_score=kw,
                 semantic_score=sem,

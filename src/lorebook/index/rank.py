@@ -6,7 +6,7 @@ Pure functions over plain values, so the policy is testable without a model or a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date
 from typing import Any
 
@@ -101,16 +101,97 @@ def leo_score(
     stale: bool,
     settings: SearchSettings,
 ) -> float:
+    """The LEO weighting of a result whose relevance (similarity over the best result's) is
+    `similarity`: the seed's weighted sum (similarity .4, success .3, recency .2, specificity
+    .1) times that relevance, so the best match scores the seed's figure and every boost counts
+    in proportion to how well a learning matches -- a proven, recent learning that barely
+    matches cannot bury the one the query is about (see `score_parts`)."""
+    return score_parts(
+        0.0,
+        similarity,
+        "semantic",
+        1.0,
+        1.0,
+        success_rate=success_rate,
+        recency_value=recency_value,
+        occurrences=occurrences,
+        stale=stale,
+        settings=settings,
+    ).score
+
+
+@dataclass(frozen=True)
+class ScoreParts:
+    """Where a result's score comes from (`lore search --explain`): its keyword, dense and
+    boost parts sum to `score`, the figure results are ranked by."""
+
+    keyword: float  # the keyword similarity's part of the score
+    dense: float  # the dense similarity's part
+    boost: float  # success rate, recency and specificity, in proportion to relevance
+    score: float
+    relevance: float  # the fused similarity over the best result's (0..1)
+    success: float  # the success rate counted (`unknown_success` when never applied)
+    recency: float
+    specificity: float
+    stale_factor: float  # 1.0, or `stale_factor` for a stale learning
+
+    def to_dict(self) -> dict[str, float]:
+        return {name: round(getattr(self, name), 4) for name in _PARTS}
+
+
+_PARTS = tuple(f.name for f in fields(ScoreParts))
+
+
+def score_parts(
+    keyword: float,
+    dense: float | None,
+    mode: str,
+    dense_weight: float,
+    top: float,
+    *,
+    success_rate: float | None,
+    recency_value: float,
+    occurrences: int,
+    stale: bool,
+    settings: SearchSettings,
+) -> ScoreParts:
+    """The ranking score of a learning and its parts, from its keyword and dense similarity
+    (`fuse`), the best fused similarity of the search (`top`) and its figures.
+
+    score = relevance x (w.similarity + w.success x success + w.recency x recency
+    + w.specificity x specificity) x stale factor, where relevance = fused / top. The
+    similarity term is split between the keyword and dense sides by their share of the fused
+    similarity; the rest is the boost. A multiplied boost (not an added one, as the seed had):
+    with the seed's weights an added boost (up to 0.6) outweighed the whole similarity term
+    (0.4), so a weak match that was applied often or written lately outranked the right one."""
     w = settings.weights
+    fused = fuse(keyword, dense, mode, dense_weight)
+    relevance = fused / top if top > 0 else 0.0
+    if mode == "keyword" or dense is None:
+        kw_share, dense_share = keyword, 0.0
+    elif mode == "semantic":
+        kw_share, dense_share = 0.0, dense
+    else:
+        kw_share, dense_share = (1.0 - dense_weight) * keyword, dense_weight * dense
     success = settings.unknown_success if success_rate is None else success_rate
     specificity = 1.0 / max(occurrences, 1)
-    score = (
-        w.similarity * similarity
-        + w.success * success
-        + w.recency * recency_value
-        + w.specificity * specificity
+    factor = settings.stale_factor if stale else 1.0
+    boosts = w.success * success + w.recency * recency_value + w.specificity * specificity
+    scale = factor / top if top > 0 else 0.0
+    kw_part = w.similarity * kw_share * scale
+    dense_part = w.similarity * dense_share * scale
+    boost_part = relevance * boosts * factor
+    return ScoreParts(
+        keyword=kw_part,
+        dense=dense_part,
+        boost=boost_part,
+        score=kw_part + dense_part + boost_part,
+        relevance=relevance,
+        success=success,
+        recency=recency_value,
+        specificity=specificity,
+        stale_factor=factor,
     )
-    return score * (settings.stale_factor if stale else 1.0)
 
 
 def recommendation(applications: int, success_rate: float | None, stale: bool) -> str:

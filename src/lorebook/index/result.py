@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .rank import ScoreParts
 
 # (applications, success rate or None, occurrences) of a learning id
 StatsProvider = Callable[[str], tuple[int, float | None, int]]
@@ -29,6 +32,12 @@ class SearchResult:
     applications: int = 0
     success_rate: float | None = None
     recommendation: str = ""
+    parts: ScoreParts | None = None  # where `score` comes from (`lore search --explain`)
+
+    def explain(self) -> dict[str, float] | None:
+        """The score's keyword, dense and boost parts (they sum to `score`) and the figures
+        behind them; None for a result made without them."""
+        return None if self.parts is None else self.parts.to_dict()
 
     @property
     def takeaway(self) -> str:
@@ -36,9 +45,10 @@ class SearchResult:
 
         return Document.from_dict(self.doc).takeaway
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        """The `--json` item; with `explain`, also its score's parts (`explain()`)."""
         d = self.doc
-        return {
+        out = {
             "id": self.id,
             "title": self.title,
             "kind": d.get("kind"),
@@ -60,3 +70,6 @@ class SearchResult:
             "recommendation": self.recommendation,
             "path": self.path,
         }
+        if explain:
+            out["explain"] = self.explain()
+        return out

@@ -11,7 +11,24 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{round(value * 100)}%"
 
 
-def search_text(query: str, results: list[dict[str, Any]]) -> str:
+def explain_line(result: dict[str, Any]) -> str:
+    """`lore search --explain`: the score as the sum of its parts, with what each part is of."""
+    parts = result.get("explain")
+    if not parts:
+        return "   Explain: not available"
+    dense = result.get("semantic_score")
+    dense_sim = "none" if dense is None else f"{dense:.2f}"
+    stale = "" if parts["stale_factor"] == 1 else f" · stale x{parts['stale_factor']:.2f}"
+    return (
+        f"   Explain: keyword {parts['keyword']:.3f} (similarity {result['keyword_score']:.2f})"
+        f" + dense {parts['dense']:.3f} (similarity {dense_sim})"
+        f" + boost {parts['boost']:.3f} (success {parts['success']:.2f}, recency "
+        f"{parts['recency']:.2f}, specificity {parts['specificity']:.2f}) = score "
+        f"{parts['score']:.3f} · relevance {parts['relevance']:.2f}{stale}"
+    )
+
+
+def search_text(query: str, results: list[dict[str, Any]], explain: bool = False) -> str:
     if not results:
         return f'No learning matches "{query}".'
     lines = [f'{len(results)} learning(s) for "{query}":', ""]
@@ -29,6 +46,8 @@ def search_text(query: str, results: list[dict[str, Any]]) -> str:
             takeaway = " ".join(str(r["takeaway"]).split())
             lines.append(f"   Takeaway: {clip(takeaway, 301)}")  # redacted as indexed
         lines.append(f"   Recommendation: {r['recommendation']}")
+        if explain:
+            lines.append(explain_line(r))
         lines.append(f"   {r['id']}  ({r['path']})")
         lines.append("")
     return "\n".join(lines).rstrip()
