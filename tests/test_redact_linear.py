@@ -98,6 +98,20 @@ def test_password_values_sharing_a_tail_are_each_judged(tmp_path: Path) -> None:
     assert "s3cretValue42" not in out and out.endswith(" tail")
 
 
+def test_an_escaped_quoted_value_after_a_key_inside_a_value_is_redacted() -> None:
+    """A key at the end of another key's unquoted value, followed by an escaped-JSON quoted
+    value (`\\"…\\"`): that value reaches past the first one, so its key is not skipped."""
+    sanitizer = Sanitizer()
+    for text in (
+        'password=token=\\"s3cr3tValue9\\"',
+        'echo password=token=\\"hunter2hunter\\" done',
+        'passwd: x token:   \\"hunter2hunter\\" done',
+    ):
+        out, count = sanitizer.redact_text(text)
+        assert "s3cr3t" not in out and "hunter2" not in out, out
+        assert count == 2, out
+
+
 def _adversarial_learning(root: Path, size: int = 300_000) -> str:
     lid = "2026-11-22-hostile-body"
     (root / "learnings").mkdir(exist_ok=True)

@@ -236,7 +236,8 @@ def _assignments(s: str, name: Name, add: Add) -> None:
 
 def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]) -> int:
     """The value after a secret-named key and its separator at `sep`, when plausible; returns
-    the end of what it redacted when the value was unquoted (then `memo`'s), else 0.
+    the end of what it redacted when the value was unquoted (then `memo`'s), else 0: no
+    separator before that end but the last one can start a value that reaches past it.
 
     Linear however many keys a value holds ("password=password=…"): a value that starts
     inside the last unquoted value (`memo`: start, end, separator) ends where that one does
@@ -272,6 +273,12 @@ def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]
         return 0
     if plausible_value_at(s, start, end, numeric_ok=not flags & PASSWORD):
         add((start, 2, end, kind))
+        if unquoted and s.startswith('\\"', end - 1):
+            # the key right before the value's last backslash (and blanks) has an escaped
+            # JSON value, `\"…\"`, that reaches past this one: its separator is not skipped
+            end -= 1
+            while s[end - 1] in " \t":
+                end -= 1
         return end if unquoted else 0
     return 0
 
