@@ -10,7 +10,7 @@ joined by "\n", which no rule crosses, they take one triage.  The rules and tabl
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from .patterns import (
     AUTH,
@@ -19,12 +19,14 @@ from .patterns import (
     FAM,
     HEX_CHARS,
     MARK,
+    NO_DIGITS,
     PASSWORD,
     PROVIDER_PREFIXES,
     PROVIDERS_BY_HEAD,
     PWD,
     RUN_END,
     RUN_MAP,
+    RUN_MAP_NO_EQ,
     RUN_MAP_NO_SLASH,
     RUN_MIN,
     SECRET,
@@ -33,6 +35,7 @@ from .patterns import (
     classify_token,
     harmless_value_at,
     inner_provider_key,
+    key_hits,
     key_words,
     keyword_in_key,
     looks_random,
@@ -121,9 +124,19 @@ def families(s: str, b: bytes, keyed: bool, cs: str | None = None, first: bool =
     return fams
 
 
-def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) -> None:
+def find_spans(
+    s: str,
+    b: bytes,
+    fams: int,
+    name: Name,
+    extra: Extra,
+    add: Add,
+    hits: re.Pattern[str] | None = None,
+) -> None:
     """Report (start, priority, end, kind) for every secret of the families `fams` that
-    the triage let through; `name` classifies key names, `extra` are the user's rules."""
+    the triage let through; `name` classifies key names, `extra` are the user's rules,
+    `hits` finds the words that every secret name holds (``key_hits``; None: look at every
+    separator)."""
     if fams & F_PEM:
         for m in R.PEM.finditer(s):
             add((m.start(), 0, m.end(), "private_key"))
@@ -132,7 +145,7 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
             for m in R.FLAG.finditer(s):  # a literal prefix: re searches it in C
                 _flag(m, name, add)
         if "=" in s or ":" in s:
-            _assignments(s, name, add)
+            _assignments(s, name, add, hits)
     if fams & F_AT:
         if "://" in s:
             for m in R.URL_CRED.finditer(s):
@@ -140,7 +153,7 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
                     add((m.start(1), 1, m.end(1), "url_password"))
         _emails(s, add)
     if fams & F_DIGITS:
-        _pii(s, add)
+        _pii(s, b, add)
     if fams & F_LONG:
         # every token below has a run of >= 20 token characters (a JWT's payload, a
         # SendGrid key's tail, a webhook's path, a real bearer token)
@@ -154,14 +167,21 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
             for m in R.SLACK_WEBHOOK.finditer(s):
                 add((m.start(1), 0, m.end(1), "slack_webhook"))
         if "earer" in s or "EARER" in s:
-            for m in R.BEARER.finditer(s) if "EARER" in s else _bearers(s):
+            # (without "EARER": from each "earer", which C finds; re would scan for a "B"/"b"
+            # at ~10 ns a char)
+            for m in (R.BEARER if "EARER" in s else R.BEARER_AFTER).finditer(s):
                 tok = m.group(1)
                 if not (tok.isalpha() and len(tok) < 24):  # "Bearer authentication"
                     add((m.start(1), 1, m.end(1), "bearer_token"))
     if fams & F_PROSE and prose_hint(s):  # (F_ALL sets every family)
-        for m in R.PROSE_PASSWORD.finditer(s):
-            if prose_password(m.group(1)):
-                add((m.start(1), 1, m.end(1), "password"))
+        # (ASCII: on the lower-cased text, with a literal first letter that C finds)
+        ascii_text = len(b) == len(s)
+        for m in (R.PROSE_PASSWORD_LOW if ascii_text else R.PROSE_PASSWORD).finditer(
+            s.lower() if ascii_text else s
+        ):
+            start, end = m.span(1)
+            if prose_password(s[start:end]):
+                add((start, 1, end, "password"))
     for kind, pattern in extra:
         for m in pattern.finditer(s):
             g = 1 if pattern.groups else 0
@@ -187,51 +207,79 @@ def _jwts(s: str, add: Add) -> None:
             p = s.find("eyJ", run(s, p + 3).end())  # type: ignore[union-attr]
 
 
-def _bearers(s: str) -> list[re.Match[str]]:
-    """What ``R.BEARER.finditer(s)`` finds when `s` has no "EARER": matches tried only where
-    C string search finds "earer" (``re`` would scan for a "B"/"b" at ~10 ns a char)."""
-    found = []
-    end = 0
-    match = R.BEARER.match
-    p = s.find("earer", 1)
-    while p > 0:
-        if p > end:  # not inside the previous match
-            m = match(s, p - 1)
-            if m is not None:
-                found.append(m)
-                end = m.end()
-        p = s.find("earer", p + 1)
-    return found
-
-
-def _assignments(s: str, name: Name, add: Add) -> None:
+def _assignments(s: str, name: Name, add: Add, hits: re.Pattern[str] | None = None) -> None:
     """`KEY=value` / `KEY: value` / `"key": "value"` with a secret-named KEY.
 
     Keys are read backwards from each "=" / ":" that may end one (not a time or port,
     "07:05" / "host:80", nor a URL scheme, "https://"): an anchored match on the reversed
-    string, then classified by the cached name rules."""
-    rs = ""  # `s` reversed, made for the first separator that may end a key
+    string, then classified by the cached name rules.  In ASCII text dense with separators
+    ("a=:a=:…"), only the separators after a key that holds a word of a secret name (`hits`,
+    see ``key_hits``) are looked at: the others name no secret, and would cost a Python step
+    each."""
     last = len(s) - 1
-    rev = R.REV_ASSIGN.match
     memo = [0, 0, 0]  # the last unquoted value (start, end, separator): see _assigned
+    ctx: list[str] = [""]  # `s` reversed, made for the first separator that may end a key
     for sep in "=:":
+        if hits is not None and s.count(sep) * 32 > len(s) and s.isascii():
+            _assignments_at_keys(s, sep, hits, name, add, memo, ctx)
+            continue
         p = s.find(sep)
         while p >= 0:
-            if 0 < p < last and not (
-                (s[p - 1].isdigit() and s[p + 1].isdigit()) or (sep == ":" and s[p + 1] == "/")
-            ):
-                rs = rs or s[::-1]
-                m = rev(rs, last - p)
-                if m is not None:
-                    flags, kind = name(m.group(1)[::-1])
-                    if flags & SECRET:
-                        # the separators inside an unquoted value just redacted would give
-                        # spans inside it (same priority, later start): no change, skipped
-                        covered = _assigned(s, p, flags, kind, add, memo)
-                        if covered > p + 2:
-                            p = s.find(sep, covered - 1)
-                            continue
+            if 0 < p < last:
+                covered = _separator(s, p, name, add, memo, ctx)
+                if covered > p + 2:
+                    # the separators inside an unquoted value just redacted would give spans
+                    # inside it (same priority, later start): no change, skipped
+                    p = s.find(sep, covered - 1)
+                    continue
             p = s.find(sep, p + 1)
+
+
+def _assignments_at_keys(
+    s: str, sep: str, hits: re.Pattern[str], name: Name, add: Add, memo: list[int], ctx: list[str]
+) -> None:
+    """The separators `sep` of ASCII `s` that ``_assignments`` would look at, found from the
+    words of secret names (`hits`) instead of from every separator: the key that a separator
+    ends is the whole run of key characters before it (REV_ASSIGN), and every secret name
+    holds one of those words once its "_", "." and "-" are dropped (``name_info`` joins its
+    words).  From a word, the rest of its run, a quote and blanks lead to the one separator
+    its key may end; the keys of later separators start after that separator."""
+    low = s.lower()
+    search = hits.search
+    tail = R.KEY_TAIL.match
+    last = len(s) - 1
+    pos = 0
+    while (h := search(low, pos)) is not None:
+        t = tail(s, h.end())
+        q = t.end() - 1  # type: ignore[union-attr]
+        pos = q + 1
+        if s[q] != sep:
+            continue  # (the run ends without a separator, or with the other one)
+        while 0 < q < last:
+            covered = _separator(s, q, name, add, memo, ctx)
+            if covered <= q + 2:
+                break
+            # as in _assignments: the next separator after the value just redacted
+            q = s.find(sep, covered - 1)
+            if q < 0:
+                return
+            pos = q + 1
+
+
+def _separator(s: str, p: int, name: Name, add: Add, memo: list[int], ctx: list[str]) -> int:
+    """Look at the separator at `p` (0 < p < len(s) - 1) for ``_assignments``: the end of an
+    unquoted value it redacted, else 0."""
+    if (s[p - 1].isdigit() and s[p + 1].isdigit()) or (s[p] == ":" and s[p + 1] == "/"):
+        return 0
+    rs = ctx[0] or s[::-1]
+    ctx[0] = rs
+    m = R.REV_ASSIGN.match(rs, len(s) - 1 - p)
+    if m is None:
+        return 0
+    flags, kind = name(m.group(1)[::-1])
+    if not flags & SECRET:
+        return 0
+    return _assigned(s, p, flags, kind, add, memo)
 
 
 def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]) -> int:
@@ -293,11 +341,26 @@ def _flag(m: re.Match[str], name: Name, add: Add) -> None:
         add((start, 2, end, kind))
 
 
-def _pii(s: str, add: Add) -> None:
-    """Phones, cards and SSNs: find digit blobs cheaply, then validate the precise patterns."""
+def _pii(s: str, b: bytes, add: Add) -> None:
+    """Phones, cards and SSNs: find digit blobs cheaply, then validate the precise patterns
+    in the blobs that can hold one."""
     n = len(s)
-    for blob in R.DIGIT_BLOB.finditer(s):
-        for m in R.PII.finditer(s, blob.start(), blob.end()):
+    if len(b) == n:  # ASCII: the blobs found around the digits, and a look at each first
+        image = b.translate(DIG).decode()
+        blobs = _digit_blobs(s, image)
+    else:
+        image = ""
+        blobs = (m.span() for m in R.DIGIT_BLOB.finditer(s))
+    for lo, hi in blobs:
+        if image:
+            # every PII pattern holds two adjacent digits or a "+", and starts where the
+            # character before is not a digit (its lookbehind, which reads before `lo`)
+            blob = image[lo:hi]
+            if "+" not in blob and (
+                "00" not in blob or (lo and image[lo - 1] == "0" and " " not in blob)
+            ):
+                continue
+        for m in R.PII.finditer(s, lo, hi):
             start, end = m.span()
             if start and (s[start - 1].isalnum() or s[start - 1] in "_/\\.-@"):
                 continue  # part of a path, version, hash or id
@@ -308,28 +371,48 @@ def _pii(s: str, add: Add) -> None:
                 add((start, 4, end, kind))
 
 
+def _digit_blobs(s: str, image: str) -> Iterator[tuple[int, int]]:
+    """The spans of ``R.DIGIT_BLOB.finditer(s)`` for ASCII `s` (`image`: its DIG image), in
+    linear time: a blob ends with a digit at most 41 characters after its start, so no blob
+    starts in a stretch of 48+ separators without a digit ("((((…") but in its last 41, and
+    none that starts before it reaches into it; ``re`` would try each of them 40 characters
+    deep.  The search skips over those stretches."""
+    search = R.DIGIT_BLOB.finditer
+    n = len(s)
+    pos = 0
+    gap = image.find(NO_DIGITS)
+    while gap >= 0:
+        end = R.SEPARATOR_RUN.match(image, gap).end()  # type: ignore[union-attr]
+        for m in search(s, pos, gap):
+            yield m.span()
+            pos = m.end()
+        pos = max(pos, end - 41)
+        gap = image.find(NO_DIGITS, end)
+    for m in search(s, pos, n):
+        yield m.span()
+
+
 def _emails(s: str, add: Add) -> None:
     """Emails, found from each "@": the local part is matched backwards (reversed string)."""
     rs = ""  # `s` reversed, made when a domain follows an "@"
     last = len(s) - 1
     url = "://" in s
-    at = s.find("@")
-    while at > 0:
-        domain = R.DOMAIN.match(s, at + 1)
-        if domain is not None:
-            rs = rs or s[::-1]
-            local = R.REV_LOCAL.match(rs, last - at + 1)
-            if local is not None:
-                start = at - local.end() + (last - at + 1)
-                if s.startswith("git@", start):
-                    pass  # the user of an ssh remote, not a mailbox
-                elif url and (j := s.rfind("://", max(0, start - 256), start)) >= 0:
-                    # the user part of a URL authority (ssh://git@host; URL_CRED has creds)
-                    if any(ch in s[j + 3 : start] for ch in "/ \t\n"):
-                        add((start, 4, domain.end(), "email"))
-                else:
+    if s.startswith("@"):
+        return  # (kept as it was: a text that starts with "@" is not searched for emails)
+    for domain in R.AT_DOMAIN.finditer(s):  # (C finds each "@" a domain follows)
+        at = domain.start()
+        rs = rs or s[::-1]
+        local = R.REV_LOCAL.match(rs, last - at + 1)
+        if local is not None:
+            start = at - local.end() + (last - at + 1)
+            if s.startswith("git@", start):
+                pass  # the user of an ssh remote, not a mailbox
+            elif url and (j := s.rfind("://", max(0, start - 256), start)) >= 0:
+                # the user part of a URL authority (ssh://git@host; URL_CRED has creds)
+                if any(ch in s[j + 3 : start] for ch in "/ \t\n"):
                     add((start, 4, domain.end(), "email"))
-        at = s.find("@", at + 1)
+            else:
+                add((start, 4, domain.end(), "email"))
 
 
 def _tokens(s: str, b: bytes, add: Add) -> None:
@@ -341,6 +424,7 @@ def _tokens(s: str, b: bytes, add: Add) -> None:
     found: list[tuple[int, str]] = []  # (start, token)
     if len(b) == len(s):
         image = b.translate(RUN_MAP).decode() + " "
+        split = ""  # the same without "=", for runs that hold one (made once)
         q = image.find(RUN_END)  # the last 20 "a" of a run, then its end
         while q >= 0:
             lo = image.rfind(" ", 0, q) + 1
@@ -351,8 +435,14 @@ def _tokens(s: str, b: bytes, add: Add) -> None:
             if "=" not in core:  # what TOKEN would match: the run, if 20 before its "="s
                 if len(core) >= 20:
                     found.append((lo, tok))
-            else:
-                found.extend((m.start(), m.group()) for m in R.TOKEN.finditer(s, lo, hi))
+            else:  # what TOKEN matches: the stretches between "="s, of 20 or more
+                split = split or b.translate(RUN_MAP_NO_EQ).decode() + " "
+                r = split.find(RUN_END, lo, hi + 1)
+                while r >= 0:
+                    start = split.rfind(" ", lo, r) + 1 or lo
+                    end = R.EQUALS.match(s, r + 20, hi).end()  # type: ignore[union-attr]
+                    found.append((start, s[start:end]))
+                    r = split.find(RUN_END, end, hi + 1)
     else:
         found.extend((m.start(), m.group()) for m in R.TOKEN.finditer(s))
     for start, tok in found:
@@ -449,6 +539,7 @@ class Redactor:
     ) -> None:
         self._extra_keys = tuple(w for w in (key_words(str(k)) for k in extra_secret_keys) if w)
         self._keyed = bool(self._extra_keys)  # any word may name a secret: no keyword triage
+        self._hits = key_hits(self._extra_keys)  # the words that every secret name holds
         self._extra = tuple((str(kind), re.compile(rx)) for kind, rx in extra_patterns.items())
         self._maxc = max(int(max_value_chars), 0)
         self._window = 2 * self._maxc + 8192  # longer strings are only scanned this far
@@ -503,7 +594,7 @@ class Redactor:
                     self._harmless.add(s)
                 return s, 0
         spans: list[Span] = []
-        find_spans(s, s.encode(), fams, self._name, (), spans.append)
+        find_spans(s, s.encode(), fams, self._name, (), spans.append, self._hits)
         if not spans:
             if len(s) <= 512:  # nothing found after all: remember that
                 self._harmless.add(s)
@@ -583,5 +674,5 @@ class Redactor:
     def _redact(self, s: str, b: bytes, fams: int) -> tuple[str, list[str]]:
         """Replace every secret of the rule families `fams` in `s` (`b` its UTF-8)."""
         found: list[Span] = []
-        find_spans(s, b, fams, self._name, self._extra, found.append)
+        find_spans(s, b, fams, self._name, self._extra, found.append, self._hits)
         return apply_spans(s, found) if found else (s, [])
