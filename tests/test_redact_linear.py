@@ -2,16 +2,20 @@
 
 One committed file must not freeze every teammate's `lore show`, search and hooks: each rule
 family that went quadratic on repetitive text ("sk-sk-sk-…", "password=password=…",
-"eyJeyJ…") gets 1 MB of it. The ceiling is absolute and generous (10 s, where the linear code
-takes ~1 s and the quadratic code took minutes); the real figures are in
-benchmarks/bench_redact.py and docs/benchmarks.md.
+"eyJeyJ…") gets 1 MB of it, and every hostile shape is held to a count of calls linear in its
+length. The ceiling is absolute and generous (10 s, where the linear code takes ~1 s and the
+quadratic code took minutes); the real figures are in benchmarks/bench_redact.py and
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -19,6 +23,7 @@ from conftest import clean_env, git, lore
 from lorebook import Lorebook
 from lorebook.redact import sanitize as sanitize_module
 from lorebook.redact.sanitize import Sanitizer
+from test_redact_equivalence import LONG_SHAPES
 
 # a unit repeated to the size of the input: each made a rule family quadratic before
 ADVERSARIAL = {
@@ -62,6 +67,34 @@ def test_a_megabyte_of_repetitive_text_redacts_in_linear_time(unit: str) -> None
     took = time.perf_counter() - start
     assert took < CEILING_S, f"{took:.1f} s for 1 MB of {unit!r}"
     assert out  # (what it redacts is held by the tests below and the secret corpus)
+
+
+def _calls(sanitizer: Sanitizer, text: str) -> int:
+    """How many Python and C functions redacting `text` calls (regex steps are not counted)."""
+    count = 0
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        sanitizer.redact_text(text)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+@pytest.mark.parametrize("unit", LONG_SHAPES)
+def test_the_work_per_character_does_not_grow_with_the_text(unit: str) -> None:
+    """Not timed: 16x the text makes at most 16x the calls (plus a few).  A rule that
+    restarted at every offset, or rescanned from each candidate, would make 16x more."""
+    sanitizer = Sanitizer()
+    sanitizer.redact_text(_fill(unit, 3000))  # (the rules compile on first use)
+    small = _calls(sanitizer, _fill(unit, 16 * 1024))
+    large = _calls(sanitizer, _fill(unit, 256 * 1024))
+    assert large <= 16 * small + 64, (unit, small, large)
 
 
 @pytest.mark.parametrize("unit", list(ADVERSARIAL.values()), ids=list(ADVERSARIAL))
