@@ -10,7 +10,7 @@ joined by "\n", which no rule crosses, they take one triage.  The rules and tabl
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from .patterns import (
     AUTH,
@@ -217,6 +217,7 @@ def _assignments(s: str, name: Name, add: Add, hits: re.Pattern[str] | None = No
     see ``key_hits``) are looked at: the others name no secret, and would cost a Python step
     each."""
     last = len(s) - 1
+    rev = R.REV_ASSIGN.match
     memo = [0, 0, 0]  # the last unquoted value (start, end, separator): see _assigned
     ctx: list[str] = [""]  # `s` reversed, made for the first separator that may end a key
     for sep in "=:":
@@ -225,13 +226,20 @@ def _assignments(s: str, name: Name, add: Add, hits: re.Pattern[str] | None = No
             continue
         p = s.find(sep)
         while p >= 0:
-            if 0 < p < last:
-                covered = _separator(s, p, name, add, memo, ctx)
-                if covered > p + 2:
-                    # the separators inside an unquoted value just redacted would give spans
-                    # inside it (same priority, later start): no change, skipped
-                    p = s.find(sep, covered - 1)
-                    continue
+            if 0 < p < last and not (
+                (s[p - 1].isdigit() and s[p + 1].isdigit()) or (sep == ":" and s[p + 1] == "/")
+            ):  # (what _separator does, inline: most text takes this loop)
+                rs = ctx[0] = ctx[0] or s[::-1]
+                m = rev(rs, last - p)
+                if m is not None:
+                    flags, kind = name(m.group(1)[::-1])
+                    if flags & SECRET:
+                        # the separators inside an unquoted value just redacted would give
+                        # spans inside it (same priority, later start): no change, skipped
+                        covered = _assigned(s, p, flags, kind, add, memo)
+                        if covered > p + 2:
+                            p = s.find(sep, covered - 1)
+                            continue
             p = s.find(sep, p + 1)
 
 
@@ -343,53 +351,45 @@ def _flag(m: re.Match[str], name: Name, add: Add) -> None:
 
 def _pii(s: str, b: bytes, add: Add) -> None:
     """Phones, cards and SSNs: find digit blobs cheaply, then validate the precise patterns
-    in the blobs that can hold one."""
+    in the blobs that can hold one.
+
+    In ASCII text, the blobs of ``R.DIGIT_BLOB.finditer(s)`` are searched around the digits
+    only: a blob ends with a digit at most 41 characters after its start, so none starts in a
+    stretch of 48+ separators without a digit ("((((…") but in its last 41, and none that
+    starts before it reaches into it (``re`` would try each of them 40 characters deep)."""
     n = len(s)
-    if len(b) == n:  # ASCII: the blobs found around the digits, and a look at each first
-        image = b.translate(DIG).decode()
-        blobs = _digit_blobs(s, image)
-    else:
-        image = ""
-        blobs = (m.span() for m in R.DIGIT_BLOB.finditer(s))
-    for lo, hi in blobs:
-        if image:
+    search = R.DIGIT_BLOB.finditer
+    if len(b) != n:
+        for blob in search(s):
+            _pii_in(s, blob.start(), blob.end(), add)
+        return
+    image = b.translate(DIG).decode()
+    pos = 0
+    while True:
+        gap = image.find(NO_DIGITS, pos)
+        for blob in search(s, pos, n if gap < 0 else gap):
+            lo, hi = blob.span()
             # every PII pattern holds two adjacent digits or a "+", and starts where the
             # character before is not a digit (its lookbehind, which reads before `lo`)
-            blob = image[lo:hi]
-            if "+" not in blob and (
-                "00" not in blob or (lo and image[lo - 1] == "0" and " " not in blob)
-            ):
-                continue
-        for m in R.PII.finditer(s, lo, hi):
-            start, end = m.span()
-            if start and (s[start - 1].isalnum() or s[start - 1] in "_/\\.-@"):
-                continue  # part of a path, version, hash or id
-            if end < n and (s[end].isalnum() or s[end] == "_"):
-                continue
-            kind = pii_kind(m)
-            if kind is not None:
-                add((start, 4, end, kind))
+            t = image[lo:hi]
+            if "+" in t or ("00" in t and not (lo and image[lo - 1] == "0" and " " not in t)):
+                _pii_in(s, lo, hi, add)
+        if gap < 0:
+            return
+        pos = R.SEPARATOR_RUN.match(image, gap).end() - 41  # type: ignore[union-attr]
 
 
-def _digit_blobs(s: str, image: str) -> Iterator[tuple[int, int]]:
-    """The spans of ``R.DIGIT_BLOB.finditer(s)`` for ASCII `s` (`image`: its DIG image), in
-    linear time: a blob ends with a digit at most 41 characters after its start, so no blob
-    starts in a stretch of 48+ separators without a digit ("((((…") but in its last 41, and
-    none that starts before it reaches into it; ``re`` would try each of them 40 characters
-    deep.  The search skips over those stretches."""
-    search = R.DIGIT_BLOB.finditer
-    n = len(s)
-    pos = 0
-    gap = image.find(NO_DIGITS)
-    while gap >= 0:
-        end = R.SEPARATOR_RUN.match(image, gap).end()  # type: ignore[union-attr]
-        for m in search(s, pos, gap):
-            yield m.span()
-            pos = m.end()
-        pos = max(pos, end - 41)
-        gap = image.find(NO_DIGITS, end)
-    for m in search(s, pos, n):
-        yield m.span()
+def _pii_in(s: str, lo: int, hi: int, add: Add) -> None:
+    """The PII that the precise patterns find in the digit blob s[lo:hi]."""
+    for m in R.PII.finditer(s, lo, hi):
+        start, end = m.span()
+        if start and (s[start - 1].isalnum() or s[start - 1] in "_/\\.-@"):
+            continue  # part of a path, version, hash or id
+        if end < len(s) and (s[end].isalnum() or s[end] == "_"):
+            continue
+        kind = pii_kind(m)
+        if kind is not None:
+            add((start, 4, end, kind))
 
 
 def _emails(s: str, add: Add) -> None:
