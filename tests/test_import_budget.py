@@ -98,14 +98,16 @@ def test_lore_log_imports_within_its_budget(logged: Path) -> None:
 def test_lore_resume_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "resume", "--json")
     assert json.loads(out)["session"]
-    _check(modules, NEVER, budget=49)  # 46 today
+    # redact/finders.py (each rule family's search, split from scan.py) is one module more on
+    # every path that redacts: ~0.5 ms of import on the loaded 2-CPU test machine
+    _check(modules, NEVER, budget=50)  # 50 today (+1 redact/finders.py)
 
 
 def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> None:
     """Relevant learnings add the keyword index; its manifest's dataclasses come with it."""
     out, modules = _run(learned, "resume", "--json")
     assert json.loads(out)["session"]
-    _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=52)  # 49 today
+    _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=53)  # 53 today
 
 
 @pytest.mark.parametrize("args", [
@@ -121,7 +123,7 @@ def test_lore_actions_json_imports_within_its_budget(logged: Path, args: tuple[s
 def test_lore_report_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "report", "--days", "7", "--json")
     assert json.loads(out)
-    _check(modules, NEVER, budget=46)  # 44 today (the catalog split in three modules: +2)
+    _check(modules, NEVER, budget=47)  # 47 today (+1 redact/finders.py)
 
 
 def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
@@ -130,8 +132,9 @@ def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
     out, modules = _run(learned, "search", "row level security insert", "--mode", "keyword",
                         "--json")
     assert json.loads(out)
-    # 71 today: +1 the ranking corpus (index/corpus.py), +1 framing (injected text is framed as
-    # data), +1 index/swap.py (a killed rebuild's leftovers are settled before a search)
+    # 72 today: +1 the ranking corpus (index/corpus.py), +1 framing (injected text is framed as
+    # data), +1 index/swap.py (a killed rebuild's leftovers are settled before a search), +1
+    # redact/finders.py
     _check(modules, {"click"}, budget=72)
 
 

@@ -104,11 +104,11 @@ _SOURCES: dict[str, str] = {
     # its "Bearer" and "bearer" matches, from the literal "earer" (see scan.find_spans)
     "BEARER_AFTER": r"earer(?<=[Bb]earer)[ \t]+([A-Za-z0-9\-._~+/]{8,}+=*)",
     "JWT": r"eyJ[A-Za-z0-9_\-]{5,}+\.eyJ[A-Za-z0-9_\-]{5,}+\.[A-Za-z0-9_\-]*+",
-    "JWT_RUN": r"[A-Za-z0-9_\-]*+",  # where a JWT's header run ends (see scan._jwts)
-    "EQUALS": r"=*+",  # the "="s after a token (see scan._tokens)
-    # from a word of a secret name to the separator its key may end (see scan._assignments)
+    "JWT_RUN": r"[A-Za-z0-9_\-]*+",  # where a JWT's header run ends (see finders.jwts)
+    "EQUALS": r"=*+",  # the "="s after a token (see finders.tokens)
+    # from a word of a secret name to the separator its key may end (see finders.assignments)
     "KEY_TAIL": r"[A-Za-z0-9_.\-]*+(?:\\?[\"'])?[ \t]*+[=:]?",
-    # an assigned value judged where it lies (see scan._assigned)
+    # an assigned value judged where it lies (see finders._assigned)
     "BLANKS": r"[ \t]*+",
     "NONBLANK": r"\S",
     "SAME": r"(?s)(.)\1*+",
@@ -119,7 +119,7 @@ _SOURCES: dict[str, str] = {
     "TOKEN": r"[A-Za-z0-9_\-+/](?<![A-Za-z0-9_\-+/][A-Za-z0-9_\-+/])[A-Za-z0-9_\-+/]{19,}+=*",
     # PII: a cheap "digit blob" scan first, then the precise patterns inside each blob
     "DIGIT_BLOB": r"[+(0-9][0-9 ().\-]{6,40}[0-9]",
-    "SEPARATOR_RUN": r" *+",  # (on the DIG image) a stretch of separators: see scan._pii
+    "SEPARATOR_RUN": r" *+",  # (on the DIG image) a stretch of separators: see finders.pii
     "PII": r"(?P<ssn>(?<![0-9\-])(?!000|666|9[0-9]{2})[0-9]{3}-(?!00)[0-9]{2}-(?!0000)[0-9]{4}"
     r"(?![0-9\-]))"
     r"|(?P<credit_card>(?<![0-9])[2-6][0-9](?:[ \-]?[0-9]){11,17}(?![0-9]))"
@@ -440,7 +440,7 @@ def path_segments(tok: str) -> list[tuple[int, int]] | None:
     A path has at least two segments that are words ("var", "Library", "node_modules"; a
     base64 blob with a "/" in it seldom has one: "wJalrXUtnFEMI/K7MDENG/bPx…" is judged
     whole), and they are at least half of its segments.  In a path, each segment is judged
-    alone: lower-case ones are kept (as a lower-case path is, see scan._tokens), the others
+    alone: lower-case ones are kept (as a lower-case path is, see finders.tokens), the others
     by ``looks_random``."""
     segments = tok.split("/")
     named = [s for s in segments if s]
