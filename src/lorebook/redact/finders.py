@@ -12,6 +12,7 @@ from .patterns import (
     AUTH,
     AUTH_SCHEMES,
     DIG,
+    KEYWORDS,
     NO_DIGITS,
     PASSWORD,
     PROVIDER_PREFIXES,
@@ -62,17 +63,24 @@ def assignments(s: str, name: Name, add: Add, hits: re.Pattern[str] | None = Non
     Keys are read backwards from each "=" / ":" that may end one (not a time or port,
     "07:05" / "host:80", nor a URL scheme, "https://"): an anchored match on the reversed
     string, then classified by the cached name rules.  In ASCII text dense with separators
-    ("a=:a=:…"), only the separators after a key that holds a word of a secret name (`hits`,
-    see ``key_hits``) are looked at: the others name no secret, and would cost a Python step
-    each."""
+    ("a=:a=:…") but not with keywords, only the separators after a key that holds a word of a
+    secret name (`hits`, see ``key_hits``) are looked at: the others name no secret, and would
+    cost a Python step each."""
     last = len(s) - 1
     rev = R.REV_ASSIGN.match
     memo = [0, 0, 0]  # the last unquoted value (start, end, separator): see _assigned
     ctx: list[str] = [""]  # `s` reversed, made for the first separator that may end a key
+    low = ""  # `s` lower-cased, made for the first dense separator
     for sep in "=:":
         if hits is not None and s.count(sep) * 32 > len(s) and s.isascii():
-            _assignments_at_keys(s, sep, hits, name, add, memo, ctx)
-            continue
+            low = low or s.lower()
+            # (where most keys hold a keyword, "password=password=…", every separator is
+            # looked at anyway: the plain loop below costs less per separator; judged on the
+            # first 4 KB, as counting through all of it would cost more than it saves)
+            head = low[:4096]
+            if sum(map(head.count, KEYWORDS)) * 2 < head.count(sep):
+                _assignments_at_keys(s, low, sep, hits, name, add, memo, ctx)
+                continue
         p = s.find(sep)
         while p >= 0:
             if 0 < p < last and not (
@@ -93,7 +101,14 @@ def assignments(s: str, name: Name, add: Add, hits: re.Pattern[str] | None = Non
 
 
 def _assignments_at_keys(
-    s: str, sep: str, hits: re.Pattern[str], name: Name, add: Add, memo: list[int], ctx: list[str]
+    s: str,
+    low: str,
+    sep: str,
+    hits: re.Pattern[str],
+    name: Name,
+    add: Add,
+    memo: list[int],
+    ctx: list[str],
 ) -> None:
     """The separators `sep` of ASCII `s` that ``assignments`` would look at, found from the
     words of secret names (`hits`) instead of from every separator: the key that a separator
@@ -101,7 +116,6 @@ def _assignments_at_keys(
     holds one of those words once its "_", "." and "-" are dropped (``name_info`` joins its
     words).  From a word, the rest of its run, a quote and blanks lead to the one separator
     its key may end; the keys of later separators start after that separator."""
-    low = s.lower()
     search = hits.search
     tail = R.KEY_TAIL.match
     last = len(s) - 1
