@@ -1,7 +1,7 @@
 """Redaction of hostile text against plain text of the same size: linear time, paired ratios.
 
     python benchmarks/bench_redact.py [--sizes 16,64,256,1024] [--rounds 3] [--budget 30]
-                                      [--src PATH] [--json] [case ...]
+                                      [--quick] [--cpu] [--src PATH] [--json] [case ...]
 
 A committed learning is redacted on every read, so one file of repetitive text that makes a
 rule backtrack or restart at every offset would freeze every teammate's `lore show`, search
@@ -16,6 +16,9 @@ and the median of the per-round ratios to the plain text [goal: <= 2x], and how 
 from one size to the next (x4 input: ~x4 time when linear, ~x16 when quadratic).  A case whose
 run exceeds --budget seconds is not run at larger sizes (the code before the fix took minutes).
 `--src` times another checkout's ``src/`` (the "before" figures); default: this repository's.
+`--quick`: 16 KB and 256 KB only (a few seconds; the ratios hardly move with the size).
+`--cpu`: time with the process's CPU clock instead of the wall clock (steadier on a machine
+shared with other work: a run that waits for a CPU is not charged for the wait).
 """
 
 from __future__ import annotations
@@ -106,14 +109,16 @@ def fill(unit: str, size: int) -> str:
     return (unit * (size // len(unit) + 1))[:size]
 
 
-def run(src: Path, names: list[str], sizes: list[int], rounds: int, budget: float) -> Any:
+def run(
+    src: Path, names: list[str], sizes: list[int], rounds: int, budget: float, cpu: bool = False
+) -> Any:
     sys.path.insert(0, str(src))
     from lorebook.redact.sanitize import Sanitizer
 
     sanitizer = Sanitizer()
     redact = sanitizer.redact_text
     redact(plain_text(20_000))  # compile the patterns
-    clock = time.perf_counter
+    clock = time.process_time if cpu else time.perf_counter
     results: dict[str, dict[int, dict[str, float]]] = {name: {} for name in names}
     plain: dict[int, float] = {}
     alive = set(names)  # cases still within the budget
@@ -156,14 +161,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--budget", type=float, default=30.0, help="seconds per run")
     parser.add_argument("--src", type=Path, default=Path(__file__).resolve().parents[1] / "src")
+    parser.add_argument("--quick", action="store_true", help="sizes 16,256 KB")
+    parser.add_argument("--cpu", action="store_true", help="time with the process's CPU clock")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("cases", nargs="*", help="some of the units (default: all)")
     args = parser.parse_args(argv)
     if unknown := set(args.cases) - set(UNITS):
         parser.error(f"unknown case(s): {', '.join(sorted(unknown))}")
     names = args.cases or list(UNITS)
-    sizes = [int(float(s) * 1024) for s in args.sizes.split(",")]
-    plain, results = run(args.src, names, sizes, max(args.rounds, 1), args.budget)
+    sizes = [int(float(s) * 1024) for s in ("16,256" if args.quick else args.sizes).split(",")]
+    plain, results = run(args.src, names, sizes, max(args.rounds, 1), args.budget, args.cpu)
     if args.json:
         print(json.dumps({"plain_ms": {s: v * 1e3 for s, v in plain.items()}, "cases": results}))
         return 0

@@ -92,20 +92,24 @@ def test_lore_log_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "log", "commit", "--context", '{"files": ["a.py"]}',
                         "--outcome", "success")
     assert len(out.strip()) == 26  # the id: the append happened
-    _check(modules, LOG_NEVER, budget=29)  # 27 today
+    # 30 today: +git/repoid.py (the default project is the repository's name, read from .git
+    # files without a git process) with its package, +redact/finders.py
+    _check(modules, LOG_NEVER, budget=30)
 
 
 def test_lore_resume_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "resume", "--json")
     assert json.loads(out)["session"]
-    _check(modules, NEVER, budget=50)  # 47 today (+1: log.work, what the session did, 0.13 ms)
+    # +1 log.work (what the session did, 0.13 ms); +1 redact/finders.py (each rule family's
+    # search, split from scan.py: one module more on every path that redacts, ~0.5 ms)
+    _check(modules, NEVER, budget=51)
 
 
 def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> None:
     """Relevant learnings add the keyword index; its manifest's dataclasses come with it."""
     out, modules = _run(learned, "resume", "--json")
     assert json.loads(out)["session"]
-    _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=53)  # 50 today (+log.work)
+    _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=54)  # +log.work, +finders
 
 
 @pytest.mark.parametrize("args", [
@@ -121,7 +125,7 @@ def test_lore_actions_json_imports_within_its_budget(logged: Path, args: tuple[s
 def test_lore_report_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "report", "--days", "7", "--json")
     assert json.loads(out)
-    _check(modules, NEVER, budget=46)  # 44 today (the catalog split in three modules: +2)
+    _check(modules, NEVER, budget=47)  # 47 today (+1 redact/finders.py)
 
 
 def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
@@ -130,8 +134,9 @@ def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
     out, modules = _run(learned, "search", "row level security insert", "--mode", "keyword",
                         "--json")
     assert json.loads(out)
-    # 71 today: +1 the ranking corpus (index/corpus.py), +1 framing (injected text is framed as
-    # data), +1 index/swap.py (a killed rebuild's leftovers are settled before a search)
+    # 72 today: +1 the ranking corpus (index/corpus.py), +1 framing (injected text is framed as
+    # data), +1 index/swap.py (a killed rebuild's leftovers are settled before a search), +1
+    # redact/finders.py
     _check(modules, {"click"}, budget=72)
 
 

@@ -6,6 +6,11 @@ assignments, flags, URL credentials, emails, PII, private keys, high-entropy run
 offsets in hostile repetitive text ("sk-sk-…", "password=password=…") and in ordinary prose,
 through both entry points (``redact_text``'s full scan and the cut-to-length path of
 ``sanitize``).  Fake secrets are assembled at run time from seeded random characters.
+
+A second set is long: the hostile shapes of benchmarks/bench_redact.py at the lengths where
+the scan takes its shortcuts (a stretch of 48 separators without a digit, separators denser
+than one in 32 characters, token runs of thousands of characters, runs cut by "="), each
+broken at random places by secrets, other shapes and runs of one character.
 """
 
 from __future__ import annotations
@@ -121,3 +126,45 @@ def test_redaction_is_unchanged_on_random_hostile_and_ordinary_text(block: int) 
         assert new._redact(s, b, scan.F_ALL) == old._redact(s, b, ref_scan.F_ALL), where
         assert new._text(s, None, None) == old._text(s, None, None), where
         assert new_keyed._text(s, None, None) == old_keyed._text(s, None, None), where
+
+
+#: shapes whose long runs take the scan's shortcuts (see the module docstring)
+LONG_SHAPES = [
+    *UNITS, "(((4", "    4", "4-", "555) ", ".", "00", "(" * 46 + "4",
+    'password="x', 'key: \\"', "d_s_n=", "co_nn=", "a=:b", "x@y.z", "://u:pw@", "Bearer x", "aZ9+/",
+    "sk-proj-", "a-", "ab-", "passwd is ", "token: ", "api_key=", "\\", "\\\"", '"', "'",
+]  # fmt: skip
+BREAKS = [
+    *"ABCXYZabcxyz0123456789-_+/=. :@\n\"'\\(", "sk-", "password=", "a@b.co", "d_s_n=",
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123", "4111 1111 1111 1111", "(555) 123-4567",
+    "Bearer abcdefghijk", "eyJ", '\\"', "token=\\\"", "My password is ",
+]  # fmt: skip
+
+
+def long_text(r: random.Random) -> str:
+    """A shape (or two alternating) repeated to 1-14 KB, broken at 0..20 random places."""
+    unit = r.choice(LONG_SHAPES)
+    if r.random() < 0.3:
+        unit += r.choice(LONG_SHAPES)
+    n = r.choice([1500, 5000, 14000])
+    s = (unit * (n // len(unit) + 1))[:n]
+    for _ in range(r.choice([0, 1, 2, 5, 20])):
+        at = r.randint(0, len(s))
+        piece = secret(r) if r.random() < 0.3 else r.choice(BREAKS)
+        s = s[:at] + piece * r.choice([1, 1, 1, 2, 30, 300]) + s[at:]
+    return s
+
+
+@pytest.mark.parametrize("block", range(8))
+def test_redaction_is_unchanged_on_long_hostile_text(block: int) -> None:
+    r = random.Random(f"redact-equivalence-long-{block}")
+    new, old = scan.Redactor(), ref_scan.Redactor()
+    new_keyed = scan.Redactor(extra_secret_keys=["vault_pass", "myThing"])
+    old_keyed = ref_scan.Redactor(extra_secret_keys=["vault_pass", "myThing"])
+    for case in range(150):
+        s = long_text(r)
+        b = s.encode()
+        where = f"block {block} case {case}: {s[:120]!r}"
+        assert new._redact(s, b, scan.F_ALL) == old._redact(s, b, ref_scan.F_ALL), where
+        assert new_keyed._redact(s, b, scan.F_ALL) == old_keyed._redact(s, b, ref_scan.F_ALL), where
+        assert new._text(s, None, None) == old._text(s, None, None), where

@@ -2,16 +2,20 @@
 
 One committed file must not freeze every teammate's `lore show`, search and hooks: each rule
 family that went quadratic on repetitive text ("sk-sk-sk-…", "password=password=…",
-"eyJeyJ…") gets 1 MB of it. The ceiling is absolute and generous (10 s, where the linear code
-takes ~1 s and the quadratic code took minutes); the real figures are in
-benchmarks/bench_redact.py and docs/benchmarks.md.
+"eyJeyJ…") gets 1 MB of it, and every hostile shape is held to a count of calls linear in its
+length. The ceiling is absolute and generous (10 s, where the linear code takes ~1 s and the
+quadratic code took minutes); the real figures are in benchmarks/bench_redact.py and
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -19,6 +23,7 @@ from conftest import clean_env, git, lore
 from lorebook import Lorebook
 from lorebook.redact import sanitize as sanitize_module
 from lorebook.redact.sanitize import Sanitizer
+from test_redact_equivalence import LONG_SHAPES
 
 # a unit repeated to the size of the input: each made a rule family quadratic before
 ADVERSARIAL = {
@@ -64,6 +69,34 @@ def test_a_megabyte_of_repetitive_text_redacts_in_linear_time(unit: str) -> None
     assert out  # (what it redacts is held by the tests below and the secret corpus)
 
 
+def _calls(sanitizer: Sanitizer, text: str) -> int:
+    """How many Python and C functions redacting `text` calls (regex steps are not counted)."""
+    count = 0
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        sanitizer.redact_text(text)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+@pytest.mark.parametrize("unit", LONG_SHAPES)
+def test_the_work_per_character_does_not_grow_with_the_text(unit: str) -> None:
+    """Not timed: 16x the text makes at most 16x the calls (plus a few).  A rule that
+    restarted at every offset, or rescanned from each candidate, would make 16x more."""
+    sanitizer = Sanitizer()
+    sanitizer.redact_text(_fill(unit, 3000))  # (the rules compile on first use)
+    small = _calls(sanitizer, _fill(unit, 16 * 1024))
+    large = _calls(sanitizer, _fill(unit, 256 * 1024))
+    assert large <= 16 * small + 64, (unit, small, large)
+
+
 @pytest.mark.parametrize("unit", list(ADVERSARIAL.values()), ids=list(ADVERSARIAL))
 @pytest.mark.parametrize("kind", list(SECRETS))
 def test_a_secret_anywhere_in_hostile_text_is_still_redacted(unit: str, kind: str) -> None:
@@ -96,6 +129,20 @@ def test_password_values_sharing_a_tail_are_each_judged(tmp_path: Path) -> None:
     assert "hunter2" not in out
     out, _ = sanitizer.redact_text(("password=" * 5000) + "s3cretValue42 tail")
     assert "s3cretValue42" not in out and out.endswith(" tail")
+
+
+def test_an_escaped_quoted_value_after_a_key_inside_a_value_is_redacted() -> None:
+    """A key at the end of another key's unquoted value, followed by an escaped-JSON quoted
+    value (`\\"…\\"`): that value reaches past the first one, so its key is not skipped."""
+    sanitizer = Sanitizer()
+    for text in (
+        'password=token=\\"s3cr3tValue9\\"',
+        'echo password=token=\\"hunter2hunter\\" done',
+        'passwd: x token:   \\"hunter2hunter\\" done',
+    ):
+        out, count = sanitizer.redact_text(text)
+        assert "s3cr3t" not in out and "hunter2" not in out, out
+        assert count == 2, out
 
 
 def _adversarial_learning(root: Path, size: int = 300_000) -> str:

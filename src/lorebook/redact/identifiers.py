@@ -48,7 +48,7 @@ def _spans(s: str, sanitizer: Sanitizer) -> list[S.Span]:
     if not fams and not extra:
         return []
     found: list[S.Span] = []
-    S.find_spans(s, b, fams, sanitizer._name, sanitizer._extra, found.append)
+    S.find_spans(s, b, fams, sanitizer._name, sanitizer._extra, found.append, sanitizer._hits)
     return [
         span for span in found if span[3] != "high_entropy" or not id_shaped(s[span[0] : span[2]])
     ]

@@ -55,7 +55,11 @@ _TOKEN_BYTES = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 #: token characters -> "a", everything else -> " ": a run of 20 is then found with `in`
 RUN_MAP = bytes(0x61 if c in _TOKEN_BYTES else 0x20 for c in range(256))
 #: the same without "/": for strings without capitals, where a run through "/" is a path
+#: the same without "=": the stretches of a run between its "="s (what TOKEN matches)
+RUN_MAP_NO_EQ = bytes(0x61 if c in _TOKEN_BYTES and c != 0x3D else 0x20 for c in range(256))
 RUN_MAP_NO_SLASH = bytes(0x61 if c in _TOKEN_BYTES and c != 0x2F else 0x20 for c in range(256))
+#: (in the DIG image) a stretch of separators too long for a digit blob to start in
+NO_DIGITS = " " * 48
 RUN_MIN = "a" * 20
 RUN_END = RUN_MIN + " "  # the end of a run (searched for: "a" * 20 alone is slow, see families)
 DIGITS = b"0123456789"
@@ -88,15 +92,23 @@ _SOURCES: dict[str, str] = {
     # keyed rules take "password: X" and "passwd=X"); bounded repeats only, no nesting
     "PROSE_PASSWORD": r"(?i:\b(?:password|passwd|pwd|passphrase)[ \t]{1,4}(?:is|was)[ \t]{1,4})"
     r"[\"']?([^\s\"'`]{1,200})",
+    # the same on lower-cased ASCII text: "p" first (found by C), then the "\b" before it
+    "PROSE_PASSWORD_LOW": r"p(?<!\wp)(?:assword|asswd|wd|assphrase)[ \t]{1,4}(?:is|was)[ \t]{1,4}"
+    r"[\"']?([^\s\"'`]{1,200})",
     # scheme://user:password@host: group 1 is the password
-    "URL_CRED": r"://[^\s/@:\"'<>]*:([^\s/@\"'<>]+)@",
+    "URL_CRED": r"://[^\s/@:\"'<>]*:([^\s/@\"'<>]{2,})@",  # (one character is no password)
     # an email, found from its "@": the local part read backwards, then the domain
     "REV_LOCAL": r"[A-Za-z0-9._%+\-]{1,64}+",
-    "DOMAIN": r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9\-])",
+    "AT_DOMAIN": r"@[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9\-])",
     "BEARER": r"(?:Bearer|bearer|BEARER)[ \t]+([A-Za-z0-9\-._~+/]{8,}+=*)",
+    # its "Bearer" and "bearer" matches, from the literal "earer" (see scan.find_spans)
+    "BEARER_AFTER": r"earer(?<=[Bb]earer)[ \t]+([A-Za-z0-9\-._~+/]{8,}+=*)",
     "JWT": r"eyJ[A-Za-z0-9_\-]{5,}+\.eyJ[A-Za-z0-9_\-]{5,}+\.[A-Za-z0-9_\-]*+",
-    "JWT_RUN": r"[A-Za-z0-9_\-]*+",  # where a JWT's header run ends (see scan._jwts)
-    # an assigned value judged where it lies (see scan._assigned)
+    "JWT_RUN": r"[A-Za-z0-9_\-]*+",  # where a JWT's header run ends (see finders.jwts)
+    "EQUALS": r"=*+",  # the "="s after a token (see finders.tokens)
+    # from a word of a secret name to the separator its key may end (see finders.assignments)
+    "KEY_TAIL": r"[A-Za-z0-9_.\-]*+(?:\\?[\"'])?[ \t]*+[=:]?",
+    # an assigned value judged where it lies (see finders._assigned)
     "BLANKS": r"[ \t]*+",
     "NONBLANK": r"\S",
     "SAME": r"(?s)(.)\1*+",
@@ -107,6 +119,7 @@ _SOURCES: dict[str, str] = {
     "TOKEN": r"[A-Za-z0-9_\-+/](?<![A-Za-z0-9_\-+/][A-Za-z0-9_\-+/])[A-Za-z0-9_\-+/]{19,}+=*",
     # PII: a cheap "digit blob" scan first, then the precise patterns inside each blob
     "DIGIT_BLOB": r"[+(0-9][0-9 ().\-]{6,40}[0-9]",
+    "SEPARATOR_RUN": r" *+",  # (on the DIG image) a stretch of separators: see finders.pii
     "PII": r"(?P<ssn>(?<![0-9\-])(?!000|666|9[0-9]{2})[0-9]{3}-(?!00)[0-9]{2}-(?!0000)[0-9]{4}"
     r"(?![0-9\-]))"
     r"|(?P<credit_card>(?<![0-9])[2-6][0-9](?:[ \-]?[0-9]){11,17}(?![0-9]))"
@@ -142,7 +155,10 @@ _SOURCES: dict[str, str] = {
     # a folder's name: "var", "Library", "node_modules", "lore-replay-gpc2172i" (base64 has
     # no "-" or "_" beside its "/"; base64url has no "/")
     "PATH_WORD": r"[A-Za-z]?[a-z]+(?:[_\-][a-z0-9]+)*",
-    "WORDISH": r"[a-z]+[0-9]*|[0-9]+[a-z]*|[A-Z][a-z]+[0-9]*|[A-Z]+[0-9]*|.{1,3}",
+    # a whole segment (between "/", "_", "-", "+" or the ends) made of a word and a number,
+    # or of 1-3 characters
+    "WORDISH_SEGMENT": r"(?<![^/_\-+])(?:[a-z]+[0-9]*|[0-9]+[a-z]*|[A-Z][a-z]+[0-9]*|[A-Z]+[0-9]*"
+    r"|[^/_\-+\n]{1,3})(?![^/_\-+])",
     "LOWER_WORD": r"[A-Z]?[a-z]{3,}",
     "CAMEL": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
     # provider formats, matched at the start of a token candidate
@@ -184,16 +200,16 @@ _SOURCES["INNER_PROVIDER"] = r"[_\-+/](?=" + "|".join(map(re.escape, PROVIDER_PR
 # ... where a provider's pattern matches (its shortest match: the same places, each tried in
 # O(its minimum) in C), all providers or all but OpenAI's: see inner_provider_key
 _MINIMAL = {name: re.sub(r"\{(\d+),255\}", r"{\1}", _SOURCES[name]) for _, name, _ in PROVIDERS}
-_SOURCES["INNER_HIT"] = r"[_\-+/](?=" + "|".join(_MINIMAL.values()) + ")"
+# (the first letters of the prefixes first: most separators fail there, in one test)
+_FIRST = "(?=[" + "".join(sorted({p[0] for p in PROVIDER_PREFIXES})) + "])"
+_SOURCES["INNER_HIT"] = r"[_\-+/]" + _FIRST + "(?=" + "|".join(_MINIMAL.values()) + ")"
 _SOURCES["INNER_HIT_NOT_OPENAI"] = (
-    r"[_\-+/](?=" + "|".join(v for k, v in _MINIMAL.items() if k != "OPENAI_KEY") + ")"
+    r"[_\-+/]"
+    + _FIRST
+    + "(?="
+    + "|".join(v for k, v in _MINIMAL.items() if k != "OPENAI_KEY")
+    + ")"
 )
-_SOURCES["UPPER"] = r"[A-Z]"
-_SOURCES["KEY_RUN"] = r"[A-Za-z0-9_\-]*+"
-_SOURCES["NOT_LOWER_RUN"] = r"[^a-z]*+"
-# a run of KEY_MAX (255) characters without a "-", or without a lower-case letter, found from
-# the run's start only (the lookbehind), so the search reads each character O(1) times
-_SOURCES["BAD_RUN"] = r"(?<![^-])[^-]{255}|(?<![^a-z])[^a-z]{255}"
 # what lorebook.redact.identifiers passes or reads: the parts of an id; ids lorebook and agents
 # generate, which hold no secret (a ULID, an automatic session id or a UUID, maybe after a
 # lower-case word: "session-<ULID>"); and how a message names a file (`learnings/passwd.md: …`,
@@ -306,6 +322,7 @@ def inner_provider_key(tok: str) -> tuple[int, int, str] | None:
     # same stretch are refused too and skipped in one step ("sk-sk-sk-…" is all candidates)
     search = R.INNER_HIT.search
     pos = 0
+    images: list[str] = []  # tok's images for _openai_refused_until, made once
     while (m := search(tok, pos)) is not None:
         start = m.end()
         hit = provider_key(tok, start)
@@ -313,7 +330,7 @@ def inner_provider_key(tok: str) -> tuple[int, int, str] | None:
             return start, hit[1], hit[0]
         pos = start
         if tok.startswith("sk-", start):
-            skip = _openai_refused_until(tok, start + 3)
+            skip = _openai_refused_until(tok, start + 3, images)
             if skip > start:
                 # (a candidate before `skip` reads < 64 characters on: endpos loses nothing)
                 other = R.INNER_HIT_NOT_OPENAI.search(tok, start, skip + 64)
@@ -321,22 +338,47 @@ def inner_provider_key(tok: str) -> tuple[int, int, str] | None:
     return None
 
 
-def _openai_refused_until(tok: str, a: int) -> int:
+#: (token characters) key characters -> themselves in three classes, "-" kept, the rest " "
+_KEY_CLASSES = bytes(
+    0x2D if c == 0x2D else 0x6C if 97 <= c <= 122 else 0x55 if 65 <= c <= 90
+    else 0x6F if 48 <= c <= 57 or c == 0x5F else 0x20
+    for c in range(256)
+)  # fmt: skip
+#: "-" -> "-", the rest "x"; lower-case letters -> "l", the rest "x"
+_DASHES = bytes(0x2D if c == 0x2D else 0x78 for c in range(256))
+_LOWERS = bytes(0x6C if 97 <= c <= 122 else 0x78 for c in range(256))
+_NO_DASH_RUN = "-" + "x" * KEY_MAX  # a run of KEY_MAX without "-", from its start
+_NO_LOWER_RUN = "l" + "x" * KEY_MAX  # the same without a lower-case letter
+
+
+def _openai_refused_until(tok: str, a: int, images: list[str]) -> int:
     """A position Q such that an OpenAI-shaped key ("sk-", maybe "proj-" and the like) that
     starts at any q with a - 3 <= q < Q is refused by provider_key: its body (KEY_MAX
     characters) then lies in a stretch from `a` without capitals, where every KEY_MAX
     characters hold a "-" and a lower-case letter, so it is one-case with a "-".  0 when the
-    stretch is too short.  Searched in C, at most 16 * KEY_MAX characters ahead, so a refusal
+    stretch is too short.  Searched with C string search on images of `tok` (`images`, made
+    on the first call for this token), at most 16 * KEY_MAX characters ahead, so a refusal
     costs what matching one body did, and a skip passes over hundreds of candidates."""
-    stop = R.KEY_RUN.match(tok, a, a + 16 * KEY_MAX).end()  # type: ignore[union-attr]
-    upper = R.UPPER.search(tok, a, stop)
-    if upper is not None:
-        stop = upper.start()
-    if R.NOT_LOWER_RUN.match(tok, a).end() - a >= KEY_MAX - 1:  # type: ignore[union-attr]
+    if not images:
+        b = tok.encode()
+        if len(b) != len(tok):  # (token candidates are ASCII)
+            return 0
+        images += [b.translate(t).decode() for t in (_KEY_CLASSES, _DASHES, _LOWERS)]
+    classes, dashes, lowers = images
+    stop = classes.find(" ", a, a + 16 * KEY_MAX)  # the key characters' run
+    if stop < 0:
+        stop = min(len(tok), a + 16 * KEY_MAX)
+    upper = classes.find("U", a, stop)
+    if upper >= 0:
+        stop = upper
+    if a + KEY_MAX - 1 <= len(tok) and lowers.find("l", a, a + KEY_MAX - 1) < 0:
         return 0  # (a run without a lower-case letter that starts before `a`)
-    bad = R.BAD_RUN.search(tok, a, stop)  # a run of KEY_MAX without a "-" or a lower-case one
-    if bad is not None:
-        stop = bad.start()
+    # a run of KEY_MAX without a "-", or without a lower-case one (from its start; the
+    # character before `a` is the "-" of "sk-")
+    dash = dashes.find(_NO_DASH_RUN, a - 1, stop)
+    lower = lowers.find(_NO_LOWER_RUN, a - 1, stop)
+    if dash >= 0 or lower >= 0:
+        stop = (lower if dash < 0 else dash if lower < 0 else min(dash, lower)) + 1
     return stop - KEY_MAX - len("sk-svcacct-") if stop - a >= 4 * KEY_MAX else 0
 
 
@@ -374,13 +416,15 @@ def looks_random(tok: str) -> bool:
         return False  # digests, UUIDs, ULIDs
     if "_01" in core and R.ANTHROPIC_ID.fullmatch(core):
         return False  # toolu_01…, msg_01…, req_01…: ids the API hands out, not keys
-    segments = [s for s in R.SEPARATORS.split(core) if s]
-    if len(segments) > 1:
-        wordish = sum(len(s) for s in segments if R.WORDISH.fullmatch(s))
-        if wordish >= 0.75 * sum(map(len, segments)):
-            return False  # a path, branch or identifier made of words and numbers
     threshold = 3.8 if n < 32 else 4.1 if n < 48 else 4.3
-    if entropy(core) < threshold:
+    if n > 256 and entropy(core) < threshold:
+        return False  # (first when long: "aZ9+" * 60000 has 60000 segments below)
+    if R.SEPARATORS.search(core.strip("/_-+")):  # more than one segment
+        # the segments that are words and numbers, found in C: each a whole segment
+        wordish = len("".join(R.WORDISH_SEGMENT.findall(core)))
+        if wordish >= 0.75 * (n - sum(map(core.count, "/_-+"))):
+            return False  # a path, branch or identifier made of words and numbers
+    if n <= 256 and entropy(core) < threshold:
         return False
     if digits / n < 0.2:
         covered = sum(len(w) for w in R.LOWER_WORD.findall(core))
@@ -396,7 +440,7 @@ def path_segments(tok: str) -> list[tuple[int, int]] | None:
     A path has at least two segments that are words ("var", "Library", "node_modules"; a
     base64 blob with a "/" in it seldom has one: "wJalrXUtnFEMI/K7MDENG/bPx…" is judged
     whole), and they are at least half of its segments.  In a path, each segment is judged
-    alone: lower-case ones are kept (as a lower-case path is, see scan._tokens), the others
+    alone: lower-case ones are kept (as a lower-case path is, see finders.tokens), the others
     by ``looks_random``."""
     segments = tok.split("/")
     named = [s for s in segments if s]
@@ -618,6 +662,15 @@ def prose_password(value: str) -> bool:
     lower-case word ("the password is required", "... is stored hashed")."""
     word = value.rstrip(".,;:!?)")
     return plausible_value(word) and not (word.isalpha() and word.islower())
+
+
+@lru_cache(maxsize=64)
+def key_hits(extra: tuple[tuple[str, ...], ...] = ()) -> re.Pattern[str]:
+    """A pattern that finds, in lower-cased text, a word that every secret name holds: a
+    keyword (KEYWORDS) or the user's secret name (`extra`, as word tuples), each maybe split
+    by "_", "." or "-" ("d_s_n" joins to the secret name "dsn" in ``name_info``)."""
+    found = dict.fromkeys([*KEYWORDS, *("".join(e) for e in extra)])
+    return re.compile("|".join(r"[_.\-]*".join(map(re.escape, w)) for w in found if w))
 
 
 def has_keyword(s: str) -> bool:

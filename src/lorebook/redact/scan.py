@@ -1,49 +1,38 @@
 """Where secrets are in a string: the triage, the scan, and the strings' side of redaction.
 
 ``families`` triages a string (which rule families can match at all, with a few C calls and
-operators), ``find_spans`` runs only those rules, ``apply_spans`` puts the markers in, and
-:class:`Redactor` does all that for one string, or for the strings of a container at once:
-joined by "\n", which no rule crosses, they take one triage.  The rules and tables live in
+operators), ``find_spans`` runs only those rules (each family's search is in
+:mod:`lorebook.redact.finders`), ``apply_spans`` puts the markers in, and :class:`Redactor`
+does all that for one string, or for the strings of a container at once: joined by "\n",
+which no rule crosses, they take one triage.  The rules and tables live in
 :mod:`lorebook.redact.patterns`; :mod:`lorebook.redact.sanitize` walks the values.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
+from . import finders
+from .finders import Add, Name
+from .finders import Span as Span  # (callers name it here)
 from .patterns import (
-    AUTH,
-    AUTH_SCHEMES,
     DIG,
     FAM,
     HEX_CHARS,
     MARK,
-    PASSWORD,
-    PROVIDER_PREFIXES,
-    PROVIDERS_BY_HEAD,
-    PWD,
     RUN_END,
     RUN_MAP,
     RUN_MAP_NO_SLASH,
     RUN_MIN,
-    SECRET,
-    SESSION,
     R,
-    classify_token,
-    harmless_value_at,
-    inner_provider_key,
+    key_hits,
     key_words,
     keyword_in_key,
-    looks_random,
     name_info,
-    path_segments,
-    pii_kind,
     plausible_value,
-    plausible_value_at,
     prose_hint,
     prose_password,
-    unquote,
     without_surrogates,
 )
 from .patterns import (
@@ -59,9 +48,6 @@ F_PEM = 16  # "-----BEGIN"
 F_PROSE = 32  # "password", "pwd": a password in prose ("my password is X")
 F_ALL = 63
 
-Span = tuple[int, int, int, str]  # (start, priority, end, kind): lower priority wins overlaps
-Add = Callable[[Span], None]
-Name = Callable[[str], tuple[int, str]]  # key name -> (flags, kind of an in-text assignment)
 Extra = tuple[tuple[str, re.Pattern[str]], ...]  # (kind, pattern) rules of the user
 Found = list[tuple[str, str]]  # (path, kind) of each redaction, collected by findings()
 
@@ -121,32 +107,42 @@ def families(s: str, b: bytes, keyed: bool, cs: str | None = None, first: bool =
     return fams
 
 
-def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) -> None:
+def find_spans(
+    s: str,
+    b: bytes,
+    fams: int,
+    name: Name,
+    extra: Extra,
+    add: Add,
+    hits: re.Pattern[str] | None = None,
+) -> None:
     """Report (start, priority, end, kind) for every secret of the families `fams` that
-    the triage let through; `name` classifies key names, `extra` are the user's rules."""
+    the triage let through; `name` classifies key names, `extra` are the user's rules,
+    `hits` finds the words that every secret name holds (``key_hits``; None: look at every
+    separator)."""
     if fams & F_PEM:
         for m in R.PEM.finditer(s):
             add((m.start(), 0, m.end(), "private_key"))
     if fams & F_KEYED:
         if "--" in s:
             for m in R.FLAG.finditer(s):  # a literal prefix: re searches it in C
-                _flag(m, name, add)
+                finders.flag(m, name, add)
         if "=" in s or ":" in s:
-            _assignments(s, name, add)
+            finders.assignments(s, name, add, hits)
     if fams & F_AT:
         if "://" in s:
             for m in R.URL_CRED.finditer(s):
                 if plausible_value(m.group(1)):
                     add((m.start(1), 1, m.end(1), "url_password"))
-        _emails(s, add)
+        finders.emails(s, add)
     if fams & F_DIGITS:
-        _pii(s, add)
+        finders.pii(s, b, add)
     if fams & F_LONG:
         # every token below has a run of >= 20 token characters (a JWT's payload, a
         # SendGrid key's tail, a webhook's path, a real bearer token)
-        _tokens(s, b, add)
+        finders.tokens(s, b, add)
         if "eyJ" in s:
-            _jwts(s, add)
+            finders.jwts(s, add)
         if "SG." in s:
             for m in R.SENDGRID.finditer(s):
                 add((m.start(), 0, m.end(), "sendgrid_key"))
@@ -154,240 +150,27 @@ def find_spans(s: str, b: bytes, fams: int, name: Name, extra: Extra, add: Add) 
             for m in R.SLACK_WEBHOOK.finditer(s):
                 add((m.start(1), 0, m.end(1), "slack_webhook"))
         if "earer" in s or "EARER" in s:
-            for m in R.BEARER.finditer(s) if "EARER" in s else _bearers(s):
+            # (without "EARER": from each "earer", which C finds; re would scan for a "B"/"b"
+            # at ~10 ns a char)
+            for m in (R.BEARER if "EARER" in s else R.BEARER_AFTER).finditer(s):
                 tok = m.group(1)
                 if not (tok.isalpha() and len(tok) < 24):  # "Bearer authentication"
                     add((m.start(1), 1, m.end(1), "bearer_token"))
     if fams & F_PROSE and prose_hint(s):  # (F_ALL sets every family)
-        for m in R.PROSE_PASSWORD.finditer(s):
-            if prose_password(m.group(1)):
-                add((m.start(1), 1, m.end(1), "password"))
+        # (ASCII: on the lower-cased text, with a literal first letter that C finds)
+        ascii_text = len(b) == len(s)
+        for m in (R.PROSE_PASSWORD_LOW if ascii_text else R.PROSE_PASSWORD).finditer(
+            s.lower() if ascii_text else s
+        ):
+            start, end = m.span(1)
+            if prose_password(s[start:end]):
+                add((start, 1, end, "password"))
     for kind, pattern in extra:
         for m in pattern.finditer(s):
             g = 1 if pattern.groups else 0
             start, end = m.span(g)
             if 0 <= start < end and not s.startswith(MARK, start):
                 add((start, 0, end, kind))
-
-
-def _jwts(s: str, add: Add) -> None:
-    """What ``R.JWT.finditer(s)`` finds, in linear time: where a match fails, it fails from
-    every "eyJ" inside the same run of header characters too (the possessive run ends at the
-    same place, and what follows is the same), so the search resumes after that run instead
-    of reading it again from each "eyJ" in it ("eyJeyJeyJ…" would be quadratic)."""
-    match = R.JWT.match
-    run = R.JWT_RUN.match
-    p = s.find("eyJ")
-    while p >= 0:
-        m = match(s, p)
-        if m is not None:
-            add((p, 0, m.end(), "jwt"))
-            p = s.find("eyJ", m.end())
-        else:
-            p = s.find("eyJ", run(s, p + 3).end())  # type: ignore[union-attr]
-
-
-def _bearers(s: str) -> list[re.Match[str]]:
-    """What ``R.BEARER.finditer(s)`` finds when `s` has no "EARER": matches tried only where
-    C string search finds "earer" (``re`` would scan for a "B"/"b" at ~10 ns a char)."""
-    found = []
-    end = 0
-    match = R.BEARER.match
-    p = s.find("earer", 1)
-    while p > 0:
-        if p > end:  # not inside the previous match
-            m = match(s, p - 1)
-            if m is not None:
-                found.append(m)
-                end = m.end()
-        p = s.find("earer", p + 1)
-    return found
-
-
-def _assignments(s: str, name: Name, add: Add) -> None:
-    """`KEY=value` / `KEY: value` / `"key": "value"` with a secret-named KEY.
-
-    Keys are read backwards from each "=" / ":" that may end one (not a time or port,
-    "07:05" / "host:80", nor a URL scheme, "https://"): an anchored match on the reversed
-    string, then classified by the cached name rules."""
-    rs = ""  # `s` reversed, made for the first separator that may end a key
-    last = len(s) - 1
-    rev = R.REV_ASSIGN.match
-    memo = [0, 0, 0]  # the last unquoted value (start, end, separator): see _assigned
-    for sep in "=:":
-        p = s.find(sep)
-        while p >= 0:
-            if 0 < p < last and not (
-                (s[p - 1].isdigit() and s[p + 1].isdigit()) or (sep == ":" and s[p + 1] == "/")
-            ):
-                rs = rs or s[::-1]
-                m = rev(rs, last - p)
-                if m is not None:
-                    flags, kind = name(m.group(1)[::-1])
-                    if flags & SECRET:
-                        # the separators inside an unquoted value just redacted would give
-                        # spans inside it (same priority, later start): no change, skipped
-                        covered = _assigned(s, p, flags, kind, add, memo)
-                        if covered > p + 2:
-                            p = s.find(sep, covered - 1)
-                            continue
-            p = s.find(sep, p + 1)
-
-
-def _assigned(s: str, sep: int, flags: int, kind: str, add: Add, memo: list[int]) -> int:
-    """The value after a secret-named key and its separator at `sep`, when plausible; returns
-    the end of what it redacted when the value was unquoted (then `memo`'s), else 0.
-
-    Linear however many keys a value holds ("password=password=…"): a value that starts
-    inside the last unquoted value (`memo`: start, end, separator) ends where that one does
-    (its run is maximal), so it is not matched again, and it is judged where it lies in `s`,
-    never copied."""
-    eq = ord(s[sep])
-    start = R.BLANKS.match(s, sep + 1).end()  # type: ignore[union-attr]
-    unquoted = True
-    if memo[0] < start < memo[1] and memo[2] == eq and not s.startswith('\\"', start):
-        end = memo[1]
-    else:
-        v = (R.VALUE_EQ if eq == 61 else R.VALUE_COLON).match(s, sep + 1)
-        if v is None:
-            return 0
-        start, end = v.span(1)  # without its quotes (see unquote), so the syntax around stays
-        unquoted = False
-        if s.startswith('\\"', start) and end - start >= 4:
-            start += 2
-            end -= 2
-        elif s[start] in "'\"" and end - start >= 2:
-            start += 1
-            end -= 1
-        elif s[start] not in "'\"\\":
-            memo[:] = [start, end, eq]
-            unquoted = True
-    if flags & AUTH:
-        space = s.find(" ", start, end)
-        if 0 <= space - start <= 9 and s[start:space].lower() in AUTH_SCHEMES:
-            cred = R.NONBLANK.search(s, space, end)
-            if cred is not None:
-                start = cred.start()
-    if flags & (PWD | SESSION) and harmless_value_at(flags, s, start, end):
-        return 0
-    if plausible_value_at(s, start, end, numeric_ok=not flags & PASSWORD):
-        add((start, 2, end, kind))
-        return end if unquoted else 0
-    return 0
-
-
-def _flag(m: re.Match[str], name: Name, add: Add) -> None:
-    """`--password value` / `--token=value` with a secret-named flag."""
-    flags, kind = name(m.group(1))
-    if not flags & SECRET or (m.group(2) != "=" and m.group(3).startswith("-")):
-        return
-    start, end = unquote(m.group(3), *m.span(3))
-    if plausible_value(m.string[start:end], numeric_ok=not flags & PASSWORD):
-        add((start, 2, end, kind))
-
-
-def _pii(s: str, add: Add) -> None:
-    """Phones, cards and SSNs: find digit blobs cheaply, then validate the precise patterns."""
-    n = len(s)
-    for blob in R.DIGIT_BLOB.finditer(s):
-        for m in R.PII.finditer(s, blob.start(), blob.end()):
-            start, end = m.span()
-            if start and (s[start - 1].isalnum() or s[start - 1] in "_/\\.-@"):
-                continue  # part of a path, version, hash or id
-            if end < n and (s[end].isalnum() or s[end] == "_"):
-                continue
-            kind = pii_kind(m)
-            if kind is not None:
-                add((start, 4, end, kind))
-
-
-def _emails(s: str, add: Add) -> None:
-    """Emails, found from each "@": the local part is matched backwards (reversed string)."""
-    rs = ""  # `s` reversed, made when a domain follows an "@"
-    last = len(s) - 1
-    url = "://" in s
-    at = s.find("@")
-    while at > 0:
-        domain = R.DOMAIN.match(s, at + 1)
-        if domain is not None:
-            rs = rs or s[::-1]
-            local = R.REV_LOCAL.match(rs, last - at + 1)
-            if local is not None:
-                start = at - local.end() + (last - at + 1)
-                if s.startswith("git@", start):
-                    pass  # the user of an ssh remote, not a mailbox
-                elif url and (j := s.rfind("://", max(0, start - 256), start)) >= 0:
-                    # the user part of a URL authority (ssh://git@host; URL_CRED has creds)
-                    if any(ch in s[j + 3 : start] for ch in "/ \t\n"):
-                        add((start, 4, domain.end(), "email"))
-                else:
-                    add((start, 4, domain.end(), "email"))
-        at = s.find("@", at + 1)
-
-
-def _tokens(s: str, b: bytes, add: Add) -> None:
-    """Provider tokens and high-entropy strings among the runs of >= 20 token characters.
-
-    The runs are found in C on the RUN_MAP image of `s` (same offsets when `s` is ASCII);
-    a run is a token as it is unless it holds an "=" before its end (then the TOKEN regex
-    splits it, as it does a non-ASCII string)."""
-    found: list[tuple[int, str]] = []  # (start, token)
-    if len(b) == len(s):
-        image = b.translate(RUN_MAP).decode() + " "
-        q = image.find(RUN_END)  # the last 20 "a" of a run, then its end
-        while q >= 0:
-            lo = image.rfind(" ", 0, q) + 1
-            hi = q + 20
-            q = image.find(RUN_END, hi)
-            tok = s[lo:hi]
-            core = tok.rstrip("=")
-            if "=" not in core:  # what TOKEN would match: the run, if 20 before its "="s
-                if len(core) >= 20:
-                    found.append((lo, tok))
-            else:
-                found.extend((m.start(), m.group()) for m in R.TOKEN.finditer(s, lo, hi))
-    else:
-        found.extend((m.start(), m.group()) for m in R.TOKEN.finditer(s))
-    for start, tok in found:
-        if tok[0] == "s" and tok.startswith(("sha1-", "sha256-", "sha384-", "sha512-")):
-            continue  # subresource-integrity digests (package-lock.json)
-        if (
-            "/" in tok
-            and tok.islower()
-            and not (tok[:2] in PROVIDERS_BY_HEAD and tok.startswith(PROVIDER_PREFIXES))
-        ):
-            _glued_key(start, tok, add)
-            continue  # a lower-case path ("src/app/module_12/handler_3"): generated keys
-            # have capitals (a 24-char base62 run lacks one once in ~500,000)
-        hit = classify_token(tok)
-        if hit is None:
-            _glued_key(start, tok, add)
-            continue
-        kind, length = hit
-        end = start + length
-        if kind == "high_entropy":
-            parts = path_segments(tok) if "/" in tok else None
-            if parts is not None:  # a path: only its random-looking segments go
-                for lo, hi in parts:
-                    add((start + lo, 3, start + hi, kind))
-                _glued_key(start, tok, add)
-                continue
-            if "/" in tok:
-                # keep leading path words: "com/services/<random>" -> "com/services/[...]"
-                head, _, rest = tok.partition("/")
-                while head.isalpha() and head.islower() and looks_random(rest):
-                    start += len(head) + 1
-                    head, _, rest = rest.partition("/")
-            add((start, 3, end, kind))
-        else:
-            add((start, 0, end, kind))
-
-
-def _glued_key(start: int, tok: str, add: Add) -> None:
-    """A provider's key glued after a separator in a token that is harmless as a whole."""
-    inner = inner_provider_key(tok)
-    if inner is not None:
-        add((start + inner[0], 0, start + inner[1], inner[2]))
 
 
 def apply_spans(s: str, found: list[Span]) -> tuple[str, list[str]]:
@@ -442,6 +225,7 @@ class Redactor:
     ) -> None:
         self._extra_keys = tuple(w for w in (key_words(str(k)) for k in extra_secret_keys) if w)
         self._keyed = bool(self._extra_keys)  # any word may name a secret: no keyword triage
+        self._hits = key_hits(self._extra_keys)  # the words that every secret name holds
         self._extra = tuple((str(kind), re.compile(rx)) for kind, rx in extra_patterns.items())
         self._maxc = max(int(max_value_chars), 0)
         self._window = 2 * self._maxc + 8192  # longer strings are only scanned this far
@@ -496,7 +280,7 @@ class Redactor:
                     self._harmless.add(s)
                 return s, 0
         spans: list[Span] = []
-        find_spans(s, s.encode(), fams, self._name, (), spans.append)
+        find_spans(s, s.encode(), fams, self._name, (), spans.append, self._hits)
         if not spans:
             if len(s) <= 512:  # nothing found after all: remember that
                 self._harmless.add(s)
@@ -576,5 +360,5 @@ class Redactor:
     def _redact(self, s: str, b: bytes, fams: int) -> tuple[str, list[str]]:
         """Replace every secret of the rule families `fams` in `s` (`b` its UTF-8)."""
         found: list[Span] = []
-        find_spans(s, b, fams, self._name, self._extra, found.append)
+        find_spans(s, b, fams, self._name, self._extra, found.append, self._hits)
         return apply_spans(s, found) if found else (s, [])
