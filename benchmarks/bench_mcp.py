@@ -122,7 +122,7 @@ def first_calls(query: str, learning: str, pattern: str) -> list[tuple[str, dict
         ("draft_learning", {"title": "Fresh clone answers at once"}),
         ("get_expertise", {}),
         ("index_learning", {}),
-        ("export_training_data", {"path": "bench-fresh.jsonl"}),
+        ("export_training_data", {"path": "bench-fresh.jsonl", "since": "7d"}),
     ]
 
 

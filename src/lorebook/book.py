@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from .knowledge.api import Learnings
     from .knowledge.ops import KnowledgeOps
     from .log.append import Listener
-    from .log.catalog_job import CatalogJob
     from .log.catalog_query import CatalogView
     from .log.check import CheckReport
     from .log.query import ActionFilter
@@ -386,38 +385,51 @@ class Lorebook:
     def prepare_in_background(self) -> None:
         """For a long-lived process whose calls must answer at once (`lore mcp`): build the
         action catalog (a fresh clone of a long log has none, and every query reads all shards
-        until one exists) in a child process (`log.catalog_job`: this process's threads never
-        wait on it, nor on the GIL), and the search index (`SearchIndex.build_in_background`)
-        in a daemon thread. Until the catalog is built (`catalog_building`), this book's
-        queries read the shards as without one (never waiting on the build's write) and
-        searches rank without the application figures, which only the whole log could give."""
-        from .log.catalog_job import CatalogJob
+        until one exists) and the search index (`SearchIndex.build_in_background`; on a fresh
+        clone it embeds every learning), each by a child process (`lorebook.child`) that a
+        daemon thread waits for, so this process's calls never wait on them nor on the GIL. An
+        index that exists is refreshed in the thread itself (one process writes it at a time).
+        Until the catalog is built (`catalog_building`), this book's queries read the shards as
+        without one (never waiting on the build's write) and searches rank without the
+        application figures, which only the whole log could give."""
+        import threading
+
+        from .child import BUILD_CATALOG, BUILD_INDEX, run_child
 
         index, view = self.index, self.action_log.catalog  # made here, never in the thread
         if view.enabled and not view.catalog.exists():
+            done = self._catalog_building = threading.Event()
             view.enabled = False  # until the build is done: see the docstring
 
-            def done() -> None:
-                view.enabled = True
+            def build() -> None:
+                try:
+                    problem = run_child(BUILD_CATALOG, self.root, self.env)
+                    if problem is not None:  # queries go on without a catalog, as before
+                        shown = self.sanitizer.redact_text(problem)[0]
+                        index.warn(f"the action catalog could not be built ({shown})")
+                finally:
+                    view.enabled = True
+                    done.set()
 
-            job = self._catalog_job = CatalogJob(
-                self.root,
-                self.env,
-                redact=lambda text: self.sanitizer.redact_text(text)[0],
-                warn=index.warn,
-                done=done,
-            )
-            job.start()
-        index.build_in_background()
+            threading.Thread(target=build, name="lore-catalog-build", daemon=True).start()
+
+        def build_index() -> None:
+            problem = run_child(BUILD_INDEX, self.root, self.env)
+            if problem is not None:
+                raise LoreError(self.sanitizer.redact_text(problem)[0])
+
+        index.build_in_background(None if index.exists() else build_index)
 
     @property
     def catalog_building(self) -> bool:
         """`prepare_in_background` is still building the action catalog."""
-        return self._catalog_job is not None and self._catalog_job.building
+        return self._catalog_building is not None and not self._catalog_building.is_set()
 
     def wait_for_catalog(self, timeout: float | None = None) -> bool:
-        """Wait for `prepare_in_background`'s catalog build (True when none is running)."""
-        return self._catalog_job is None or self._catalog_job.wait(timeout)
+        """Wait for `prepare_in_background`'s catalog build (True when none is running): for a
+        question about the whole log, which the build answers sooner than a read of every shard."""
+        building = self._catalog_building
+        return building is None or building.wait(timeout)
 
     def preflight(
         self,
@@ -642,7 +654,7 @@ class Lorebook:
     # -- the rest of the API: what the CLI (and the MCP server, hooks, TUI) would otherwise
     #    reach below the facade for ------------------------------------------------------
     _progress: Progress | None = None  # where long work reports itself (`on_progress`)
-    _catalog_job: CatalogJob | None = None  # see prepare_in_background
+    _catalog_building: threading.Event | None = None  # see prepare_in_background
 
     created: tuple[str, ...] = ()
     """The paths `Lorebook.init` created (relative to the root; empty when nothing was missing)."""
