@@ -15,10 +15,13 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-# each script opens the store at argv[1]; a `LoreError` is one line on stderr and exit 1 (the
-# message is the library's), anything else a traceback, of which the last line is kept
+# each script yields the CPU to the server's calls (a lower priority), opens the store at
+# argv[1] and does its work; a `LoreError` is one line on stderr and exit 1 (the message is the
+# library's), anything else a traceback, of which the last line is kept
 _OPEN = """\
-import sys
+import os, sys
+if hasattr(os, "nice"):
+    os.nice(10)
 from lorebook import Lorebook, LoreError
 try:
     book = Lorebook.open(sys.argv[1])
