@@ -416,7 +416,7 @@ class Lorebook:
         def build_index() -> None:
             problem = run_child(BUILD_INDEX, self.root, self.env)
             if problem is not None:
-                raise LoreError(self.sanitizer.redact_text(problem)[0])
+                raise LoreError("{}", self.sanitizer.redact_text(problem)[0])
 
         index.build_in_background(None if index.exists() else build_index)
 

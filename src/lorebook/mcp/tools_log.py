@@ -145,7 +145,7 @@ class LogTools:
             )
         if agent_id is not None and not found:
             where = f" ({partial})" if partial else ""
-            raise LoreError(f"agent_id {agent_id!r}: no spawn action names this subagent{where}")
+            raise LoreError("agent_id {!r}: no spawn action names this subagent{}", agent_id, where)
         agents = list(found.values())[:limit]
         return SubagentStatus(count=len(agents), subagents=agents, partial=partial)
 
