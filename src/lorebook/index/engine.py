@@ -171,6 +171,7 @@ class SearchIndex:
             try:
                 if elsewhere is not None:
                     elsewhere()
+                    builder.store.client()  # the vector store's import, not the next search's
                 builder.embedder()  # the process keeps it: this index's searches reuse it
                 if elsewhere is None and not builder._fresh():
                     builder.update(on_problem=lambda problem: self.warn(str(problem)))
