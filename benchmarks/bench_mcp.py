@@ -14,10 +14,12 @@ generated learnings (bench_search's generator), indexed once first. Figures:
     .venv/bin/python benchmarks/bench_mcp.py --fresh-clone [--actions 200000] [--learnings 1800]
 
 A fresh clone instead: `--actions` generated actions (generate_store) and `--learnings`
-learnings, no `.lore/cache` (no index, no catalog). The server is started and each tool's first
-answer is timed, with whether the index build (in the background) had finished by then; then
-`get_recent_actions` (`--calls` times, while the build runs and again after it) against
-`Lorebook.resume()` in-process on a long-lived book, medians and ratio (target: ratio <= 2).
+learnings (one of them a pattern), no `.lore/cache` (no index, no catalog). The server is
+started and every tool's first answer is timed, with whether the index build and the catalog
+build (both in the background) had finished by then, and whether the answer said it was
+partial; then `get_recent_actions` (`--calls` times, while the builds run and again after
+them) against `Lorebook.resume()` in-process on a long-lived book, medians and ratio (target:
+ratio <= 2).
 """
 
 from __future__ import annotations
@@ -43,6 +45,21 @@ from bench_search import FAILS, THINGS, WHEN, build  # noqa: E402
 from lorebook import Lorebook  # noqa: E402
 
 TARGET_P50 = 0.100
+PATTERN = """---
+id: bench-port-pattern
+title: Port already in use on deploy
+kind: pattern
+category: deployment
+severity: medium
+status: published
+created: 2026-11-01
+solutions:
+  - id: s1
+    text: Stop the old process first
+---
+## Problem
+The deploy fails: the port is already in use.
+"""
 TARGET_RESUME_RATIO = 2.0
 
 
@@ -89,8 +106,8 @@ def in_process(root: Path, texts: list[str]) -> list[float]:
     return out
 
 
-def first_calls(query: str) -> list[tuple[str, dict[str, Any]]]:
-    """One call of each tool that reads or logs (the writing ones need a draft or a path)."""
+def first_calls(query: str, learning: str, pattern: str) -> list[tuple[str, dict[str, Any]]]:
+    """One call of every tool (the writing ones on the generated learnings)."""
     return [
         ("log_action", {"action_type": "plan", "context": {"bench": "fresh clone"}}),
         ("get_recent_actions", {}),
@@ -100,12 +117,31 @@ def first_calls(query: str) -> list[tuple[str, dict[str, Any]]]:
         ("get_subagent_status", {}),
         ("get_activity_report", {"days": 7}),
         ("get_learning_stats", {}),
+        ("track_learning_application", {"learning_id": learning, "outcome": "success"}),
+        ("record_occurrence", {"pattern_id": pattern, "solution": "s1", "success": True}),
+        ("draft_learning", {"title": "Fresh clone answers at once"}),
         ("get_expertise", {}),
         ("index_learning", {}),
+        ("export_training_data", {"path": "bench-fresh.jsonl", "since": "7d"}),
     ]
 
 
-async def fresh_over_protocol(root: Path, project: str, query: str, calls: int) -> dict[str, Any]:
+def catalog_built(root: Path) -> bool:
+    """The catalog's marker of a finished build (its file exists from the build's start)."""
+    import sqlite3
+    from contextlib import closing
+
+    path = root / ".lore" / "cache" / "catalog.sqlite"
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0)) as conn:
+            return conn.execute("SELECT 1 FROM meta WHERE key = 'built'").fetchone() is not None
+    except sqlite3.Error:
+        return False
+
+
+async def fresh_over_protocol(
+    root: Path, project: str, calls: list[tuple[str, dict[str, Any]]], repeat: int
+) -> dict[str, Any]:
     """Each tool's first answer from a server started on a fresh clone, then repeated
     `get_recent_actions` (while the index build may still run: it must not matter)."""
     from mcp import Client, StdioServerParameters
@@ -114,6 +150,7 @@ async def fresh_over_protocol(root: Path, project: str, query: str, calls: int) 
     env = {k: v for k, v in os.environ.items() if k in keep}
     env.update(LORE_ROOT=str(root), LORE_PROJECT=project)
     manifest = root / ".lore" / "cache" / "index" / "manifest.json"
+    query = dict(calls)["search_learnings"]["query"]
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "lorebook", "mcp"], env=env, cwd=str(root)
     )
@@ -121,7 +158,7 @@ async def fresh_over_protocol(root: Path, project: str, query: str, calls: int) 
     first: dict[str, dict[str, Any]] = {}
     async with Client(params) as client:
         ready = time.perf_counter() - started
-        for name, args in first_calls(query):
+        for name, args in calls:
             begin = time.perf_counter()
             result = await client.call_tool(name, args)
             took = time.perf_counter() - begin
@@ -129,14 +166,16 @@ async def fresh_over_protocol(root: Path, project: str, query: str, calls: int) 
             first[name] = {
                 "s": round(took, 3),
                 "index_built": manifest.exists(),
+                "catalog_built": catalog_built(root),
                 "error": result.content[0].text if result.is_error else None,
                 "mode": shown.get("mode"),
                 "degraded": shown.get("degraded"),
+                "partial": shown.get("partial"),
             }
-            print(f"  ({name} answered in {took:.3f} s; index built: {manifest.exists()})",
-                  flush=True)
+            print(f"  ({name} answered in {took:.3f} s; index built: {manifest.exists()}, "
+                  f"catalog built: {first[name]['catalog_built']})", flush=True)
         recent = []
-        for _ in range(calls):
+        for _ in range(repeat):
             begin = time.perf_counter()
             result = await client.call_tool("get_recent_actions", {})
             recent.append(time.perf_counter() - begin)
@@ -144,7 +183,10 @@ async def fresh_over_protocol(root: Path, project: str, query: str, calls: int) 
                 raise SystemExit(f"get_recent_actions found nothing: {result.content}")
         built_during = manifest.exists()
         waited = time.perf_counter()
+        catalog_s = None
         while not manifest.exists() and time.perf_counter() - waited < 3600:
+            if catalog_s is None and catalog_built(root):
+                catalog_s = time.perf_counter() - started
             await anyio.sleep(1)
         build_s = time.perf_counter() - started
         after = time.perf_counter()
@@ -152,7 +194,7 @@ async def fresh_over_protocol(root: Path, project: str, query: str, calls: int) 
         after_s = time.perf_counter() - after
         mode_after = (result.structured_content or {}).get("mode")
         recent_after = []
-        for _ in range(calls):
+        for _ in range(repeat):
             begin = time.perf_counter()
             await client.call_tool("get_recent_actions", {})
             recent_after.append(time.perf_counter() - begin)
@@ -163,6 +205,7 @@ async def fresh_over_protocol(root: Path, project: str, query: str, calls: int) 
         "recent_after_s": recent_after,
         "index_built_during_recent_calls": built_during,
         "index_built_after_s": build_s,
+        "catalog_built_after_s": catalog_s,
         "search_after_build_s": after_s,
         "search_mode_after_build": mode_after,
     }
@@ -187,10 +230,16 @@ def fresh_clone(args: argparse.Namespace, tmp: str) -> int:
     if not (root / "actionlog").is_dir():
         generate(root, args.actions, args.days, args.seed, parse_end(None), 1)
         build(root, args.learnings, args.seed)
+    pattern = root / "learnings" / "bench-port-pattern.md"
+    pattern.write_text(PATTERN, encoding="utf-8")
     shutil.rmtree(root / ".lore" / "cache", ignore_errors=True)  # a clone has no cache
+    for draft in (root / "learnings" / "drafts").glob("*fresh-clone-answers*"):
+        draft.unlink()  # an earlier run's
     project = Lorebook.open(root, env={}).resume()["session"]["project"]
     query = queries(1, args.seed)[0]
-    served = anyio.run(fresh_over_protocol, root, project, query, args.calls)
+    learning = sorted(p.stem for p in (root / "learnings").glob("*.md"))[0]
+    calls = first_calls(query, learning, pattern.stem)
+    served = anyio.run(fresh_over_protocol, root, project, calls, args.calls)
     local = resume_in_process(root, project, args.calls)
     during_ms = statistics.median(served["recent_s"]) * 1000
     recent_ms = statistics.median(served["recent_after_s"]) * 1000  # the index built: quiet
@@ -209,6 +258,8 @@ def fresh_clone(args: argparse.Namespace, tmp: str) -> int:
         "verdict": verdict(ratio, TARGET_RESUME_RATIO),
         "index_built_during_recent_calls": served["index_built_during_recent_calls"],
         "index_built_after_s": round(served["index_built_after_s"], 1),
+        "catalog_built_after_s": served["catalog_built_after_s"]
+        and round(served["catalog_built_after_s"], 1),
         "search_after_build_s": round(served["search_after_build_s"], 3),
         "search_mode_after_build": served["search_mode_after_build"],
     }
@@ -217,7 +268,9 @@ def fresh_clone(args: argparse.Namespace, tmp: str) -> int:
           f"server ready {fmt_ms(served['ready_s'])}")
     for name, first in served["first"].items():
         state = "index built" if first["index_built"] else "index still building"
+        state += ", catalog " + ("built" if first["catalog_built"] else "still building")
         extra = f" mode={first['mode']}" if first["mode"] else ""
+        extra += " partial" if first["partial"] else ""
         extra += " (error: " + first["error"][:60] + "…)" if first["error"] else ""
         print(f"  first {name}: {fmt_ms(first['s'])} [{state}]{extra}")
     print(f"get_recent_actions while the index builds: p50 {during_ms:.1f} ms "
@@ -225,6 +278,8 @@ def fresh_clone(args: argparse.Namespace, tmp: str) -> int:
     print(f"get_recent_actions p50 {recent_ms:.1f} ms vs Lorebook.resume() in-process p50 "
           f"{resume_ms:.1f} ms: ratio {ratio:.2f} -> {results['verdict']} "
           f"(target <= {TARGET_RESUME_RATIO:g})")
+    print(f"catalog built {results['catalog_built_after_s']} s after start (None: before "
+          "the first calls ended)")
     print(f"index built {served['index_built_after_s']:.0f} s after start; the next search "
           f"{fmt_ms(served['search_after_build_s'])} ({served['search_mode_after_build']})")
     write_results(args.json_out, "mcp_fresh_clone", results)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from conftest import clean_env, git, lore, require_real, stored, stored_actions
 from lorebook import Lorebook
-from scripted_model import Model, scripted_model
+from scripted_model import Model, scripted_model, tool_results
 
 VERSION = "2.1.328"
 SECRET = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
@@ -37,12 +38,17 @@ def claude() -> Path:
     return claude_bin()
 
 
-def run_claude(claude: Path, repo: Path, model: Model, prompt: str, *extra: str) -> dict[str, Any]:
+def claude_env(repo: Path, model: Model) -> dict[str, str]:
+    """Offline, against the scripted model, with a home of its own."""
     home = repo.parent / "home"
     home.mkdir(exist_ok=True)
-    env = clean_env(HOME=str(home), ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="sk-test",
-                    DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-                    ENABLE_TOOL_SEARCH="false")  # fmt: skip
+    return clean_env(HOME=str(home), ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="sk-test",
+                     DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                     ENABLE_TOOL_SEARCH="false")  # fmt: skip
+
+
+def run_claude(claude: Path, repo: Path, model: Model, prompt: str, *extra: str) -> dict[str, Any]:
+    env = claude_env(repo, model)
     done = subprocess.run(
         [str(claude), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash", *extra],
         cwd=repo, env=env, capture_output=True, text=True, timeout=240)  # fmt: skip
@@ -125,3 +131,89 @@ def test_claude_code_sessions_are_logged_and_briefed(claude: Path, repo: Path) -
     if not mcp:  # checked last: every other step ran and passed
         require_real("lorebook.mcp (`lore mcp`) is not in this tree: the step calling an "
                      "mcp__lore__ tool was left out")
+
+
+DEPLOY = "./deploy-staging.sh --region eu-west-3"
+ASKED = "Roll the checkout service out to staging in eu-west-3"
+
+
+def failing_deploy(repo: Path) -> None:
+    """A deploy script that fails the way a real one does: a message on stderr, exit 1."""
+    script = repo / "deploy-staging.sh"
+    script.write_text("#!/bin/sh\necho 'error: staging cluster kube-stg-7 unreachable' >&2\n"
+                      "exit 1\n")  # fmt: skip
+    script.chmod(0o755)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "deploy script")
+
+
+def cut_claude(claude: Path, repo: Path, model: Model, prompt: str) -> None:
+    """Run `claude -p` and kill it (and all it started) while its second tool call runs: a
+    disconnect, with no SessionEnd; the first call's capture is waited for first."""
+    env = claude_env(repo, model)
+    running = subprocess.Popen(
+        [str(claude), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"],
+        cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)  # fmt: skip
+    try:
+        hanging = wait_for(lambda: any(
+            tool_results(r) == 1 for r in model.main_requests()), 120)  # fmt: skip
+        assert hanging, "the scripted model never got the first tool's result"
+        assert wait_for(lambda: [a for a in stored_actions(repo) if a["outcome"] == "failure"])
+        assert running.poll() is None, "claude ended before it could be cut"
+    finally:
+        os.killpg(running.pid, signal.SIGKILL)
+        running.wait(timeout=30)
+
+
+@pytest.mark.parametrize("ending", ["ended", "cut"])
+def test_the_next_sessions_first_request_names_the_failed_command_and_the_last_ask(
+    claude: Path, repo: Path, ending: str
+) -> None:
+    """What the next session's model is first sent (the SessionStart hook's brief) names the
+    previous session's failing command, its error, and what the user last asked -- whether
+    that session ended or was cut mid-call."""
+    installed = lore("hooks", "install", "claude", cwd=repo, env=clean_env())
+    assert installed.code == 0, installed.err
+    (repo / ".lore" / "config.yaml").write_text("hooks:\n  budget_seconds: 60\n")
+    failing_deploy(repo)
+    with scripted_model() as model:
+        model.script = [("Bash", {"command": DEPLOY, "description": "Deploy to staging"})]
+        if ending == "cut":
+            model.script.append(("Bash", {"command": "sleep 600", "description": "Wait"}))
+            cut_claude(claude, repo, model, ASKED)
+        else:
+            model.final = "The staging deploy failed: the cluster is unreachable."
+            sid = run_claude(claude, repo, model, ASKED)["session_id"]
+            assert wait_for(
+                lambda: [r for r in stored(repo) if r["session"] == sid and r.get("event") == "end"]
+            )
+        failed = [a for a in stored_actions(repo) if a["outcome"] == "failure"]
+        assert failed and failed[0]["context"]["command"] == DEPLOY, failed
+
+        asked = len(model.requests)
+        model.script, model.final = [], "Noted."
+        run_claude(claude, repo, model, "Where were we?")
+        later = [r for r in model.requests[asked:] if r.get("tools")]
+        assert later, "the second session made no model request"
+        first_request = later[0]  # the brief is already in it, before any tool call
+    assert not tool_results(first_request)
+    brief = injected(first_request)
+    assert DEPLOY in brief, brief
+    assert "kube-stg-7 unreachable" in brief and "fail" in brief.lower()
+    assert ASKED in brief
+    assert "Where were we?" in json.dumps(first_request)
+
+
+def injected(request: dict[str, Any]) -> str:
+    """The lorebook data block the hooks put into a model request (system or messages)."""
+    texts: list[str] = []
+    for part in [request.get("system"), *(m.get("content") for m in request["messages"])]:
+        blocks = [{"text": part}] if isinstance(part, str) else part or []
+        texts += [
+            b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)
+        ]
+    found = [t.split("<lorebook-data>", 1)[1].split("</lorebook-data>", 1)[0]
+             for t in texts if "<lorebook-data>" in t]  # fmt: skip
+    assert found, "no lorebook data in the request"
+    return "\n".join(found)

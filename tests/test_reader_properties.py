@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lorebook.log.reader import read_shard
+from lorebook.log.reader import read_shard, type_needle
 from lorebook.log.writer import action_record, encode
 from lorebook.model import validate_record
 from lorebook.problems import Problem
@@ -52,3 +52,44 @@ def test_reader_never_raises_and_accounts_for_every_line(body: list[bytes], torn
             ok = False
         assert (index in good) == ok, (index, raw)
         assert (index in bad) == (not ok), (index, raw)
+
+
+def _spelled(record: dict[str, object], how: int) -> bytes:
+    """One record as a writer, a person or another tool might have written it."""
+    if how == 0:
+        return encode(record).rstrip(b"\n")
+    if how == 1:  # spaces after the separators, keys unsorted
+        return json.dumps(dict(reversed(list(record.items())))).encode()
+    text = json.dumps(record, ensure_ascii=True)  # every type letter written as \\u escape
+    word = str(record["type"])
+    escaped = "".join(f"\\u{ord(c):04x}" for c in word)
+    return text.replace(f'"type": "{word}"', f'"type": "{escaped}"').encode()
+
+
+types = st.sampled_from(["spawn", "deploy", "plan", "spawn_check"])
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    body=st.lists(
+        st.tuples(types, st.sampled_from([0, 1, 2]), st.sampled_from(["", "spawn", '"spawn"'])),
+        max_size=12,
+    ),
+    wanted=types,
+)
+def test_a_type_needle_skips_only_lines_that_cannot_hold_that_type(
+    body: list[tuple[str, int, str]], wanted: str
+) -> None:
+    """Reading a shard for one type (`type_needle`) yields exactly the records of that type
+    that a full read yields, however the lines are spelled (spacing, key order, escapes)."""
+    lines = []
+    for action_type, how, note in body:
+        record = action_record(action_type, session="s-1", agent="a", project="p",
+                               context={"note": note})  # fmt: skip
+        lines.append(_spelled(record, how))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s-1.jsonl"
+        path.write_bytes(b"".join(line + b"\n" for line in lines))
+        every = [r for _, r in read_shard(path, "s-1.jsonl") if r["type"] == wanted]
+        needled = list(read_shard(path, "s-1.jsonl", needle=type_needle(wanted)))
+    assert [r for _, r in needled if r["type"] == wanted] == every

@@ -197,3 +197,18 @@ def test_stats_warns_about_a_bad_learning_file_and_a_torn_line(store: Path) -> N
     assert any("broken.md" in w for w in warnings)
     assert any("torn line" in w for w in warnings)
     assert all(w.startswith("lore: warning: skipped ") for w in warnings)
+
+
+def test_stats_since_counts_only_the_log_from_then_on(book: Lorebook) -> None:
+    """What `lore mcp` answers while the catalog is built: the figures of the last days."""
+    learning = book.learnings.new(title="Close the fixture", publish=True).id
+    now = datetime.now(UTC)
+    for days, outcome in ((30, "success"), (20, "success"), (1, "failure")):
+        book.log("apply_learning", session="s", outcome=outcome,
+                 context={"learning": learning}, now=now - timedelta(days=days))  # fmt: skip
+    every = book.knowledge.stats(learning)[0]
+    recent = book.knowledge.stats(learning, since="7d")[0]
+    listed = {e["id"]: e for e in book.knowledge.stats(since=now - timedelta(days=25))}
+    assert (every["applications"], recent["applications"]) == (3, 1)
+    assert recent["success_rate"] == 0.0
+    assert listed[learning]["applications"] == 2

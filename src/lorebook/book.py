@@ -413,11 +413,16 @@ class Lorebook:
     def prepare_in_background(self) -> None:
         """For a long-lived process whose calls must answer at once (`lore mcp`): build the
         action catalog (a fresh clone of a long log has none, and every query reads all shards
-        until one exists) and the search index (`SearchIndex.build_in_background`) in daemon
-        threads, each on objects of its own. Until the catalog is built, this book's queries
-        read the shards as without one (never waiting on the build's write) and searches rank
-        without the application figures, which only the whole log could give."""
+        until one exists) and the search index (`SearchIndex.build_in_background`; on a fresh
+        clone it embeds every learning), each by a child process (`lorebook.child`) that a
+        daemon thread waits for, so this process's calls never wait on them nor on the GIL. An
+        index that exists is refreshed in the thread itself (one process writes it at a time).
+        Until the catalog is built (`catalog_building`), this book's queries read the shards as
+        without one (never waiting on the build's write) and searches rank without the
+        application figures, which only the whole log could give."""
         import threading
+
+        from .child import BUILD_CATALOG, BUILD_INDEX, run_child
 
         index, view = self.index, self.action_log.catalog  # made here, never in the thread
         if view.enabled and not view.catalog.exists():
@@ -425,19 +430,23 @@ class Lorebook:
             view.enabled = False  # until the build is done: see the docstring
 
             def build() -> None:
-                helper = Lorebook(self.root, self.config, self.env)
                 try:
-                    helper.sync_catalog()
-                except Exception as exc:  # queries go on without a catalog, as before
-                    shown = self.sanitizer.redact_text(str(exc))[0]
-                    index.warn(f"the action catalog could not be built ({shown})")
+                    problem = run_child(BUILD_CATALOG, self.root, self.env)
+                    if problem is not None:  # queries go on without a catalog, as before
+                        shown = self.sanitizer.redact_text(problem)[0]
+                        index.warn(f"the action catalog could not be built ({shown})")
                 finally:
-                    helper.close()
                     view.enabled = True
                     done.set()
 
             threading.Thread(target=build, name="lore-catalog-build", daemon=True).start()
-        index.build_in_background()
+
+        def build_index() -> None:
+            problem = run_child(BUILD_INDEX, self.root, self.env)
+            if problem is not None:
+                raise LoreError("{}", self.sanitizer.redact_text(problem)[0])
+
+        index.build_in_background(None if index.exists() else build_index)
 
     @property
     def catalog_building(self) -> bool:

@@ -149,12 +149,17 @@ class SearchIndex:
             self.warn(notice)
         return report
 
-    def build_in_background(self) -> threading.Event:
+    def exists(self) -> bool:
+        """An index was built here (its manifest, written last, is on disk)."""
+        return (self.folder / "manifest.json").is_file()
+
+    def build_in_background(self, elsewhere: Callable[[], None] | None = None) -> threading.Event:
         """Bring the index up to date (and load the model) in a daemon thread, on an index of
-        its own, and return the event set when it is done. Until then this index's searches
-        do not refresh (the build holds the writer lock): they search the index as it is, and
-        by keywords from the files while there is none -- flagged in `degraded`. For a server
-        whose calls must answer at once on a fresh clone (`lore mcp`)."""
+        its own, and return the event set when it is done; `elsewhere`, when given, builds it
+        instead (in another process: the thread only waits, then loads the model). Until then
+        this index's searches do not refresh (the build holds the writer lock): they search
+        the index as it is, and by keywords from the files while there is none -- flagged in
+        `degraded`. For a server whose calls must answer at once on a fresh clone."""
         if self._building is not None:
             return self._building
         done = self._building = threading.Event()
@@ -164,8 +169,11 @@ class SearchIndex:
 
         def build() -> None:
             try:
+                if elsewhere is not None:
+                    elsewhere()
+                    builder.store.client()  # the vector store's import, not the next search's
                 builder.embedder()  # the process keeps it: this index's searches reuse it
-                if not builder._fresh():
+                if elsewhere is None and not builder._fresh():
                     builder.update(on_problem=lambda problem: self.warn(str(problem)))
             except Exception as exc:  # the searches say what fails; this must not crash
                 self.warn(f"the search index could not be built in the background ({exc})")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..log.query import ActionFilter
 from ..problems import OnProblem, ignore
-from ..timeutil import utcnow
+from ..timeutil import as_timestamp, utcnow
 from .stats import APPLY, OCCURRENCE, Figures, SolutionFigures, collect
 
 if TYPE_CHECKING:
@@ -77,9 +77,11 @@ class KnowledgeOps:
 
     # -- figures ---------------------------------------------------------------------------
     def _events(
-        self, *, occurrences: bool, on_problem: OnProblem | None = None
+        self, *, occurrences: bool, on_problem: OnProblem | None = None, since: str | None = None
     ) -> Iterator[dict[str, Any]]:
-        return learning_events(self.action_log, occurrences=occurrences, on_problem=on_problem)
+        return learning_events(
+            self.action_log, occurrences=occurrences, on_problem=on_problem, since=since
+        )
 
     def figures(self, learning_id: str | None = None) -> dict[str, Figures]:
         """Figures per learning id, straight from the log (no learning files read)."""
@@ -97,19 +99,22 @@ class KnowledgeOps:
         *,
         now: datetime | None = None,
         on_problem: OnProblem | None = None,
+        since: str | datetime | None = None,
     ) -> list[dict[str, Any]]:
         """`lore stats`: one entry per learning (or just `learning_id`), most applied first;
-        unreadable learning files and log lines are reported to `on_problem` and skipped."""
+        unreadable learning files and log lines are reported to `on_problem` and skipped.
+        `since` (`7d`, a date or a timestamp) counts only the log from then on."""
         moment = now or utcnow()
+        after = as_timestamp(since, "since")
         store = self.learnings.store
         if learning_id is not None:
             learning = self.learnings.get(learning_id)
             pattern = learning.kind == "pattern"
-            events = self._events(occurrences=pattern, on_problem=on_problem)
+            events = self._events(occurrences=pattern, on_problem=on_problem, since=after)
             found = collect(events, only=learning.id)
             figures = found.get(learning.id) or Figures(learning.id)
             return [_entry(figures, learning, moment)]
-        found = collect(self._events(occurrences=True, on_problem=on_problem))
+        found = collect(self._events(occurrences=True, on_problem=on_problem, since=after))
         entries = []
         for learning in store.all(on_problem=on_problem):
             figures = found.pop(learning.id) if learning.id in found else Figures(learning.id)
@@ -201,13 +206,20 @@ def _occurrences(entry: dict[str, Any]) -> int:
 
 
 def learning_events(
-    action_log: ActionLog, *, occurrences: bool, on_problem: OnProblem | None = None
+    action_log: ActionLog,
+    *,
+    occurrences: bool,
+    on_problem: OnProblem | None = None,
+    since: str | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """`apply_learning` (and `occurrence`) actions through the query layer."""
+    """`apply_learning` (and `occurrence`) actions through the query layer (from the
+    timestamp `since` on)."""
     types = (APPLY, OCCURRENCE) if occurrences else (APPLY,)
     for action_type in types:
         yield from action_log.iter_actions(
-            ActionFilter(type=action_type), newest_first=False, on_problem=on_problem or ignore
+            ActionFilter(type=action_type, since=since),
+            newest_first=False,
+            on_problem=on_problem or ignore,
         )
 
 

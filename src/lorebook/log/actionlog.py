@@ -139,6 +139,8 @@ class ActionLog:
             sessions=[query.session] if query.session else None,
             on_problem=on_problem,
             include_archive=include_archive,
+            # lines of other types unparsed, unless their problems are wanted
+            action_type=query.type if on_problem is ignore else None,
         )
         return redacted(self.sanitizer, (r for r in records if query.matches(r)))
 

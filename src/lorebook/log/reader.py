@@ -90,10 +90,28 @@ def _lines(handle: Any) -> Iterator[tuple[int, bytes | None, bool]]:
         yield number, raw, raw.endswith(b"\n")
 
 
+def type_needle(action_type: str | None) -> bytes | None:
+    """What every line holding a record of `action_type` contains, unparsed: a type is a
+    lowercase word, so its JSON string is the word itself between quotes -- unless the line
+    writes characters as `\\u` escapes, which `may_hold` lets through to the parser."""
+    return None if action_type is None else b'"' + action_type.encode() + b'"'
+
+
+def may_hold(raw: bytes, needle: bytes | None) -> bool:
+    return needle is None or needle in raw or b"\\u" in raw
+
+
 def read_shard(
-    path: Path, rel: str, on_problem: OnProblem = ignore, *, dedupe: bool = True
+    path: Path,
+    rel: str,
+    on_problem: OnProblem = ignore,
+    *,
+    dedupe: bool = True,
+    needle: bytes | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for every valid line of one shard, in file order."""
+    """(line number, record) for every valid line of one shard, in file order; with `needle`
+    (`type_needle`), lines that cannot hold a record of that type are skipped unparsed (and
+    so, when invalid, unreported: for a caller that ignores problems)."""
     seen: set[str] = set()
     if path.name.endswith(".gz"):
         yield from _read_archive(path, rel, on_problem, dedupe=dedupe)
@@ -113,7 +131,7 @@ def read_shard(
                     Problem(rel, number, f"line longer than {MAX_LINE_BYTES} bytes, skipped")
                 )
                 continue
-            if not raw.strip():
+            if not raw.strip() or not may_hold(raw, needle):
                 continue
             record, reason = decode_line(raw)
             if record is None:
@@ -170,15 +188,20 @@ def read_day(
     base: Path,
     on_problem: OnProblem = ignore,
     sessions: Iterable[str] | None = None,
+    needle: bytes | None = None,
 ) -> list[dict[str, Any]]:
-    """All records of one day (optionally only some sessions' shards), sorted by (ts, id)."""
+    """All records of one day (optionally only some sessions' shards, and with `needle` only
+    the lines that may hold a record of one type: see `read_shard`), sorted by (ts, id)."""
     if sessions is None:
         paths = shard_files(day_dir)
     else:
         paths = [day_dir / f"{s}.jsonl" for s in sessions if (day_dir / f"{s}.jsonl").exists()]
     records: list[dict[str, Any]] = []
     for path in paths:
-        records.extend(record for _, record in read_shard(path, relative(path, base), on_problem))
+        records.extend(
+            record
+            for _, record in read_shard(path, relative(path, base), on_problem, needle=needle)
+        )
     records.sort(key=_sort_key)
     return records
 
@@ -204,11 +227,14 @@ def iter_records(
     sessions: Iterable[str] | None = None,
     on_problem: OnProblem = ignore,
     include_archive: bool = False,
+    action_type: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Every valid record with `since <= ts < until` (canonical timestamps), in time order.
 
     Day directories outside the range are never opened. With `include_archive`, the gzip
-    shards under `archive/` are read too, merged into their days.
+    shards under `archive/` are read too, merged into their days. `action_type` lets live
+    shards' lines that cannot hold a record of that type go unparsed (the caller still
+    filters; their problems go unreported: for callers that ignore them).
     """
     wanted = list(sessions) if sessions is not None else None
     first, last = (since[:10] if since else None), (until[:10] if until else None)
@@ -223,8 +249,11 @@ def iter_records(
         live = dict(days)
         order = sorted(set(live) | set(archived), reverse=newest_first)
         days = [(day, live.get(day)) for day in order]
+    needle = type_needle(action_type)
     for day, path in days:
-        records = read_day(path, base or actionlog.parent, on_problem, wanted) if path else []
+        records = (
+            read_day(path, base or actionlog.parent, on_problem, wanted, needle) if path else []
+        )
         if day in archived:
             records.extend(
                 record

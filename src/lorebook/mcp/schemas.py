@@ -57,6 +57,7 @@ class Subagent(BaseModel):
 class SubagentStatus(BaseModel):
     count: int
     subagents: list[Subagent]
+    partial: str | None = None  # why only the last days of the log were read
 
 
 class ActionList(BaseModel):
@@ -125,10 +126,12 @@ class Application(BaseModel):
     outcome: str
     applications: int
     success_rate: float | None
+    partial: str | None = None  # why only the last days of the log were read
 
 
 class LearningStats(BaseModel):
     learnings: list[Record]
+    partial: str | None = None  # why only the last days of the log were read
 
 
 class Occurrence(BaseModel):
@@ -138,6 +141,7 @@ class Occurrence(BaseModel):
     outcome: str
     occurrence_count: int
     success_rate: float | None
+    partial: str | None = None  # why only the last days of the log were read
 
 
 class Preflight(BaseModel):

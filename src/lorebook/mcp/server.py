@@ -2,8 +2,9 @@
 
 One book is opened for the life of the server, so the search index, the embedding model and
 the catalog stay warm between calls. Calls run one at a time (the book is not shared between
-threads); the search index is brought up to date in the background (`start_index`), so no
-call waits for it: meanwhile searches answer by keywords and say so (`degraded`). Whatever a
+threads); the search index and the action catalog are built in the background
+(`start_index`), so no call waits for either: meanwhile searches answer by keywords and say so
+(`degraded`), and figures over the whole log count its last days and say so (`partial`). Whatever a
 call does -- wrong argument types, an unknown learning, a crash in the library -- the client
 gets a one-line tool error naming the field or the cause, the server keeps running, and the
 call is logged as a `tool_call` action (params redacted by the log).
@@ -17,7 +18,6 @@ import traceback
 from typing import Any, get_args
 
 import anyio
-import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -37,16 +37,6 @@ INSTRUCTIONS = (
     "lorebook: this project's action log and learnings. get_recent_actions resumes the previous "
     "session; search_learnings or preflight before planning."
 )
-# tools that read the whole action log: while the catalog is being built they wait for it
-WHOLE_LOG = frozenset(
-    {
-        "get_learning_stats",
-        "export_training_data",
-        "track_learning_application",
-        "record_occurrence",
-    }
-)  # not get_activity_report: it reads its window's days (7 by default), sooner than a build
-CATALOG_WAIT = 120.0  # seconds, at most; then the shards are read
 
 
 class _StringsStay(FuncMetadata):
@@ -172,13 +162,6 @@ class LoreServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        book = self._book
-        if name in WHOLE_LOG and book is not None and book.catalog_building:
-            # reading every shard takes longer than the catalog build it would compete with;
-            # outside the lock: the other calls go on meanwhile
-            await anyio.to_thread.run_sync(
-                book.wait_for_catalog, CATALOG_WAIT, abandon_on_cancel=True
-            )
         async with self._lock:
             started = time.perf_counter()
             error: str | None = None

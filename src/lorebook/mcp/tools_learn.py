@@ -26,6 +26,7 @@ from .schemas import (
     Preflight,
     Promotion,
 )
+from .tools_log import partial_window
 
 Limit = Annotated[int, Field(ge=1, le=50)]
 APPLY_SCAN = 1000  # newest apply_learning actions looked at for application history
@@ -157,18 +158,23 @@ class LearnTools:
         action = book.knowledge.apply(
             learning_id, outcome=outcome, epic=epic, note=note, session=self.current()
         )
-        figures = book.knowledge.stats(learning_id)[0]
+        since, partial = partial_window(book)
+        figures = book.knowledge.stats(learning_id, since=since)[0]
         return Application(
             action_id=action["id"],
             learning_id=figures["id"],
             outcome=outcome,
             applications=figures["applications"],
             success_rate=figures["success_rate"],
+            partial=partial,
         )
 
     def get_learning_stats(self, learning_id: str | None = None) -> LearningStats:
         """Applications, success rates and pattern figures per learning."""
-        return LearningStats(learnings=self.book().knowledge.stats(learning_id))
+        book = self.book()
+        since, partial = partial_window(book)
+        figures = book.knowledge.stats(learning_id, since=since)
+        return LearningStats(learnings=figures, partial=partial)
 
     def record_occurrence(
         self,
@@ -192,8 +198,10 @@ class LearnTools:
             note=note,
             session=self.current(),
         )
-        pattern = book.knowledge.stats(pattern_id)[0].get("pattern") or {}
+        since, partial = partial_window(book)
+        pattern = book.knowledge.stats(pattern_id, since=since)[0].get("pattern") or {}
         return Occurrence(
+            partial=partial,
             action_id=action["id"],
             pattern_id=action["context"]["learning"],
             solution=solution,

@@ -28,6 +28,19 @@ Outcome = Literal["success", "failure", "blocked", "in_progress"]
 Limit = Annotated[int, Field(ge=1, le=500)]
 When = Annotated[str, Field(description="7d, 12h, YYYY-MM-DD or a UTC timestamp")]
 SPAWN_SCAN = 2000  # newest spawn actions looked at for subagent status
+PARTIAL_DAYS = 7  # what is read of the log while the catalog is being built
+
+
+def partial_window(book: Lorebook) -> tuple[str | None, str | None]:
+    """`(since, why)` for a question about the whole log: while the action catalog is built
+    in the background (a fresh clone), the last `PARTIAL_DAYS` days of shards, read at once,
+    and a note saying so; else `(None, None)`, all of it."""
+    if not book.catalog_building:
+        return None, None
+    return f"{PARTIAL_DAYS}d", (
+        f"the action catalog is being built in the background: only the last {PARTIAL_DAYS} "
+        "days of the log were read; ask again shortly for all of it"
+    )
 
 
 class LogTools:
@@ -111,7 +124,9 @@ class LogTools:
         limit: Limit = 20,
     ) -> SubagentStatus:
         """Subagents from spawn actions: running, success or failure."""
-        spawns = self.book().actions(type="spawn", session=session, limit=SPAWN_SCAN)
+        book = self.book()
+        since, partial = partial_window(book)
+        spawns = book.actions(type="spawn", session=session, since=since, limit=SPAWN_SCAN)
         found: dict[str, Subagent] = {}
         for record in spawns:  # newest first: the first record of an agent is its state
             context = record.get("context") or {}
@@ -138,9 +153,13 @@ class LogTools:
                 duration_s=record.get("duration_s"),
             )
         if agent_id is not None and not found:
+            if partial:  # lorebook's own note on what was read: part of the template's values
+                raise LoreError(
+                    "agent_id {!r}: no spawn action names this subagent ({})", agent_id, partial
+                )
             raise LoreError("agent_id {!r}: no spawn action names this subagent", agent_id)
         agents = list(found.values())[:limit]
-        return SubagentStatus(count=len(agents), subagents=agents)
+        return SubagentStatus(count=len(agents), subagents=agents, partial=partial)
 
     def search_actions(
         self,
