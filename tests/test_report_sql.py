@@ -253,3 +253,20 @@ def test_a_read_that_finds_nothing_new_writes_nothing(tmp_path: Path) -> None:
     # (the generated store may hold records dated after this moment: filter to the new one)
     fresh = Lorebook.open(root, env={}).report(days=7, project="fresh")
     assert [f["error"] for f in fresh["recent_failures"]] == ["new"]
+
+
+def test_a_window_ending_now_takes_in_a_record_of_nows_own_millisecond(store: Path) -> None:
+    """Timestamps keep milliseconds and a window's end is exclusive: a report made in the
+    millisecond a record was logged in (a fast machine, `lore log` then `lore report`) shows it."""
+    from lorebook.log.report import resolve_window
+    from lorebook.timeutil import format_ts
+
+    now = datetime(2026, 11, 27, 22, 34, 10, 118_900, tzinfo=UTC)
+    window = resolve_window(days=7, since=None, until=None, now=now)
+    assert window.since_ts <= format_ts(now) < window.until_ts
+    book = Lorebook.open(store, env={})
+    book.log("deploy", outcome="failure", error="same ms", project="p", now=now)
+    from lorebook.log.report import build_report
+
+    report = build_report(book.action_log, window, project="p")
+    assert [f["error"] for f in report["recent_failures"]] == ["same ms"]

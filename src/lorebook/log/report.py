@@ -79,7 +79,9 @@ def resolve_window(
     if days is not None:
         check_days(days, "--days")
     start = parse_when(since, now=now, option="--since") if since else None
-    end = parse_when(until, now=now, option="--until") if until else now
+    # the end is exclusive and timestamps keep milliseconds: a window ending now takes in what
+    # was logged in now's own millisecond (the record a report right after `lore log` must show)
+    end = parse_when(until, now=now, option="--until") if until else now + timedelta(milliseconds=1)
     if end > now + timedelta(days=1):
         raise UsageError("--until {} is in the future (now is {})", until, format_ts(now))
     if start is None:
