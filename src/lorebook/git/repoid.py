@@ -41,9 +41,9 @@ class RepoId:
         self.name = self.name or safe_name(self.main_folder)
 
 
-def repo_of(root: str) -> RepoId | None:
-    """The repository holding `root`, from its `.git` (a folder, or a worktree's file naming
-    its git dir); None outside one."""
+def git_dirs(root: str) -> tuple[str, str, str] | None:
+    """(top level, this checkout's git dir, the repository's common git dir) of the repository
+    holding `root`, from its `.git` (a folder, or a worktree's file naming its git dir)."""
     top = git_toplevel_dir(root)
     if top is None:
         return None
@@ -57,7 +57,26 @@ def repo_of(root: str) -> RepoId | None:
     pointer = _read(os.path.join(gitdir, "commondir"))
     if pointer:  # a worktree's git dir points at the repository's own
         common = os.path.normpath(os.path.join(gitdir, pointer.strip()))
+    return top, gitdir, common
+
+
+def repo_of(root: str) -> RepoId | None:
+    """The repository holding `root`; None outside one."""
+    dirs = git_dirs(root)
+    if dirs is None:
+        return None
+    top, _, common = dirs
     return RepoId(top, common, origin_url(os.path.join(common, "config")))
+
+
+def head_branch(root: str) -> str | None:
+    """The branch checked out where `root` is (a worktree's own), from its HEAD file; None
+    outside a repository or on a detached HEAD."""
+    dirs = git_dirs(root)
+    head = _read(os.path.join(dirs[1], "HEAD")) if dirs else None
+    if head is None or not head.startswith("ref: refs/heads/"):
+        return None
+    return head[len("ref: refs/heads/") :].strip() or None
 
 
 def origin_url(config: str) -> str | None:

@@ -81,7 +81,16 @@ def session_start(hook: Hook) -> str | None:
     ctx = Context(hook)
     pieces = _brief(ctx) if ctx.settings.session_start else []
     if ctx.session:
-        meta = ctx.meta(claude_source=ctx.text("source") or "startup", model=ctx.text("model"))
+        from ..git.repoid import head_branch
+        from ..log.workrefs import issue_in_branch
+
+        branch = head_branch(str(ctx.book.root))
+        meta = ctx.meta(
+            claude_source=ctx.text("source") or "startup",
+            model=ctx.text("model"),
+            branch=branch,
+            issue=issue_in_branch(branch),  # what the session works on, as its branch says
+        )
         ctx.book.start_session(
             session_id=ctx.session,
             agent=ctx.agent,
@@ -218,7 +227,11 @@ def user_prompt_submit(hook: Hook) -> str | None:
     shown = ctx.book.sanitizer.redact_text(prompt)[0][:PROMPT_CHARS]
     if ctx.settings.record_prompts:
         try:
-            ctx.log("prompt", context={"prompt": shown}, meta=ctx.meta())
+            from ..log.workrefs import issue_in_text
+
+            ctx.log(
+                "prompt", context={"prompt": shown}, issue=issue_in_text(shown), meta=ctx.meta()
+            )
         except Exception as exc:  # a read-only store, say: the lessons still come
             note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
     if not ctx.settings.user_prompt:

@@ -18,6 +18,7 @@ from .progress import (
 from .resume import SessionTail, choose, find_candidates, session_records
 from .sessions import summarize
 from .work import commands_run, files_touched, last_failures, task_list
+from .workrefs import current_issue
 from .writer import redacted
 
 GIT_STATE_FILE = "git-state.json"
@@ -117,6 +118,7 @@ def build_resume(
         "last_action": actions[-1] if actions else None,
         "recent_actions": list(reversed(actions[-limit:])),
         "epic": current_epic(actions),
+        **dict(zip(("issue", "branch"), current_issue(records), strict=True)),
         "work_in_progress": work_in_progress(actions, still_open, failed),
         "last_failure": last_failure,
         "last_failed_command": last_failed_command,

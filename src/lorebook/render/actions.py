@@ -94,6 +94,9 @@ def resume_body(state: dict[str, Any], *, recent: bool = True) -> str:
         lines.append(f"- History: {mb:,.0f} MB of older records not read; {history['note']}.")
     if state.get("epic"):
         lines.append(f"- Epic: {state['epic']}")
+    if state.get("issue"):
+        branch = f" (branch {state['branch']})" if state.get("branch") else ""
+        lines.append(f"- Issue: {state['issue']}{branch}")
     lines.append(f"- Work in progress: {state['work_in_progress']}")
     lines += _failures(state.get("last_failure"), state.get("last_failed_command"))
     if state.get("open_actions"):
