@@ -51,9 +51,54 @@ def related_learnings(
     path = index_folder / "manifest.json"
     if not path.exists():  # no index: nothing to rank, and nothing more to import
         return []
+    from .synonyms import SynonymTable
+
+    table = synonyms if isinstance(synonyms, SynonymTable) else SynonymTable.from_config(synonyms)
+    ranked = _saved(index_folder, query, table)
+    if ranked is None:
+        ranked = _from_manifest(path, query, table)
+    found = []
+    top = max((sim for sim, _ in ranked), default=0.0)
+    floor = max(MIN_SIMILARITY, top * RELATIVE)
+    for sim, data in sorted(ranked, key=lambda r: (-r[0], str(r[1].get("id") or "")))[:limit]:
+        if sim < floor:
+            break
+        found.append(
+            {
+                "id": str(data.get("id") or ""),
+                "title": sanitizer.redact_text(" ".join(str(data.get("title") or "").split()))[0],
+                "category": data.get("category"),
+                "severity": data.get("severity"),
+                "similarity": round(sim, 3),
+            }
+        )
+    return found
+
+
+def _saved(folder: Path, query: str, synonyms: Any) -> list[tuple[float, dict[str, Any]]] | None:
+    """(similarity, ranking fields) of each published learning with a score, from the keyword
+    index `lore index` saved (no manifest to parse, nothing to tokenize); None without one."""
+    from .keyword_store import SavedIndexDamaged, load_saved
+
+    try:
+        saved = load_saved(folder, synonyms)
+        if saved is None:
+            return None
+        _, similarity = saved.index.scores(query)
+    except (SavedIndexDamaged, ValueError):  # `lore search` reports and rebuilds it
+        return None
+    rows = saved.rows
+    return [
+        (sim, row)
+        for sim, row in ((sim, rows[i]) for i, sim in enumerate(similarity) if sim > 0)
+        if row.get("status", "published") == "published"
+    ]
+
+
+def _from_manifest(path: Path, query: str, synonyms: Any) -> list[tuple[float, dict[str, Any]]]:
+    """The same, tokenizing the documents the manifest keeps (no saved keyword index)."""
     from .keyword import KeywordIndex, document_terms
     from .manifest import Manifest, ManifestCorrupt
-    from .synonyms import SynonymTable
 
     try:
         manifest = Manifest.load(path)
@@ -68,26 +113,9 @@ def related_learnings(
     ]
     docs = [_Doc(data) for data in stored]
     documents: list[Document] = docs  # type: ignore[assignment]  # _Doc: what document_terms reads
-    table = synonyms if isinstance(synonyms, SynonymTable) else SynonymTable.from_config(synonyms)
-    keyword = KeywordIndex(documents, table, lambda _, d: document_terms(d))
+    keyword = KeywordIndex(documents, synonyms, lambda _, d: document_terms(d))
     _, similarity = keyword.scores(query)
-    ranked = sorted(range(len(docs)), key=lambda i: (-similarity[i], docs[i].id))
-    found = []
-    floor = max(MIN_SIMILARITY, similarity[ranked[0]] * RELATIVE) if ranked else 1.0
-    for i in ranked[:limit]:
-        if similarity[i] < floor:
-            break
-        data = stored[i]
-        found.append(
-            {
-                "id": docs[i].id,
-                "title": sanitizer.redact_text(" ".join(docs[i].title.split()))[0],
-                "category": data.get("category"),
-                "severity": data.get("severity"),
-                "similarity": round(similarity[i], 3),
-            }
-        )
-    return found
+    return [(sim, data) for sim, data in zip(similarity, stored, strict=True) if sim > 0]
 
 
 def work_text(state: dict[str, Any]) -> str:
