@@ -113,6 +113,18 @@ def test_lore_index_saves_the_keyword_index_the_hook_reads(lessons: Path) -> Non
     assert json.loads(saved.read_bytes().split(b"\n", 1)[0])["keys"]
 
 
+def test_the_hook_reads_only_the_prompts_terms_from_the_sqlite_copy(lessons: Path) -> None:
+    """With `keyword.sqlite` beside it, the JSON index (parsed whole, its size growing with the
+    store) is not read at all: garbage in its place changes nothing."""
+    folder = lessons / ".lore" / "cache" / "index"
+    assert (folder / "keyword.sqlite").is_file()
+    before = prompt_hook(lessons, LONG_PROMPT)
+    (folder / "keyword.jsonl").write_text("not json\n")
+    assert prompt_hook(lessons, LONG_PROMPT, n=1) == before
+    assert "alembic-default-lock" in before
+    assert not (lessons / ".lore" / "cache" / "hooks.log").exists()
+
+
 def test_a_prompt_about_nothing_the_team_learned_gets_nothing(lessons: Path) -> None:
     chatter = (
         "Thanks, that looks great! Could you also rename the headline of the README to "

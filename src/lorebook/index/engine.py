@@ -218,6 +218,7 @@ class SearchIndex:
         process. A manifest made from the files in memory (`_from_files`) is never saved."""
         from .documents import Document
         from .keyword_store import (
+            TERMS_FILE,
             SavedIndexDamaged,
             load_keyword_index,
             save_keyword_index,
@@ -232,7 +233,9 @@ class SearchIndex:
                 self.warn(DAMAGED)
                 found = None
             if found is not None and found.keys == [k for k, _ in entries]:
-                if not trusted(found, manifest.stamp):  # the same bytes, another file: re-key
+                # the same bytes, another file: re-key; and write what an older version of
+                # lorebook did not (the SQLite copy the prompt hook reads)
+                if not trusted(found, manifest.stamp) or not (self.folder / TERMS_FILE).exists():
                     save_keyword_index(self.folder, manifest, found.index)
                 return found.index
         docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]
@@ -354,13 +357,29 @@ class SearchIndex:
         refresh, no model), ranked by similarity and recency only -- nothing is read from the
         action log or git, whose size must not matter. Without a saved index (never indexed,
         or another process rebuilding it), the keyword path of `search` builds one."""
+        import sqlite3
+
         from .keyword_store import SavedIndexDamaged, discard, load_saved
+        from .terms_db import discard as discard_terms
+        from .terms_db import open_terms
 
         prompt = _check_query(prompt, self.warn)
         self.query_shown = self.sanitizer.redact_text(prompt)[0]
         filters = Filters(**filter_fields)
         self.degraded, self.mode_used = None, "keyword"
         settle(self.folder, self.locks)
+        terms = open_terms(self.folder)
+        if terms is not None:  # the prompt's terms only: the store's size does not matter
+            try:
+                corpus = Corpus(terms.keys, terms.rows, superseded=terms.superseded)  # type: ignore[arg-type]
+                index = terms.index(prompt, self.synonyms)
+                return self._lessons(
+                    index, corpus, prompt, limit, threshold, filters, terms.document
+                )
+            except (sqlite3.Error, ValueError):  # rebuilt with the JSON index, below
+                discard_terms(self.folder)
+            finally:
+                terms.close()
         try:
             saved = self._saved = load_saved(self.folder, self.synonyms, self._saved)
             if saved is not None:
