@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import LORE, clean_env, lore, stored_actions
+from lorebook import Lorebook
 from search_fixtures import LEARNINGS, age_learnings, write_learning
 
 SID = "5b7a1f0e-2c1d-4e8a-9f00-{:012d}"
@@ -123,6 +124,22 @@ def test_the_hook_reads_only_the_prompts_terms_from_the_sqlite_copy(lessons: Pat
     assert prompt_hook(lessons, LONG_PROMPT, n=1) == before
     assert "alembic-default-lock" in before
     assert not (lessons / ".lore" / "cache" / "hooks.log").exists()
+
+
+def test_resume_finds_the_same_learnings_from_the_saved_index(lessons: Path) -> None:
+    """`lore resume`'s related learnings come from the saved keyword index (its SQLite copy,
+    else the JSON one) as they came from re-tokenizing the manifest's documents."""
+    book = Lorebook.open(lessons, env={})
+    with book.session(session_id="s-migrate") as session:
+        session.log("deploy", outcome="failure", error="alembic migration locked the orders table")
+    folder = lessons / ".lore" / "cache" / "index"
+    answers = [lore("resume", "--json", env=clean_env(lessons)).json()["learnings"]]
+    (folder / "keyword.sqlite").unlink()
+    answers.append(lore("resume", "--json", env=clean_env(lessons)).json()["learnings"])
+    (folder / "keyword.jsonl").unlink()
+    answers.append(lore("resume", "--json", env=clean_env(lessons)).json()["learnings"])
+    assert answers[0] and answers[0][0]["id"] == "alembic-default-lock"
+    assert answers[0] == answers[1] == answers[2]
 
 
 def test_a_prompt_about_nothing_the_team_learned_gets_nothing(lessons: Path) -> None:

@@ -130,7 +130,10 @@ class _Column:
 
     def __getitem__(self, i: int) -> Any:
         if i not in self.cache:
-            found = self.db.execute(self.sql, (i,)).fetchone()
+            try:
+                found = self.db.execute(self.sql, (i,)).fetchone()
+            except sqlite3.Error as exc:
+                raise ValueError(f"a damaged keyword index: {exc}") from None
             if found is None:
                 raise ValueError(f"a damaged keyword index: no document {i}")
             self.cache[i] = json.loads(found[0]) if self.name == "row" else found[0]
@@ -138,6 +141,10 @@ class _Column:
 
     def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(self.size))
+
+    def close(self) -> None:
+        """Close the file the column is read from (its TermsDb's connection)."""
+        self.db.close()
 
 
 def open_terms(folder: Path) -> TermsDb | None:
