@@ -218,12 +218,12 @@ class SearchIndex:
         process. A manifest made from the files in memory (`_from_files`) is never saved."""
         from .documents import Document
         from .keyword_store import (
-            TERMS_FILE,
             SavedIndexDamaged,
             load_keyword_index,
             save_keyword_index,
             trusted,
         )
+        from .terms_db import FILE as TERMS_FILE
 
         entries = [(k, e) for k, e in manifest.files.items() if e.doc]
         if manifest.digest and saved:

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from .manifest import Manifest
 
 FILE = "keyword.jsonl"
-TERMS_FILE = "keyword.sqlite"  # the same index read a term at a time (`terms_db`)
 OLD_FILES = ("keyword.json",)  # what earlier versions saved: removed when this one is saved
 FORMAT = 3  # bump when the terms (synonyms.terms, document_terms) or the state change
 # what `_rank` and `Filters.admits` read of a document (besides the ids it supersedes, saved as

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from ..store import temp_path
 from .keyword import KeywordIndex
-from .keyword_store import TERMS_FILE
 from .manifest import manifest_stamp
 from .synonyms import STOPWORDS, SynonymTable, stem, words
 
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-FILE = TERMS_FILE
+FILE = "keyword.sqlite"
 FORMAT = 1  # bump with keyword_store.FORMAT, or when the tables change
 RACY_NS = 1_000_000_000  # as keyword_store: a manifest written this close to the check is reread
 
