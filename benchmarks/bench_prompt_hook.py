@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -187,24 +189,33 @@ def injected(out: bytes) -> str:
     return str(json.loads(out)["hookSpecificOutput"]["additionalContext"])
 
 
-def run_one(root: Path, case: int, n: int, env: dict[str, str]) -> tuple[float, bool]:
-    """One hook run for LESSONS[case]: (seconds, whether its lesson was injected)."""
+def run_one(root: Path, case: int, n: int, env: dict[str, str]) -> tuple[float, bool, float]:
+    """One hook run for LESSONS[case]: (seconds, whether its lesson was injected, CPU seconds
+    it used: what eight at once share the cores for, whatever else the machine runs)."""
     lid, *_, prompt = LESSONS[case]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([str(lore_script()), "hook", "user-prompt-submit"], cwd=root, env=env,
                           input=payload(root, prompt, n), capture_output=True)  # fmt: skip
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"the hook exited {done.returncode}: {done.stderr.decode()}")
-    return elapsed, lid in injected(done.stdout)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return elapsed, lid in injected(done.stdout), cpu
 
 
-def parallel(root: Path, rounds: int, width: int, env: dict[str, str]) -> tuple[int, int]:
-    """`rounds` rounds of `width` hooks started at once: (lessons delivered, asked)."""
+def parallel(
+    root: Path, rounds: int, width: int, env: dict[str, str]
+) -> tuple[int, int, list[float]]:
+    """`rounds` rounds of `width` hooks started at once: (lessons delivered, asked, each
+    round's slowest hook in seconds)."""
     hook = [str(lore_script()), "hook", "user-prompt-submit"]
     delivered = asked = 0
+    slowest = []
     for r in range(rounds):
         wait_for_idle(timeout=5)
+        started = time.perf_counter()
         procs = []
         for k in range(width):
             case = (r * width + k) % len(LESSONS)
@@ -215,62 +226,66 @@ def parallel(root: Path, rounds: int, width: int, env: dict[str, str]) -> tuple[
             out, _ = proc.communicate(data)
             asked += 1
             delivered += LESSONS[case][0] in injected(out)
-    return delivered, asked
+        slowest.append(time.perf_counter() - started)
+    return delivered, asked, slowest
 
 
 def measure(root: Path, actions: int, learnings: int, runs: int, rounds: int) -> dict[str, Any]:
     built = build(root, actions, learnings)
     env = clean_env()
     run_one(root, 0, 0, env)  # warm-up (bytecode, page cache)
+    load = [os.getloadavg()[0]]
     times: list[float] = []
     hits: list[bool] = []
+    cpus: list[float] = []
     for i in range(runs):
         wait_for_idle(timeout=5)
-        elapsed, hit = run_one(root, i % len(LESSONS), 1 + i, env)
+        elapsed, hit, cpu = run_one(root, i % len(LESSONS), 1 + i, env)
         times.append(elapsed)
         hits.append(hit)
+        cpus.append(cpu)
     found = {}
     for case in range(len(LESSONS)):
         wait_for_idle(timeout=5)
         found[LESSONS[case][0]] = run_one(root, case, 100 + case, env)[1]
-    delivered, asked = parallel(root, rounds, 8, env)
+    delivered, asked, slowest = parallel(root, rounds, 8, env)
+    load.append(os.getloadavg()[0])
     return {
         "store": {"actions": actions, "learnings": learnings, "build_s": round(built, 1),
                   "path": str(root)},
         "latency": {"p50_s": median(times), "p95_s": pct(times, 0.95), "runs": runs,
-                    "delivered": sum(hits)},
+                    "delivered": sum(hits), "cpu_p50_s": median(cpus)},
         "prompts": found,
-        "parallel": {"delivered": delivered, "asked": asked, "width": 8},
+        "parallel": {"delivered": delivered, "asked": asked, "width": 8,
+                     "slowest_p50_s": median(slowest)},
+        "load_average": load,
     }  # fmt: skip
 
 
 def report(res: dict[str, Any]) -> None:
     s, lat, par = res["store"], res["latency"], res["parallel"]
-    print(
-        f"store: {s['actions']:,} actions, {s['learnings']:,} learnings at {s['path']}"
-        + (f" (built in {s['build_s']} s)" if s["build_s"] else " (reused)")
-    )
+    built = f" (built in {s['build_s']} s)" if s["build_s"] else " (reused)"
+    print(f"store: {s['actions']:,} actions, {s['learnings']:,} learnings at {s['path']}{built}")
     verdict = "MET" if lat["p95_s"] <= TARGET_P95 else "NOT MET"
-    print(
-        f"  latency   p50 {lat['p50_s'] * 1000:6.0f} ms  p95 {lat['p95_s'] * 1000:6.0f} ms "
-        f"(target p95 <= {TARGET_P95 * 1000:.0f} ms: {verdict}); lesson injected in "
-        f"{lat['delivered']} of {lat['runs']} runs"
-    )
-    hits = sum(res["prompts"].values())
-    total = len(res["prompts"])
-    print(
-        f"  prompts   lesson found for {hits} of {total} long natural prompts"
-        f" ({'MET' if hits == total else 'NOT MET'})"
-    )
+    print(f"  latency   p50 {lat['p50_s'] * 1000:6.0f} ms  p95 {lat['p95_s'] * 1000:6.0f} ms "
+          f"(target p95 <= {TARGET_P95 * 1000:.0f} ms: {verdict}); lesson injected in "
+          f"{lat['delivered']} of {lat['runs']} runs")  # fmt: skip
+    cores = os.cpu_count() or 1
+    shared = 8 * lat["cpu_p50_s"] / cores * 1000
+    print(f"            CPU per hook p50 {lat['cpu_p50_s'] * 1000:.0f} ms (8 at once on {cores} "
+          f"cores: ~{shared:.0f} ms each on an idle machine)")  # fmt: skip
+    hits, total = sum(res["prompts"].values()), len(res["prompts"])
+    print(f"  prompts   lesson found for {hits} of {total} long natural prompts"
+          f" ({'MET' if hits == total else 'NOT MET'})")  # fmt: skip
     for lid, hit in res["prompts"].items():
         if not hit:
             print(f"            missed: {lid}")
     rate = par["delivered"] / max(1, par["asked"])
-    print(
-        f"  parallel  {par['width']} hooks at once: {par['delivered']} of {par['asked']} "
-        f"lessons delivered ({rate:.0%}; target >= {TARGET_PARALLEL:.0%}: "
-        f"{'MET' if rate >= TARGET_PARALLEL else 'NOT MET'})"
-    )
+    print(f"  parallel  {par['width']} hooks at once: {par['delivered']} of {par['asked']} "
+          f"lessons delivered ({rate:.0%}; target >= {TARGET_PARALLEL:.0%}: "
+          f"{'MET' if rate >= TARGET_PARALLEL else 'NOT MET'}); a round's slowest hook took "
+          f"{par['slowest_p50_s'] * 1000:.0f} ms (median; budget 1 s)")  # fmt: skip
+    print(f"  load average (1 min) before and after: {res['load_average']}")
     print(f"  {idle_note()}")
     print(f"  machine: {machine()}")
 
