@@ -245,9 +245,13 @@ def measure(root: Path, actions: int, learnings: int, runs: int, rounds: int) ->
         hits.append(hit)
         cpus.append(cpu)
     found = {}
+    log = root / ".lore" / "cache" / "hooks.log"
     for case in range(len(LESSONS)):
         wait_for_idle(timeout=5)
-        found[LESSONS[case][0]] = run_one(root, case, 100 + case, env)[1]
+        noted = log.read_text() if log.exists() else ""
+        hit = run_one(root, case, 100 + case, env)[1]
+        spent = "budget" in (log.read_text() if log.exists() else "")[len(noted) :]
+        found[LESSONS[case][0]] = "found" if hit else "budget spent" if spent else "missed"
     delivered, asked, slowest = parallel(root, rounds, 8, env)
     load.append(os.getloadavg()[0])
     return {
@@ -274,12 +278,13 @@ def report(res: dict[str, Any]) -> None:
     shared = 8 * lat["cpu_p50_s"] / cores * 1000
     print(f"            CPU per hook p50 {lat['cpu_p50_s'] * 1000:.0f} ms (8 at once on {cores} "
           f"cores: ~{shared:.0f} ms each on an idle machine)")  # fmt: skip
-    hits, total = sum(res["prompts"].values()), len(res["prompts"])
+    hits = sum(v == "found" for v in res["prompts"].values())
+    total = len(res["prompts"])
     print(f"  prompts   lesson found for {hits} of {total} long natural prompts"
           f" ({'MET' if hits == total else 'NOT MET'})")  # fmt: skip
-    for lid, hit in res["prompts"].items():
-        if not hit:
-            print(f"            missed: {lid}")
+    for lid, what in res["prompts"].items():
+        if what != "found":
+            print(f"            {what}: {lid}")
     rate = par["delivered"] / max(1, par["asked"])
     print(f"  parallel  {par['width']} hooks at once: {par['delivered']} of {par['asked']} "
           f"lessons delivered ({rate:.0%}; target >= {TARGET_PARALLEL:.0%}: "

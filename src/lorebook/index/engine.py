@@ -407,14 +407,14 @@ class SearchIndex:
         filters: Filters,
         full: Callable[[int], dict[str, Any]] | None = None,
     ) -> list[SearchResult]:
-        from .keyword import CHATTER, LONG_PROMPT_TERMS
+        from .keyword import LONG_PROMPT_TERMS
         from .synonyms import terms, words
 
         query = keyword.salient(prompt)
         if not query:
             return []
         _, sim = keyword.scores(query)
-        if len(set(terms(words(prompt))) - CHATTER) > LONG_PROMPT_TERMS:
+        if len(set(terms(words(prompt)))) > LONG_PROMPT_TERMS:
             sim = [s if n >= 2 else 0.0 for s, n in zip(sim, keyword.matched(query), strict=True)]
         day = date.today()
         return self._rank(corpus, sim, None, "keyword", limit, threshold, filters, day, full,

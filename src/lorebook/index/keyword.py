@@ -27,8 +27,8 @@ K1 = 1.2
 B = 0.75
 # a prompt is asked in chat: its terms beyond these (the rarest in the learnings) are chatter
 SALIENT_TERMS = 12
-# a prompt of more terms than this (besides chatter) is a paragraph: one word in common with a
-# learning is chance, not a topic; two of its salient terms must match
+# a prompt of more terms than this (besides stop words) is a paragraph: one word in common
+# with a learning is chance, not a topic; two of its salient terms must match
 LONG_PROMPT_TERMS = 8
 # words of conversation that the stop words leave in a prompt (as stemmed terms): they say
 # nothing about the work, yet a learning may happen to use them
@@ -36,7 +36,10 @@ CHATTER = frozenset(terms(words(
     "hi hello hey hiya morning afternoon evening thanks thank cheers please sorry okay ok "
     "hope weekend yesterday today tomorrow honestly probably maybe really quick favour favor "
     "appreciated appreciate lot bit little sure idea look glance help wonder wondering "
-    "think thought know let like love need want would mind whether also still again"
+    "think thought know let like love need want would mind whether also still again "
+    "after before big small good great nice fine weird odd strange thing things stuff way "
+    "week day night everyone someone anyone something anything everything suddenly already "
+    "actually basically now right well yes guys folks kind sort"
 )))  # fmt: skip
 
 
