@@ -126,6 +126,35 @@ def test_the_hook_reads_only_the_prompts_terms_from_the_sqlite_copy(lessons: Pat
     assert not (lessons / ".lore" / "cache" / "hooks.log").exists()
 
 
+def test_a_copy_saved_with_its_manifest_is_checked_by_digest_then_trusted(lessons: Path) -> None:
+    """`lore index` writes the manifest and the SQLite copy within the same second, too close
+    to trust the manifest's identity alone: the first reader checks the manifest's digest and
+    marks the copy checked; a copy of another manifest is never used."""
+    import sqlite3
+
+    from lorebook.index.terms_db import open_terms
+
+    folder = lessons / ".lore" / "cache" / "index"
+    db = sqlite3.connect(folder / "keyword.sqlite")
+    db.execute("UPDATE meta SET value = ? WHERE name = 'checked_ns'", ("0",))
+    db.commit()
+    terms = open_terms(folder)  # racy: checked by digest
+    assert terms is not None
+    terms.close()
+    (checked,) = db.execute("SELECT value FROM meta WHERE name = 'checked_ns'").fetchone()
+    assert int(checked) > 0
+    db.execute("UPDATE meta SET value = ? WHERE name = 'checked_ns'", ("0",))
+    db.execute("UPDATE meta SET value = ? WHERE name = 'key'", (json.dumps("0" * 32),))
+    db.commit()
+    db.close()
+    assert open_terms(folder) is None  # another manifest's copy: the JSON index answers
+    assert "alembic-default-lock" in prompt_hook(lessons, LONG_PROMPT)
+    assert lore("index", env=clean_env(lessons)).code == 0  # and the next index mends it
+    mended = open_terms(folder)
+    assert mended is not None
+    mended.close()
+
+
 def test_resume_finds_the_same_learnings_from_the_saved_index(lessons: Path) -> None:
     """`lore resume`'s related learnings come from the saved keyword index (its SQLite copy,
     else the JSON one) as they came from re-tokenizing the manifest's documents."""

@@ -223,7 +223,7 @@ class SearchIndex:
             save_keyword_index,
             trusted,
         )
-        from .terms_db import FILE as TERMS_FILE
+        from .terms_db import current as terms_current
 
         entries = [(k, e) for k, e in manifest.files.items() if e.doc]
         if manifest.digest and saved:
@@ -233,9 +233,9 @@ class SearchIndex:
                 self.warn(DAMAGED)
                 found = None
             if found is not None and found.keys == [k for k, _ in entries]:
-                # the same bytes, another file: re-key; and write what an older version of
-                # lorebook did not (the SQLite copy the prompt hook reads)
-                if not trusted(found, manifest.stamp) or not (self.folder / TERMS_FILE).exists():
+                # the same bytes, another file: re-key; and the SQLite copy the prompt hook
+                # reads, when missing (an older lorebook) or not of this manifest
+                if not trusted(found, manifest.stamp) or not terms_current(self.folder):
                     save_keyword_index(self.folder, manifest, found.index)
                 return found.index
         docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]

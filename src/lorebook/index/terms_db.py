@@ -171,13 +171,25 @@ def open_terms(folder: Path) -> TermsDb | None:
         return None
 
 
+def current(folder: Path) -> bool:
+    """The file is there and made from the manifest now on disk."""
+    found = open_terms(folder)
+    if found is not None:
+        found.close()
+    return found is not None
+
+
 def _verified(folder: Path, meta: dict[str, Any]) -> bool:
     """The manifest was written too close to the file to trust its identity (`lore index`
     saves both at once): its bytes are the ones the file was built from when their digest is
     the file's key. Then the file is marked as checked now, so that later readers trust it
     once the manifest is old enough, without reading it."""
     import time
-    from hashlib import blake2b
+
+    try:  # hashlib.blake2b without hashlib's OpenSSL start-up (as in lorebook.log.catalog_sync)
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - another interpreter
+        from hashlib import blake2b
 
     try:
         raw = (folder / "manifest.json").read_bytes()
