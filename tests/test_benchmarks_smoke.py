@@ -73,6 +73,8 @@ TINY: dict[str, list[str]] = {
     ],
     "bench_learnings.py": ["--workdir", "{tmp}", "--count", "50", "--rounds", "1"],
     "bench_mcp.py": ["--learnings", "20", "--calls", "2"],
+    "bench_prompt_hook.py": ["--actions", "2000", "--learnings", "60", "--runs", "2",
+                             "--rounds", "1", "--store", "{tmp}/store"],
     "bench_quality.py": ["--data", "{data}"],
     "bench_redact.py": ["--sizes", "1", "--rounds", "1"],
     "bench_resume.py": [

@@ -177,22 +177,17 @@ def _learnings(
     queries: list[str],
     heading: str = "Team learnings",
     threshold: float | None = None,
+    prompt: bool = False,
 ) -> tuple[str, list[str]]:
     """Published learnings for the queries by keywords (no model, no index refresh), best
-    first, as facts; and their ids."""
+    first, as facts; and their ids. A `prompt` is searched by its salient terms, from the saved
+    keyword index alone (`SearchIndex.prompt_lessons`: nothing read from the log)."""
     if not _any_learning(ctx):
         return "", []  # nothing to find: skip importing the search code
     limit = ctx.settings.learnings
     best: dict[str, Any] = {}
     for query in queries:
-        for result in ctx.book.index.search(
-            query[:2000],
-            mode="keyword",
-            limit=limit,
-            refresh=False,
-            threshold=threshold,
-            status="published",
-        ):
+        for result in _search(ctx, query, limit, threshold, prompt):
             if result.id not in best or result.score > best[result.id].score:
                 best[result.id] = result
     results = sorted(best.values(), key=lambda r: (-r.score, r.id))[:limit]
@@ -204,6 +199,21 @@ def _learnings(
         takeaway = " ".join(str(item.get("takeaway") or "").split())
         lines.append(f"- {result.id}: {' '.join(str(result.title).split())} — {takeaway}")
     return "\n".join(lines), [result.id for result in results]
+
+
+def _search(ctx: Context, query: str, limit: int, threshold: float | None, prompt: bool) -> Any:
+    if prompt:
+        return ctx.book.index.prompt_lessons(
+            query, limit=limit, threshold=threshold, status="published"
+        )
+    return ctx.book.index.search(
+        query[:2000],
+        mode="keyword",
+        limit=limit,
+        refresh=False,
+        threshold=threshold,
+        status="published",
+    )
 
 
 def _any_learning(ctx: Context) -> bool:
@@ -237,7 +247,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
     if not ctx.settings.user_prompt:
         return None
     with hook.guarded():
-        found, ids = _learnings(ctx, [prompt], "Lessons the team recorded about this")
+        found, ids = _learnings(ctx, [prompt], "Lessons the team recorded about this", prompt=True)
     if not found:
         return None
     ctx.log(

@@ -145,6 +145,9 @@ class SearchIndex:
             report = indexer.update(
                 rebuild=rebuild, paths=paths, progress=files, on_problem=on_problem
             )
+        # its keyword index saved now, not by the first search: a hook answering a prompt
+        # reads it, and at 10,000 learnings could not build it within its budget
+        self._manifest()
         for notice in report.notices:
             self.warn(notice)
         return report
@@ -228,6 +231,7 @@ class SearchIndex:
             save_keyword_index,
             trusted,
         )
+        from .terms_db import current as terms_current
 
         entries = [(k, e) for k, e in manifest.files.items() if e.doc]
         if manifest.digest and saved:
@@ -237,7 +241,9 @@ class SearchIndex:
                 self.warn(DAMAGED)
                 found = None
             if found is not None and found.keys == [k for k, _ in entries]:
-                if not trusted(found, manifest.stamp):  # the same bytes, another file: re-key
+                # the same bytes, another file: re-key; and the SQLite copy the prompt hook
+                # reads, when missing (an older lorebook) or not of this manifest
+                if not trusted(found, manifest.stamp) or not terms_current(self.folder):
                     save_keyword_index(self.folder, manifest, found.index)
                 return found.index
         docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]
@@ -349,6 +355,78 @@ class SearchIndex:
         return self._rank(
             corpus, kw_sim, dense, mode, limit, threshold, filters, today or date.today()
         )
+
+    def prompt_lessons(
+        self, prompt: str, *, limit: int = 3, threshold: float | None = None, **filter_fields: Any
+    ) -> list[SearchResult]:
+        """The learnings about an agent's prompt, for a hook that must answer within its budget
+        however large the store: by the prompt's salient terms (`KeywordIndex.salient`: a long
+        chatty prompt matches by what it is about), from the saved keyword index as it is (no
+        refresh, no model), ranked by similarity and recency only -- nothing is read from the
+        action log or git, whose size must not matter. Without a saved index (never indexed,
+        or another process rebuilding it), the keyword path of `search` builds one."""
+        import sqlite3
+
+        from .keyword_store import SavedIndexDamaged, discard, load_saved
+        from .terms_db import discard as discard_terms
+        from .terms_db import open_terms
+
+        prompt = _check_query(prompt, self.warn)
+        self.query_shown = self.sanitizer.redact_text(prompt)[0]
+        filters = Filters(**filter_fields)
+        self.degraded, self.mode_used = None, "keyword"
+        settle(self.folder, self.locks)
+        terms = open_terms(self.folder)
+        if terms is not None:  # the prompt's terms only: the store's size does not matter
+            try:
+                corpus = Corpus(terms.keys, terms.rows, superseded=terms.superseded)  # type: ignore[arg-type]
+                index = terms.index(prompt, self.synonyms)
+                return self._lessons(
+                    index, corpus, prompt, limit, threshold, filters, terms.document
+                )
+            except (sqlite3.Error, ValueError):  # rebuilt with the JSON index, below
+                discard_terms(self.folder)
+            finally:
+                terms.close()
+        try:
+            saved = self._saved = load_saved(self.folder, self.synonyms, self._saved)
+            if saved is not None:
+                corpus = Corpus(saved.keys, saved.rows, superseded=saved.superseded)
+                return self._lessons(saved.index, corpus, prompt, limit, threshold, filters,
+                                     saved.document)  # fmt: skip
+        except (SavedIndexDamaged, ValueError):  # rebuilt below, as a search would
+            self._saved = None
+            self.warn(DAMAGED)
+            discard(self.folder)
+        manifest, keyword = self._manifest()
+        if not manifest.files:
+            manifest, keyword = self._from_files()
+        if not manifest.files:
+            return []
+        return self._lessons(keyword, Corpus.of(manifest), prompt, limit, threshold, filters)
+
+    def _lessons(
+        self,
+        keyword: KeywordIndex,
+        corpus: Corpus,
+        prompt: str,
+        limit: int,
+        threshold: float | None,
+        filters: Filters,
+        full: Callable[[int], dict[str, Any]] | None = None,
+    ) -> list[SearchResult]:
+        from .keyword import LONG_PROMPT_TERMS
+        from .synonyms import terms, words
+
+        query = keyword.salient(prompt)
+        if not query:
+            return []
+        _, sim = keyword.scores(query)
+        if len(set(terms(words(prompt)))) > LONG_PROMPT_TERMS:
+            sim = [s if n >= 2 else 0.0 for s, n in zip(sim, keyword.matched(query), strict=True)]
+        day = date.today()
+        return self._rank(corpus, sim, None, "keyword", limit, threshold, filters, day, full,
+                          figures=False)  # fmt: skip
 
     def _fresh(self, saved: SavedIndex | None = None) -> bool:
         """The index (or the `saved` keyword index) matches the files, by their size and mtime,
@@ -477,10 +555,13 @@ class SearchIndex:
         filters: Filters,
         today: date,
         full: Callable[[int], dict[str, Any]] | None = None,
+        *,
+        figures: bool = True,
     ) -> list[SearchResult]:
         """The best `limit` of the corpus's documents (what ranking reads of each, looked at
         only above the similarity floor; `full(i)`, when given, reads the whole document `i`
-        for the results)."""
+        for the results). Without `figures`, the log's figures (applications, success rates)
+        and the stale learnings' cache are not asked: a document's own `stale` flag counts."""
         floor = self.rank.threshold if threshold is None else threshold
         keys, docs, hubs, mean_hub = corpus.keys, corpus.docs, corpus.hubs, corpus.mean_hub
         if floor > 0:  # only what can reach the floor: a warm search over 10,000 learnings
@@ -504,10 +585,12 @@ class SearchIndex:
                 continue
             scored.append((i, key, doc, kw, sem, sim))
         top = max(max((s[5] for s in scored), default=1.0), 1e-9)
-        stats = self.stats_snapshot() if (scored and self.stats_snapshot) else self.stats
-        stale_ids = (
-            self.stale_snapshot(corpus.files_key) if (scored and self.stale_snapshot) else ()
-        )
+        stats = self.stats if figures else no_stats
+        if figures and scored and self.stats_snapshot:
+            stats = self.stats_snapshot()
+        stale_ids: Collection[str] = ()
+        if figures and scored and self.stale_snapshot:
+            stale_ids = self.stale_snapshot(corpus.files_key)
         out = []
         for i, key, doc, kw, sem, sim in scored:
             stale = doc["id"] in stale_ids or bool(doc.get("stale"))

@@ -13,7 +13,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 
-from .synonyms import SynonymTable, terms, words
+from .synonyms import STOPWORDS, SynonymTable, stem, terms, words
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -25,6 +25,22 @@ if TYPE_CHECKING:  # documents.py reads front matter (pydantic): not for `lore r
 TITLE_WEIGHT = 3  # title terms count this many times: titles say what a learning is about
 K1 = 1.2
 B = 0.75
+# a prompt is asked in chat: its terms beyond these (the rarest in the learnings) are chatter
+SALIENT_TERMS = 12
+# a prompt of more terms than this (besides stop words) is a paragraph: one word in common
+# with a learning is chance, not a topic; two of its salient terms must match
+LONG_PROMPT_TERMS = 8
+# words of conversation that the stop words leave in a prompt (as stemmed terms): they say
+# nothing about the work, yet a learning may happen to use them
+CHATTER = frozenset(terms(words(
+    "hi hello hey hiya morning afternoon evening thanks thank cheers please sorry okay ok "
+    "hope weekend yesterday today tomorrow honestly probably maybe really quick favour favor "
+    "appreciated appreciate lot bit little sure idea look glance help wonder wondering "
+    "think thought know let like love need want would mind whether also still again "
+    "after before big small good great nice fine weird odd strange thing things stuff way "
+    "week day night everyone someone anyone something anything everything suddenly already "
+    "actually basically now right well yes guys folks kind sort"
+)))  # fmt: skip
 
 
 def document_terms(doc: Document) -> list[str]:
@@ -110,6 +126,33 @@ class KeywordIndex:
         for phrase in self.synonyms.expansions(qwords):
             extra.extend(terms(phrase))
         return own, [t for t in extra if t not in own]
+
+    def salient(self, query: str, most: int = SALIENT_TERMS) -> str:
+        """The `most` telling terms of a long natural prompt, as a query: chatter and terms no
+        learning uses dropped (they cannot match, and counted they would sink the similarity
+        of every learning under the floor), the rarest (highest IDF) first; a synonym the
+        learnings use stands in for a spelling they do not. A query of them asks what the
+        prompt is about, whatever chat surrounds it."""
+        qwords = words(query)
+        spelled: dict[str, str] = {}  # term -> a word that spells it (stems are not words)
+        for word in [*qwords, *(w for p in self.synonyms.expansions(qwords) for w in p)]:
+            if word not in STOPWORDS:
+                spelled.setdefault(stem(word), word)
+        kept = []
+        for term, word in spelled.items():
+            found = self._posting(term) if term not in CHATTER else None
+            if found:
+                kept.append((len(found[0]), term, word))
+        kept.sort()
+        return " ".join(word for _, _, word in kept[:most])
+
+    def matched(self, query: str) -> list[int]:
+        """How many of the query's own terms each document holds, in index order."""
+        counts = [0] * self.size
+        for term in dict.fromkeys(terms(words(query))):
+            for i in (self._posting(term) or [[]])[0]:
+                counts[i] += 1
+        return counts
 
     def scores(self, query: str) -> tuple[list[float], list[float]]:
         """(raw BM25 scores, similarity in [0, 1]) for every document, in index order.

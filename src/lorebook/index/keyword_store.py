@@ -216,12 +216,34 @@ def save_keyword_index(folder: Path, manifest: Manifest, index: KeywordIndex) ->
         for old in OLD_FILES:
             with suppress(OSError):
                 (folder / old).unlink()
+        _save_terms(folder, header, docs, lines)
+
+
+def _save_terms(
+    folder: Path, header: dict[str, Any], docs: list[dict[str, Any]], lines: list[bytes]
+) -> None:
+    """The same index as SQLite, read a term at a time (`terms_db`: the prompt hook's); a
+    file that cannot be written leaves the hook the JSON index."""
+    import sqlite3
+
+    from .terms_db import discard as discard_terms
+    from .terms_db import save_terms
+
+    meta = {n: header[n] for n in ("key", "stamp", "checked_ns", "norms", "superseded")}
+    rows = [{f: doc.get(f) for f in RANK_FIELDS} for doc in docs]
+    try:
+        save_terms(folder, meta, header["postings"], rows, header["keys"], lines)
+    except (OSError, sqlite3.Error):
+        discard_terms(folder)  # never a stale one beside a new JSON index
 
 
 def discard(folder: Path) -> None:
     """Remove a damaged saved index, so that the next search saves a sound one."""
+    from .terms_db import discard as discard_terms
+
     with suppress(OSError):
         (folder / FILE).unlink()
+    discard_terms(folder)
 
 
 def _dumps(value: Any) -> bytes:

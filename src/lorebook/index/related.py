@@ -12,6 +12,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from ..redact.sanitize import Sanitizer
@@ -51,43 +52,104 @@ def related_learnings(
     path = index_folder / "manifest.json"
     if not path.exists():  # no index: nothing to rank, and nothing more to import
         return []
+    from .synonyms import SynonymTable
+
+    table = synonyms if isinstance(synonyms, SynonymTable) else SynonymTable.from_config(synonyms)
+    ranked = _saved(index_folder, query, table)
+    if ranked is None:
+        ranked = _from_manifest(path, query, table)
+    similarity, rows = ranked
+    try:
+        return _found(similarity, rows, sanitizer, limit)
+    except ValueError:  # a damaged saved index (`lore search` rebuilds it): the manifest's
+        return _found(*_from_manifest(path, query, table), sanitizer, limit)
+    finally:
+        if hasattr(rows, "close"):
+            rows.close()  # a saved index's SQLite copy
+
+
+def _found(
+    similarity: list[float], rows: Any, sanitizer: Sanitizer, limit: int
+) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    floor = MIN_SIMILARITY
+    for sim, row in _best_first(similarity, rows):
+        if row.get("status", "published") != "published":
+            continue
+        if not found:
+            floor = max(MIN_SIMILARITY, sim * RELATIVE)
+        if sim < floor or len(found) == limit:
+            break
+        title = sanitizer.redact_text(" ".join(str(row.get("title") or "").split()))[0]
+        found.append(
+            {
+                "id": str(row.get("id") or ""),
+                "title": title,
+                "category": row.get("category"),
+                "severity": row.get("severity"),
+                "similarity": round(sim, 3),
+            }
+        )
+    return found
+
+
+def _best_first(similarity: list[float], rows: Any) -> Iterator[tuple[float, dict[str, Any]]]:
+    """(similarity, ranking fields) of the learnings that scored, best first (ties by id),
+    each read only when reached: a saved index reads its rows one at a time."""
+    order = sorted((i for i, sim in enumerate(similarity) if sim > 0), key=lambda i: -similarity[i])
+    at = 0
+    while at < len(order):
+        sim = similarity[order[at]]
+        tied = []
+        while at < len(order) and similarity[order[at]] == sim:
+            tied.append(rows[order[at]])
+            at += 1
+        for row in sorted(tied, key=lambda r: str(r.get("id") or "")):
+            yield sim, row
+
+
+def _saved(folder: Path, query: str, synonyms: Any) -> tuple[list[float], Any] | None:
+    """(each learning's similarity, its ranking fields by index) from the keyword index `lore
+    index` saved -- its SQLite copy (only the query's terms read), else the JSON one (no
+    manifest to parse, nothing to tokenize); None without either."""
+    import sqlite3
+
+    from .keyword_store import SavedIndexDamaged, load_saved
+    from .terms_db import open_terms
+
+    terms = open_terms(folder)
+    try:
+        if terms is not None:
+            return terms.index(query, synonyms).scores(query)[1], terms.rows
+        saved = load_saved(folder, synonyms)
+        if saved is None:
+            return None
+        return saved.index.scores(query)[1], saved.rows
+    except (SavedIndexDamaged, ValueError, sqlite3.Error):  # `lore search` rebuilds it
+        if terms is not None:
+            terms.close()
+        return None
+
+
+def _from_manifest(path: Path, query: str, synonyms: Any) -> tuple[list[float], Any]:
+    """The same, tokenizing the documents the manifest keeps (no saved keyword index, or one
+    not known to match the manifest)."""
     from .keyword import KeywordIndex, document_terms
     from .manifest import Manifest, ManifestCorrupt
-    from .synonyms import SynonymTable
 
     try:
         manifest = Manifest.load(path)
     except ManifestCorrupt:
-        return []  # `lore search` reports and rebuilds it; resume only skips the section
+        return [], []  # `lore search` reports and rebuilds it; resume only skips the section
     if manifest is None:
-        return []
-    stored = [
-        entry.doc
-        for entry in manifest.files.values()
-        if entry.doc is not None and entry.doc.get("status", "published") == "published"
-    ]
+        return [], []
+    # every document, as the saved keyword index holds them (the same IDF); drafts and
+    # retired learnings are passed over after ranking
+    stored = [entry.doc for entry in manifest.files.values() if entry.doc is not None]
     docs = [_Doc(data) for data in stored]
     documents: list[Document] = docs  # type: ignore[assignment]  # _Doc: what document_terms reads
-    table = synonyms if isinstance(synonyms, SynonymTable) else SynonymTable.from_config(synonyms)
-    keyword = KeywordIndex(documents, table, lambda _, d: document_terms(d))
-    _, similarity = keyword.scores(query)
-    ranked = sorted(range(len(docs)), key=lambda i: (-similarity[i], docs[i].id))
-    found = []
-    floor = max(MIN_SIMILARITY, similarity[ranked[0]] * RELATIVE) if ranked else 1.0
-    for i in ranked[:limit]:
-        if similarity[i] < floor:
-            break
-        data = stored[i]
-        found.append(
-            {
-                "id": docs[i].id,
-                "title": sanitizer.redact_text(" ".join(docs[i].title.split()))[0],
-                "category": data.get("category"),
-                "severity": data.get("severity"),
-                "similarity": round(similarity[i], 3),
-            }
-        )
-    return found
+    keyword = KeywordIndex(documents, synonyms, lambda _, d: document_terms(d))
+    return keyword.scores(query)[1], stored
 
 
 def work_text(state: dict[str, Any]) -> str:
