@@ -64,9 +64,12 @@ def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under `root` (the repository and whatever lies beside it) and its bytes."""
+    """Every file under `root` (the repository and whatever lies beside it) and its bytes; not
+    the action log nor lorebook's own cache, which the server writes in the background (the
+    catalog and index builds)."""
     return {str(p): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in
-            p.relative_to(root).parts[:1] and "actionlog" not in p.parts}
+            p.relative_to(root).parts[:1] and "actionlog" not in p.parts
+            and not ("cache" in p.parts and ".lore" in p.parts)}
 
 
 def test_a_relative_path_goes_under_the_export_folder(mcp: Client) -> None:

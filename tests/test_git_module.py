@@ -22,7 +22,9 @@ from lorebook.git import repo as grepo
 SRC = Path(lorebook.__file__).parent
 GIT_PACKAGE = SRC / "git"
 # modules that run another program than git, and which one
-OTHER_PROGRAMS = {"knowledge/review.py": "gh", "tui/drafts.py": "$EDITOR"}
+OTHER_PROGRAMS = {
+    "knowledge/review.py": "gh", "tui/drafts.py": "$EDITOR", "child.py": "sys.executable"
+}
 RUNNERS = {"run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput"}
 OS_RUNNERS = {"system", "popen", "execv", "execvp", "execvpe", "execl", "execlp", "spawnv",
               "spawnvp", "spawnl", "spawnlp", "posix_spawn", "posix_spawnp"}

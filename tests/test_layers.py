@@ -21,7 +21,8 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "lorebook"
 # "__main__" `python -m lorebook`: above every skin, each command goes to the skin serving it.
 LAYERS: list[tuple[str, set[str], bool]] = [
     ("primitives", {"model", "ids", "timeutil", "paths", "store", "errors", "problems",
-                    "config", "config_check", "settings", "tuples", "framing", "child"}, False),
+                    "config", "config_check", "settings", "tuples", "framing", "child",
+                    "repoid"}, False),
     ("redaction and git", {"redact", "git"}, True),
     ("signals", {"events", "notices", "progress"}, False),
     ("log", {"log"}, False),

@@ -333,7 +333,7 @@ def test_the_remote_is_recorded_without_its_credentials(tmp_path: Path) -> None:
     ],
 )  # fmt: skip
 def test_a_remote_is_one_key_however_it_is_written(url: str, key: str | None) -> None:
-    from lorebook.git.repoid import normalise_remote
+    from lorebook.repoid import normalise_remote
 
     assert normalise_remote(url) == key
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import git, lore
-from lorebook.git.repoid import head_branch
 from lorebook.log.workrefs import current_issue, issue_in_branch, issue_in_text
+from lorebook.repoid import head_branch
 from test_brief_content import call, resume
 from test_hooks import generous, hook, payload
 

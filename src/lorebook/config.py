@@ -54,7 +54,7 @@ class Config(Section):
     """
 
     agent: str | None = None  # else LORE_AGENT, else "agent"
-    project: str | None = None  # else LORE_PROJECT, else the repository's name (git.repoid)
+    project: str | None = None  # else LORE_PROJECT, else the repository's name (lorebook.repoid)
     paths: PathsSettings = PathsSettings()
     log: LogSettings = LogSettings()
     sessions: SessionSettings = SessionSettings()

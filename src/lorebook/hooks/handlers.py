@@ -81,8 +81,8 @@ def session_start(hook: Hook) -> str | None:
     ctx = Context(hook)
     pieces = _brief(ctx) if ctx.settings.session_start else []
     if ctx.session:
-        from ..git.repoid import head_branch
         from ..log.workrefs import issue_in_branch
+        from ..repoid import head_branch
 
         branch = head_branch(str(ctx.book.root))
         meta = ctx.meta(

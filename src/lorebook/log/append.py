@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from ..git.repoid import RepoId
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
+    from ..repoid import RepoId
 
 Listener = Callable[[dict[str, "Any"]], None]
 
@@ -127,7 +127,7 @@ class Appender:
 
     def default_project(self, project: str | None = None) -> str:
         """`project`, else LORE_PROJECT, else the config's, else the repository's name (see
-        `lorebook.git.repoid`: its worktrees and clones share it), else the folder's name."""
+        `lorebook.repoid`: its worktrees and clones share it), else the folder's name."""
         if not project and self.env_project:
             from ..redact.identifiers import check_identifier
 
@@ -136,7 +136,7 @@ class Appender:
 
     @cached_property
     def repo(self) -> RepoId | None:
-        from ..git.repoid import repo_of
+        from ..repoid import repo_of
 
         return repo_of(self.root_dir)
 

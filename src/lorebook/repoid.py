@@ -5,7 +5,8 @@ clone may have any name. The repository is known by its `origin` remote (normali
 credentials, port and `.git` dropped, the host in lower case), else, without a remote, by its
 first (root) commit (`binary.root_commit`). Its display name -- the default project -- is
 the remote's last part, else the main checkout's folder. Read from git's own files with
-`os.path` alone (the append path uses it; no git process, no pathlib).
+`os.path` alone (the append path uses it: no git process, no pathlib, and outside the `git`
+package, which `lore log` never loads).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..paths import git_toplevel_dir
+from .paths import git_toplevel_dir
 
 _SECTION = re.compile(r'^\s*\[\s*remote\s+"origin"\s*\]')
 _URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)
