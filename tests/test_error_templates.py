@@ -14,6 +14,7 @@ from pathlib import Path
 
 from conftest import clean_env, lore
 from lorebook import LoreError, Sanitizer, UsageError, redact_message
+from lorebook.notices import Notice, warning_line
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "lorebook"
 GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -84,6 +85,9 @@ def violations() -> list[str]:
                     found.append(f"{where}:{call.lineno}: {cls.name}: super().__init__")
         for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
             name = _base_name(call.func)
+            if name == "warn" and call.args and built(call.args[0]) is not None:
+                found.append(f"{where}:{call.lineno}: warn({ast.unparse(call.args[0])})")
+                continue
             if name not in family:
                 continue
             index = MESSAGE_ARG.get(name, 0)
@@ -97,8 +101,20 @@ def violations() -> list[str]:
 def test_no_error_message_is_built_with_an_f_string() -> None:
     assert violations() == [], (
         "pass the values as arguments: LoreError('cannot read {}: {}', path, reason), "
-        "so that only they are redacted:\n" + "\n".join(violations())
+        "warn(Notice('skipped {}', problem)), so that only they are redacted:\n"
+        + "\n".join(violations())
     )
+
+
+def test_a_warning_keeps_its_own_words_and_loses_the_secret_in_its_values() -> None:
+    """A warning is a `Notice`: a string everywhere, a template to the printers."""
+    notice = Notice("passwd: {} could not be read; skipped", f"notes-{GHP}.md")
+    assert isinstance(notice, str) and GHP in notice  # the text, for lists and JSON
+    line = warning_line(notice)
+    assert line.startswith("lore: warning: passwd: ") and line.endswith("; skipped"), line
+    assert GHP not in line and "REDACTED" in line, line
+    whole = warning_line(str(notice))  # the same text without its template: mangled
+    assert "could not be read" not in whole or GHP not in whole
 
 
 def test_every_error_class_with_its_own_constructor_names_its_message_argument() -> None:

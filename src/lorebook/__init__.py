@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .log.toolsummary import tool_summary
     from .log.work import error_digest
     from .model import END_REASONS
-    from .notices import error_line, redact_message, warn, warning_line
+    from .notices import Notice, error_line, redact_message, warn, warning_line
     from .paths import find_root
     from .problems import Problem
     from .redact.sanitize import Sanitizer
@@ -47,6 +47,7 @@ __all__ = [
     "Appender",
     "LoreError",
     "Lorebook",
+    "Notice",
     "Problem",
     "Sanitizer",
     "SearchFilters",
@@ -93,6 +94,7 @@ _LAZY = {
     "redact_message": ("notices", "redact_message"),
     "error_line": ("notices", "error_line"),
     "warn": ("notices", "warn"),
+    "Notice": ("notices", "Notice"),
     "warning_line": ("notices", "warning_line"),
     "tool_summary": ("log.toolsummary", "tool_summary"),
     "error_digest": ("log.work", "error_digest"),

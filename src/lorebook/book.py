@@ -12,6 +12,7 @@ from .errors import LoreError, UsageError
 from .log.actionlog import ActionLog
 from .log.append import Appender, resolve_root
 from .log.session import Session
+from .notices import Notice
 from .paths import require_store
 from .problems import ignore
 from .timeutil import utcnow
@@ -434,7 +435,7 @@ class Lorebook:
                     problem = run_child(BUILD_CATALOG, self.root, self.env)
                     if problem is not None:  # queries go on without a catalog, as before
                         shown = self.sanitizer.redact_text(problem)[0]
-                        index.warn(f"the action catalog could not be built ({shown})")
+                        index.warn(Notice("the action catalog could not be built ({})", shown))
                 finally:
                     view.enabled = True
                     done.set()
@@ -485,7 +486,7 @@ class Lorebook:
                 try:
                     block = self.expertise.prompt(domain=domain)
                 except LoreError as exc:  # a broken expertise file must not break preflight
-                    self.index.warn(f"expertise skipped: {exc}")
+                    self.index.warn(Notice("expertise skipped: {}", exc))
                     continue
                 if block["exists"]:
                     found.append({"domain": domain, "prompt": block["prompt"]})

@@ -69,9 +69,17 @@ class EventBus:
             except Exception as exc:
                 name = getattr(handler, "__qualname__", type(handler).__name__)
                 reason = " ".join(str(exc).split())[:300]  # one line, whatever the exception
+                from .notices import Notice
+
                 self.warn(
-                    f"subscriber {name} failed on {payload.get('type') or payload.get('kind')} "
-                    f"{payload.get('id')}: {type(exc).__name__}: {reason} (the record is stored)"
+                    Notice(
+                        "subscriber {} failed on {} {}: {}: {} (the record is stored)",
+                        name,
+                        payload.get("type") or payload.get("kind"),
+                        payload.get("id"),
+                        type(exc).__name__,
+                        reason,
+                    )
                 )
 
     def publish_record(self, record: dict[str, Any]) -> None:

@@ -18,6 +18,20 @@ if TYPE_CHECKING:
     from .redact.sanitize import Sanitizer
 
 
+class Notice(str):
+    """A warning's text that remembers its template, as `LoreError` does: `Notice("skipped {}",
+    problem)` is the finished string everywhere (lists, JSON, comparisons), and the printers
+    redact only its values, so lorebook's own words are never taken for a secret."""
+
+    template: str
+    values: tuple[object, ...]
+
+    def __new__(cls, template: str, *values: object) -> Notice:
+        notice = super().__new__(cls, template.format(*values))
+        notice.template, notice.values = template, values
+        return notice
+
+
 def redact_message(text: object, sanitizer: Sanitizer | None = None) -> str:
     """`text` with secrets and PII replaced by markers, as the log would store it. A
     `LoreError` built from a template and values (see `LoreError`) has only its values

@@ -76,13 +76,18 @@ def _warn_if_ended(appender: Appender, session: str, stderr: TextIO | None) -> N
     end = appender.ended(session)
     if end is None:
         return
-    from .. import warn
+    from .. import Notice, warn
 
     ts = str(end.get("ts") or "")
     warn(
-        f"session {session} ended at {ts[:10]} {ts[11:19]} UTC ({end.get('reason') or 'normal'})"
-        "; this action is logged in it anyway - log into a new session "
-        "(`lore session start` prints its id)",
+        Notice(
+            "session {} ended at {} {} UTC ({}); this action is logged in it anyway - log into a "
+            "new session (`lore session start` prints its id)",
+            session,
+            ts[:10],
+            ts[11:19],
+            end.get("reason") or "normal",
+        ),
         stderr,
         appender.sanitizer,
     )

@@ -11,7 +11,15 @@ import json
 import os
 import sys
 
-from .. import LoreError, error_line, redact_message, store_sanitizer, warn, warning_line
+from .. import (
+    LoreError,
+    Notice,
+    error_line,
+    redact_message,
+    store_sanitizer,
+    warn,
+    warning_line,
+)
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
@@ -88,6 +96,9 @@ class ProblemPrinter:
     def finish(self) -> None:
         if self.count > self.shown:
             warn(
-                f"{self.count - self.shown} more lines skipped (run `lore check` for all findings)",
+                Notice(
+                    "{} more lines skipped (run `lore check` for all findings)",
+                    self.count - self.shown,
+                ),
                 self.stream,
             )

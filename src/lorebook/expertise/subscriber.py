@@ -31,10 +31,14 @@ def on_session_end(expertise: Expertise, record: dict[str, Any]) -> dict[str, An
     except NothingToLearn:
         return None
     except LoreError as exc:
-        from ..notices import warn
+        from ..notices import Notice, warn
 
         session = record.get("session")
-        warn(f"expertise not updated for session {session}: {exc}", None, expertise.sanitizer)
+        warn(
+            Notice("expertise not updated for session {}: {}", session, exc),
+            None,
+            expertise.sanitizer,
+        )
         return None
     return result
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..errors import UsageError
+from ..notices import Notice
 from ..paths import Layout
 from ..problems import Problem
 from ..progress import INDEX_BUILD
@@ -119,7 +120,7 @@ class SearchIndex:
                         self.model_name, notice=self.warn, progress=self._progress
                     )
                 except ModelUnavailable as exc:
-                    self.warn(f"{exc}; searching by keywords only")
+                    self.warn(Notice("{}; searching by keywords only", exc))
         return self._embedder
 
     # -- writing ---------------------------------------------------------------------------
@@ -179,7 +180,7 @@ class SearchIndex:
                 if elsewhere is None and not builder._fresh():
                     builder.update(on_problem=lambda problem: self.warn(str(problem)))
             except Exception as exc:  # the searches say what fails; this must not crash
-                self.warn(f"the search index could not be built in the background ({exc})")
+                self.warn(Notice("the search index could not be built in the background ({})", exc))
             finally:
                 builder.close()
                 done.set()
@@ -281,7 +282,9 @@ class SearchIndex:
                 doc = redact_document(self.sanitizer, got[1], self.layout).to_dict()
                 manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=doc)
         if skipped:
-            self.warn(f"{len(skipped)} learning file(s) skipped; run `lore check` for details")
+            self.warn(
+                Notice("{} learning file(s) skipped; run `lore check` for details", len(skipped))
+            )
         found = (manifest, self._keyword_index(manifest))
         self._files_index = (stamp, found)
         return found
@@ -290,7 +293,7 @@ class SearchIndex:
         """Results are keyword-only this time: say so once, and flag the search."""
         self.degraded = f"keyword-only: {reason}"
         self.mode_used = "keyword"
-        self.warn(f"{reason}: searched by keywords only")
+        self.warn(Notice("{}: searched by keywords only", reason))
 
     def search(
         self,
@@ -642,7 +645,13 @@ def _check_query(query: str, warn: Callable[[str], None]) -> str:
             'empty query: say what to search for, e.g. lore search "RLS blocks insert"'
         )
     if len(query) > MAX_QUERY_CHARS:
-        warn(f"the query is {len(query)} characters long; searched its first {MAX_QUERY_CHARS}")
+        warn(
+            Notice(
+                "the query is {} characters long; searched its first {}",
+                len(query),
+                MAX_QUERY_CHARS,
+            )
+        )
         query = query[:MAX_QUERY_CHARS]
     return query
 

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
+from ..notices import Notice
+
 if TYPE_CHECKING:
     from ..paths import Layout
     from .engine import SearchIndex
@@ -97,7 +99,7 @@ class Watcher:
         for rel in report.removed:
             self.echo(f"Removed {rel}")
         for problem in report.skipped:
-            self.warn(f"skipped {problem}")
+            self.warn(Notice("skipped {}", problem))
         return report
 
     def run(self, stop: threading.Event, ready: Callable[[], None] | None = None) -> None:
@@ -120,7 +122,9 @@ class Watcher:
                 try:
                     self.apply(*taken)
                 except Exception as exc:  # keep watching: the next event retries these files
-                    self.warn(f"indexing failed ({type(exc).__name__}: {exc}); will retry")
+                    self.warn(
+                        Notice("indexing failed ({}: {}); will retry", type(exc).__name__, exc)
+                    )
                     self.notify(taken[0], directory=taken[1])
                     stop.wait(self.debounce or 0.5)
         finally:
