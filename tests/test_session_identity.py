@@ -360,19 +360,13 @@ def test_real_sessions_are_resumed_from_a_worktree_a_clone_and_past_an_empty_ses
 
 
 # -- the real Claude Code CLI ------------------------------------------------------------------
-def test_real_claude_code_logs_its_mcp_calls_once_in_its_own_session(tmp_path: Path) -> None:
+def test_real_claude_code_logs_its_mcp_calls_once_in_its_own_session(repo: Path) -> None:
     """Claude Code runs the hooks and starts `lore mcp` itself: the agent's own `log_action`
     lands in Claude's session, once, and the server opens no session of its own."""
     from scripted_model import scripted_model
     from test_claude_code_e2e import claude_bin, run_claude
 
     claude = claude_bin()
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "README.md").write_text("# sample\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
     assert lore("hooks", "install", "claude", cwd=repo, env=clean_env()).code == 0
     (repo / ".lore" / "config.yaml").write_text("hooks:\n  budget_seconds: 60\n")
     tool = "mcp__lore__log_action"
