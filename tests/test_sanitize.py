@@ -762,3 +762,18 @@ def test_a_provider_key_glued_after_a_separator_is_redacted(text: str, kept: str
                                   "refs/heads/feature-ghost-town-x", "x-ask-anything-anytime-now"])
 def test_names_with_a_provider_like_part_stay(text: str) -> None:
     assert S.redact_text(text) == (text, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("@bob mail alice@example.com", "alice@example.com"),  # a text that starts with "@"
+        ("--token --password hunter2", "hunter2"),  # a secret flag right after another flag
+        ("deploy --api-key --secret s3cr3tV4lue9", "s3cr3tV4lue9"),
+    ],
+)
+def test_shapes_that_once_hid_a_secret_behind_another(text: str, secret: str) -> None:
+    """A leading "@" stopped the email search, and a secret flag took the next flag as its
+    value, so the next flag's secret was never judged: both leaked."""
+    clean = Sanitizer().redact_text(text)[0]
+    assert secret not in clean and "REDACTED" in clean, clean

@@ -79,7 +79,7 @@ _SOURCES: dict[str, str] = {
     # the value after ":": a quoted string or the rest of the line up to a comma or semicolon
     "VALUE_COLON": r"[ \t]*(" + _QUOTED + r"|[^\s\"'`,;]+(?:[ \t]+[^\s\"'`,;]+)*+)",
     # --name value / --name=value: group 1 the name, 2 the separator, 3 the value
-    "FLAG": r"--(?<![A-Za-z0-9_\-]--)([A-Za-z][A-Za-z0-9_\-]{0,60}+)(=|[ \t]+)("
+    "FLAG": r"--(?<![A-Za-z0-9_\-]--)([A-Za-z][A-Za-z0-9_\-]{0,60}+)(=|[ \t]++(?!-))("
     + _QUOTED
     + r"|[^\s\"'`]+)",
     "PEM": r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"

@@ -296,7 +296,7 @@ def _emails(s: str, add: Add) -> None:
     last = len(s) - 1
     url = "://" in s
     at = s.find("@")
-    while at > 0:
+    while at >= 0:
         domain = R.DOMAIN.match(s, at + 1)
         if domain is not None:
             rs = rs or s[::-1]

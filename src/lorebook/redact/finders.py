@@ -260,8 +260,6 @@ def emails(s: str, add: Add) -> None:
     rs = ""  # `s` reversed, made when a domain follows an "@"
     last = len(s) - 1
     url = "://" in s
-    if s.startswith("@"):
-        return  # (kept as it was: a text that starts with "@" is not searched for emails)
     for domain in R.AT_DOMAIN.finditer(s):  # (C finds each "@" a domain follows)
         at = domain.start()
         rs = rs or s[::-1]
