@@ -143,6 +143,11 @@ def failing_deploy(repo: Path) -> None:
     script.write_text("#!/bin/sh\necho 'error: staging cluster kube-stg-7 unreachable' >&2\n"
                       "exit 1\n")  # fmt: skip
     script.chmod(0o755)
+    # a call that runs until the session is cut: a script, since the CLI may refuse a bare
+    # long `sleep` at once and end the session before the test can cut it
+    waiting = repo / "watch-rollout.sh"
+    waiting.write_text("#!/bin/sh\nsleep 600\n")
+    waiting.chmod(0o755)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "deploy script")
 
@@ -180,7 +185,7 @@ def test_the_next_sessions_first_request_names_the_failed_command_and_the_last_a
     with scripted_model() as model:
         model.script = [("Bash", {"command": DEPLOY, "description": "Deploy to staging"})]
         if ending == "cut":
-            model.script.append(("Bash", {"command": "sleep 600", "description": "Wait"}))
+            model.script.append(("Bash", {"command": "./watch-rollout.sh", "description": "Wait"}))
             cut_claude(claude, repo, model, ASKED)
         else:
             model.final = "The staging deploy failed: the cluster is unreachable."

@@ -29,11 +29,13 @@ if TYPE_CHECKING:
     from .log.sessions import STATUSES as SESSION_STATUSES
     from .log.toolsummary import tool_summary
     from .log.work import error_digest
+    from .log.workrefs import issue_in_branch, issue_in_text
     from .model import END_REASONS
     from .notices import Notice, error_line, redact_message, warn, warning_line
     from .paths import find_root
     from .problems import Problem
     from .redact.sanitize import Sanitizer
+    from .repoid import head_branch
     from .timeutil import format_ts, parse_when
 
 __all__ = [
@@ -59,6 +61,9 @@ __all__ = [
     "error_line",
     "find_root",
     "format_ts",
+    "head_branch",
+    "issue_in_branch",
+    "issue_in_text",
     "open_appender",
     "parse_when",
     "read_input",
@@ -98,6 +103,9 @@ _LAZY = {
     "warning_line": ("notices", "warning_line"),
     "tool_summary": ("log.toolsummary", "tool_summary"),
     "error_digest": ("log.work", "error_digest"),
+    "issue_in_branch": ("log.workrefs", "issue_in_branch"),
+    "issue_in_text": ("log.workrefs", "issue_in_text"),
+    "head_branch": ("repoid", "head_branch"),
 }
 
 

@@ -81,8 +81,7 @@ def session_start(hook: Hook) -> str | None:
     ctx = Context(hook)
     pieces = _brief(ctx) if ctx.settings.session_start else []
     if ctx.session:
-        from ..log.workrefs import issue_in_branch
-        from ..repoid import head_branch
+        from .. import head_branch, issue_in_branch
 
         branch = head_branch(str(ctx.book.root))
         meta = ctx.meta(
@@ -237,7 +236,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
     shown = ctx.book.sanitizer.redact_text(prompt)[0][:PROMPT_CHARS]
     if ctx.settings.record_prompts:
         try:
-            from ..log.workrefs import issue_in_text
+            from .. import issue_in_text
 
             ctx.log(
                 "prompt", context={"prompt": shown}, issue=issue_in_text(shown), meta=ctx.meta()
