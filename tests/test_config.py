@@ -134,12 +134,14 @@ def test_bad_durability_is_an_error(store: Path) -> None:
 
 def test_json_cache_is_written_used_and_refreshed(store: Path) -> None:
     path = write_config(store, "agent: PS\n")
+    _aged(path)  # a config written just now is not cached (see the test below)
     cache = store / ".lore" / "cache" / "config.json"
     cache.unlink(missing_ok=True)
     assert load_config(store).raw["agent"] == "PS"
     cached = json.loads(cache.read_text())
     stat = path.stat()
-    assert cached == {"stamp": [stat.st_size, stat.st_mtime_ns], "data": {"agent": "PS"}}
+    stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns]
+    assert cached == {"stamp": stamp, "data": {"agent": "PS"}, "settled": True}
 
     # the cache is what is read while the YAML is unchanged
     cached["data"]["agent"] = "FROM-CACHE"
@@ -147,7 +149,7 @@ def test_json_cache_is_written_used_and_refreshed(store: Path) -> None:
     assert load_config(store).raw["agent"] == "FROM-CACHE"
 
     # a change to the YAML refreshes it
-    write_config(store, "agent: Quality-Agent\n")
+    _aged(write_config(store, "agent: Quality-Agent\n"))
     assert load_config(store).raw["agent"] == "Quality-Agent"
     assert json.loads(cache.read_text())["data"] == {"agent": "Quality-Agent"}
 
@@ -159,7 +161,7 @@ def test_json_cache_is_written_used_and_refreshed(store: Path) -> None:
 
 
 def test_corrupt_cache_is_ignored_and_rebuilt(store: Path) -> None:
-    write_config(store, "project: consilio\n")
+    _aged(write_config(store, "project: consilio\n"))
     cache = store / ".lore" / "cache" / "config.json"
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text("{not json")
@@ -172,3 +174,35 @@ def test_config_errors_are_not_cached(store: Path) -> None:
     for _ in range(2):
         with pytest.raises(LoreError):
             load_config(store)
+
+
+def _aged(path: Path, seconds: float = 10) -> int:
+    """Set `path`'s mtime `seconds` back (a file older than the clock's tick); returns it."""
+    then = int((datetime.now(UTC).timestamp() - seconds) * 1e9)
+    os.utime(path, ns=(then, then))
+    return then
+
+
+def test_a_config_edited_within_the_clock_tick_is_never_served_stale(store: Path) -> None:
+    """The config cache keys on the file's stat; an edit that keeps its size and mtime (the same
+    clock tick, or a tool that restores mtimes) must still be seen: a file written just now is
+    cached with its text, used only while the file reads the same."""
+    config = store / ".lore" / "config.yaml"
+    cache = store / ".lore" / "cache" / "config.json"
+    config.write_text("hooks:\n  budget_seconds: 11\n")
+    assert load_config(store).hooks.budget_seconds == 11
+    fresh = json.loads(cache.read_text())  # too fresh to trust its stat: its text is kept
+    assert "settled" not in fresh and fresh["text"] == config.read_text()
+    stamp = fresh["stamp"]
+    config.write_text("hooks:\n  budget_seconds: 33\n")  # same size, maybe the same tick
+    os.utime(config, ns=(stamp[1], stamp[1]))
+    now = config.stat()
+    fresh["stamp"] = [now.st_size, stamp[1], now.st_ino, now.st_ctime_ns]
+    cache.write_text(json.dumps(fresh))  # as if the stat had not moved at all
+    assert load_config(store).hooks.budget_seconds == 33  # the text differs: parsed again
+    mtime = _aged(config)
+    assert load_config(store).hooks.budget_seconds == 33
+    assert json.loads(cache.read_text()).get("settled") is True  # settled: the stat is trusted
+    config.write_text("hooks:\n  budget_seconds: 22\n")  # same size
+    os.utime(config, ns=(mtime, mtime))  # and the same mtime
+    assert load_config(store).hooks.budget_seconds == 22

@@ -198,7 +198,7 @@ def _scanned(root: Path, config: str = "", **filters: object) -> list[dict[str, 
 def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """Files written a moment ago are never remembered (an edit in the same clock tick would
     not show); the tests' files are that young, so the window is closed here."""
-    monkeypatch.setattr(catalog_read, "_RACY_NS", 0)
+    monkeypatch.setattr(catalog_read, "settled", lambda identity, now_ns: True)
 
 
 @pytest.mark.usefixtures("no_racy_window")

@@ -28,7 +28,7 @@ TOKEN = "ghp_" + "Zq8Lr2Vt6Xw0Yb4Nc7Md1Pf5Hs9Jk3Ga8Ue"  # a GitHub token's shape
 @pytest.fixture
 def trusted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Shards written by the test are remembered without waiting out the racy-stat window."""
-    monkeypatch.setattr(catalog_read, "_RACY_NS", 0)
+    monkeypatch.setattr(catalog_read, "settled", lambda identity, now_ns: True)
 
 
 @pytest.fixture

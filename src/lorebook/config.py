@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from .config_check import check_types, find_problem, line_of
 from .errors import LoreError
@@ -148,30 +149,55 @@ def _validate(data: dict[str, Any], path: Path) -> None:
 
 def load_config(root: Path | str) -> Config:
     """Defaults merged with `.lore/config.yaml` when present (read with os.path alone while the
-    cache holds it: the append path never imports pathlib)."""
+    cache holds it: the append path never imports pathlib).
+
+    The parsed file is cached under its stat; a stat taken within the clock's tick of the last
+    edit (`store.settled`) cannot stand for the content, so such an entry keeps the text it was
+    parsed from and is used only while the file still reads the same (no YAML parse either)."""
     store = os.path.join(root, STORE_DIR)
+    source = os.path.join(store, "config.yaml")
     try:
-        stat = os.stat(os.path.join(store, "config.yaml"))
+        stat = os.stat(source)
     except FileNotFoundError:
         return Config()
-    stamp = [stat.st_size, stat.st_mtime_ns]
+    stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns]
     try:
         with open(os.path.join(store, "cache", "config.json"), encoding="utf-8") as handle:
             cached = json.loads(handle.read())
-        if cached.get("stamp") == stamp and find_problem(cached["data"], DEFAULTS) is None:
+        if (
+            cached.get("stamp") == stamp
+            and (cached.get("settled") or cached.get("text") == _text_of(source))
+            and find_problem(cached["data"], DEFAULTS) is None
+        ):
             return Config(cached["data"])  # else: parsed again, and refused
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     from pathlib import Path
 
+    from .store import atomic_write, settled  # never through a symlinked cache folder
+
     path = Path(store) / "config.yaml"
+    text = _text_of(source)
     data = _parse_yaml(path)
     _validate(data, path)
+    entry: dict[str, Any] = {"stamp": stamp, "data": data}
+    if settled(stat.st_mtime_ns, time.time_ns()):
+        entry["settled"] = True
+    elif text is not None:
+        entry["text"] = text  # an edit in this clock tick could keep the stamp: compare the text
+    else:
+        return Config(data)
     try:
-        from .store import atomic_write  # never through a symlinked cache folder
-
         cache = Path(store) / "cache" / "config.json"
-        atomic_write(cache, json.dumps({"stamp": stamp, "data": data}, default=str).encode())
+        atomic_write(cache, json.dumps(entry, default=str).encode())
     except LoreError:
         pass  # the cache is an optimisation; a read-only (or symlinked) cache still works
     return Config(data)
+
+
+def _text_of(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None

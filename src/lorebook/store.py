@@ -187,12 +187,26 @@ def find_git_dir(start: str) -> str | None:
         current = parent
 
 
+# -- freshness: the one rule for every derived file and cache -----------------------------------
+# A file's stat (size, mtime, and where it matters inode and ctime) stands for its content only
+# once the file is older than the file system clock's tick: a change made within the same tick
+# as our look keeps the stat we saw (git's "racy" entries). So a stat is trusted only if it was
+# seen RACY_NS or more after the file last changed; a cache built from a newer file is not
+# kept, or is checked again. Every cache (config, catalog, learning parses, git state, the
+# index's manifest and keyword files, the paused-operation check below) uses this rule.
+RACY_NS = 2_000_000_000
+
+
+def settled(changed_ns: int, seen_ns: int) -> bool:
+    """Whether a stat seen at `seen_ns` of a file last changed at `changed_ns` (its mtime, or
+    the later of mtime and ctime) can stand for the file's content."""
+    return seen_ns - changed_ns >= RACY_NS
+
+
 # git dir -> (its mtime when scanned, when scanned, the answer): git creates and removes these
 # entries in the git dir itself, so an unchanged mtime means an unchanged answer: one stat per
-# append. An mtime less than RACY_NS before the scan may hide a later change in the same tick
-# (coarse file system clocks): such a scan is not trusted (git's "racy" rule).
+# append, trusted only once settled.
 _OPERATION_SEEN: dict[str, tuple[int, int, str | None]] = {}
-RACY_NS = 2_000_000_000
 
 
 def git_operation(git_dir: str) -> str | None:
@@ -204,7 +218,7 @@ def git_operation(git_dir: str) -> str | None:
     except OSError:
         return None
     seen = _OPERATION_SEEN.get(git_dir)
-    if seen is not None and seen[0] == mtime and seen[1] - mtime > RACY_NS:
+    if seen is not None and seen[0] == mtime and settled(mtime, seen[1]):
         return seen[2]
     found = _scan_operation(git_dir)
     _OPERATION_SEEN[git_dir] = (mtime, time.time_ns(), found)

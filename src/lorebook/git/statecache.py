@@ -20,6 +20,8 @@ import os
 import time
 from pathlib import Path
 
+from ..store import settled
+
 TYPE_CHECKING = False  # typing costs milliseconds on the cold paths; mypy still sees it
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
 
 VERSION = 1
 MAX_ENTRIES = 4000  # beyond this, statting costs about what git does: ask git
-RACY_NS = 2_000_000_000  # an entry this close to git's start may hide a change in the same tick
 _ENV_KEYS = ("HOME", "XDG_CONFIG_HOME")
 Identity = list[int] | None
 
@@ -175,8 +176,7 @@ def store(
 ) -> bool:
     """Keep `state` if no watched entry changed after (or just before) git started."""
     marks = [identity(path) for path in watch.paths]
-    limit = started_ns - RACY_NS
-    if any(mark is not None and max(mark[3], mark[4]) >= limit for mark in marks):
+    if any(mark is not None and not settled(max(mark[3], mark[4]), started_ns) for mark in marks):
         return False
     data = {"version": VERSION, "key": key, "state": state, "paths": watch.paths,
             "identities": marks}  # fmt: skip

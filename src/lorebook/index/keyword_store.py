@@ -23,7 +23,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from ..errors import LoreError
-from ..store import atomic_write
+from ..store import atomic_write, settled
 from .keyword import KeywordIndex
 from .manifest import manifest_stamp
 from .synonyms import SynonymTable
@@ -41,7 +41,6 @@ FORMAT = 3  # bump when the terms (synonyms.terms, document_terms) or the state 
 # what `_rank` and `Filters.admits` read of a document (besides the ids it supersedes, saved as
 # one set): the rest is read for the results only
 RANK_FIELDS = ("id", "title", "kind", "category", "severity", "status", "tags", "created", "stale")
-RACY_NS = 1_000_000_000  # a manifest written this close to the check is read again
 
 
 class SavedIndexDamaged(ValueError):
@@ -140,7 +139,7 @@ def trusted(saved: SavedIndex, stamp: list[int] | None) -> bool:
     """Whether the manifest file `stamp` identifies is the one `saved` was built from: the same
     identity, and written well before it was checked (within the clock's tick, another manifest
     could have taken a freed inode with the same size and times)."""
-    return saved.stamp == stamp and stamp is not None and stamp[2] < saved.checked_ns - RACY_NS
+    return saved.stamp == stamp and stamp is not None and settled(stamp[2], saved.checked_ns)
 
 
 def load_keyword_index(folder: Path, key: str, synonyms: SynonymTable) -> SavedIndex | None:

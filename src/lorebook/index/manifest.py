@@ -16,7 +16,7 @@ try:  # hashlib.blake2b without hashlib's OpenSSL start-up (as in lorebook.log.c
 except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
-from ..store import atomic_write
+from ..store import atomic_write, settled
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -55,10 +55,10 @@ class Entry:
 
 
 def stat_matches(known: Sequence[int], size: int, mtime_ns: int) -> bool:
-    """Same size and mtime as `known` (size, mtime, when hashed), and the mtime not within a
-    second of our hashing: a file rewritten in the same clock tick with the same size is hashed
-    again (racy stat)."""
-    return known[0] == size and known[1] == mtime_ns and mtime_ns < known[2] - 1_000_000_000
+    """Same size and mtime as `known` (size, mtime, when hashed), and hashed once the file had
+    settled (`store.settled`): a file rewritten in the same clock tick with the same size is
+    hashed again (racy stat)."""
+    return known[0] == size and known[1] == mtime_ns and settled(mtime_ns, known[2])
 
 
 def files_match(layout: Layout, files: Mapping[str, Sequence[int]]) -> bool:

@@ -17,7 +17,7 @@ import sqlite3
 from contextlib import closing, suppress
 from pathlib import Path
 
-from ..store import temp_path
+from ..store import settled, temp_path
 from .keyword import KeywordIndex
 from .manifest import manifest_stamp
 from .synonyms import STOPWORDS, SynonymTable, stem, words
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 FILE = "keyword.sqlite"
 FORMAT = 1  # bump with keyword_store.FORMAT, or when the tables change
-RACY_NS = 1_000_000_000  # as keyword_store: a manifest written this close to the check is reread
 
 
 def save_terms(
@@ -162,7 +161,7 @@ def open_terms(folder: Path) -> TermsDb | None:
         if meta.get("format") != FORMAT or meta.get("stamp") != stamp:
             db.close()
             return None
-        if not stamp[2] < int(meta["checked_ns"]) - RACY_NS and not _verified(folder, meta):
+        if not settled(stamp[2], int(meta["checked_ns"])) and not _verified(folder, meta):
             db.close()
             return None
         return TermsDb(db, meta)

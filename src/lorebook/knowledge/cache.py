@@ -21,13 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
-from ..store import atomic_write
+from ..store import atomic_write, settled
 
 if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
 
 VERSION = 2  # 2: entries are redacted
-RACY_SECONDS = 2.0
 
 
 def _key(st: os.stat_result) -> list[int]:
@@ -61,7 +60,7 @@ class ParseCache:
         return None
 
     def store(self, rel: str, st: os.stat_result, data: dict[str, Any]) -> None:
-        if time.time() - st.st_mtime < RACY_SECONDS:
+        if not settled(st.st_mtime_ns, time.time_ns()):
             return
         self.entries[rel] = [_key(st), data]
         self.used.add(rel)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 
 from ..model import decode_line
 from ..problems import OnProblem, Problem
+from ..store import settled as settled_at
 from .archive_io import read_archive_bytes
 from .writer import redacted
 
@@ -39,7 +40,6 @@ CLEAN_TABLE = (
     " mtime_ns INTEGER, ctime_ns INTEGER, rules TEXT)"
 )
 _MAX_OPEN = 64
-_RACY_NS = 2_000_000_000  # a file modified this recently may change again within its mtime tick
 _MAX_VERIFY = 4 << 20  # larger shards are redacted record by record, never read whole
 _MAX_KEPT = 32 << 20  # bytes of verified files a query keeps to read its records from
 # what `compact` writes; a memo made for another output is not taken for this one
@@ -314,7 +314,7 @@ def memo_row(conn: sqlite3.Connection, path: str) -> tuple[Any, ...] | None:
 
 def settled(identity: Identity, now_ns: int) -> bool:
     """Whether a file's identity can be trusted: not modified within its mtime tick."""
-    return now_ns - max(identity[2], identity[3]) >= _RACY_NS
+    return settled_at(max(identity[2], identity[3]), now_ns)
 
 
 def vouched(

@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - a Python built without it
 
 from ..progress import CATALOG_BUILD, CATALOG_CHECK
 from ..redact.sanitize import Sanitizer
+from ..store import settled
 from .archive_io import iter_archives, read_archive_bytes
 from .catalog_rows import INSERT, fold_sessions, parse_lines, redact_rows
 from .catalog_schema import HOT_DAYS, SyncStats, day_names, meta
@@ -40,7 +41,6 @@ else:
 
 _TAIL = 4096
 _RESTAMP_S = 3600.0  # `synced_at` is rewritten by a sync that changes nothing at most hourly
-_RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a change in the same tick
 
 
 class _Shard(NamedTuple):
@@ -155,7 +155,7 @@ class Sync:
                 self._check(known.get(rel), rel, path, key, day, session, key[0] == "a")
             if memo is not None:
                 still = not changes and conn.total_changes == before
-                if still and time.time_ns() - present[key] >= _RACY_NS:
+                if still and settled(present[key], time.time_ns()):
                     memo.dirs[key] = (present[key], known, entries)
                 else:
                     memo.dirs.pop(key, None)
@@ -163,7 +163,7 @@ class Sync:
                 done += len(entries)
                 self.progress(self.task, done, total)
             mtime = present[key]
-            if time.time_ns() - mtime < _RACY_NS:
+            if not settled(mtime, time.time_ns()):
                 mtime = -1  # changed just now, maybe within the clock's tick: look again next time
             if dirs.get(key) != mtime:
                 conn.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?)", (key, mtime))
