@@ -102,13 +102,16 @@ def _only_comments(text: str) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
-def _parse_yaml(path: Path) -> dict[str, Any]:
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise LoreError("{}: invalid YAML: {}", path, exc) from None
     except OSError as exc:
         raise LoreError("{}: cannot be read: {}", path, exc.strerror or exc) from None
+
+
+def _parse_yaml(path: Path, text: str) -> dict[str, Any]:
     if _only_comments(text):
         return {}  # the untouched template: no YAML library on the append path after `lore init`
 
@@ -177,16 +180,14 @@ def load_config(root: Path | str) -> Config:
     from .store import atomic_write, settled  # never through a symlinked cache folder
 
     path = Path(store) / "config.yaml"
-    text = _text_of(source)
-    data = _parse_yaml(path)
+    text = _read_text(path)  # read once: parsed, and kept while the stat cannot vouch for it
+    data = _parse_yaml(path, text)
     _validate(data, path)
     entry: dict[str, Any] = {"stamp": stamp, "data": data}
     if settled(stat.st_mtime_ns, time.time_ns()):
         entry["settled"] = True
-    elif text is not None:
-        entry["text"] = text  # an edit in this clock tick could keep the stamp: compare the text
     else:
-        return Config(data)
+        entry["text"] = text  # an edit in this clock tick could keep the stamp: compare the text
     try:
         cache = Path(store) / "cache" / "config.json"
         atomic_write(cache, json.dumps(entry, default=str).encode())
