@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -14,10 +15,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from click.testing import CliRunner
 
 from lorebook import Lorebook
-from lorebook.cli.app import run
+from lorebook.cli import main
 
 pytest_plugins = ["search_fixtures"]  # model / Chroma server fixtures for the search tests
 
@@ -122,23 +122,39 @@ def lore(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
     return Run(done.returncode, done.stdout, done.stderr)
 
 
-def click_run(args: list[str], *, input: str | None = None,
-              env: dict[str, str] | None = None) -> Run:
-    """The click path in-process: `lorebook.cli.app.run` (the click group plus the one-line
-    error handling of the real entry point) under CliRunner's stream isolation."""
+def cli_run(args: list[str], *, input: str | None = None,
+            env: dict[str, str] | None = None) -> Run:
+    """`lore ARGS` in this process (`lorebook.cli.main`: the table, the parser and the one-line
+    errors of the real entry point), with its own stdin, stdout, stderr and LORE_* environment
+    (the test process's are restored after)."""
     overrides: dict[str, str | None] = {
         k: None for k in os.environ if k.startswith("LORE_") and k not in KEEP
     }
     overrides.update(env or {})
-    runner = CliRunner()
-    with runner.isolation(input=input, env=overrides) as (out, err, _):
+    saved = dict(os.environ)
+    streams = sys.stdin, sys.stdout, sys.stderr
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    try:
+        for key, value in overrides.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        sys.stdin = io.TextIOWrapper(io.BytesIO((input or "").encode()), encoding="utf-8")
+        sys.stdout, sys.stderr = out, err
         try:
-            code = run(list(args))
+            code = main(list(args))
         except SystemExit as exc:  # what the real process would exit with
             code = exc.code if isinstance(exc.code, int) else 1
-        sys.stdout.flush()
-        sys.stderr.flush()
-    return Run(code, out.getvalue().decode(), err.getvalue().decode())
+        out.flush()
+        err.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = streams
+        os.environ.clear()
+        os.environ.update(saved)
+    return Run(code, out.buffer.getvalue().decode(),  # type: ignore[attr-defined]
+               err.buffer.getvalue().decode())  # type: ignore[attr-defined]
 
 
 def shard_files(root: Path) -> list[Path]:

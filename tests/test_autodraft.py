@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, git, lore, stored_actions
+from conftest import assert_one_error_line, clean_env, cli_run, git, lore, stored_actions
 from lorebook import Lorebook
 from lorebook.knowledge.drafting import DraftSpec, write_draft
 from lorebook.knowledge.similar import best_matches, jaccard, shingles, substance
@@ -168,7 +168,7 @@ def test_cli_from_issue(store: Path) -> None:
     book.log("issue_resolved", session="s", issue="77",
              context={"labels": ["question"], "title": "Slow CI", "resolution": "Cache pip."})
     assert drafts(store) == []  # not a bug: no automatic draft ...
-    result = click_run(["draft", "from-issue", "77"], env={"LORE_ROOT": str(store)})
+    result = cli_run(["draft", "from-issue", "77"], env={"LORE_ROOT": str(store)})
     assert result.code == 0, result.err  # ... but asked for explicitly
     assert result.out.startswith("draft learnings/drafts/auto-issue-77-")
     assert len(drafts(store)) == 1

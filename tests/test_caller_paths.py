@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from conftest import assert_one_error_line, click_run, git, lore
+from conftest import assert_one_error_line, cli_run, git, lore
 from lorebook import Lorebook
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -132,14 +132,14 @@ def logged(store: Path) -> Path:
 def test_cli_output_inside_the_repository_must_be_in_the_export_folder(logged: Path) -> None:
     config = logged / ".lore" / "config.yaml"
     before = config.read_bytes()
-    result = click_run(["--root", str(logged), "export", "-o", str(config)])
+    result = cli_run(["--root", str(logged), "export", "-o", str(config)])
     assert_one_error_line(result, "export path", "must name a file inside docs/training-data")
     assert config.read_bytes() == before
     hook = logged / ".git" / "hooks" / "pre-commit"
-    assert_one_error_line(click_run(["--root", str(logged), "export", "-o", str(hook)]))
+    assert_one_error_line(cli_run(["--root", str(logged), "export", "-o", str(hook)]))
     assert not hook.exists()
     good = logged / "docs" / "training-data" / "mine.jsonl"
-    assert click_run(["--root", str(logged), "export", "-o", str(good)]).code == 0
+    assert cli_run(["--root", str(logged), "export", "-o", str(good)]).code == 0
     assert good.is_file()
 
 
@@ -147,13 +147,13 @@ def test_cli_output_outside_the_repository_is_the_users_but_not_through_a_link(
     logged: Path, tmp_path: Path
 ) -> None:
     mine = tmp_path / "mine.jsonl"
-    assert click_run(["--root", str(logged), "export", "-o", str(mine)]).code == 0
+    assert cli_run(["--root", str(logged), "export", "-o", str(mine)]).code == 0
     assert mine.is_file()
     victim = tmp_path / "victim"
     victim.write_text("keep\n")
     link = tmp_path / "link.jsonl"
     link.symlink_to(victim)
-    assert_one_error_line(click_run(["--root", str(logged), "export", "-o", str(link)]),
+    assert_one_error_line(cli_run(["--root", str(logged), "export", "-o", str(link)]),
                           "symlink")
     assert victim.read_text() == "keep\n"
 

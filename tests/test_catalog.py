@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import LORE, assert_one_error_line, clean_env, click_run, lore
+from conftest import LORE, assert_one_error_line, clean_env, cli_run, lore
 from lorebook import Lorebook
 from lorebook.log.catalog import FILE_NAME, SCHEMA_VERSION
 from lorebook.log.query import ActionFilter
@@ -166,7 +166,7 @@ def test_shard_edited_in_place_is_detected(filled: Path, hot: bool) -> None:
     if hot:
         found = fresh(filled).actions(limit=None, outcome="failure")
     else:  # an old day in an unchanged directory: `lore catalog` stats every shard
-        result = click_run(["--root", str(filled), "catalog", "--json"])
+        result = cli_run(["--root", str(filled), "catalog", "--json"])
         assert result.code == 0, result.err
         assert json.loads(result.out)["sync"]["shards_reindexed"] == 1
         found = fresh(filled).actions(limit=None, outcome="failure")
@@ -217,7 +217,7 @@ def test_unusable_catalog_falls_back_to_a_scan(filled: Path) -> None:
     book = fresh(filled)
     assert book.actions(limit=None) == scanned(filled)
     assert book.catalog.unavailable
-    result = click_run(["--root", str(filled), "catalog"])
+    result = cli_run(["--root", str(filled), "catalog"])
     assert_one_error_line(result, "catalog cannot be used")
 
 
@@ -249,7 +249,7 @@ def test_torn_tail_then_completed(filled: Path) -> None:
 
 
 def test_catalog_command(filled: Path) -> None:
-    result = click_run(["--root", str(filled), "catalog", "--rebuild", "--json"])
+    result = cli_run(["--root", str(filled), "catalog", "--rebuild", "--json"])
     assert result.code == 0, result.err
     data = json.loads(result.out)
     total = len(scanned(filled))
@@ -263,7 +263,7 @@ def test_catalog_command(filled: Path) -> None:
 
 
 def test_catalog_command_needs_a_store(tmp_path: Path) -> None:
-    assert_one_error_line(click_run(["--root", str(tmp_path), "catalog"]), "lore init")
+    assert_one_error_line(cli_run(["--root", str(tmp_path), "catalog"]), "lore init")
 
 
 def test_no_sqlite_on_the_append_path(store: Path) -> None:
@@ -305,12 +305,12 @@ def test_a_long_history_is_scanned_until_lore_catalog_builds_it(filled: Path) ->
     assert book.actions(limit=None) == scanned(filled)
     assert "run `lore catalog`" in str(book.catalog.unavailable)
     assert not catalog_file(filled).exists()
-    listed = click_run(["--root", str(filled), "actions", "--limit", "1"])
+    listed = cli_run(["--root", str(filled), "actions", "--limit", "1"])
     assert listed.code == 0 and listed.out.strip()
     assert listed.err.strip() == ("note: scanned the shards: no catalog yet and more than 3 days "
                                   "of log: run `lore catalog` once to build it")
-    assert click_run(["--root", str(filled), "catalog"]).code == 0
-    assert click_run(["--root", str(filled), "actions", "--limit", "1"]).err == ""
+    assert cli_run(["--root", str(filled), "catalog"]).code == 0
+    assert cli_run(["--root", str(filled), "actions", "--limit", "1"]).err == ""
     again = fresh(filled)
     assert again.actions(limit=None) == scanned(filled)
     assert again.catalog.unavailable is None and catalog_file(filled).exists()

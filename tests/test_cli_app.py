@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import assert_one_error_line, clean_env, click_run, lore
+from conftest import assert_one_error_line, clean_env, cli_run, lore
 
 
 def test_bare_lore_prints_help_and_succeeds() -> None:
-    result = click_run([])
+    result = cli_run([])
     assert result.code == 0
     assert result.out.startswith("Usage: lore [OPTIONS] COMMAND [ARGS]...")
     for command in ("init", "log", "session", "actions", "sessions", "resume", "check", "demo"):
@@ -17,7 +17,7 @@ def test_bare_lore_prints_help_and_succeeds() -> None:
 
 
 def test_bare_group_prints_its_help() -> None:
-    result = click_run(["session"])
+    result = cli_run(["session"])
     assert result.code == 0
     assert "start" in result.out and "end" in result.out
 
@@ -29,11 +29,11 @@ def test_version_in_a_real_process() -> None:
 
 
 def test_unknown_command_is_one_line_and_exit_1() -> None:
-    assert_one_error_line(click_run(["nosuch"]), "No such command 'nosuch'", "lore --help")
+    assert_one_error_line(cli_run(["nosuch"]), "No such command 'nosuch'", "lore --help")
 
 
 def test_click_usage_errors_are_one_line_and_exit_1(store: Path) -> None:
-    result = click_run(["--root", str(store), "actions", "--limit", "x"])
+    result = cli_run(["--root", str(store), "actions", "--limit", "x"])
     assert_one_error_line(result, "'--limit'", "'x' is not a valid integer", "lore actions --help")
 
 

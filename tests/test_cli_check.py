@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, click_run, lore
+from conftest import clean_env, cli_run, lore
 from lorebook import Lorebook
 from lorebook.ids import new_ulid
 
@@ -36,7 +36,7 @@ REL = "actionlog/2026/03/04/s-1.jsonl"
 
 
 def check(root: Path) -> tuple[int, dict[str, Any]]:
-    result = click_run(["--root", str(root), "check", "--json"])
+    result = cli_run(["--root", str(root), "check", "--json"])
     return result.code, json.loads(result.out)
 
 
@@ -69,7 +69,7 @@ def test_torn_last_line(logged: Path) -> None:
     ((path, line, reason),) = reasons(report)
     assert (path, line) == (REL, 5)
     assert reason.startswith("torn line at end of file")
-    result = click_run(["--root", str(logged), "check"])
+    result = cli_run(["--root", str(logged), "check"])
     assert result.code == 1
     lines = result.out.splitlines()
     assert lines[0].startswith(f"{REL}:5: torn line at end of file")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, git, lore
+from conftest import assert_one_error_line, clean_env, cli_run, git, lore
 from lorebook import Lorebook
 from lorebook.model import INTERNAL_TYPES
 
@@ -132,7 +132,7 @@ def test_lore_commands_work_in_the_demo(demo: tuple[Path, dict[str, Any]]) -> No
 
 def test_human_output(tmp_path: Path) -> None:
     target = tmp_path / "human"
-    result = click_run(["demo", str(target)])
+    result = cli_run(["demo", str(target)])
     assert result.code == 0, result.err
     assert result.out.startswith(f"Sample store created in {target.resolve()}")
     assert "$ lore sessions" in result.out

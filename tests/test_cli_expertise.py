@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, git, lore
+from conftest import assert_one_error_line, clean_env, cli_run, git, lore
 from lorebook import Lorebook
 from lorebook.render.framing import NOTICE
 
@@ -54,7 +54,7 @@ def proj(store: Path) -> Path:
 
 
 def cli(root: Path, *args: str):  # type: ignore[no-untyped-def]
-    return click_run(["--root", str(root), "expertise", *args])
+    return cli_run(["--root", str(root), "expertise", *args])
 
 
 def test_list(proj: Path) -> None:

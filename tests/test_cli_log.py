@@ -14,7 +14,7 @@ from conftest import (
     ULID,
     assert_one_error_line,
     clean_env,
-    click_run,
+    cli_run,
     lore,
     shard_files,
     stored,
@@ -208,7 +208,7 @@ def test_bad_input_fast_path(store: Path, tmp_path: Path, args: list[str],
 def test_bad_input_click_path(store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                               args: list[str], needles: list[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    result = click_run(["--root", str(store), "log", *args])
+    result = cli_run(["--root", str(store), "log", *args])
     assert_one_error_line(result, *needles)
     assert shard_files(store) == []
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore
+from conftest import assert_one_error_line, clean_env, cli_run, lore
 from lorebook import Lorebook
 from lorebook.timeutil import format_ts
 
@@ -36,7 +36,7 @@ def populated(store: Path) -> Path:
 
 
 def actions_json(root: Path, *args: str) -> list[dict[str, Any]]:
-    result = click_run(["--root", str(root), "actions", "--json", *args])
+    result = cli_run(["--root", str(root), "actions", "--json", *args])
     assert result.code == 0, result.err
     assert result.err == ""
     data = json.loads(result.out)
@@ -97,14 +97,14 @@ def test_since_and_until_dates(populated: Path) -> None:
 
 
 def test_actions_table(populated: Path) -> None:
-    result = click_run(["--root", str(populated), "actions", "--agent", "MS"])
+    result = cli_run(["--root", str(populated), "actions", "--agent", "MS"])
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[0].split() == ["TIME", "(UTC)", "SESSION", "AGENT", "TYPE", "OUTCOME", "EPIC",
                                 "ID"]
     assert len(lines) == 3
     assert lines[1].split()[3:7] == ["MS", "validate", "in_progress", "epic-2"]
-    empty = click_run(["--root", str(populated), "actions", "--agent", "nobody"])
+    empty = cli_run(["--root", str(populated), "actions", "--agent", "nobody"])
     assert empty.out.strip() == "No matching actions."
 
 
@@ -128,11 +128,11 @@ def test_actions_through_the_entry_point(populated: Path) -> None:
     ],
 )
 def test_bad_action_queries(populated: Path, args: list[str], needles: list[str]) -> None:
-    assert_one_error_line(click_run(["--root", str(populated), "actions", *args]), *needles)
+    assert_one_error_line(cli_run(["--root", str(populated), "actions", *args]), *needles)
 
 
 def test_bad_query_as_json(populated: Path) -> None:
-    result = click_run(["--root", str(populated), "actions", "--since", "later", "--json"])
+    result = cli_run(["--root", str(populated), "actions", "--since", "later", "--json"])
     assert result.code == 1 and result.out == ""
     assert "7d" in json.loads(result.err)["error"]
 
@@ -142,7 +142,7 @@ def test_unreadable_lines_are_skipped_with_a_warning(populated: Path) -> None:
     number = len(shard.read_text().splitlines()) + 1
     with shard.open("a") as handle:
         handle.write('{"v": 1, "kind": "act\n')
-    result = click_run(["--root", str(populated), "actions", "--session", "s-ms", "--json"])
+    result = cli_run(["--root", str(populated), "actions", "--session", "s-ms", "--json"])
     assert result.code == 0
     assert types(json.loads(result.out)) == ["validate", "search"]
     rel = shard.relative_to(populated).as_posix()
@@ -151,7 +151,7 @@ def test_unreadable_lines_are_skipped_with_a_warning(populated: Path) -> None:
 
 # -- sessions ----------------------------------------------------------------------------------
 def sessions_json(root: Path, *args: str) -> list[dict[str, Any]]:
-    result = click_run(["--root", str(root), "sessions", "--json", *args])
+    result = cli_run(["--root", str(root), "sessions", "--json", *args])
     assert result.code == 0, result.err
     return json.loads(result.out)
 
@@ -207,11 +207,11 @@ def test_sessions_table(populated: Path) -> None:
 
 
 def test_bad_status(populated: Path) -> None:
-    result = click_run(["--root", str(populated), "sessions", "--status", "zombie"])
+    result = cli_run(["--root", str(populated), "sessions", "--status", "zombie"])
     assert_one_error_line(result, "zombie", "active, ended, disconnected")
 
 
 def test_no_sessions(store: Path) -> None:
     assert sessions_json(store) == []
-    assert click_run(["--root", str(store), "sessions"]).out.strip() == "No sessions."
+    assert cli_run(["--root", str(store), "sessions"]).out.strip() == "No sessions."
     assert actions_json(store) == []

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, git, lore
+from conftest import assert_one_error_line, clean_env, cli_run, git, lore
 from lorebook import Lorebook, LoreError
 from lorebook.timeutil import format_ts
 
@@ -340,7 +340,7 @@ def test_resume_cli_json_and_markdown(committed: Path) -> None:
     assert state["session"]["status"] == "disconnected"
     assert state["open_actions"][0]["context"]["agent_id"] == "fix-1"
 
-    brief = click_run(["--root", str(committed), "resume", "--limit", "1"])
+    brief = cli_run(["--root", str(committed), "resume", "--limit", "1"])
     assert brief.code == 0, brief.err
     lines = brief.out.splitlines()
     assert lines[2] == "Resume: session s-cli"  # after the notice and the opening delimiter
@@ -354,12 +354,12 @@ def test_resume_cli_json_and_markdown(committed: Path) -> None:
 
 
 def test_resume_cli_errors(store: Path) -> None:
-    assert_one_error_line(click_run(["--root", str(store), "resume"]), "no session to resume")
+    assert_one_error_line(cli_run(["--root", str(store), "resume"]), "no session to resume")
     assert_one_error_line(lore("resume", "--project", "ghost", env=clean_env(store)),
                           "no session to resume for project 'ghost'")
     Lorebook.open(store, env={}).log("plan", session="s")
-    assert_one_error_line(click_run(["--root", str(store), "resume", "--limit", "0"]), "limit")
-    result = click_run(["--root", str(store), "resume", "--limit", "0", "--json"])
+    assert_one_error_line(cli_run(["--root", str(store), "resume", "--limit", "0"]), "limit")
+    result = cli_run(["--root", str(store), "resume", "--limit", "0", "--json"])
     assert result.code == 1 and "limit" in json.loads(result.err)["error"]
 
 
@@ -415,7 +415,7 @@ def test_resume_skips_unreadable_lines_with_a_warning(committed: Path) -> None:
     shard = max((committed / "actionlog").rglob("s-story.jsonl"))
     with shard.open("a") as handle:
         handle.write('{"v":1,"kind":"action","id":"01')  # a writer died mid-line
-    result = click_run(["--root", str(committed), "resume", "--json"])
+    result = cli_run(["--root", str(committed), "resume", "--json"])
     assert result.code == 0, result.err
     state = json.loads(result.out)
     assert state["last_action"]["id"] == ids["spawn"]

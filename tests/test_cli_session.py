@@ -12,7 +12,7 @@ from conftest import (
     ULID,
     assert_one_error_line,
     clean_env,
-    click_run,
+    cli_run,
     git,
     lore,
     shard_files,
@@ -44,7 +44,7 @@ def test_start_prints_a_new_id_and_writes_the_start_event(store: Path) -> None:
 
 
 def test_start_with_an_explicit_id_and_defaults(store: Path) -> None:
-    result = click_run(["--root", str(store), "session", "start", "--id", "claude-7f3a"])
+    result = cli_run(["--root", str(store), "session", "start", "--id", "claude-7f3a"])
     assert result.code == 0, result.err
     assert result.out == "claude-7f3a\n"
     (start,) = stored(store)
@@ -55,7 +55,7 @@ def test_start_with_an_explicit_id_and_defaults(store: Path) -> None:
 
 
 def test_start_json(store: Path) -> None:
-    result = click_run(["--root", str(store), "session", "start", "--agent", "PS", "--type",
+    result = cli_run(["--root", str(store), "session", "start", "--agent", "PS", "--type",
                         "hook", "--json"])
     assert result.code == 0, result.err
     data = json.loads(result.out)
@@ -83,8 +83,8 @@ def test_full_cycle_with_lore_session(store: Path) -> None:
 
 
 def test_end_with_session_option_json(store: Path) -> None:
-    click_run(["--root", str(store), "session", "start", "--id", "s-1"])
-    result = click_run(["--root", str(store), "session", "end", "--session", "s-1", "--json"])
+    cli_run(["--root", str(store), "session", "start", "--id", "s-1"])
+    result = cli_run(["--root", str(store), "session", "end", "--session", "s-1", "--json"])
     assert result.code == 0, result.err
     end = json.loads(result.out)
     assert end == stored(store)[-1]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore
+from conftest import assert_one_error_line, clean_env, cli_run, lore
 from lorebook import Lorebook
 
 SID = "5b7a1f0e-2c1d-4e8a-9f00-1234567890ab"
@@ -55,7 +55,7 @@ def test_the_session_start_brief_resumes_the_present_session(store: Path) -> Non
 def test_check_reports_future_records_with_file_and_line(store: Path) -> None:
     _, ahead = _skewed_store(store)
     rel = f"actionlog/{ahead:%Y/%m/%d}/from-the-future.jsonl"
-    done = click_run(["--root", str(store), "check", "--json"])
+    done = cli_run(["--root", str(store), "check", "--json"])
     assert done.code == 1
     found = [(f["path"], f["line"], f["reason"]) for f in json.loads(done.out)["findings"]]
     assert [(p, n) for p, n, r in found if "ahead of this machine's clock" in r] == [
@@ -82,7 +82,7 @@ def test_check_reports_ids_no_clock_could_mint(store: Path, rid: str) -> None:
     rel = _append(store, {"v": 1, "kind": "session", "event": "start", "id": rid,
                           "ts": "2026-03-04T12:00:00.000Z", "session": "s-bad", "agent": None,
                           "project": None, "meta": {}})
-    done = click_run(["--root", str(store), "check", "--json"])
+    done = cli_run(["--root", str(store), "check", "--json"])
     assert done.code == 1
     found = [(f["path"], f["line"], f["reason"]) for f in json.loads(done.out)["findings"]]
     assert any(p == rel and n == 1 and f"id {rid}" in r and "invalid" in r
@@ -96,7 +96,7 @@ def test_the_writer_refuses_a_clock_before_1970(store: Path,
 
     for module in (append, writer):  # the clock the append path reads
         monkeypatch.setattr(module, "utcnow", lambda: datetime(1969, 12, 31, 23, 0, tzinfo=UTC))
-    done = click_run(["--root", str(store), "log", "plan", "--session", "s-1"])
+    done = cli_run(["--root", str(store), "log", "plan", "--session", "s-1"])
     assert_one_error_line(done, "clock", "1969-12-31T23:00:00.000Z")
     assert not list((store / "actionlog").rglob("*.jsonl"))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore
+from conftest import assert_one_error_line, clean_env, cli_run, lore
 from lorebook.index.evaluate import (
     BASELINE,
     GoldenQuery,
@@ -187,7 +187,7 @@ def keyword_only(eval_store: Path) -> Path:
 
 
 def test_lore_eval_json_on_a_real_index_finds_the_golden_learnings(eval_store: Path) -> None:
-    result = click_run(["--root", str(eval_store), "eval", "--json"])
+    result = cli_run(["--root", str(eval_store), "eval", "--json"])
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -217,7 +217,7 @@ def test_lore_eval_prints_a_table_in_a_real_process(keyword_only: Path) -> None:
 
 
 def test_lore_eval_only_selected_modes(keyword_only: Path) -> None:
-    result = click_run(["--root", str(keyword_only), "eval", "--mode", "keyword", "--json"])
+    result = cli_run(["--root", str(keyword_only), "eval", "--mode", "keyword", "--json"])
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -227,7 +227,7 @@ def test_lore_eval_only_selected_modes(keyword_only: Path) -> None:
 def test_lore_eval_unknown_expected_id_warns_with_file_and_line(keyword_only: Path) -> None:
     golden = keyword_only / "learnings" / "eval.yaml"
     golden.write_text(GOLDEN + "  - query: something\n    expected: [no-such-learning]\n")
-    result = click_run(["--root", str(keyword_only), "eval"])
+    result = cli_run(["--root", str(keyword_only), "eval"])
     assert result.code == 0, result.err
     assert "eval.yaml:8: unknown learning id 'no-such-learning' ignored" in result.err
     assert "eval.yaml: 3 golden queries" in result.out
@@ -236,7 +236,7 @@ def test_lore_eval_unknown_expected_id_warns_with_file_and_line(keyword_only: Pa
 def test_lore_eval_all_ids_unknown_is_an_error(keyword_only: Path) -> None:
     golden = keyword_only / "learnings" / "eval.yaml"
     golden.write_text("queries:\n  - query: x\n    expected: [ghost]\n")
-    result = click_run(["--root", str(keyword_only), "eval"])
+    result = cli_run(["--root", str(keyword_only), "eval"])
     assert_one_error_line(result, "none of the expected learning ids exist")
 
 
@@ -246,7 +246,7 @@ def test_lore_eval_missing_default_file_is_one_error_line(store: Path) -> None:
 
 
 def test_lore_eval_missing_queries_file(eval_store: Path, tmp_path: Path) -> None:
-    result = click_run(["--root", str(eval_store), "eval", "--queries",
+    result = cli_run(["--root", str(eval_store), "eval", "--queries",
                         str(tmp_path / "nope.yaml")])
     assert_one_error_line(result, "nope.yaml", "no such golden-set file")
 
@@ -254,13 +254,13 @@ def test_lore_eval_missing_queries_file(eval_store: Path, tmp_path: Path) -> Non
 def test_lore_eval_malformed_yaml_names_file_and_line(eval_store: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("queries:\n  - query: fine\n    expected: [a]\n  - query: 'unclosed\n")
-    result = click_run(["--root", str(eval_store), "eval", "--queries", str(bad)])
+    result = cli_run(["--root", str(eval_store), "eval", "--queries", str(bad)])
     assert_one_error_line(result, "bad.yaml:4:", "invalid YAML")
 
 
 def test_lore_eval_empty_queries_list_is_an_error_under_json(eval_store: Path) -> None:
     (eval_store / "learnings" / "eval.yaml").write_text("queries: []\n")
-    result = click_run(["--root", str(eval_store), "eval", "--json"])
+    result = cli_run(["--root", str(eval_store), "eval", "--json"])
     assert result.code == 1 and result.out == ""
     assert "no queries" in json.loads(result.err)["error"]
 

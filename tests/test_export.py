@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, git, lore
+from conftest import assert_one_error_line, clean_env, cli_run, git, lore
 from lorebook import Lorebook
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -43,7 +43,7 @@ def logged(store: Path) -> Path:
 
 
 def run_export(root: Path, *args: str) -> dict[str, Any]:
-    result = click_run(["--root", str(root), "export", "--json", *args])
+    result = cli_run(["--root", str(root), "export", "--json", *args])
     assert result.code == 0, result.err
     return dict(json.loads(result.out))
 
@@ -126,14 +126,14 @@ def test_export_through_the_entry_point(logged: Path) -> None:
     (["--format", "xml"], ["xml"]),
 ])
 def test_bad_export_input(logged: Path, args: list[str], needles: list[str]) -> None:
-    assert_one_error_line(click_run(["--root", str(logged), "export", *args]), *needles)
+    assert_one_error_line(cli_run(["--root", str(logged), "export", *args]), *needles)
     assert not (logged / "docs" / "training-data").exists()
 
 
 def test_unwritable_output(logged: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    result = click_run(["--root", str(logged), "export", "-o", str(blocker / "out.jsonl")])
+    result = cli_run(["--root", str(logged), "export", "-o", str(blocker / "out.jsonl")])
     assert_one_error_line(result, "cannot write the export")
     assert blocker.read_text() == "x"
     assert not (logged / "docs" / "training-data").exists()
@@ -176,5 +176,5 @@ def test_export_filters_by_type_outcome_agent(
 def test_export_filter_values_are_redacted_and_checked(logged: Path, tmp_path: Path) -> None:
     info = run_export(logged, "--agent", SECRET, "-o", str(tmp_path / "s.jsonl"))
     assert info["record_count"] == 0 and SECRET not in json.dumps(info)
-    assert_one_error_line(click_run(["--root", str(logged), "export", "--outcome", "meh"]),
+    assert_one_error_line(cli_run(["--root", str(logged), "export", "--outcome", "meh"]),
                           "outcome", "meh")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import click_run
+from conftest import cli_run
 from lorebook import Lorebook
 
 
@@ -19,7 +19,7 @@ def test_csv_cells_cannot_start_a_formula(store: Path, tmp_path: Path, lead: str
     s.log("deploy", outcome="failure", epic=f"{lead}epic", error=formula,
           context={"task": f"{lead}cmd|' /C calc'!A0"})
     out = tmp_path / "out.csv"
-    result = click_run(["--root", str(store), "export", "--format", "csv", "-o", str(out)])
+    result = cli_run(["--root", str(store), "export", "--format", "csv", "-o", str(out)])
     assert result.code == 0, result.err
     (row,) = [r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))
               if r["output.action_taken"] == "deploy"]

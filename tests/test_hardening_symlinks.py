@@ -14,7 +14,7 @@ import pytest
 from conftest import (
     assert_one_error_line,
     clean_env,
-    click_run,
+    cli_run,
     git,
     lore,
     shard_files,
@@ -301,7 +301,7 @@ def test_deep_context_from_stdin_file_and_click_path(store: Path, tmp_path: Path
     assert_one_error_line(lore("log", "commit", "--context", f"@{path}", env=env),
                           str(path), DEEP)
     # the click command (the fast path bows out for e.g. `--root`)
-    clicked = click_run(["--root", str(store), "log", "commit", "--context",
+    clicked = cli_run(["--root", str(store), "log", "commit", "--context",
                          '{"a":' * 5000 + "1" + "}" * 5000])
     assert_one_error_line(clicked, DEEP)
     # strings that look like brackets do not count; 64 levels are fine

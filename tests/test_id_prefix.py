@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import assert_one_error_line, click_run, git
+from conftest import assert_one_error_line, cli_run, git
 from lorebook import Lorebook
 from lorebook.errors import UsageError
 
@@ -43,34 +43,34 @@ def learned(book: Lorebook) -> Lorebook:
 
 def test_learning_commands_take_a_unique_prefix(learned: Lorebook) -> None:
     root = str(learned.root)
-    shown = click_run(["--root", root, "show", "2026-11-22-rls-p", "--json"])
+    shown = cli_run(["--root", root, "show", "2026-11-22-rls-p", "--json"])
     assert shown.code == 0, shown.err
     assert shown.json()["id"] == LESSON  # type: ignore[index]
-    applied = click_run(["--root", root, "apply", "2026-11-22-rls-p", "--outcome", "success",
+    applied = cli_run(["--root", root, "apply", "2026-11-22-rls-p", "--outcome", "success",
                          "--session", "s1", "--json"])  # fmt: skip
     assert applied.code == 0, applied.err
     assert applied.json()["context"]["learning"] == LESSON  # type: ignore[index]
-    stats = click_run(["--root", root, "stats", "2026-11-22-rls-p", "--json"])
+    stats = cli_run(["--root", root, "stats", "2026-11-22-rls-p", "--json"])
     assert stats.code == 0, stats.err
     assert stats.json()["applications"] == 1  # type: ignore[index]
-    recorded = click_run(["--root", root, "pattern", "record", "port", "--solution", "s1",
+    recorded = cli_run(["--root", root, "pattern", "record", "port", "--solution", "s1",
                           "--success", "--session", "s1", "--json"])  # fmt: skip
     assert recorded.code == 0, recorded.err
     assert recorded.json()["context"]["learning"] == "port-conflict"  # type: ignore[index]
-    history = click_run(["--root", root, "history", "auto-epic", "--json"])
+    history = cli_run(["--root", root, "history", "auto-epic", "--json"])
     assert history.code == 0, history.err
     assert history.json()[0]["path"].endswith(f"{DRAFT}.md")  # type: ignore[index]
-    rejected = click_run(["--root", root, "reject", "auto-epic", "--reason", "duplicate"])
+    rejected = cli_run(["--root", root, "reject", "auto-epic", "--reason", "duplicate"])
     assert rejected.code == 0, rejected.err
     assert f"rejected {DRAFT}" in rejected.out
 
 
 def test_an_ambiguous_or_unknown_prefix_is_one_line(learned: Lorebook) -> None:
     root = str(learned.root)
-    ambiguous = click_run(["--root", root, "show", "2026-11-22-rls"])
+    ambiguous = cli_run(["--root", root, "show", "2026-11-22-rls"])
     line = assert_one_error_line(ambiguous, "ambiguous", LESSON, "2026-11-22-rls-other")
     assert "type more" in line
-    missing = click_run(["--root", root, "show", "nope"])
+    missing = cli_run(["--root", root, "show", "nope"])
     assert_one_error_line(missing, "no learning or draft with id 'nope'")
 
 
@@ -79,14 +79,14 @@ def test_session_commands_take_a_unique_prefix(book: Lorebook) -> None:
     book.start_session(session_id="review-80aa")
     book.log("validate", session=sid, outcome="failure", epic="epic-9", error="2 tests fail")
     root = str(book.root)
-    found = click_run(["--root", root, "actions", "--session", "review-7f", "--json"])
+    found = cli_run(["--root", root, "actions", "--session", "review-7f", "--json"])
     assert found.code == 0, found.err
     assert [a["session"] for a in found.json()] == [sid]  # type: ignore[union-attr]
-    resumed = click_run(["--root", root, "resume", "--session", "review-7f", "--json"])
+    resumed = cli_run(["--root", root, "resume", "--session", "review-7f", "--json"])
     assert resumed.code == 0, resumed.err
     assert resumed.json()["session"]["id"] == sid  # type: ignore[index]
-    ended = click_run(["--root", root, "session", "end", "--session", "review-7f", "--json"])
+    ended = cli_run(["--root", root, "session", "end", "--session", "review-7f", "--json"])
     assert ended.code == 0, ended.err
     assert ended.json()["session"] == sid  # type: ignore[index]
-    ambiguous = click_run(["--root", root, "actions", "--session", "review-"])
+    ambiguous = cli_run(["--root", root, "actions", "--session", "review-"])
     assert_one_error_line(ambiguous, "ambiguous", sid, "review-80aa")

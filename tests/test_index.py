@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import click_run
+from conftest import cli_run
 from lorebook.index.chunks import passages
 from lorebook.index.documents import Document
 from lorebook.index.manifest import Manifest
@@ -16,7 +16,7 @@ from search_fixtures import open_book, write_learning
 
 
 def index_json(root: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    result = click_run(["index", *args, "--json"], env={"LORE_ROOT": str(root), **(env or {})})
+    result = cli_run(["index", *args, "--json"], env={"LORE_ROOT": str(root), **(env or {})})
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -56,7 +56,7 @@ def test_unchanged_files_are_never_embedded_again(search_store: Path, embedder: 
 
 
 def test_index_summary_and_json(search_store: Path) -> None:
-    result = click_run(["index"], env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["index"], env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     assert result.out.strip() == (
         "Rebuilt the index (all-MiniLM-L6-v2): 7 added, 0 updated, 0 removed, 0 unchanged"
@@ -69,7 +69,7 @@ def test_index_summary_and_json(search_store: Path) -> None:
 def test_deleted_cache_is_rebuilt_with_notice(search_store: Path) -> None:
     index_json(search_store)
     shutil.rmtree(search_store / ".lore" / "cache" / "index" / "chroma")
-    result = click_run(["search", "RLS insert", "--json"], env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["search", "RLS insert", "--json"], env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     assert "index cache was missing; rebuilt" in result.err
     data = result.json()
@@ -91,7 +91,7 @@ def test_corrupt_manifest_and_store_are_rebuilt(search_store: Path) -> None:
     data = index_json(search_store)
     assert data["rebuilt"] and data["added"] == 7, data
     assert "rebuilt the index" in data["stderr"]
-    result = click_run(["search", "RLS insert", "--json"], env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["search", "RLS insert", "--json"], env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
 
 
@@ -112,7 +112,7 @@ def test_missing_model_means_keyword_only_with_one_warning(search_store: Path) -
     (search_store / ".lore" / "config.yaml").write_text(
         "embedding:\n  model: /nonexistent/model-folder\n"
     )
-    result = click_run(["search", "RLS policy blocks insert", "--json"],
+    result = cli_run(["search", "RLS policy blocks insert", "--json"],
                        env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     warnings = [line for line in result.err.splitlines() if "warning" in line]
@@ -122,7 +122,7 @@ def test_missing_model_means_keyword_only_with_one_warning(search_store: Path) -
     assert data["results"][0]["id"] == "rls-anon-insert"
     assert data["results"][0]["semantic_score"] is None
     assert manifest_of(search_store).model is None
-    semantic = click_run(["search", "RLS", "--mode", "semantic", "--json"],
+    semantic = cli_run(["search", "RLS", "--mode", "semantic", "--json"],
                          env={"LORE_ROOT": str(search_store)})
     assert semantic.code == 0 and "keywords only" in semantic.err
     # the model comes back: the keyword-only index is rebuilt with vectors

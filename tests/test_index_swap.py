@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import LORE, clean_env, click_run, lore
+from conftest import LORE, clean_env, cli_run, lore
 from search_fixtures import age_learnings, write_learning
 
 
@@ -67,16 +67,16 @@ def test_a_killed_rebuild_leaves_the_old_index_serving(search_store: Path, embed
 def test_a_crash_between_the_two_renames_recovers_the_new_index(search_store: Path) -> None:
     """The live index was moved aside and the complete new one not yet moved in."""
     age_learnings(search_store)
-    assert click_run(["--root", str(search_store), "index"]).code == 0
+    assert cli_run(["--root", str(search_store), "index"]).code == 0
     cache = search_store / ".lore" / "cache"
     (cache / "index").rename(cache / "index.trash")
-    assert click_run(["--root", str(search_store), "index", "--rebuild"]).code == 0
+    assert cli_run(["--root", str(search_store), "index", "--rebuild"]).code == 0
     complete = (cache / "index" / "manifest.json").read_bytes()
     (cache / "index").rename(cache / "index.building")  # built, then the crash
     (cache / "index.old").mkdir()
     (cache / "index.old").rename(cache / "index.trash")  # the live one, moved aside
 
-    done = click_run(["--root", str(search_store), "search", "deploy port", "--json"])
+    done = cli_run(["--root", str(search_store), "search", "deploy port", "--json"])
     assert done.code == 0, done.err
     data = json.loads(done.out)
     assert data["results"][0]["id"] == "deploy-port-conflict"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, click_run, lore
+from conftest import clean_env, cli_run, lore
 from lorebook import Lorebook
 from lorebook.model import INTERNAL_TYPES
 
@@ -33,7 +33,7 @@ def busy(store: Path) -> Path:
 
 
 def report_json(root: Path, *args: str) -> dict[str, Any]:
-    result = click_run(["--root", str(root), "report", "--json", "--days", "1", *args])
+    result = cli_run(["--root", str(root), "report", "--json", "--days", "1", *args])
     assert result.code == 0, result.err
     return dict(json.loads(result.out))
 

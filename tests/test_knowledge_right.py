@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, click_run, lore, stored_actions
+from conftest import clean_env, cli_run, lore, stored_actions
 from lorebook import Lorebook
 from lorebook.knowledge.stats import trend
 from lorebook.timeutil import format_ts
@@ -40,7 +40,7 @@ def _record(root: Path, outcomes: dict[str, tuple[int, int]]) -> None:
 
 
 def _preflight(root: Path) -> dict[str, Any]:
-    result = click_run(["preflight", TASK, "--phase", "deploy", "--json"],
+    result = cli_run(["preflight", TASK, "--phase", "deploy", "--json"],
                        env={"LORE_ROOT": str(root)})
     assert result.code == 0, result.err
     data = result.json()
@@ -244,7 +244,7 @@ def test_learning_refuses_a_domain_with_too_little_evidence(store: Path) -> None
     with book.session(session_id="weak-1") as s:
         s.log("plan", context={"task": "tidy the orders table"})  # one database keyword
     env = clean_env(store)
-    result = click_run(["expertise", "learn", "--session", "weak-1"],
+    result = cli_run(["expertise", "learn", "--session", "weak-1"],
                        env={"LORE_ROOT": str(store)})
     assert result.code == 1 and result.out == ""
     assert result.err.strip().splitlines() == [

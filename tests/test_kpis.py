@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from conftest import click_run
+from conftest import cli_run
 from lorebook import Lorebook
 from lorebook.log.kpis import compute, hook_misses, shard_bytes
 from lorebook.log.sessions import SessionInfo
@@ -155,7 +155,7 @@ def _story(book: Lorebook, at: datetime) -> None:
 def test_kpis_cli_json_and_text(store: Path) -> None:
     book = Lorebook.open(store, env={})  # no subscribers: only the story's records
     _story(book, datetime.now(UTC) - timedelta(hours=2))
-    result = click_run(["--root", str(store), "report", "kpis", "--days", "7", "--json"])
+    result = cli_run(["--root", str(store), "report", "kpis", "--days", "7", "--json"])
     assert result.code == 0, result.err
     data: Any = result.json()
     figures = {k["key"]: k for k in data["kpis"]}
@@ -172,11 +172,11 @@ def test_kpis_cli_json_and_text(store: Path) -> None:
     assert figures["log_size"]["numerator"] > 0
     assert all({"definition", "numerator", "denominator", "target", "met"} <= set(k)
                for k in figures.values())  # fmt: skip
-    text = click_run(["--root", str(store), "report", "kpis", "--days", "7"])
+    text = cli_run(["--root", str(store), "report", "kpis", "--days", "7"])
     assert text.code == 0, text.err
     assert "Search before planning" in text.out and "1 / 2" in text.out
     assert "Learning reuse" in text.out and "n/a" in text.out and "> 90 %" in text.out
-    bad = click_run(["--root", str(store), "report", "kpis", "--days", "0"])
+    bad = cli_run(["--root", str(store), "report", "kpis", "--days", "0"])
     assert bad.code == 1 and "--days" in bad.err and "Traceback" not in bad.err
 
 

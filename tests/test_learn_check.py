@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import clean_env, click_run, lore
+from conftest import clean_env, cli_run, lore
 from lorebook import Lorebook
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,7 +23,7 @@ def _front(lid: str, status: str = "published", extra: str = "") -> str:
 
 
 def _check(store: Path) -> tuple[int, list[str]]:
-    result = click_run(["--root", str(store), "check"])
+    result = cli_run(["--root", str(store), "check"])
     return result.code, result.out.splitlines()
 
 
@@ -34,7 +34,7 @@ def test_clean_learnings_and_expertise_pass(store: Path) -> None:
     (store / ".expertise" / "database.yaml").write_text(
         "# comments survive\ndomain: database\noverview: Postgres with RLS\n"
         "core_files: [db/schema.sql]\nbest_practices:\n  - Index foreign keys\n")
-    result = click_run(["--root", str(store), "check", "--json"])
+    result = cli_run(["--root", str(store), "check", "--json"])
     assert result.code == 0, result.out
     data = result.json()
     assert isinstance(data, dict)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import assert_one_error_line, clean_env, click_run, lore
+from conftest import assert_one_error_line, clean_env, cli_run, lore
 from lorebook import Lorebook
 
 
 def _run(store: Path, *args: str, stdin: str | None = None):  # type: ignore[no-untyped-def]
-    return click_run(["--root", str(store), *args], input=stdin)
+    return cli_run(["--root", str(store), *args], input=stdin)
 
 
 def test_learn_new_writes_a_draft_with_the_skeleton(store: Path) -> None:

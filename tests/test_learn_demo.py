@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import click_run, git
+from conftest import cli_run, git
 
 
 def test_demo_shows_drafts_and_a_stale_learning(tmp_path: Path) -> None:
     root = tmp_path / "demo"
-    result = click_run(["demo", str(root), "--json"])
+    result = cli_run(["demo", str(root), "--json"])
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -22,8 +22,8 @@ def test_demo_shows_drafts_and_a_stale_learning(tmp_path: Path) -> None:
     assert list(stale) == ["refresh-tokens-single-use"]  # anchors of the others exist, unchanged
     assert stale["refresh-tokens-single-use"][0]["reason"] == "changed"
     assert "feat(auth): refresh-token rotation" in git(root, "log", "--format=%s")
-    check = click_run(["--root", str(root), "check"])
+    check = cli_run(["--root", str(root), "check"])
     assert check.code == 0, check.out
-    human = click_run(["demo", str(tmp_path / "again")])
+    human = cli_run(["demo", str(tmp_path / "again")])
     assert "$ lore drafts" in human.out and "$ lore stale" in human.out
     assert "src/auth/tokens.py#rotate: changed" in human.out

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore, stored_actions
+from conftest import assert_one_error_line, clean_env, cli_run, lore, stored_actions
 from lorebook import Lorebook
 
 
@@ -37,7 +37,7 @@ def test_pattern_new_writes_solutions_with_ids(store: Path) -> None:
 def test_pattern_record_and_apply_append_actions(store: Path) -> None:
     book = Lorebook.open(store, env={})
     pattern = book.knowledge.new_pattern(title="Flaky port", solutions=["Ask the registry"])
-    result = click_run(["pattern", "record", pattern.id, "--solution", "s1", "--success",
+    result = cli_run(["pattern", "record", pattern.id, "--solution", "s1", "--success",
                         "--minutes", "7.5", "--via-search", "--epic", "e-3", "--note", "quick"],
                        env=env_of(store))
     assert result.code == 0, result.err
@@ -82,7 +82,7 @@ def test_bad_input_is_one_line_and_logs_nothing(store: Path, args: list[str],
     pid = book.knowledge.new_pattern(title="Flaky port", solutions=["Ask the registry"]).id
     lesson = book.learnings.new(title="A lesson").id
     argv = [a.format(pid=pid, lesson=lesson) for a in args]
-    assert_one_error_line(click_run(argv, env=env_of(store)), *needles)
+    assert_one_error_line(cli_run(argv, env=env_of(store)), *needles)
     assert stored_actions(store) == []
     assert len(drafts(store)) == 2
 
@@ -179,18 +179,18 @@ def test_extract_retro_bad_input(store: Path, tmp_path: Path, name: str, text: s
                                  needles: list[str]) -> None:
     path = tmp_path / name
     path.write_text(text)
-    assert_one_error_line(click_run(["extract", "retro", str(path)], env=env_of(store)),
+    assert_one_error_line(cli_run(["extract", "retro", str(path)], env=env_of(store)),
                           *needles)
     assert drafts(store) == [] and stored_actions(store) == []
 
 
 def test_extract_retro_from_stdin_yaml_with_a_comment_and_markdown(store: Path) -> None:
     yaml_text = "# retrospective of epic 12\n" + RETRO_YAML
-    result = click_run(["extract", "retro", "-", "--json"], input=yaml_text, env=env_of(store))
+    result = cli_run(["extract", "retro", "-", "--json"], input=yaml_text, env=env_of(store))
     assert result.code == 0, result.err
     assert len(json.loads(result.out)) == 2
     md = RETRO_MD.replace("Refresh tokens were accepted twice", "Cache keys collided")
-    result = click_run(["extract", "retro", "-", "--json"], input=md, env=env_of(store))
+    result = cli_run(["extract", "retro", "-", "--json"], input=md, env=env_of(store))
     assert result.code == 0, result.err
     outcomes = json.loads(result.out)
     assert outcomes[0]["status"] == "written"

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import assert_one_error_line, clean_env, click_run, lore, stored_actions
+from conftest import assert_one_error_line, clean_env, cli_run, lore, stored_actions
 from search_fixtures import write_learning
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2  # a GitHub token format the sanitizer knows
 
 
 def preflight(root: Path, *args: str) -> dict[str, Any]:
-    result = click_run(["preflight", *args, "--json"], env={"LORE_ROOT": str(root)})
+    result = cli_run(["preflight", *args, "--json"], env={"LORE_ROOT": str(root)})
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -21,7 +21,7 @@ def preflight(root: Path, *args: str) -> dict[str, Any]:
 
 def test_plan_block_lists_learnings_and_checklist(search_store: Path) -> None:
     # logged into the caller's session (without one a preflight logs nothing)
-    result = click_run(["preflight", "add row level security policies to the orders table"],
+    result = cli_run(["preflight", "add row level security policies to the orders table"],
                        env={"LORE_ROOT": str(search_store), "LORE_SESSION": "plan-1"})
     assert result.code == 0, result.err
     text = result.out
@@ -81,9 +81,9 @@ def test_nothing_found_still_prints_the_block(search_store: Path) -> None:
 
 def test_bad_input(search_store: Path) -> None:
     env = {"LORE_ROOT": str(search_store)}
-    assert_one_error_line(click_run(["preflight", " "], env=env), "empty query")
-    assert click_run(["preflight", "x", "--phase", "review"], env=env).code == 1
-    assert click_run(["preflight"], env=env).code == 1
+    assert_one_error_line(cli_run(["preflight", " "], env=env), "empty query")
+    assert cli_run(["preflight", "x", "--phase", "review"], env=env).code == 1
+    assert cli_run(["preflight"], env=env).code == 1
     assert [a for a in stored_actions(search_store) if a["type"] == "search"] == []
 
 
@@ -96,7 +96,7 @@ def test_real_process_preflight(search_store: Path) -> None:
 
 def test_broken_expertise_file_is_a_warning(search_store: Path) -> None:
     (search_store / ".expertise" / "database.yaml").write_text("domain: [database\n")
-    result = click_run(["preflight", "row level security insert", "--json"],
+    result = cli_run(["preflight", "row level security insert", "--json"],
                        env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     assert "expertise skipped" in result.err and "database.yaml" in result.err
@@ -109,11 +109,11 @@ def test_drafts_awaiting_review_stay_out_of_the_prompt(search_store: Path) -> No
     write_learning(search_store, "draft-rls-tip", folder="learnings/drafts", status="draft",
                    title="Row level security blocks anonymous inserts on the orders table",
                    created="2026-11-01", body="## Key Takeaway\nUnreviewed advice.")
-    text = click_run(["preflight", "add row level security policies to the orders table"],
+    text = cli_run(["preflight", "add row level security policies to the orders table"],
                      env={"LORE_ROOT": str(search_store)}).out
     assert "Unreviewed advice" not in text
     assert "Check the table's policies before mutating with the anon key." in text
-    found = click_run(["search", "row level security orders table anonymous inserts", "--json"],
+    found = cli_run(["search", "row level security orders table anonymous inserts", "--json"],
                       env={"LORE_ROOT": str(search_store)}).json()
     assert isinstance(found, dict)
     assert "draft-rls-tip" in [r["id"] for r in found["results"]]  # search still finds it

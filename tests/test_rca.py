@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore, stored_actions
+from conftest import assert_one_error_line, clean_env, cli_run, lore, stored_actions
 from lorebook import Lorebook
 from lorebook.errors import UsageError
 from lorebook.knowledge.rca import RCAReport, build_lesson_content, lesson_tags, parse_report
@@ -132,7 +132,7 @@ def test_cli_rca_add_file_json_and_stdin(store: Path, tmp_path: Path) -> None:
     assert first.code == 0, first.err
     data = json.loads(first.out)
     assert data["kind"] == "rca" and data["created_now"] is True
-    again = click_run(["rca", "add", "-"], input=path.read_text(), env={"LORE_ROOT": str(store)})
+    again = cli_run(["rca", "add", "-"], input=path.read_text(), env={"LORE_ROOT": str(store)})
     assert again.code == 0
     assert again.out.startswith(f"already present: {data['id']}")
     assert drafts(store) == [f"{data['id']}.md"]
@@ -155,7 +155,7 @@ def test_cli_rca_add_bad_input(store: Path, tmp_path: Path, text: str,
                                needles: list[str]) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(text)
-    result = click_run(["rca", "add", str(bad)], env={"LORE_ROOT": str(store)})
+    result = cli_run(["rca", "add", str(bad)], env={"LORE_ROOT": str(store)})
     assert_one_error_line(result, *needles)
     assert drafts(store) == [] and stored_actions(store) == []
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore
+from conftest import assert_one_error_line, clean_env, cli_run, lore
 from lorebook import Lorebook
 from lorebook.log.report import aggregate, build_report, resolve_window, week_window
 
@@ -58,7 +58,7 @@ def active(store: Path) -> Path:
 
 
 def report_json(root: Path, *args: str) -> dict[str, Any]:
-    result = click_run(["--root", str(root), "report", "--json", *args])
+    result = cli_run(["--root", str(root), "report", "--json", *args])
     assert result.code == 0, result.err
     return dict(json.loads(result.out))
 
@@ -149,7 +149,7 @@ def test_human_report(active: Path) -> None:
     (["--group-by", "week"], ["week"]),
 ])
 def test_bad_report_input(active: Path, args: list[str], needles: list[str]) -> None:
-    assert_one_error_line(click_run(["--root", str(active), "report", *args]), *needles)
+    assert_one_error_line(cli_run(["--root", str(active), "report", *args]), *needles)
 
 
 def test_bad_input_as_json_and_subprocess(active: Path) -> None:
@@ -160,7 +160,7 @@ def test_bad_input_as_json_and_subprocess(active: Path) -> None:
 
 # -- report files ----------------------------------------------------------------------------
 def test_daily_file(active: Path) -> None:
-    result = click_run(["--root", str(active), "report", "daily", "--date", DAY])
+    result = cli_run(["--root", str(active), "report", "daily", "--date", DAY])
     assert result.code == 0, result.err
     assert result.out.strip() == f"wrote docs/reports/daily/{DAY}.md (14 actions)"
     path = active / "docs" / "reports" / "daily" / f"{DAY}.md"
@@ -175,7 +175,7 @@ def test_daily_file(active: Path) -> None:
     assert "## Top activity" in text and "| commit | 4 |" in text
     assert SECRET not in text and "[REDACTED" in text
     before = path.read_bytes()
-    again = click_run(["--root", str(active), "report", "daily", "--date", DAY, "--json"])
+    again = cli_run(["--root", str(active), "report", "daily", "--date", DAY, "--json"])
     assert again.code == 0, again.err
     info = json.loads(again.out)
     assert info["unchanged"] is True and info["path"] == f"docs/reports/daily/{DAY}.md"
@@ -191,7 +191,7 @@ def test_daily_default_is_yesterday_through_the_entry_point(active: Path) -> Non
 def test_weekly_file(active: Path) -> None:
     year, week, _ = YESTERDAY.isocalendar()
     label = f"{year}-W{week:02d}"
-    result = click_run(["--root", str(active), "report", "weekly", "--week", label, "--json"])
+    result = cli_run(["--root", str(active), "report", "weekly", "--week", label, "--json"])
     assert result.code == 0, result.err
     info = json.loads(result.out)
     assert info["path"] == f"docs/reports/weekly/{label}.md"
@@ -209,14 +209,14 @@ def test_weekly_file(active: Path) -> None:
     (["weekly", "--week", "47"], ["--week", "2026-W47"]),
 ])
 def test_bad_report_file_input(active: Path, args: list[str], needles: list[str]) -> None:
-    assert_one_error_line(click_run(["--root", str(active), "report", *args]), *needles)
+    assert_one_error_line(cli_run(["--root", str(active), "report", *args]), *needles)
     assert not (active / "docs" / "reports").exists()
 
 
 def test_unwritable_report_path(active: Path) -> None:
     (active / "docs").mkdir()
     (active / "docs" / "reports").write_text("a file where the directory should be")
-    result = click_run(["--root", str(active), "report", "daily", "--date", DAY])
+    result = cli_run(["--root", str(active), "report", "daily", "--date", DAY])
     assert_one_error_line(result, "nothing was written")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore
+from conftest import assert_one_error_line, clean_env, cli_run, lore
 from lorebook import Lorebook
 from lorebook.log.archive_io import archive_name
 
@@ -47,13 +47,13 @@ def live_shards(root: Path) -> list[str]:
 
 
 def run(root: Path, *args: str) -> dict[str, Any]:
-    result = click_run(["--root", str(root), *args, "--json"])
+    result = cli_run(["--root", str(root), *args, "--json"])
     assert result.code == 0, result.err
     return dict(json.loads(result.out))
 
 
 def ids(root: Path, *args: str) -> list[str]:
-    result = click_run(["--root", str(root), "actions", "--json", "--limit", "100", *args])
+    result = cli_run(["--root", str(root), "actions", "--json", "--limit", "100", *args])
     assert result.code == 0, result.err
     return [a["id"] for a in json.loads(result.out)]
 
@@ -108,7 +108,7 @@ def test_corrupt_existing_archive_is_reported_and_the_shard_kept(aged: Path) -> 
     target = aged / "actionlog" / "archive" / archive_name(day_of(200), "s200")
     target.parent.mkdir(parents=True)
     target.write_bytes(b"\x1f\x8b not really gzip")
-    result = click_run(["--root", str(aged), "archive"])
+    result = cli_run(["--root", str(aged), "archive"])
     assert result.code == 1
     assert "s200.jsonl" in result.err and "corrupt" in result.err
     assert result.err.count("\n") == 1
@@ -164,5 +164,5 @@ def test_human_output_through_the_entry_point(aged: Path) -> None:
                                   ["prune", "--older-than", "0d"],
                                   ["archive", "--older-than", "90"]])
 def test_bad_ages(aged: Path, args: list[str]) -> None:
-    assert_one_error_line(click_run(["--root", str(aged), *args]), "--older-than", "90d")
+    assert_one_error_line(cli_run(["--root", str(aged), *args]), "--older-than", "90d")
     assert len(live_shards(aged)) == 5

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, lore, stored_actions
+from conftest import assert_one_error_line, clean_env, cli_run, lore, stored_actions
 from lorebook import Lorebook
 
 WWW = """\
@@ -144,7 +144,7 @@ def test_what_went_well_is_prevention_only_for_its_own_failure(store: Path,
 
 def test_stdin_markdown_with_a_bold_heading(store: Path) -> None:
     text = "__Things that went wrong__\n- Cache keys collided\n"
-    result = click_run(["extract", "retro", "-", "--json"], input=text,
+    result = cli_run(["extract", "retro", "-", "--json"], input=text,
                        env={"LORE_ROOT": str(store)})
     assert result.code == 0, result.err
     [outcome] = json.loads(result.out)
@@ -173,7 +173,7 @@ def test_unknown_or_empty_retro_is_one_line(store: Path, tmp_path: Path, name: s
                                            needles: list[str]) -> None:
     path = tmp_path / name
     path.write_text(text)
-    line = assert_one_error_line(click_run(["extract", "retro", str(path)],
+    line = assert_one_error_line(cli_run(["extract", "retro", str(path)],
                                            env={"LORE_ROOT": str(store)}), *needles)
     assert "\n" not in line.strip()
     assert not list((store / "learnings" / "drafts").glob("*.md"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, git, lore, stored_actions
+from conftest import assert_one_error_line, clean_env, cli_run, git, lore, stored_actions
 from lorebook import Lorebook
 from lorebook.errors import LoreError, UsageError
 
@@ -217,7 +217,7 @@ def test_promote_refuses_a_dirty_index_and_changes_nothing(book: Lorebook) -> No
     git(root, "add", "README.md")
     head = git(root, "rev-parse", "HEAD")
     status = _status(root)
-    result = click_run(["--root", str(root), "promote", lid])
+    result = cli_run(["--root", str(root), "promote", lid])
     assert_one_error_line(result, "staged changes (README.md)", "git restore --staged")
     assert git(root, "rev-parse", "HEAD") == head
     assert _status(root) == status
@@ -250,7 +250,7 @@ def test_failed_commit_hook_rolls_everything_back(book: Lorebook) -> None:
     (["history", "nope"], ["no learning or draft with id 'nope'"]),
 ])
 def test_bad_ids_are_one_line_errors(store: Path, args: list[str], needles: list[str]) -> None:
-    assert_one_error_line(click_run(["--root", str(store), *args]), *needles)
+    assert_one_error_line(cli_run(["--root", str(store), *args]), *needles)
 
 
 def test_promote_a_published_learning_or_pr_without_branch(book: Lorebook) -> None:
@@ -267,7 +267,7 @@ def test_promote_outside_git(tmp_path: Path) -> None:
     root.mkdir()
     book = Lorebook.init(root, env={})
     lid = _draft(book)
-    result = click_run(["--root", str(root), "promote", lid])
+    result = cli_run(["--root", str(root), "promote", lid])
     assert_one_error_line(result, "is not inside a git repository")
     assert (book.layout.drafts / f"{lid}.md").exists()
 
@@ -277,7 +277,7 @@ def test_reject_a_committed_draft(book: Lorebook) -> None:
     lid = _draft(book)
     git(root, "add", f"learnings/drafts/{lid}.md")
     git(root, "commit", "-q", "-m", "draft it")
-    result = click_run(["--root", str(root), "reject", lid, "--reason",
+    result = cli_run(["--root", str(root), "reject", lid, "--reason",
                         "duplicate of the RLS lesson, see bob@example.com", "--json"])
     assert result.code == 0, result.err
     data = result.json()
@@ -341,4 +341,4 @@ def test_two_branches_learning_the_same_thing_the_same_day_merge_cleanly(book: L
     assert ours != theirs and ours[:-8] == theirs[:-8]  # same date and slug, own suffix
     git(root, "merge", "-q", "--no-edit", "other")
     assert {x.id for x in book.learnings.all()} == {ours, theirs}
-    assert click_run(["--root", str(root), "check"]).code == 0
+    assert cli_run(["--root", str(root), "check"]).code == 0

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, git, lore
+from conftest import assert_one_error_line, clean_env, cli_run, git, lore
 from lorebook.index import Filters
 from search_fixtures import Backend, anchored_rls_learning, open_book, write_learning
 
@@ -19,7 +19,7 @@ JSON_FIELDS = {"id", "title", "kind", "category", "severity", "status", "tags", 
 
 
 def search(root: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    result = click_run(["search", *args, "--json"], env={"LORE_ROOT": str(root), **(env or {})})
+    result = cli_run(["search", *args, "--json"], env={"LORE_ROOT": str(root), **(env or {})})
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -93,7 +93,7 @@ def test_incremental_update_and_delete(prepared: tuple[Path, dict[str, str]]) ->
 def test_rebuild_gives_identical_results(prepared: tuple[Path, dict[str, str]]) -> None:
     root, env = prepared
     before = search(root, "deploy port already in use", env=env)
-    result = click_run(["index", "--rebuild", "--json"], env={"LORE_ROOT": str(root), **env})
+    result = cli_run(["index", "--rebuild", "--json"], env={"LORE_ROOT": str(root), **env})
     assert result.code == 0, result.err
     report = result.json()
     assert isinstance(report, dict) and report["rebuilt"] and report["added"] == 7
@@ -131,7 +131,7 @@ def test_filters(search_store: Path) -> None:
 def test_threshold_drops_unrelated_results(search_store: Path) -> None:
     data = search(search_store, "quantum chromodynamics lattice gauge")
     assert data["results"] == []
-    human = click_run(["search", "quantum chromodynamics lattice gauge"],
+    human = cli_run(["search", "quantum chromodynamics lattice gauge"],
                       env={"LORE_ROOT": str(search_store)})
     assert human.code == 0 and "No learning matches" in human.out
 
@@ -154,7 +154,7 @@ def test_recommendation_from_stats(search_store: Path) -> None:
 
 
 def test_human_output(search_store: Path) -> None:
-    result = click_run(["search", "RLS", "blocks", "insert"], env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["search", "RLS", "blocks", "insert"], env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     assert "1. Row level security policy prevents anonymous INSERT operations" in result.out
     assert "Takeaway: Check the table's policies" in result.out
@@ -163,15 +163,15 @@ def test_human_output(search_store: Path) -> None:
 
 # -- bad input -------------------------------------------------------------------------------
 def test_empty_query_is_one_error_line(search_store: Path) -> None:
-    result = click_run(["search", "  "], env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["search", "  "], env={"LORE_ROOT": str(search_store)})
     assert_one_error_line(result, "empty query")
-    result = click_run(["search"], env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["search"], env={"LORE_ROOT": str(search_store)})
     assert result.code == 1 and "QUERY" in result.err
 
 
 def test_huge_query_is_searched_with_a_warning(search_store: Path) -> None:
     query = "deploy port conflict " * 5000  # ~105 KB
-    result = click_run(["search", query, "--json"], env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["search", query, "--json"], env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     assert "searched its first 10000" in result.err
     data = result.json()
@@ -180,15 +180,15 @@ def test_huge_query_is_searched_with_a_warning(search_store: Path) -> None:
 
 def test_bad_mode_and_limit(search_store: Path) -> None:
     env = {"LORE_ROOT": str(search_store)}
-    assert click_run(["search", "x", "--mode", "fuzzy"], env=env).code == 1
-    assert_one_error_line(click_run(["search", "x", "--limit", "0"], env=env), "limit")
+    assert cli_run(["search", "x", "--mode", "fuzzy"], env=env).code == 1
+    assert_one_error_line(cli_run(["search", "x", "--limit", "0"], env=env), "limit")
 
 
 def test_unparseable_learning_is_skipped_with_file_line(search_store: Path) -> None:
     bad = search_store / "learnings" / "broken.md"
     bad.write_text("---\ntitle: [unclosed\nstatus: published\n---\nbody\n")
     (search_store / "learnings" / "no-front.md").write_text("just text\n")
-    result = click_run(["index"], env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["index"], env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     assert "learnings/broken.md:" in result.err and "skipped" in result.err
     assert "learnings/no-front.md:1:" in result.err
@@ -197,7 +197,7 @@ def test_unparseable_learning_is_skipped_with_file_line(search_store: Path) -> N
 
 
 def test_search_without_store_is_one_error_line(tmp_path: Path) -> None:
-    result = click_run(["search", "x"], env={"LORE_ROOT": str(tmp_path)})
+    result = cli_run(["search", "x"], env={"LORE_ROOT": str(tmp_path)})
     assert_one_error_line(result, "lore init")
 
 
@@ -205,7 +205,7 @@ def test_unreachable_server_names_the_url(search_store: Path) -> None:
     from search_fixtures import free_port
 
     url = f"http://127.0.0.1:{free_port()}"
-    result = click_run(["search", "deploy"], env={"LORE_ROOT": str(search_store),
+    result = cli_run(["search", "deploy"], env={"LORE_ROOT": str(search_store),
                                                   "LORE_CHROMA_URL": url})
     assert_one_error_line(result, "cannot reach the Chroma server", url)
 
@@ -224,7 +224,7 @@ def test_real_process_search_json(search_store: Path) -> None:
 
 
 def test_bad_dates_are_one_error_line(search_store: Path) -> None:
-    result = click_run(["search", "deploy", "--since", "yesterday"],
+    result = cli_run(["search", "deploy", "--since", "yesterday"],
                        env={"LORE_ROOT": str(search_store)})
     assert_one_error_line(result, "--since 'yesterday' is not a date (YYYY-MM-DD)")
 

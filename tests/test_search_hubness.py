@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import click_run
+from conftest import cli_run
 from lorebook.index.chunks import CHUNKER_VERSION
 from lorebook.index.hubness import (
     MAX_GAIN,
@@ -103,14 +103,14 @@ def test_a_real_index_records_hubness_and_ranks_the_specific_learning_first(
 def test_an_index_from_before_hubness_is_rebuilt_and_gets_it(search_store: Path) -> None:
     """An index written by chunker v2 (no hubness in its manifest) rebuilds by itself."""
     path = search_store / ".lore" / "cache" / "index" / "manifest.json"
-    first = click_run(["index", "--json"], env={"LORE_ROOT": str(search_store)})
+    first = cli_run(["index", "--json"], env={"LORE_ROOT": str(search_store)})
     assert first.code == 0, first.err
     data = json.loads(path.read_text())
     data["chunker"] = 2
     for entry in data["files"].values():
         entry.pop("hub", None)
     path.write_text(json.dumps(data))
-    result = click_run(["search", "liveness probe", "--json"],
+    result = cli_run(["search", "liveness probe", "--json"],
                        env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     assert result.json()["results"][0]["id"] == "k8s-liveness"

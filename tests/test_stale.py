@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import click_run, git
+from conftest import cli_run, git
 from lorebook import Lorebook
 
 
@@ -89,18 +89,18 @@ def test_stale_cli_json_and_human(anchored: Lorebook) -> None:
     root = anchored.root
     (root / "src" / "policy.sql").write_text("drop policy p;\n")
     git(root, "commit", "-q", "-am", "drop it")
-    result = click_run(["--root", str(root), "stale", "--json"])
+    result = cli_run(["--root", str(root), "stale", "--json"])
     assert result.code == 1, result.err  # stale learnings found: fails a CI gate
     data = result.json()
     assert isinstance(data, list)
     assert [r["id"] for r in data] == ["folder", "rls"]
     assert data[1]["anchors"][0]["anchor"] == "src/policy.sql"
-    human = click_run(["--root", str(root), "stale"])
+    human = cli_run(["--root", str(root), "stale"])
     assert human.code == 1, human.err
     assert "rls  RLS policy" in human.out and "src/policy.sql: changed" in human.out
-    listed = click_run(["--root", str(root), "learnings", "--stale"])
+    listed = cli_run(["--root", str(root), "learnings", "--stale"])
     assert [line.split()[0] for line in listed.out.splitlines()] == ["folder", "rls"]
-    shown = click_run(["--root", str(root), "show", "rls", "--json"])
+    shown = cli_run(["--root", str(root), "show", "rls", "--json"])
     assert shown.json()["stale"] is True  # type: ignore[index]
 
 
@@ -111,7 +111,7 @@ def test_no_stale_learnings_outside_history(tmp_path: Path) -> None:
     book = Lorebook.init(root, env={})
     book.learnings.new(title="x", publish=True, anchors=["a.py"])
     assert book.learnings.stale() == []  # no commits yet: nothing to compare with
-    fresh = click_run(["--root", str(root), "stale"])
+    fresh = cli_run(["--root", str(root), "stale"])
     assert fresh.code == 0 and fresh.out.strip() == "no stale learnings"
 
 
@@ -124,9 +124,9 @@ def test_uncommitted_edits_to_an_anchor_count(anchored: Lorebook) -> None:
     assert (change.reason, change.uncommitted, change.commits) == ("changed", True, [])
     git(root, "add", "src/policy.sql")  # staged: still a change against HEAD
     assert set(_stale(anchored)) == {"rls", "folder"}
-    human = click_run(["--root", str(root), "stale"])
+    human = cli_run(["--root", str(root), "stale"])
     assert human.code == 1 and "src/policy.sql: changed (uncommitted)" in human.out
-    data = click_run(["--root", str(root), "stale", "--json"]).json()
+    data = cli_run(["--root", str(root), "stale", "--json"]).json()
     assert data[1]["anchors"][0]["uncommitted"] is True  # type: ignore[index]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, click_run, git, lore, shard_files
+from conftest import assert_one_error_line, clean_env, cli_run, git, lore, shard_files
 from lorebook import Lorebook
 from lorebook.knowledge.stats import collect, trend
 from lorebook.timeutil import format_ts
@@ -150,7 +150,7 @@ def test_cli_stats_all_and_human_output(store: Path) -> None:
     assert lore("apply", lesson.id, "--outcome", "success", "--epic", "e-1", env=env).code == 0
     assert lore("pattern", "record", pid, "--solution", "s2", "--failure", "--minutes", "12",
                 env=env).code == 0
-    result = click_run(["stats", "--json"], env={"LORE_ROOT": str(store)})
+    result = cli_run(["stats", "--json"], env={"LORE_ROOT": str(store)})
     assert result.code == 0, result.err
     entries = {e["id"]: e for e in json.loads(result.out)}
     assert entries[lesson.id]["applications"] == 1 and "pattern" not in entries[lesson.id]
@@ -163,14 +163,14 @@ def test_cli_stats_all_and_human_output(store: Path) -> None:
 def test_cli_stats_unknown_id(store: Path) -> None:
     assert_one_error_line(lore("stats", "no-such-learning", env=clean_env(store)),
                           "no learning or draft with id 'no-such-learning'")
-    result = click_run(["stats", "../etc", "--json"], env={"LORE_ROOT": str(store)})
+    result = cli_run(["stats", "../etc", "--json"], env={"LORE_ROOT": str(store)})
     assert result.code == 1 and result.out == ""
     assert "invalid learning id" in json.loads(result.err)["error"]
 
 
 def test_cli_stats_on_an_empty_store(store: Path) -> None:
-    assert json.loads(click_run(["stats", "--json"], env={"LORE_ROOT": str(store)}).out) == []
-    human = click_run(["stats"], env={"LORE_ROOT": str(store)})
+    assert json.loads(cli_run(["stats", "--json"], env={"LORE_ROOT": str(store)}).out) == []
+    human = cli_run(["stats"], env={"LORE_ROOT": str(store)})
     assert human.code == 0 and human.out.startswith("no learnings yet")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import click_run
+from conftest import cli_run
 from lorebook import Lorebook
 from lorebook.render.eval import eval_text
 from lorebook.render.expertise import table as expertise_table
@@ -27,13 +27,13 @@ def test_learnings_and_stats_align_with_long_ids(book: Lorebook) -> None:
     book.learnings.new(title="Short one", publish=True, learning_id="rls")
     book.learnings.new(title="Long one", publish=False, learning_id=LONG)
     root = str(book.root)
-    listed = click_run(["--root", root, "learnings"])
+    listed = cli_run(["--root", root, "learnings"])
     assert listed.code == 0, listed.err
     lines = listed.out.splitlines()
     # both titles, and both statuses, start in one column
     assert lines[0].index("Short") == lines[1].index("Long"), listed.out
     assert lines[0].index("published") == lines[1].index("draft"), listed.out
-    stats = click_run(["--root", root, "stats"])
+    stats = cli_run(["--root", root, "stats"])
     assert stats.code == 0, stats.err
     rows = {line.split()[0]: line for line in stats.out.splitlines()}
     # the APPLIED figures end where the header ends, however long the id
@@ -64,6 +64,6 @@ def test_report_breakdown_aligns_long_keys(store: Path) -> None:
     book = Lorebook.open(store, env={})
     book.log("a_very_long_action_type_name_here", session="s1")
     book.log("commit", session="s1")
-    out = click_run(["--root", str(store), "report", "--group-by", "type"]).out
+    out = cli_run(["--root", str(store), "report", "--group-by", "type"]).out
     rows = [line for line in out.splitlines() if " ok " in line]
     assert len(rows) == 2 and len({line.index(" ok ") for line in rows}) == 1, out

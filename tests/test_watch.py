@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LORE, clean_env, click_run
+from conftest import LORE, clean_env, cli_run
 from search_fixtures import learning_text, open_book, write_learning
 
 
@@ -112,7 +112,7 @@ def test_watch_create_modify_rename_delete(search_store: Path, watcher: WatchPro
     assert code == 0, err
     assert "learnings/broken.md:" in err and "Traceback" not in err
     assert top(search_store, "here and gone") != "ghost"
-    report = click_run(["index", "--json"], env={"LORE_ROOT": str(search_store)}).json()
+    report = cli_run(["index", "--json"], env={"LORE_ROOT": str(search_store)}).json()
     assert isinstance(report, dict)
     assert (report["added"], report["updated"], report["removed"]) == (0, 0, 0)
 
@@ -132,5 +132,5 @@ def test_watch_survives_a_burst_of_1000_files(search_store: Path, watcher: Watch
         indexed.add(watcher.seen[-1])
     code, err = watcher.stop()
     assert code == 0, err
-    report = click_run(["index", "--json"], env={"LORE_ROOT": str(search_store)}).json()
+    report = cli_run(["index", "--json"], env={"LORE_ROOT": str(search_store)}).json()
     assert isinstance(report, dict) and report["added"] == 0 and report["unchanged"] == 1007

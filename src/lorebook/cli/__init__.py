@@ -1,6 +1,6 @@
-"""`lore` entry point: `lore log`, `lore resume`, `lore actions`, `lore report`, `lore search`
-and `lore preflight` are served by fast paths without click (the commands agents call on every
-action, at every session start, every prompt and to look things up); the rest loads click."""
+"""`lore` entry point: the global options, then the command's table entry (`table`), parsed by
+the one parser (`parser`) and answered by the entry's body. Nothing but the command that runs
+is imported: `lore log` reads its own entry and its body, no other."""
 
 from __future__ import annotations
 
@@ -9,75 +9,164 @@ import sys
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+    from .spec import Command, Group
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one `lore` command in this process and return its exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "log":
-        from .logspec import parse_fast
-
-        values = parse_fast(args[1:])
-        if values is not None:
-            from .logcore import run_log
-
-            return _serve(run_log, values, "json")
-    if args and args[0] == "resume":
-        from .resumespec import parse_fast as parse_resume
-
-        options = parse_resume(args[1:])
-        if options is not None:
-            from .resumespec import run_resume
-
-            return _serve(run_resume, options, "as_json")
-    if args and args[0] in ("actions", "report"):
-        from .queryspec import parse_fast as parse_lookup
-
-        lookup = parse_lookup(args)
-        if lookup is not None:
-            return _serve(*lookup, "as_json")
-    if args and args[0] in ("search", "preflight"):
-        from .searchspec import FAST
-
-        parse, answer = FAST[args[0]]
-        found = parse(args[1:])
-        if found is not None:
-            return _serve(answer, found, "as_json")
-    from .app import run
-
-    return run(args)
+    return run(args, os.environ)[0]
 
 
-def _serve(run: Any, values: dict[str, Any], json_key: str) -> int:
-    """A fast path's answer printed, or its error as one line (JSON with `--json`)."""
+def run(args: list[str], env: Mapping[str, str]) -> tuple[int, bool]:
+    """The exit code of `lore ARGS`, and whether the process may end without interpreter
+    shutdown (the command closed all it opened). Every failure is one line on stderr."""
     from .. import LoreError
     from .output import report_error, store_sanitizer
+    from .parser import Shown
 
+    root: str | None = None
+    as_json = "--json" in args
     try:
-        print(run(values, os.environ))
+        root, rest = _globals(args)
+        if not rest:
+            _print_help()
+            return 0, False
+        command, values = _resolve(rest[0], rest[1:])
+        return _call(command, values, root, env), command.quick
+    except Shown as shown:
+        return shown.code, False
     except LoreError as exc:
-        as_json = bool(values.get(json_key))
-        return report_error(exc, as_json=as_json, sanitizer=store_sanitizer(None, os.environ))
-    return 0
+        return report_error(exc, as_json=as_json, sanitizer=store_sanitizer(root, env)), False
+    except KeyboardInterrupt:
+        print("lore: aborted", file=sys.stderr)
+        return 1, False
+
+
+def _globals(args: list[str]) -> tuple[str | None, list[str]]:
+    """`--root DIR`, `--version` and `--help` before the command; the rest of `args`."""
+    from .. import UsageError
+    from .parser import Shown
+
+    root = None
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "-":
+        arg = args[index]
+        if arg in ("-h", "--help"):
+            _print_help()
+            raise Shown(0)
+        if arg == "--version":
+            from importlib.metadata import version
+
+            print(f"lore, version {version('lorebook')}")
+            raise Shown(0)
+        if arg == "--root" and index + 1 < len(args):
+            root, index = args[index + 1], index + 2
+        elif arg.startswith("--root="):
+            root, index = arg.partition("=")[2], index + 1
+        else:
+            raise UsageError("no such option: {} (see `lore --help`)", arg)
+    return root, args[index:]
+
+
+def _print_help() -> None:
+    from .parser import help_width
+    from .table import top_help
+
+    print(top_help(help_width()), end="")
+
+
+def _resolve(name: str, args: list[str]) -> tuple[Command, dict[str, Any]]:
+    """The command `name ARGS` runs and its parsed values."""
+    from .. import UsageError
+    from .parser import HELP_FLAGS, Shown, parse, split_group
+    from .spec import Group
+    from .table import entry, summary
+
+    found = entry(name)
+    if found is None:
+        from .table import SKIN_COMMANDS
+
+        if name in SKIN_COMMANDS:  # `lore.cli.main(["mcp"])`: only the launcher serves it
+            raise UsageError("`lore {}` is served by the `lore` executable, not this CLI", name)
+        raise UsageError("no such command '{}' (see `lore --help`)", name)
+    prog = f"lore {name}"
+    if not isinstance(found, Group):
+        return found, parse(found, args, prog, found.help or summary(name))
+    sub, words = split_group(found, args)
+    if sub is not None:
+        description = sub.help or sub.summary
+        return sub, parse(sub, words, f"{prog} {sub.name}", description)
+    listing = group_listing(found)
+    if found.own is None:
+        if words and not any(word in HELP_FLAGS for word in words):
+            raise UsageError("`{}` needs a command: {} (see `{} --help`)", prog,
+                             ", ".join(c.name for c in found.commands), prog)  # fmt: skip
+        from .parser import help_width
+
+        print(group_help(found, summary(name), listing, help_width()), end="")
+        raise Shown(0)
+    description = _describe(found.help or summary(name), listing)
+    return found.own, parse(found.own, words, prog, description)
+
+
+def _describe(*parts: str) -> str:
+    return "\n\n".join(part.strip("\n") for part in parts if part.strip())
+
+
+def group_listing(group: Group) -> str:
+    """The subcommands of `group` as help text."""
+    width = max(len(c.name) for c in group.commands) + 2
+    rows = [f"  {c.name.ljust(width)}{c.summary}" for c in group.commands]
+    return "commands:\n" + "\n".join(rows)
+
+
+def group_help(group: Group, summary: str, listing: str, width: int) -> str:
+    """`lore GROUP --help` for a group that does nothing on its own."""
+    head = f"usage: lore {group.name} COMMAND [ARGS]...\n\n"
+    return head + _describe(group.help or summary, listing) + (
+        f"\n\n`lore {group.name} COMMAND --help` shows a command's options.\n"
+    )
+
+
+def _call(command: Command, values: dict[str, Any], root: str | None, env: Mapping[str, str]) -> int:
+    """Run the entry's body; print what it returns (text), return its exit code."""
+    import importlib
+
+    module, _, function = command.body.partition(":")
+    body = getattr(importlib.import_module(f"lorebook.cli.{module}"), function)
+    if command.book:
+        from .longwork import run_with_book
+
+        result = run_with_book(body, values, root)
+    else:
+        result = body(values, env, root=root)
+    if isinstance(result, str):
+        print(result)
+        return 0
+    return int(result or 0)
 
 
 def console() -> None:
-    """The `lore` executable: run `main` and exit with its code.
+    """The `lore` executable: run the command and exit with its code.
 
-    After a fast-path `lore log`, `lore resume`, `lore actions` or `lore report` nothing is left
-    to clean up (the shard and the catalog are closed, git has answered), so the process skips
-    interpreter shutdown (~5-8 ms of a ~50 ms call) once its output is flushed. Every other
-    command exits normally.
+    After a command whose body closed all it opened (`lore log`, `resume`, `actions`, `report`:
+    the shard and the catalog are closed, git has answered) the process skips interpreter
+    shutdown (~5-8 ms of a ~50 ms call) once its output is flushed.
     """
     args = sys.argv[1:]
+    quick = False
     try:
-        code = main(args)
+        code, quick = run(args, os.environ)
         sys.stdout.flush()  # here, not at exit: a closed pipe is still ours to handle
     except BrokenPipeError:
         from .output import closed_pipe
 
         code = closed_pipe()
-    if args and args[0] in ("log", "resume", "actions", "report") and "click" not in sys.modules:
+    if quick:
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)

@@ -47,3 +47,17 @@ def catalog_hint(book: Any, stream: TextIO | None = None) -> None:
         from ..render.catalog import catalog_note
 
         print(catalog_note(reason), file=stream or sys.stderr)
+
+
+def run_with_book(body: Any, values: dict[str, Any], root: str | None) -> Any:
+    """`body(book, values)` with the store opened for the user: its subscribers installed
+    (automatic drafts, RCA lessons, learning on session end: the CLI acts for the user, so what
+    they log has its usual effects), long work on a status line, the catalog note after."""
+    from .. import Lorebook
+
+    book = Lorebook.open(root)
+    book.install_subscribers()
+    with status_line(book, bool(values.get("as_json"))):
+        result = body(book, values)
+    catalog_hint(book)
+    return result

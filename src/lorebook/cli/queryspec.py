@@ -4,7 +4,7 @@ and its imports cost 40-80 ms of a cold call that PostgreSQL answers in ~30."""
 
 from __future__ import annotations
 
-from .logspec import Opt
+from .spec import JSON, Command, Group, Opt
 from .longwork import catalog_hint, status_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from .. import Lorebook
 
 ARCHIVE_HELP = "Also read shards archived by `lore archive`."
-JSON_HELP = "Print JSON (stable contract)."
 
 ACTIONS_OPTIONS = (
     Opt("--type", "action_type", "Only actions of this type (commit, deploy, ...)."),
@@ -28,27 +27,31 @@ ACTIONS_OPTIONS = (
     Opt("--category", "category", ""),
     Opt("--since", "since", "7d, 24h, 30m, 2w, YYYY-MM-DD or an ISO timestamp."),
     Opt("--until", "until", "Same forms as --since; exclusive."),
-    Opt("--limit", "limit", "", kind="count"),
+    Opt("--limit", "limit", "", kind="count", default=50),
     Opt("--include-archive", "include_archive", ARCHIVE_HELP, kind="flag"),
-    Opt("--json", "as_json", JSON_HELP, kind="flag"),
+    JSON,
 )
-ACTIONS_DEFAULTS: dict[str, Any] = {"limit": 50}
 
 ACTIONS_HELP = """List actions, newest first.
 
-\b
 Examples:
   lore actions --type deploy --outcome failure --since 7d
   lore actions --epic epic-012 --json
 """
 
 REPORT_OPTIONS = (
-    Opt("--days", "days", "The last N days (default 7).", kind="int"),
+    Opt("--days", "days", "The last N days (default 7).", kind="days"),
     Opt("--since", "since", "Start: 7d, 24h, YYYY-MM-DD or an ISO timestamp."),
     Opt("--until", "until", "End (exclusive); same forms; default now."),
     Opt("--project", "project", ""),
     Opt("--agent", "agent", ""),
-    Opt("--group-by", "group_by", "Breakdown by day, action type or outcome.", kind="choice"),
+    Opt(
+        "--group-by",
+        "group_by",
+        "Breakdown by day, action type or outcome.",
+        choices=("day", "type", "outcome"),  # = lorebook.log.report.GROUPS (a test holds it)
+        default="day",
+    ),
     Opt("--include-archive", "include_archive", ARCHIVE_HELP, kind="flag"),
     Opt(
         "--include-internal",
@@ -56,10 +59,8 @@ REPORT_OPTIONS = (
         "Also count lorebook's own bookkeeping (drafts, reviews, applications, searches).",
         kind="flag",
     ),
-    Opt("--json", "as_json", JSON_HELP, kind="flag"),
+    JSON,
 )
-REPORT_DEFAULTS: dict[str, Any] = {"group_by": "day"}
-REPORT_GROUPS = ("day", "type", "outcome")  # = lorebook.log.report.GROUPS (a test holds it)
 
 REPORT_HELP = (
     ("Activity report: totals, success rate, busiest day, deployments, failures, durations.\n")
@@ -67,7 +68,6 @@ REPORT_HELP = (
 lorebook's own bookkeeping (learning_draft, learning_promoted, learning_rejected,
 apply_learning, occurrence, search) is left out unless --include-internal.
 
-\b
 Examples:
   lore report --days 7 --group-by type
   lore report --since 2026-11-01 --until 2026-11-08 --project consilio --json
@@ -75,42 +75,6 @@ Examples:
   lore report weekly --week 2026-W47
 """
 )
-
-
-def parse_fast(args: list[str]) -> tuple[Any, dict[str, Any]] | None:
-    """(the body to run, its options) for `actions ...` or `report ...` (the command name first);
-    None lets click answer."""
-    if args[0] == "actions":
-        values = parse_actions(args[1:])
-        return None if values is None else (run_actions, values)
-    values = parse_report(args[1:])
-    return None if values is None else (run_report, values)
-
-
-def parse_actions(args: list[str]) -> dict[str, Any] | None:
-    """`actions` arguments parsed without click; None lets click answer (help, errors)."""
-    from .logspec import parse_simple
-
-    values = parse_simple(args, ACTIONS_OPTIONS, ())
-    return None if values is None else {**ACTIONS_DEFAULTS, **values}
-
-
-def parse_report(args: list[str]) -> dict[str, Any] | None:
-    """`report` arguments (no subcommand) parsed without click; None lets click answer: help,
-    `daily`/`weekly`, a --days that is not plain digits, an unknown --group-by."""
-    from .logspec import parse_simple
-
-    values = parse_simple(args, REPORT_OPTIONS, ())
-    if values is None:
-        return None
-    days = values.get("days")
-    if days is not None:
-        if not (isinstance(days, str) and days.isascii() and days.isdigit()):
-            return None
-        values["days"] = int(days)
-    if values.get("group_by", "day") not in REPORT_GROUPS:
-        return None
-    return {**REPORT_DEFAULTS, **values}
 
 
 def run_actions(
@@ -149,7 +113,7 @@ def _actions(book: Lorebook, values: Mapping[str, Any], stderr: TextIO | None) -
             "category": values.get("category"),
             "since": format_ts(parse_when(since, option="--since")) if since else None,
             "until": format_ts(parse_when(until, option="--until")) if until else None,
-            "limit": values.get("limit") or ACTIONS_DEFAULTS["limit"],
+            "limit": values.get("limit") or 50,
             "on_problem": problems,
             "include_archive": bool(values.get("include_archive")),
         }
@@ -191,7 +155,7 @@ def _report(book: Lorebook, values: Mapping[str, Any]) -> str:
             until=values.get("until"),
             project=values.get("project"),
             agent=values.get("agent"),
-            group_by=values.get("group_by") or REPORT_DEFAULTS["group_by"],
+            group_by=values.get("group_by") or "day",
             include_archive=bool(values.get("include_archive")),
             include_internal=bool(values.get("include_internal")),
         )
@@ -200,3 +164,79 @@ def _report(book: Lorebook, values: Mapping[str, Any]) -> str:
     from ..render.report import render_text
 
     return render_text(data)
+
+
+ACTIONS = Command(
+    "actions",
+    "queryspec:run_actions",
+    options=ACTIONS_OPTIONS,
+    help=ACTIONS_HELP,
+    book=False,
+    quick=True,
+)
+
+_SCOPE = (
+    Opt("--project", "project", "Only this project."),
+    Opt("--agent", "agent", "Only this agent."),
+)
+
+REPORT = Group(
+    "report",
+    (
+        Command(
+            "daily",
+            "commands.report_cmd:daily",
+            summary="Write docs/reports/daily/<date>.md (actions per hour).",
+            options=(
+                Opt("--date", "day", "UTC day YYYY-MM-DD (default: yesterday).", metavar="DAY"),
+                *_SCOPE,
+                JSON,
+            ),
+            help="""Write docs/reports/daily/<date>.md with a Mermaid chart of actions per hour.
+
+Idempotent: re-running it for a date rewrites the same content.
+
+Example (cron, 09:00 UTC every day):
+  0 9 * * *  cd /path/to/repo && lore report daily
+""",
+        ),
+        Command(
+            "weekly",
+            "commands.report_cmd:weekly",
+            summary="Write docs/reports/weekly/<iso-week>.md (actions per day).",
+            options=(
+                Opt(
+                    "--week",
+                    "week",
+                    "ISO week like 2026-W47 (default: the last complete week).",
+                    metavar="WEEK",
+                ),
+                *_SCOPE,
+                JSON,
+            ),
+            help="""Write docs/reports/weekly/<iso-week>.md with a Mermaid chart of actions per day.
+
+Example:
+  lore report weekly --week 2026-W47
+""",
+        ),
+        Command(
+            "kpis",
+            "commands.report_cmd:kpis",
+            summary="lorebook's success measures, from the action log.",
+            options=(Opt("--days", "days", "The last N days (default 30).", kind="days"), JSON),
+            help="""lorebook's success measures, from the action log: search before planning,
+learning extraction, learning reuse, logging coverage, resume success, logging overhead, log
+size.
+
+Each shows its numerator, denominator and target; "n/a" when the log cannot tell.
+
+Examples:
+  lore report kpis
+  lore report kpis --days 90 --json
+""",
+        ),
+    ),
+    help=REPORT_HELP,
+    own=Command("report", "queryspec:run_report", options=REPORT_OPTIONS, book=False, quick=True),
+)

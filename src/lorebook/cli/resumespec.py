@@ -1,9 +1,9 @@
-"""`lore resume`: its options, declared once for the stdlib fast path and the click command,
-and the body both run. An agent calls it at every session start; click costs 40-80 ms."""
+"""`lore resume`'s table entry and body. An agent calls it at every session start: standard
+library only, as the append path."""
 
 from __future__ import annotations
 
-from .logspec import Opt
+from .spec import JSON, Command, Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:
@@ -14,8 +14,8 @@ RESUME_OPTIONS = (
     Opt("--project", "project", "Only sessions of this project.", metavar="PROJECT"),
     Opt("--agent", "agent", "Only sessions of this agent.", metavar="AGENT"),
     Opt("--session", "session", "Resume this session instead of choosing one.", metavar="ID"),
-    Opt("--limit", "limit", "Recent actions to show.  [default: 20]", kind="count", metavar="N"),
-    Opt("--json", "as_json", "Print JSON (stable contract).", kind="flag"),
+    Opt("--limit", "limit", "Recent actions to show.", kind="count", default=20),
+    JSON,
 )
 
 RESUME_HELP = """Where the last session left off, and what to do next (offline, from the files).
@@ -25,17 +25,9 @@ recent one, and prints a Markdown brief to paste into a prompt: work in progress
 never closed, failed validations, suggested next steps, the learnings relevant to that work,
 git state and the last actions.
 
-\b
 Example:
   lore resume --project consilio --json
 """
-
-
-def parse_fast(args: list[str]) -> dict[str, object] | None:
-    """`resume` arguments parsed without click; None lets click handle them (help, errors)."""
-    from .logspec import parse_simple
-
-    return parse_simple(args, RESUME_OPTIONS, ())
 
 
 def run_resume(
@@ -67,3 +59,9 @@ def run_resume(
     from ..render.actions import resume_brief
 
     return resume_brief(state)
+
+
+RESUME = Command(
+    "resume", "resumespec:run_resume", options=RESUME_OPTIONS, help=RESUME_HELP, book=False,
+    quick=True,
+)

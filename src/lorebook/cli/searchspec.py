@@ -5,12 +5,12 @@ and a keyword search is meant to answer in a few times an empty interpreter's st
 from __future__ import annotations
 
 from .. import PREFLIGHT_PHASES, SEARCH_MODES
-from .logspec import Opt, parse_simple
+from .spec import JSON, Arg, Command, Opt
 from .longwork import catalog_hint, status_line
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
     from typing import Any, TextIO
 
     from .. import Lorebook
@@ -20,8 +20,8 @@ SEVERITIES = ("high", "medium", "low")
 _MODE_HELP = "hybrid = keywords + meaning; keyword = BM25 only; semantic = vectors only."
 
 SEARCH_OPTIONS = (
-    Opt("--limit", "limit", "How many results.  [default: 5]", kind="count", metavar="INTEGER"),
-    Opt("--mode", "mode", f"{_MODE_HELP}  [default: hybrid]", choices=SEARCH_MODES),
+    Opt("--limit", "limit", "How many results.", kind="count", default=5),
+    Opt("--mode", "mode", _MODE_HELP, choices=SEARCH_MODES, default="hybrid"),
     Opt(
         "--no-refresh",
         "no_refresh",
@@ -49,7 +49,7 @@ SEARCH_OPTIONS = (
         "Show each result's score as its keyword, dense and boost parts.",
         kind="flag",
     ),
-    Opt("--json", "as_json", "Print JSON (stable contract).", kind="flag"),
+    JSON,
 )
 
 SEARCH_HELP = (
@@ -59,7 +59,6 @@ Results are ranked by similarity, proven success, recency and specificity; super
 retired learnings are hidden unless --all or --status asks for them. The index refreshes
 itself from the files first (incrementally).
 
-\b
 Example:
   lore search "RLS policy blocks insert"
   lore search deploy port conflict --category deployment --severity high --json
@@ -71,12 +70,13 @@ PREFLIGHT_OPTIONS = (
     Opt(
         "--phase",
         "phase",
-        "deploy puts deployment learnings and high severity first.  [default: plan]",
+        "deploy puts deployment learnings and high severity first.",
         choices=PREFLIGHT_PHASES,
+        default="plan",
     ),
-    Opt("--mode", "mode", f"{_MODE_HELP}  [default: hybrid]", choices=SEARCH_MODES),
-    Opt("--limit", "limit", "How many learnings.  [default: 5]", kind="count", metavar="INTEGER"),
-    Opt("--json", "as_json", "Print JSON (stable contract).", kind="flag"),
+    Opt("--mode", "mode", _MODE_HELP, choices=SEARCH_MODES, default="hybrid"),
+    Opt("--limit", "limit", "How many learnings.", kind="count", default=5),
+    JSON,
 )
 
 PREFLIGHT_HELP = """Before planning, implementing or deploying: what the team already learned.
@@ -88,21 +88,10 @@ between <lorebook-data> delimiters. Every line is redacted again before it is pr
 call is logged as a `search` action. `--mode keyword` answers from the
 keyword index alone (no model, no vector store).
 
-\b
 Example:
   lore preflight "add row level security to the orders table"
   lore preflight "ship the api service" --phase deploy --json
 """
-
-
-def parse_search(args: list[str]) -> dict[str, object] | None:
-    """`search` arguments parsed without click; None lets click handle them (help, errors)."""
-    return parse_simple(args, SEARCH_OPTIONS, (), rest="query")
-
-
-def parse_preflight(args: list[str]) -> dict[str, object] | None:
-    """`preflight` arguments parsed without click; None lets click handle them."""
-    return parse_simple(args, PREFLIGHT_OPTIONS, (), rest="task")
 
 
 def _open(root: str | None, env: Mapping[str, str], stderr: TextIO | None) -> Lorebook:
@@ -186,7 +175,20 @@ def run_preflight(
     return to_json(brief) if values.get("as_json") else str(brief["text"])
 
 
-FAST: dict[str, tuple[Callable[[list[str]], dict[str, object] | None], Any]] = {
-    "search": (parse_search, run_search),
-    "preflight": (parse_preflight, run_preflight),
-}
+SEARCH = Command(
+    "search",
+    "searchspec:run_search",
+    args=(Arg("query", "The words to look for.", nargs="+"),),
+    options=SEARCH_OPTIONS,
+    help=SEARCH_HELP,
+    book=False,
+)
+
+PREFLIGHT = Command(
+    "preflight",
+    "searchspec:run_preflight",
+    args=(Arg("task", "The task, in words.", nargs="+"),),
+    options=PREFLIGHT_OPTIONS,
+    help=PREFLIGHT_HELP,
+    book=False,
+)
