@@ -1,4 +1,4 @@
-"""`lore log`: the stdlib fast path (subprocess) and the click path (CliRunner, hand-over forms)."""
+"""`lore log`: through the real executable (subprocess) and in-process (`lorebook.cli.main`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import (
     ULID,
@@ -20,8 +19,7 @@ from conftest import (
     stored,
     stored_actions,
 )
-from lorebook import Lorebook, LoreError
-from lorebook.cli.app import cli
+from lorebook import Lorebook
 from lorebook.log.writer import auto_session_id, host_name
 
 SECRET_TOKEN = "ghp_" + "Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"
@@ -197,7 +195,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("args", "needles"), BAD_INPUT)
-def test_bad_input_fast_path(store: Path, tmp_path: Path, args: list[str],
+def test_bad_input_subprocess(store: Path, tmp_path: Path, args: list[str],
                              needles: list[str]) -> None:
     result = lore("log", *args, env=clean_env(store), cwd=tmp_path)
     assert_one_error_line(result, *needles)
@@ -205,7 +203,7 @@ def test_bad_input_fast_path(store: Path, tmp_path: Path, args: list[str],
 
 
 @pytest.mark.parametrize(("args", "needles"), BAD_INPUT)
-def test_bad_input_click_path(store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_bad_input_in_process(store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                               args: list[str], needles: list[str]) -> None:
     monkeypatch.chdir(tmp_path)
     result = cli_run(["--root", str(store), "log", *args])
@@ -280,15 +278,13 @@ def test_failed_append_leaves_an_existing_shard_intact(store: Path) -> None:
     assert shard.read_bytes() == before
 
 
-# -- the click path ---------------------------------------------------------------------------
-def test_click_command_appends(store: Path) -> None:
-    runner = CliRunner()
-    result = runner.invoke(cli, ["--root", str(store), "log", "deploy", "--context", "-",
-                                 "--outcome", "in_progress", "--epic", "e-1", "--json"],
-                           input='{"service": "api", "password": "hunter2"}',
-                           env={"LORE_SESSION": None, "LORE_AGENT": None, "LORE_PROJECT": None})
-    assert result.exit_code == 0, result.output
-    printed = json.loads(result.stdout)
+# -- in-process: `lorebook.cli.main` ---------------------------------------------------------
+def test_in_process_appends(store: Path) -> None:
+    result = cli_run(["--root", str(store), "log", "deploy", "--context", "-",
+                      "--outcome", "in_progress", "--epic", "e-1", "--json"],
+                     input='{"service": "api", "password": "hunter2"}')
+    assert result.code == 0, result.err
+    printed = json.loads(result.out)
     (action,) = stored_actions(store)
     assert printed == action
     assert action["type"] == "deploy" and action["category"] == "deployment"
@@ -298,27 +294,23 @@ def test_click_command_appends(store: Path) -> None:
     assert "hunter2" not in shard_files(store)[0].read_text()
 
 
-def test_click_command_prints_the_id(store: Path) -> None:
-    runner = CliRunner()
-    result = runner.invoke(cli, ["--root", str(store), "log", "plan", "--duration", "2"],
-                           env={"LORE_SESSION": "s1"})
-    assert result.exit_code == 0, result.output
+def test_in_process_prints_the_id(store: Path) -> None:
+    result = cli_run(["--root", str(store), "log", "plan", "--duration", "2"],
+                     env={"LORE_SESSION": "s1"})
+    assert result.code == 0, result.err
     (action,) = stored_actions(store)
-    assert result.stdout == action["id"] + "\n"
+    assert result.out == action["id"] + "\n"
     assert action["session"] == "s1"
     assert action["duration_s"] == 2.0
 
 
-def test_click_command_raises_lore_errors(store: Path) -> None:
-    runner = CliRunner()
-    result = runner.invoke(cli, ["--root", str(store), "log", "commit", "--duration", "-3"])
-    assert result.exit_code == 1
-    assert isinstance(result.exception, LoreError)
-    assert "non-negative" in str(result.exception)
+def test_in_process_lore_errors_are_one_line(store: Path) -> None:
+    result = cli_run(["--root", str(store), "log", "commit", "--duration", "-3"])
+    assert_one_error_line(result, "non-negative")
     assert shard_files(store) == []
 
 
-def test_log_help_is_handed_to_click() -> None:
+def test_log_help() -> None:
     result = lore("log", "--help")
     assert result.code == 0
     assert "Append one action of TYPE" in result.out
@@ -326,6 +318,16 @@ def test_log_help_is_handed_to_click() -> None:
                    "--error", "--category", "--agent", "--project", "--session", "--json"):
         assert option in result.out
     assert "Examples:" in result.out
+
+
+def test_a_value_may_start_with_a_dash(store: Path) -> None:
+    """An option that takes a value takes the next word, whatever it looks like."""
+    env = clean_env(store)
+    result = lore("log", "test", "--error", "-x: no such flag", "--epic", "--json", env=env)
+    assert result.code == 0, result.err
+    (action,) = stored_actions(store)
+    assert (action["error"], action["epic"]) == ("-x: no such flag", "--json")
+    assert result.out.strip() == action["id"]  # --json was the epic, not the flag
 
 
 def test_root_option_form(store: Path, tmp_path: Path) -> None:
@@ -336,7 +338,7 @@ def test_root_option_form(store: Path, tmp_path: Path) -> None:
     assert action["type"] == "push" and action["agent"] == "PS"
 
 
-def test_double_dash_and_repeated_flags_are_handed_to_click(store: Path) -> None:
+def test_double_dash_and_repeated_flags(store: Path) -> None:
     env = clean_env(store)
     assert lore("log", "--epic", "e-1", "--", "commit", env=env).code == 0
     result = lore("log", "tool_call", "--json", "--json", env=env)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -20,9 +21,9 @@ from typing import Any
 import pytest
 
 from conftest import clean_env, lore
-from lorebook import Lorebook, SearchFilters
-from lorebook.cli.logspec import parse_simple
-from lorebook.cli.searchspec import SEARCH_OPTIONS, parse_search
+from lorebook import Lorebook, SearchFilters, UsageError
+from lorebook.cli.parser import parse
+from lorebook.cli.searchspec import SEARCH
 from search_fixtures import LEARNINGS, write_learning
 
 HEAVY = {
@@ -405,23 +406,20 @@ def test_saved_keyword_index_holds_no_secret(store: Path) -> None:
     assert token not in run.out
 
 
-def test_fast_parser_leaves_odd_forms_to_click(store: Path) -> None:
-    assert parse_search(["a", "b", "--tag", "x", "--tag", "y", "--mode=keyword"]) == {
-        "query": ("a", "b"),
-        "tags": ("x", "y"),
-        "mode": "keyword",
-    }
-    for odd in (
-        ["--mode", "fuzzy", "q"],
-        ["--threshold", "2", "q"],
-        ["--help"],
-        [],
-        ["-x", "q"],
-        ["q", "--limit", "0"],
-        ["q", "--json", "--json"],
+def test_search_arguments_and_odd_forms(store: Path) -> None:
+    words = ["a", "--tag", "x", "b", "--tag", "y", "--mode=keyword"]
+    values = parse(SEARCH, words, "lore search", "")
+    assert values["query"] == ("a", "b")  # words on both sides of an option: one query
+    assert (values["tags"], values["mode"], values["limit"]) == (("x", "y"), "keyword", 5)
+    for odd, needle in (
+        (["--mode", "fuzzy", "q"], "fuzzy"),
+        (["--threshold", "2", "q"], "expected a number from 0 to 1"),
+        ([], "required: QUERY"),
+        (["-x", "q"], "-x"),
+        (["q", "--limit", "0"], "expected an integer of at least 1"),
     ):
-        assert parse_search(odd) is None, odd
-    assert parse_simple(["--json"], SEARCH_OPTIONS, ()) == {"as_json": True}
+        with pytest.raises(UsageError, match=re.escape(needle)):
+            parse(SEARCH, odd, "lore search", "")
     bad = lore("search", "q", "--mode", "fuzzy", env=clean_env(store))
     assert bad.code == 1 and "fuzzy" in bad.err and "Traceback" not in bad.err
     bad = lore("preflight", "q", "--phase", "later", env=clean_env(store))

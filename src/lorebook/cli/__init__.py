@@ -127,12 +127,16 @@ def group_listing(group: Group) -> str:
 def group_help(group: Group, summary: str, listing: str, width: int) -> str:
     """`lore GROUP --help` for a group that does nothing on its own."""
     head = f"usage: lore {group.name} COMMAND [ARGS]...\n\n"
-    return head + _describe(group.help or summary, listing) + (
-        f"\n\n`lore {group.name} COMMAND --help` shows a command's options.\n"
+    return (
+        head
+        + _describe(group.help or summary, listing)
+        + (f"\n\n`lore {group.name} COMMAND --help` shows a command's options.\n")
     )
 
 
-def _call(command: Command, values: dict[str, Any], root: str | None, env: Mapping[str, str]) -> int:
+def _call(
+    command: Command, values: dict[str, Any], root: str | None, env: Mapping[str, str]
+) -> int:
     """Run the entry's body; print what it returns (text), return its exit code."""
     import importlib
 

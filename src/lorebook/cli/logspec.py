@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .spec import Arg, Command, Opt
 
-
 LOG_OPTIONS = (
     Opt(
         "--context",

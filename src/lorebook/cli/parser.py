@@ -16,7 +16,6 @@ from .spec import Arg, Command, Group, Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any, NoReturn
 
 HELP_FLAGS = ("-h", "--help")
@@ -40,14 +39,15 @@ class _Parser(argparse.ArgumentParser):
         raise Shown(status)
 
 
-def _formatter(width: int) -> Callable[[str], argparse.HelpFormatter]:
-    """A formatter of a fixed width: argparse would ask the terminal (importing shutil) for
-    every parser it builds, help or not."""
+def _formatter(width: int) -> Any:
+    """A formatter class of a fixed width: argparse would ask the terminal (importing shutil)
+    for every parser it builds, help or not."""
 
-    def make(prog: str) -> argparse.HelpFormatter:
-        return argparse.RawDescriptionHelpFormatter(prog, width=width, max_help_position=30)
+    class Formatter(argparse.RawDescriptionHelpFormatter):
+        def __init__(self, prog: str) -> None:
+            super().__init__(prog, width=width, max_help_position=30)
 
-    return make
+    return Formatter
 
 
 def help_width() -> int:
@@ -116,7 +116,9 @@ def option_help(opt: Opt) -> str:
 
 
 # -- building ---------------------------------------------------------------------------------
-def build(command: Command, prog: str, description: str, width: int = 80) -> argparse.ArgumentParser:
+def build(
+    command: Command, prog: str, description: str, width: int = 80
+) -> argparse.ArgumentParser:
     """The argparse parser of one command."""
     parser = _Parser(
         prog=prog,
@@ -145,7 +147,9 @@ def _add_opt(parser: argparse.ArgumentParser, opt: Opt) -> None:
     if opt.kind == "switch":
         group = parser.add_mutually_exclusive_group()
         group.add_argument(opt.flag, dest=opt.dest, action="store_true", help=help_text)
-        group.add_argument(opt.off, dest=opt.dest, action="store_false", help=f"The opposite of {opt.flag}.")
+        group.add_argument(
+            opt.off, dest=opt.dest, action="store_false", help=f"The opposite of {opt.flag}."
+        )
         parser.set_defaults(**{opt.dest: None})
         return
     extra: dict[str, Any] = {"dest": opt.dest, "metavar": metavar(opt), "help": help_text}
@@ -228,7 +232,10 @@ def split_group(group: Group, args: list[str]) -> tuple[Command | None, list[str
             if group.own is None:
                 known = ", ".join(c.name for c in group.commands)
                 raise UsageError(
-                    "no such command '{}' (one of: {}; see `lore {} --help`)", arg, known, group.name
+                    "no such command '{}' (one of: {}; see `lore {} --help`)",
+                    arg,
+                    known,
+                    group.name,
                 )
             break
         return command, args[:index] + args[index + 1 :]

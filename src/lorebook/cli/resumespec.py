@@ -62,6 +62,10 @@ def run_resume(
 
 
 RESUME = Command(
-    "resume", "resumespec:run_resume", options=RESUME_OPTIONS, help=RESUME_HELP, book=False,
+    "resume",
+    "resumespec:run_resume",
+    options=RESUME_OPTIONS,
+    help=RESUME_HELP,
+    book=False,
     quick=True,
 )

@@ -5,8 +5,8 @@ and a keyword search is meant to answer in a few times an empty interpreter's st
 from __future__ import annotations
 
 from .. import PREFLIGHT_PHASES, SEARCH_MODES
-from .spec import JSON, Arg, Command, Opt
 from .longwork import catalog_hint, status_line
+from .spec import JSON, Arg, Command, Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:

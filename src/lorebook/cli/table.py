@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 # name -> (module under lorebook.cli, attribute holding the entry, summary for `lore --help`)
 TABLE: dict[str, tuple[str, str, str]] = {
     "init": ("commands.init_cmd", "INIT", "Create the store in this repository (idempotent)."),
-    "log": ("logspec", "LOG", "Append one action to the action log (fast path)."),
+    "log": ("logspec", "LOG", "Append one action to the action log."),
     "session": ("commands.session_cmd", "SESSION", "Start or end a session."),
     "actions": ("queryspec", "ACTIONS", "List actions, newest first, with filters."),
     "sessions": ("commands.query_cmd", "SESSIONS", "List sessions with their status."),
@@ -36,7 +36,11 @@ TABLE: dict[str, tuple[str, str, str]] = {
         "EXPORT",
         "Export actions as training data (csv, json, jsonl).",
     ),
-    "archive": ("commands.archive_cmd", "ARCHIVE", "Move old shards to actionlog/archive/ as gzip."),
+    "archive": (
+        "commands.archive_cmd",
+        "ARCHIVE",
+        "Move old shards to actionlog/archive/ as gzip.",
+    ),
     "prune": ("commands.archive_cmd", "PRUNE", "Delete archived shards past the second cut-off."),
     "eval": (
         "commands.eval_cmd",
