@@ -14,10 +14,10 @@ EXPORT = Command(
     "export",
     "commands.export_cmd:export_cmd",
     options=(
-        Opt("--format", "fmt", choices=EXPORT_FORMATS, default="jsonl"),
+        Opt("--format", "fmt", "The file format.", choices=EXPORT_FORMATS, default="jsonl"),
         Opt("--since", "since", "7d, 24h, YYYY-MM-DD or an ISO timestamp."),
         Opt("--until", "until", "Same forms; exclusive."),
-        Opt("--project", "project"),
+        Opt("--project", "project", "Only actions of this project."),
         Opt("--type", "action_type", "Only actions of this type."),
         Opt("--outcome", "outcome", "Only actions with this outcome (success, failure, ...)."),
         Opt("--agent", "agent", "Only actions of this agent."),

@@ -13,8 +13,8 @@ SESSIONS = Command(
     "sessions",
     "commands.query_cmd:sessions",
     options=(
-        Opt("--project", "project"),
-        Opt("--agent", "agent"),
+        Opt("--project", "project", "Only sessions of this project."),
+        Opt("--agent", "agent", "Only sessions of this agent."),
         Opt("--status", "status", f"One of: {', '.join(SESSION_STATUSES)}."),
         JSON,
     ),
