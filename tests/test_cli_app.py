@@ -10,7 +10,7 @@ from conftest import assert_one_error_line, clean_env, cli_run, lore
 def test_bare_lore_prints_help_and_succeeds() -> None:
     result = cli_run([])
     assert result.code == 0
-    assert result.out.startswith("Usage: lore [OPTIONS] COMMAND [ARGS]...")
+    assert result.out.startswith("usage: lore [--root DIR] COMMAND [ARGS]...")
     for command in ("init", "log", "session", "actions", "sessions", "resume", "check", "demo"):
         assert f"\n  {command} " in result.out, command
     assert result.err == ""
@@ -29,12 +29,14 @@ def test_version_in_a_real_process() -> None:
 
 
 def test_unknown_command_is_one_line_and_exit_1() -> None:
-    assert_one_error_line(cli_run(["nosuch"]), "No such command 'nosuch'", "lore --help")
+    assert_one_error_line(cli_run(["nosuch"]), "no such command 'nosuch'", "lore --help")
 
 
-def test_click_usage_errors_are_one_line_and_exit_1(store: Path) -> None:
+def test_usage_errors_are_one_line_and_exit_1(store: Path) -> None:
     result = cli_run(["--root", str(store), "actions", "--limit", "x"])
-    assert_one_error_line(result, "'--limit'", "'x' is not a valid integer", "lore actions --help")
+    assert_one_error_line(
+        result, "argument --limit", "x: expected an integer", "lore actions --help"
+    )
 
 
 def test_usage_error_under_json_is_a_json_object(store: Path) -> None:

@@ -1,7 +1,7 @@
 """Every skin (the CLI, the MCP server, the hooks, the TUI) imports `lorebook` (the facade and its
-public names), `lorebook.render` and its own modules -- the CLI also the applications written on
-the facade (`lorebook.demo`) -- nothing else of the package: at module level, inside functions
-and under TYPE_CHECKING alike."""
+public names), `lorebook.render` and its own modules -- nothing else of the package (`lore demo`
+gets `run_demo` from the package too): at module level, inside functions and under TYPE_CHECKING
+alike."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "lorebook"
 CLI = PACKAGE / "cli"
-ALLOWED = ("lorebook.render", "lorebook.cli", "lorebook.demo")
+ALLOWED = ("lorebook.render", "lorebook.cli")
 SKINS = {  # skin -> what it may import besides `lorebook` itself
     "cli": ALLOWED,
     "mcp": ("lorebook.render", "lorebook.mcp"),
@@ -110,6 +110,7 @@ def test_every_other_skin_imports_only_the_facade_and_render(skin: str) -> None:
         "from ... import book",
         "import importlib\nimportlib.import_module('lorebook.index.watch')\n",
         "from ...demo_story import play",
+        "from ...demo import run_demo",
     ],
 )
 def test_the_check_catches_each_way_around_the_facade(source: str) -> None:
@@ -122,7 +123,7 @@ def test_the_check_catches_each_way_around_the_facade(source: str) -> None:
         "from ... import Lorebook, UsageError",
         "from ...render.stats import stats_table",
         "from ...render import learnings as render",
-        "from ...demo import run_demo",
+        "from ... import run_demo",
         "from ..output import to_json",
         "from .common import pass_book",
         "import lorebook",

@@ -68,6 +68,7 @@ __all__ = [
     "parse_when",
     "read_input",
     "redact_message",
+    "run_demo",
     "store_sanitizer",
     "tool_summary",
     "warn",
@@ -106,6 +107,8 @@ _LAZY = {
     "issue_in_branch": ("log.workrefs", "issue_in_branch"),
     "issue_in_text": ("log.workrefs", "issue_in_text"),
     "head_branch": ("repoid", "head_branch"),
+    # an application above the facade: named here for `lore demo`, with no import of it
+    "run_demo": ("demo", "run_demo"),
 }
 
 

@@ -3,52 +3,56 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import click
+from typing import Any
 
 from ... import SEARCH_MODES, Lorebook
 from ...render.eval import eval_text
-from ..output import ProblemPrinter, to_json, warning_line
-from .common import json_option, pass_book
+from ..output import ProblemPrinter, to_json, warn
+from ..spec import JSON, Command, Opt
 
+EVAL = Command(
+    "eval",
+    "commands.eval_cmd:eval_",
+    options=(
+        Opt(
+            "--queries",
+            "queries_file",
+            "Golden-set YAML (default: learnings/eval.yaml in the store).",
+            metavar="FILE",
+        ),
+        Opt(
+            "--mode",
+            "modes",
+            "Evaluate only these modes (repeatable; default: all three).",
+            kind="many",
+            choices=SEARCH_MODES,
+        ),
+        JSON,
+    ),
+    help="""Measure search quality: recall@1, recall@5 and MRR@10 per mode, next to a plain
+word-overlap baseline, on golden queries (query + expected learning ids).
 
-@click.command("eval")
-@click.option(
-    "--queries",
-    "queries_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Golden-set YAML (default: learnings/eval.yaml in the store).",
+The golden set is YAML kept in git:
+  queries:
+    - query: why is a one-shot lore log slow to start
+      expected: [2026-11-22-append-path-import-cost]
+
+Examples:
+  lore eval
+  lore eval --queries bench/golden.yaml --json
+""",
 )
-@click.option(
-    "--mode",
-    "modes",
-    type=click.Choice(SEARCH_MODES),
-    multiple=True,
-    help="Evaluate only these modes (repeatable; default: all three).",
-)
-@json_option
-@pass_book
-def eval_(book: Lorebook, queries_file: Path | None, modes: tuple[str, ...], as_json: bool) -> None:
-    """Measure search quality: recall@1, recall@5 and MRR@10 per mode, next to a plain
-    word-overlap baseline, on golden queries (query + expected learning ids).
 
-    \b
-    The golden set is YAML kept in git:
-      queries:
-        - query: why is a one-shot lore log slow to start
-          expected: [2026-11-22-append-path-import-cost]
 
-    \b
-    Examples:
-      lore eval
-      lore eval --queries bench/golden.yaml --json
-    """
+def eval_(book: Lorebook, values: dict[str, Any]) -> str:
     problems = ProblemPrinter(sanitizer=book.sanitizer)
-    report = book.evaluate(queries_file, modes=modes, on_problem=problems).to_dict()
+    queries = values["queries_file"]
+    report = book.evaluate(
+        Path(queries) if queries else None, modes=values["modes"], on_problem=problems
+    ).to_dict()
     problems.finish()
-    if as_json:
-        click.echo(to_json(report))
-    else:
-        for warning in report["warnings"]:
-            click.echo(warning_line(warning, book.sanitizer), err=True)
-        click.echo(eval_text(report))
+    if values["as_json"]:
+        return to_json(report)
+    for warning in report["warnings"]:
+        warn(warning, None, book.sanitizer)
+    return eval_text(report)

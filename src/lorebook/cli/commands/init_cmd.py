@@ -2,36 +2,38 @@
 
 from __future__ import annotations
 
-import click
+from collections.abc import Mapping
+from typing import Any
 
 from ... import Lorebook
-from ..app import root_of
 from ..output import to_json
-from .common import json_option
+from ..spec import JSON, Arg, Command
+
+INIT = Command(
+    "init",
+    "commands.init_cmd:init",
+    args=(Arg("directory", nargs="?"),),
+    options=(JSON,),
+    help="""Create the lorebook store in DIRECTORY (default: this repository's top level).
+
+Creates .lore/ (config template, .gitignore for the cache), actionlog/, learnings/drafts/,
+.expertise/ and the .gitattributes union-merge rule for action-log shards. Running it again
+only adds what is missing.
+
+Example:
+  lore init && git add .lore .gitattributes && git commit -m "lore: init store"
+""",
+    book=False,
+)
 
 
-@click.command("init")
-@click.argument("directory", required=False, type=click.Path())
-@json_option
-@click.pass_context
-def init(ctx: click.Context, directory: str | None, as_json: bool) -> None:
-    """Create the lorebook store in DIRECTORY (default: this repository's top level).
-
-    Creates .lore/ (config template, .gitignore for the cache), actionlog/, learnings/drafts/,
-    .expertise/ and the .gitattributes union-merge rule for action-log shards. Running it again
-    only adds what is missing.
-
-    \b
-    Example:
-      lore init && git add .lore .gitattributes && git commit -m "lore: init store"
-    """
-    book = Lorebook.init(directory or root_of(ctx) or None)
-    root, created = book.root, list(book.created)
-    if as_json:
-        click.echo(to_json({"root": str(root), "created": created}))
-    elif created:
-        click.echo(f"Initialised lorebook store in {root}")
-        for path in created:
-            click.echo(f"  created {path}")
-    else:
-        click.echo(f"lorebook store in {root} is already complete")
+def init(values: dict[str, Any], env: Mapping[str, str], root: str | None = None) -> str:
+    book = Lorebook.init(values["directory"] or root or None, env=env)
+    where, created = book.root, list(book.created)
+    if values["as_json"]:
+        return to_json({"root": str(where), "created": created})
+    if created:
+        return "\n".join(
+            [f"Initialised lorebook store in {where}"] + [f"  created {path}" for path in created]
+        )
+    return f"lorebook store in {where} is already complete"

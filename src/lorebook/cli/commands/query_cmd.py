@@ -1,46 +1,41 @@
-"""`lore actions` and `lore sessions`."""
+"""`lore sessions` (`lore actions` is in `queryspec`)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
-
-import click
 
 from ... import SESSION_STATUSES, Lorebook
 from ...render.actions import sessions_table
-from ..app import root_of
 from ..output import ProblemPrinter, to_json
-from ..queryspec import ACTIONS_DEFAULTS, ACTIONS_HELP, ACTIONS_OPTIONS, run_actions
-from .common import json_option, pass_book
-from .specopts import with_options
+from ..spec import JSON, Command, Opt
+
+SESSIONS = Command(
+    "sessions",
+    "commands.query_cmd:sessions",
+    options=(
+        Opt("--project", "project", "Only sessions of this project."),
+        Opt("--agent", "agent", "Only sessions of this agent."),
+        Opt("--status", "status", f"One of: {', '.join(SESSION_STATUSES)}."),
+        JSON,
+    ),
+    help="""List sessions, most recently active first.
+
+A session is `ended` after its end event, `disconnected` when it has none and has been silent
+longer than sessions.idle_minutes (30), else `active`.
+""",
+)
 
 
-@click.command("actions", help=ACTIONS_HELP)
-@with_options(ACTIONS_OPTIONS, ACTIONS_DEFAULTS)
-@click.pass_context
-def actions(ctx: click.Context, /, **values: Any) -> None:
-    click.echo(run_actions(values, os.environ, root=root_of(ctx)))
-
-
-@click.command("sessions")
-@click.option("--project")
-@click.option("--agent")
-@click.option("--status", help=f"One of: {', '.join(SESSION_STATUSES)}.")
-@json_option
-@pass_book
-def sessions(
-    book: Lorebook, project: str | None, agent: str | None, status: str | None, as_json: bool
-) -> None:
-    """List sessions, most recently active first.
-
-    A session is `ended` after its end event, `disconnected` when it has none and has been silent
-    longer than sessions.idle_minutes (30), else `active`.
-    """
+def sessions(book: Lorebook, values: dict[str, Any]) -> None:
     problems = ProblemPrinter(sanitizer=book.sanitizer)
     found = [
         s.to_dict()
-        for s in book.sessions(project=project, agent=agent, status=status, on_problem=problems)
+        for s in book.sessions(
+            project=values["project"],
+            agent=values["agent"],
+            status=values["status"],
+            on_problem=problems,
+        )
     ]
-    click.echo(to_json(found) if as_json else sessions_table(found))
+    print(to_json(found) if values["as_json"] else sessions_table(found))
     problems.finish()

@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
-import click
+from typing import Any
 
 from ... import Lorebook
 from ...render.sync import sync_text
 from ..output import to_json
-from .common import json_option, pass_book
+from ..spec import JSON, Command, Opt
+
+SYNC = Command(
+    "sync",
+    "commands.sync_cmd:sync",
+    options=(
+        Opt("--no-push", "no_push", "Commit and pull, do not push.", kind="flag"),
+        Opt("--message", "message", "The commit subject (replaces the counts).", short="-m"),
+        JSON,
+    ),
+    help="""Commit the store's new and changed files, pull, push.
+
+Only the store is committed (action-log shards, learnings and drafts, .expertise/, reports),
+with a message counting them; staged changes outside the store make it refuse. Then
+`git pull --no-rebase` (shards merge by union) and `git push`. Without a remote or an
+upstream it commits only; a conflict on pull aborts the merge and keeps the commit.
+""",
+)
 
 
-@click.command("sync")
-@click.option("--no-push", is_flag=True, help="Commit and pull, do not push.")
-@click.option("--message", "-m", default=None, help="The commit subject (replaces the counts).")
-@json_option
-@pass_book
-def sync(book: Lorebook, no_push: bool, message: str | None, as_json: bool) -> None:
-    """Commit the store's new and changed files, pull, push.
-
-    Only the store is committed (action-log shards, learnings and drafts, .expertise/, reports),
-    with a message counting them; staged changes outside the store make it refuse. Then
-    `git pull --no-rebase` (shards merge by union) and `git push`. Without a remote or an
-    upstream it commits only; a conflict on pull aborts the merge and keeps the commit.
-    """
-    result = book.sync(push=not no_push, message=message)
-    click.echo(to_json(result) if as_json else sync_text(result, push=not no_push))
+def sync(book: Lorebook, values: dict[str, Any]) -> str:
+    push = not values["no_push"]
+    result = book.sync(push=push, message=values["message"])
+    return to_json(result) if values["as_json"] else sync_text(result, push=push)

@@ -5,36 +5,38 @@ from __future__ import annotations
 import signal
 import threading
 from types import FrameType
-
-import click
+from typing import Any
 
 from ... import Lorebook
-from .common import SECONDS, pass_book
-from .index_cmd import warn
+from ..output import warn
+from ..spec import Command, Opt
 
+WATCH = Command(
+    "watch",
+    "commands.watch_cmd:watch",
+    options=(
+        Opt(
+            "--debounce",
+            "debounce",
+            "Seconds of quiet before a batch is indexed (default: watch.debounce_seconds, 2).",
+            kind="seconds",
+        ),
+    ),
+    help="""Keep the search index fresh: index learnings as they are saved, until interrupted.
 
-@click.command("watch")
-@click.option(
-    "--debounce",
-    type=SECONDS,
-    default=None,
-    help="Seconds of quiet before a batch is indexed (default: watch.debounce_seconds, 2).",
+Created and modified files are (re)indexed, deleted ones leave the index, renames move;
+each file indexed prints `Indexed <path>`. Stop it with Ctrl-C (or SIGTERM).
+
+Example:
+  lore watch                 # in a second terminal, or as a background service
+  lore watch --debounce 0.5
+""",
 )
-@pass_book
-def watch(book: Lorebook, debounce: float | None) -> None:
-    """Keep the search index fresh: index learnings as they are saved, until interrupted.
 
-    Created and modified files are (re)indexed, deleted ones leave the index, renames move;
-    each file indexed prints `Indexed <path>`. Stop it with Ctrl-C (or SIGTERM).
 
-    \b
-    Example:
-      lore watch                 # in a second terminal, or as a background service
-      lore watch --debounce 0.5
-    """
-
+def watch(book: Lorebook, values: dict[str, Any]) -> str:
     def warned(message: str) -> None:
-        warn(message, book.sanitizer)
+        warn(message, None, book.sanitizer)
 
     book.index.on_warning(warned)
     stop = threading.Event()
@@ -46,7 +48,7 @@ def watch(book: Lorebook, debounce: float | None) -> None:
     signal.signal(signal.SIGINT, stop_on_signal)
 
     def echo(line: str) -> None:
-        click.echo(line)
+        print(line, flush=True)  # a line as it happens: the reader may be a pipe
 
-    book.watch(stop, debounce=debounce, echo=echo, warn=warned, ready=echo)
-    click.echo("Stopped watching")
+    book.watch(stop, debounce=values["debounce"], echo=echo, warn=warned, ready=echo)
+    return "Stopped watching"
