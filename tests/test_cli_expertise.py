@@ -88,13 +88,13 @@ def test_show(proj: Path) -> None:
         (["improve", "x.yaml"], "is not a domain name"),
         (["validate"], "give a DOMAIN or --all"),
         (["validate", "security", "--all"], "give a DOMAIN or --all"),
-        (["learn"], "Missing option '--session'"),
+        (["learn"], "the following arguments are required: --session"),
         (["learn", "--session", "nope"], "session 'nope' has no actions"),
         (["learn", "--session", "s/1"], "session id 's/1' must be"),
         (["learn", "--session", "s-1", "--domain", "nowhere"], "unknown domain 'nowhere'"),
         (["prompt"], "give a domain or a task"),
         (["prompt", "security", "--task", "x"], "give a domain or a task"),
-        (["classify"], "Missing argument 'TEXT'"),
+        (["classify"], "the following arguments are required: TEXT"),
     ],
 )
 def test_bad_input_is_one_error_line(proj: Path, args: list[str], needle: str) -> None:

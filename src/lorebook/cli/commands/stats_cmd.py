@@ -2,33 +2,36 @@
 
 from __future__ import annotations
 
-import click
+from typing import Any
 
 from ... import Lorebook
 from ...render.stats import stats_table
 from ..output import ProblemPrinter, to_json
-from .common import json_option, pass_book
+from ..spec import JSON, Arg, Command
+
+STATS = Command(
+    "stats",
+    "commands.stats_cmd:stats",
+    args=(Arg("id", "Only this learning (its id or a unique prefix).", nargs="?"),),
+    options=(JSON,),
+    help="""Applications, success rate and last applied per learning, plus pattern figures.
+
+Every figure is computed from `apply_learning` and `occurrence` actions in the log
+(de-duplicated by action id); nothing is stored in the learning files.
+
+Examples:
+  lore stats
+  lore stats 2026-11-22-rls-policy-blocks-insert-k3x9qa --json
+""",
+)
 
 
-@click.command("stats")
-@click.argument("learning_id", metavar="[ID]", required=False)
-@json_option
-@pass_book
-def stats(book: Lorebook, learning_id: str | None, as_json: bool) -> None:
-    """Applications, success rate and last applied per learning, plus pattern figures.
-
-    Every figure is computed from `apply_learning` and `occurrence` actions in the log
-    (de-duplicated by action id); nothing is stored in the learning files.
-
-    \b
-    Examples:
-      lore stats
-      lore stats 2026-11-22-rls-policy-blocks-insert-k3x9qa --json
-    """
+def stats(book: Lorebook, values: dict[str, Any]) -> None:
+    learning_id = values["id"]
     problems = ProblemPrinter(sanitizer=book.sanitizer)
     entries = book.knowledge.stats(learning_id, on_problem=problems)
-    if as_json:
-        click.echo(to_json(entries[0] if learning_id else entries))
+    if values["as_json"]:
+        print(to_json(entries[0] if learning_id else entries))
     else:
-        click.echo(stats_table(entries))
+        print(stats_table(entries))
     problems.finish()
