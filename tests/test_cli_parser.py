@@ -31,6 +31,7 @@ TOY = Command(
         Opt("--many", "many", kind="many"),
         Opt("--pick", "pick", choices=("a", "b"), default="a"),
         Opt("--output", "output", short="-o"),
+        Opt("--opt", "opt", kind="optional"),
     ),
 )
 
@@ -54,6 +55,9 @@ GOOD = [  # (kind, arguments, dest, value)
     ("many", [], "many", ()),
     ("str", ["--pick", "b"], "pick", "b"),
     ("str", ["-o", "out.csv"], "output", "out.csv"),
+    ("optional", ["--opt=x"], "opt", "x"),
+    ("optional", ["--opt", "--flag"], "opt", ""),
+    ("optional", [], "opt", None),
 ]
 
 BAD = [  # (kind, arguments, what the one line says)
@@ -75,7 +79,7 @@ BAD = [  # (kind, arguments, what the one line says)
 
 def test_every_kind_is_tested_here() -> None:
     assert {kind for kind, *_ in GOOD} | {"str"} == set(KINDS)
-    assert {kind for kind, *_ in BAD} | {"many"} == set(KINDS)
+    assert {kind for kind, *_ in BAD} | {"many", "optional"} == set(KINDS)
 
 
 @pytest.mark.parametrize(("kind", "args", "dest", "value"), GOOD)

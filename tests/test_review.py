@@ -190,6 +190,26 @@ def test_promote_pr_without_gh_prints_the_command(store: Path, tmp_path: Path) -
                                  f"gh pr create --head lore/learning/{lid} --base main --title ")
 
 
+def test_promote_branch_takes_an_optional_name(store: Path) -> None:
+    """`--branch` alone (last, or before another option) names the branch itself; `--branch
+    NAME` and `--branch=NAME` name it."""
+    book = Lorebook.open(store, env={})
+    first, second, third = (_draft(book, title) for title in ("One", "Two", "Three"))
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "drafts")
+    env = clean_env(store, **IDENTITY)
+    for args, branch in (
+        ([first, "--branch"], f"lore/learning/{first}"),
+        ([second, "--branch", "review/two", "--json"], "review/two"),
+        ([third, "--branch=review/three"], "review/three"),
+    ):
+        done = lore("promote", *args, env=env)
+        assert done.code == 0, done.err
+        assert branch in done.out
+        assert git(store, "rev-parse", "--verify", "-q", branch).strip()
+    assert git(store, "branch", "--show-current").strip() == "main"
+
+
 def _git_path() -> str:
     import shutil
 

@@ -48,6 +48,8 @@ def block(prog: str, command: Command, text: str) -> str:
         names = f"{opt.short}, {opt.flag}" if opt.short else opt.flag
         if opt.kind == "switch":
             names = f"{opt.flag} / {opt.off}"
+        elif opt.kind == "optional":
+            names = f"{names} [{metavar(opt)}]"
         elif opt.takes_value:
             names = f"{names} {metavar(opt)}"
         rows.append((f"`{names}`", option_help(opt)))

@@ -165,6 +165,8 @@ def _add_opt(parser: argparse.ArgumentParser, opt: Opt) -> None:
         extra["type"] = typed
     if opt.kind == "many":
         extra["action"] = "append"
+    if opt.kind == "optional":
+        extra["nargs"], extra["const"] = "?", ""
     if opt.required:
         extra["required"] = True
     parser.add_argument(*names, **extra)
@@ -174,7 +176,13 @@ def _add_opt(parser: argparse.ArgumentParser, opt: Opt) -> None:
 def glued(options: tuple[Opt, ...], args: list[str]) -> list[str]:
     """`--opt VALUE` as `--opt=VALUE` (and `-o VALUE` as `-oVALUE`) for every option that takes
     a value, so a value that starts with `-` is still that option's value; `--` ends options."""
-    takes = {name for opt in options if opt.takes_value for name in (opt.flag, opt.short) if name}
+    takes = {
+        name
+        for opt in options
+        if opt.takes_value and opt.kind != "optional"  # its value is never the next option
+        for name in (opt.flag, opt.short)
+        if name
+    }
     out: list[str] = []
     index = 0
     while index < len(args):

@@ -23,6 +23,7 @@ KINDS = (
     "flag",  # present or not: True / False
     "switch",  # --yes / --no pair: True, False, or None when neither is given
     "many",  # text, repeatable: a tuple in the order given
+    "optional",  # text, or "" when the flag is given alone (--branch [NAME])
 )
 
 

@@ -21,7 +21,8 @@ PROMOTE = Command(
             "--branch",
             "branch",
             "Commit on a new branch (default name lore/learning/ID); yours stays as it is.",
-            metavar="[NAME]",  # TODO: `--branch` without NAME needs an optional-value kind
+            kind="optional",
+            metavar="NAME",
         ),
         Opt("--push", "push", "Push the branch the commit went on.", kind="flag"),
         Opt("--pr", "pr", "Push and open a pull request with gh (needs --branch).", kind="flag"),
