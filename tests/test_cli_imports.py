@@ -125,9 +125,9 @@ def test_the_check_catches_each_way_around_the_facade(source: str) -> None:
         "from ...render import learnings as render",
         "from ... import run_demo",
         "from ..output import to_json",
-        "from .common import pass_book",
+        "from ..longwork import run_with_book",
         "import lorebook",
-        "import click",
+        "import argparse",
         "import importlib\nimportlib.import_module(f'lorebook.cli.commands.{name}')\n",
     ],
 )

@@ -53,7 +53,8 @@ def _own(modules: set[str]) -> set[str]:
 
 
 def _check(modules: set[str], never: set[str], budget: int) -> None:
-    assert "lorebook.cli.app" not in modules  # the fast path answered, not click's
+    # the command's own table entry answered: no other command's module was imported
+    assert not {m for m in modules if m.startswith("lorebook.cli.commands")}, sorted(modules)
     assert modules & never == set(), sorted(modules & never)
     assert {m.split(".")[0] for m in modules} & HEAVY == set()
     own = _own(modules)
@@ -94,7 +95,9 @@ def test_lore_log_imports_within_its_budget(logged: Path) -> None:
     assert len(out.strip()) == 26  # the id: the append happened
     # 29 today: +repoid.py (the default project is the repository's name, read from .git
     # files without a git process), +redact/finders.py
-    _check(modules, LOG_NEVER, budget=30)
+    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
+    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    _check(modules, LOG_NEVER, budget=33)
 
 
 def test_lore_resume_json_imports_within_its_budget(logged: Path) -> None:
@@ -103,7 +106,9 @@ def test_lore_resume_json_imports_within_its_budget(logged: Path) -> None:
     # +1 log.work (what the session did, 0.13 ms); +1 redact/finders.py (each rule family's
     # search, split from scan.py: one module more on every path that redacts, ~0.5 ms);
     # +1 log.workrefs (the issue a branch or prompt names, regexes compiled at import)
-    _check(modules, NEVER, budget=52)
+    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
+    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    _check(modules, NEVER, budget=55)
 
 
 def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> None:
@@ -113,7 +118,9 @@ def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> 
     # +log.work, +redact/finders, +log.workrefs; +2 the saved keyword index and its SQLite copy
     # (index/keyword_store.py, index/terms_db.py, with sqlite3: ~5 ms), read instead of
     # re-tokenizing the manifest's documents on every call (~150 ms at 1,800 learnings)
-    _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=57)
+    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
+    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=60)
 
 
 @pytest.mark.parametrize("args", [
@@ -123,13 +130,19 @@ def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> 
 def test_lore_actions_json_imports_within_its_budget(logged: Path, args: tuple[str, ...]) -> None:
     out, modules = _run(logged, *args)
     assert json.loads(out)
-    _check(modules, NEVER, budget=43)  # 41 today (the catalog split in three modules: +2)
+    # 41 then (the catalog split in three modules: +2)
+    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
+    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    _check(modules, NEVER, budget=46)
 
 
 def test_lore_report_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "report", "--days", "7", "--json")
     assert json.loads(out)
-    _check(modules, NEVER, budget=47)  # 47 today (+1 redact/finders.py)
+    # 47 then (+1 redact/finders.py)
+    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
+    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    _check(modules, NEVER, budget=50)
 
 
 def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
@@ -142,7 +155,9 @@ def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
     # data), +1 index/swap.py (a killed rebuild's leftovers are settled before a search), +1
     # redact/finders.py, +1 index/terms_db.py (the keyword index's SQLite copy the prompt hook
     # reads, written beside the saved index)
-    _check(modules, {"click"}, budget=73)
+    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
+    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    _check(modules, {"click"}, budget=76)
 
 
 def test_named_tuple_without_typing_builds_what_typing_builds() -> None:
