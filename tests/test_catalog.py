@@ -108,7 +108,8 @@ def test_incremental_sync_reads_only_the_appended_bytes(filled: Path) -> None:
     book.actions(limit=1)
     first = book.catalog.last_sync
     assert first is not None and first.rebuilt
-    at = datetime.now(UTC)  # one reading: the appends' shard is the one measured
+    # one reading, whole seconds: the three appends (ms apart) go to the shard measured
+    at = datetime.now(UTC).replace(microsecond=0)
     today = filled / "actionlog" / at.strftime("%Y/%m/%d") / "s2.jsonl"
     size = today.stat().st_size if today.exists() else 0
     session = fresh(filled)
