@@ -17,10 +17,11 @@ NOW = datetime.now(UTC)
 
 @pytest.fixture
 def aged(store: Path) -> Path:
-    """Sessions 200, 100 and 1 days ago."""
+    """Sessions 200, 100 and 1 days ago, at noon: each within one UTC day (one shard)."""
     book = Lorebook.open(store, env={})
+    noon = NOW.replace(hour=12, minute=0, second=0, microsecond=0)
     for age in (200, 100, 1):
-        when = NOW - timedelta(days=age)
+        when = noon - timedelta(days=age)
         s = book.start_session(session_id=f"s{age}", agent="PS", project="p", now=when)
         s.log("commit", now=when + timedelta(minutes=1))
     return store
