@@ -10,16 +10,18 @@ import pytest
 
 import lorebook
 from lorebook import Lorebook, LoreError, UsageError
+from wall_clock import around, day
 
 NOW = datetime.now(UTC)
 
 
 @pytest.fixture
 def aged(store: Path) -> Path:
-    """Sessions 200, 100 and 1 days ago."""
+    """Sessions 200, 100 and 1 days ago, at noon: each within one UTC day (one shard)."""
     book = Lorebook.open(store, env={})
+    noon = NOW.replace(hour=12, minute=0, second=0, microsecond=0)
     for age in (200, 100, 1):
-        when = NOW - timedelta(days=age)
+        when = noon - timedelta(days=age)
         s = book.start_session(session_id=f"s{age}", agent="PS", project="p", now=when)
         s.log("commit", now=when + timedelta(minutes=1))
     return store
@@ -41,9 +43,10 @@ def logged(store: Path) -> Path:
 
 def test_archive_and_prune_through_the_api(aged: Path) -> None:
     book = Lorebook.open(aged, env={})
-    dry = book.archive(dry_run=True)  # retention.archive_days: 90
-    assert dry.action == "archive" and dry.dry_run and len(dry.done) == 2
-    assert dry.cutoff == (datetime.now(UTC) - timedelta(days=90)).strftime("%Y-%m-%d")
+    # the facade reads the clock itself: its cutoff is the one before or after the call
+    dry, cutoff = around(lambda: day(days_ago=90), lambda: book.archive(dry_run=True))
+    assert dry.action == "archive" and dry.dry_run and len(dry.done) == 2  # archive_days: 90
+    assert dry.cutoff in cutoff
     assert book.archive("150d", dry_run=True).cutoff < dry.cutoff
     assert len(book.archive(150, dry_run=True).done) == 1  # a number of days works too
     done = book.archive("12w")
@@ -61,9 +64,8 @@ def test_retention_defaults_come_from_the_config(aged: Path) -> None:
     )
     book = Lorebook.open(aged, env={})
     assert len(book.archive(dry_run=True).done) == 1
-    assert book.prune(dry_run=True).cutoff == (
-        datetime.now(UTC) - timedelta(days=500)
-    ).strftime("%Y-%m-%d")
+    pruned, cutoff = around(lambda: day(days_ago=500), lambda: book.prune(dry_run=True))
+    assert pruned.cutoff in cutoff
 
 
 @pytest.mark.parametrize("older_than", ["0d", "24h", "ninety", 0, -3, 10**9])

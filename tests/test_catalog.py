@@ -108,11 +108,14 @@ def test_incremental_sync_reads_only_the_appended_bytes(filled: Path) -> None:
     book.actions(limit=1)
     first = book.catalog.last_sync
     assert first is not None and first.rebuilt
-    today = filled / "actionlog" / NOW.strftime("%Y/%m/%d") / "s2.jsonl"
+    # one reading, whole seconds: the three appends (ms apart) go to the shard measured
+    at = datetime.now(UTC).replace(microsecond=0)
+    today = filled / "actionlog" / at.strftime("%Y/%m/%d") / "s2.jsonl"
     size = today.stat().st_size if today.exists() else 0
     session = fresh(filled)
     added = [session.log("commit", session="s2", agent="PS", project="odin",
-                         context={"n": n}) for n in range(3)]
+                         context={"n": n}, now=at + timedelta(milliseconds=n))
+             for n in range(3)]  # fmt: skip
     later = fresh(filled)
     assert [a["id"] for a in later.actions(limit=3)] == [a["id"] for a in reversed(added)]
     sync = later.catalog.last_sync

@@ -23,7 +23,12 @@ from lorebook.log import catalog_read
 SECRET = "AKIAIOSFODNN7EXAMPLE"  # an AWS access key id: the sanitizer redacts it anywhere
 EPIC = "epic-7"
 NOTE = "naïve café ✓ " + "x" * 24
-NOW = datetime.now(UTC).replace(microsecond=0)
+# The sessions below run from 2 h before NOW to 16 min after it, days back. NOW is a time of day
+# that keeps each within one UTC day whenever the tests run (a session over midnight writes two
+# shards, and the tests count shards), and never later than the clock.
+_CLOCK = datetime.now(UTC).replace(microsecond=0)
+_EVENING = _CLOCK.replace(hour=20, minute=0, second=0)
+NOW = min(_CLOCK, _EVENING) if _CLOCK.hour >= 2 else _EVENING - timedelta(days=1)
 
 
 def _compact(value: object) -> str:

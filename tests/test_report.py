@@ -12,6 +12,7 @@ import pytest
 from conftest import assert_one_error_line, clean_env, cli_run, lore
 from lorebook import Lorebook
 from lorebook.log.report import aggregate, build_report, resolve_window, week_window
+from wall_clock import around, day
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 YESTERDAY = (NOW - timedelta(days=1)).replace(hour=0, minute=0, second=0)
@@ -183,9 +184,13 @@ def test_daily_file(active: Path) -> None:
 
 
 def test_daily_default_is_yesterday_through_the_entry_point(active: Path) -> None:
-    result = lore("report", "daily", env=clean_env(active))
+    # the subprocess reads its own clock: its yesterday is the one before or after the call
+    result, yesterday = around(
+        lambda: day(days_ago=1), lambda: lore("report", "daily", env=clean_env(active))
+    )
     assert result.code == 0, result.err
-    assert (active / "docs" / "reports" / "daily" / f"{DAY}.md").exists()
+    written = [p.stem for p in (active / "docs" / "reports" / "daily").iterdir()]
+    assert len(written) == 1 and written[0] in yesterday, (written, yesterday)
 
 
 def test_weekly_file(active: Path) -> None:

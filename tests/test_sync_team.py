@@ -6,12 +6,25 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from conftest import assert_one_error_line, git, shard_files, stored_actions
+from lorebook import Lorebook
 from test_sync import env, log_actions, make_team, run
+
+
+def log_at(root: Path, session: str, count: int, at: datetime) -> None:
+    """`log_actions` through the API at one moment (`at` in whole seconds, the lines ms apart):
+    the session's lines share one day's shard, where a run of `lore log` calls crossing
+    midnight UTC would split them over two."""
+    with Lorebook.open(root, env={}) as book:
+        book.start_session(session_id=session, now=at)
+        for n in range(count):
+            book.log("plan", session=session, context={"step": n},
+                     now=at + timedelta(milliseconds=n + 1))  # fmt: skip
 
 
 def repeated_lines(root: Path) -> int:
@@ -70,7 +83,7 @@ def test_three_clones_in_one_shared_session_stay_checkable(tmp_path: Path) -> No
 
 
 def test_check_fix_removes_exact_repeats_and_reports_a_conflicting_pair(store: Path) -> None:
-    log_actions(store, "sess-a", 3)
+    log_at(store, "sess-a", 3, datetime.now(UTC).replace(microsecond=0))
     (shard,) = shard_files(store)
     lines = shard.read_bytes().splitlines(keepends=True)
     planted = lines + lines[1:3] + [lines[1]]
@@ -246,7 +259,8 @@ def test_a_long_lived_writer_notices_the_rebase(store: Path) -> None:
     book.log("plan", session="sess-a", context={"after": "rebase"})
     contexts = [r["context"] for r in stored_actions(store)]
     assert {"during": "rebase"} in contexts and {"after": "rebase"} in contexts
-    shard = next(p for p in shard_files(store) if p.name == "sess-a.jsonl")
+    # the session's newest shard (two when midnight UTC passed since the committed one)
+    shard = max(p for p in shard_files(store) if p.name == "sess-a.jsonl")
     assert '"after":"rebase"' in shard.read_text()  # back in the session's own shard
 
 
@@ -255,7 +269,8 @@ def test_sync_drops_the_repeats_a_pull_brings(tmp_path: Path, alice_logs: bool) 
     """Bob pushes a shared shard with repeated lines (an earlier union merge made them); alice's
     sync leaves it without repeats, committed (with the merge when there is one) and pushed."""
     remote, (alice, bob) = make_team(tmp_path, ["c0", "c1"])
-    log_actions(bob, "shared", 3)
+    at = datetime.now(UTC).replace(microsecond=0)  # alice's lines go to bob's shard
+    log_at(bob, "shared", 3, at)
     (shard,) = shard_files(bob)
     lines = shard.read_bytes().splitlines(keepends=True)
     shard.write_bytes(b"".join(lines + lines[1:]))
@@ -263,7 +278,7 @@ def test_sync_drops_the_repeats_a_pull_brings(tmp_path: Path, alice_logs: bool) 
     git(bob, "commit", "-q", "-m", "bob's shard, repeated lines and all")
     git(bob, "push", "-q")
     if alice_logs:
-        log_actions(alice, "shared", 1)
+        log_at(alice, "shared", 1, at)
     sync_ok(alice)
     assert repeated_lines(alice) == 0
     assert run(alice, "check").code == 0

@@ -70,9 +70,12 @@ def test_the_readme_snippet_reports_one_deployment(store: Path, catalog: bool) -
     text = lore("report", "--days", "1", env=clean_env(store))
     assert text.code == 0, text.err
     assert "Deployments: 1 (1 success)" in text.out
-    daily = lore("report", "daily", "--date", NOW.date().isoformat(), env=clean_env(store))
+    # the day the snippet logged the deployment on (its own clock's, not this module's)
+    (deployment,) = [a for a in stored_actions(store) if a["type"] == "deploy" and a["parent"]]
+    day = deployment["ts"][:10]
+    daily = lore("report", "daily", "--date", day, env=clean_env(store))
     assert daily.code == 0, daily.err
-    written = (store / "docs" / "reports" / "daily" / f"{NOW.date().isoformat()}.md").read_text()
+    written = (store / "docs" / "reports" / "daily" / f"{day}.md").read_text()
     assert "## Deployments (1)" in written
     assert "0 in progress" in written
 
