@@ -4,7 +4,8 @@ Every import counts: module level, inside functions and under `TYPE_CHECKING` (a
 import still ties two modules together: one cannot be read, moved or tested without the other).
 A module may import its own package and the layers below it; the packages of an *independent*
 layer (the siblings) may not import each other except through an edge written down below with
-its reason; and no set of modules may import each other in a circle.
+its reason; and no set of modules may import each other in a circle. The core layer (what the
+cold paths load, held to the standard library) has its own rules in tests/test_core_layer.py.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@
 standard library and lorebook's own light modules. Every skin (the CLI, the MCP server, hooks,
 the TUI) imports this package and `lorebook.render`, nothing below them: the other public names
 here load their module on first use.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""`python -m lorebook` is the `lore` command."""
+"""`python -m lorebook` is the `lore` command.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from .launch import console
 

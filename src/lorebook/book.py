@@ -1,4 +1,7 @@
-"""`Lorebook`: the library API. The CLI, TUI, MCP server and hooks are thin skins over it."""
+"""`Lorebook`: the library API. The CLI, TUI, MCP server and hooks are thin skins over it.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 The parsed file is cached as JSON under `.lore/cache/` (keyed by the file's size and mtime) so the
 append path never imports a YAML library. Every value is checked against the type of its default
 (`config_check`) before it is used or cached, then held typed and read-only (`settings`).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

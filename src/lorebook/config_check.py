@@ -3,6 +3,8 @@
 A bad value (`log.max_line_bytes: big`) is then one line naming the file, the key and what is
 expected, from every command, instead of a ValueError wherever the setting is first used.
 Standard library only: the append path runs it on every cached load.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

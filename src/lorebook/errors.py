@@ -1,4 +1,7 @@
-"""One error family: every failure a user can act on is a LoreError with a one-line message."""
+"""One error family: every failure a user can act on is a LoreError with a one-line message.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

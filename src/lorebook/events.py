@@ -5,6 +5,8 @@ that raises is reported (a warning) and never loses or fails the append that tri
 
 This module sits on the append path (`lore log`), so it is standard library only; the knowledge
 subscribers sit behind a cheap gate (`lorebook.knowledge.gate`).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ wraps such text in one sentence saying what it is and a pair of delimiters, and 
 every line inside that could be read as structure: a Markdown heading, a role marker
 (`System:`), a code fence, a role or delimiter tag anywhere in a line (`<system>`, the closing
 delimiter). Pure and stdlib-only: the domain layers (preflight) and the skins share it.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

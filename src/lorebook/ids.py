@@ -2,6 +2,8 @@
 
 Written here (a few lines of the spec) because python-ulid imports importlib.metadata, which costs
 ~90 ms on the append path; ids generated in one process are strictly monotonic.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

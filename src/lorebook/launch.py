@@ -3,6 +3,8 @@
 The skins (the click CLI, the MCP server, the Claude Code hooks, the TUI) never import each
 other; this launcher sits above them all and imports only the one a command needs, so a hook
 never pays for click and `lore log` never pays for anything but its fast path.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The action-log vocabulary (schema v1) and the checks every reader applies to a line."""
+"""The action-log vocabulary (schema v1) and the checks every reader applies to a line.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ through the sanitizer first: the store's, built from its `redaction` settings, w
 caller knows the store (every printer here takes it as `sanitizer`); the default rules only
 when there is no store to ask (no `lore init` yet, or a config that cannot be read). Below the
 skins, so the library's own modules can warn without importing the CLI.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

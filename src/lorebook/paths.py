@@ -1,4 +1,7 @@
-"""Where the store lives: root discovery and the layout of its files."""
+"""Where the store lives: root discovery and the layout of its files.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 Every reader (the action log, learnings, expertise, the index) reports what it could not use as
 a `Problem` to an `OnProblem` sink instead of failing or staying silent; `ignore` is the sink
 for callers that do not report.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ The library never prints: a skin that wants to show progress passes a `Progress`
 `progress(task, done, total)` with `done` from 0, never decreasing, and ends with
 `done == total` (total >= 1; a task of one indivisible step reports 0 of 1, then 1 of 1).
 Standard library only: the catalog and the index import it on their cold paths.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ first (root) commit (`binary.root_commit`). Its display name -- the default proj
 the remote's last part, else the main checkout's folder. Read from git's own files with
 `os.path` alone (the append path uses it: no git process, no pathlib, and outside the `git`
 package, which `lore log` never loads).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

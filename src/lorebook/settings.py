@@ -7,6 +7,8 @@ them). Values are converted once, when the config is loaded and checked, so call
 
 Plain classes, not dataclasses: `dataclasses` imports `inspect`, milliseconds on the append path.
 Standard library only.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Appends take an exclusive `flock` on the shard itself (per open file description
 other threads and processes alike) and write the whole record with a single `write`. A torn tail
 left by a crash is closed with a newline first; a failed write is rolled back so no partial line
 is ever left behind by us.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

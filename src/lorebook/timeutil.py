@@ -3,6 +3,8 @@
 Every age or window a command accepts (`--since 7d`, `--days 30`, `--older-than 90d`, the
 `*_days` settings) goes through the bounded parsers here, so an absurd value is one usage error
 instead of an OverflowError from date arithmetic.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

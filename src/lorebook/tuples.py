@@ -9,6 +9,8 @@ at run time and typing's own under `TYPE_CHECKING`, so mypy checks the fields:
         from typing import NamedTuple
     else:
         from ..tuples import NamedTuple
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -9,13 +9,12 @@ called then, not before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from ..errors import LoreError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
-
     from ..events import EventBus
     from .api import Expertise
 

@@ -9,6 +9,8 @@ index, commits on the current branch), learning history and staleness. This modu
 
 Failures are one-line `LoreError`s: git missing, not a repository, a failed command
 (`GitError`, with git's own first line).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ failed command, with git's own first line; a failed pull or push carries git's w
 The read-state functions (`git_state`, `head`,
 `commits_mentioning`) answer None or nothing outside a repository instead: resume, export and
 drafts work without git.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ when every identity is unchanged. An entry changed since git started (or within 
 granularity before) makes the answer uncacheable, as git's own "racy" index entries are: a
 reused answer is never staler than what git would say. Trees too large to watch cheaply, a
 `.git` file (worktrees, submodules) or submodules are not cached: git is asked every time.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

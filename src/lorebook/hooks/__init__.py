@@ -2,4 +2,6 @@
 
 A skin over `Lorebook`, reached only through `lorebook.launch` (never from the click CLI), so a
 hook pays for neither click nor the search stack unless its event needs them.
+
+Core module: standard library only, see docs/architecture.md#core.
 """

@@ -1,5 +1,8 @@
 """`lore hook <event>` (the handlers: kept cold-fast, no click, nothing but `os`, `sys` and
-`time` before a capture hook detaches) and `lore hooks install|uninstall|status`."""
+`time` before a capture hook detaches) and `lore hooks install|uninstall|status`.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ error ends here: exit 0, nothing on stdout, and one redacted line in `.lore/cach
 Capture hooks answer nothing, so the agent waits only for them to read their payload: they
 fork, and the child (in its own session, stdio on /dev/null) does the work. Until then only
 `os`, `sys` and `time` are loaded.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

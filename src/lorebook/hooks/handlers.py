@@ -3,6 +3,8 @@
 Claude's `session_id` is the lorebook session id, so every record of one Claude session lands
 in one lorebook session. Context hooks (session-start, user-prompt-submit) search by keywords
 from files and never load a model; capture hooks only append one redacted line.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

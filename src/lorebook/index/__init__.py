@@ -2,7 +2,10 @@
 `.lore/cache/index/` (delete it any time; it is rebuilt). Heavy libraries load lazily.
 
 The names below load on first use: `lore resume` ranks learnings with `index.related` (the
-keyword half alone) and must not pay for the engine's imports (front matter, pydantic)."""
+keyword half alone) and must not pay for the engine's imports (front matter, pydantic).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

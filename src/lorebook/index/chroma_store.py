@@ -2,6 +2,8 @@
 server (`HttpClient`, `index.chroma_url` / `LORE_CHROMA_URL`).
 
 Vectors are always passed explicitly: Chroma's default embedding function downloads a model.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

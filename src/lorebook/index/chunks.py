@@ -7,6 +7,8 @@ problem statement, and title-to-title similarity finds the same problem most rel
 the duplicate-issue benchmark: recall@5 up, no loss elsewhere). The title passage also gives each
 learning its hubness (hubness.py). Bump CHUNKER_VERSION whenever the output or what the index
 derives from it changes: the index rebuilds.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

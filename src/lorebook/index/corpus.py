@@ -1,6 +1,9 @@
 """What ranking reads of an index's documents, made once per manifest: a warm search over
 10,000 learnings then builds no per-document list, and looks only at the documents a query
-reaches."""
+reaches.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

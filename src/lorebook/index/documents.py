@@ -4,6 +4,8 @@ The index depends only on this interface, so the source of learnings (the knowle
 `LearningStore`, or `parse_learning` below on its front-matter reader) is one adapter away.
 The front-matter reader (YAML, pydantic) loads only when a file is parsed: a search answers
 from the stored documents without it.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ model folder instead. The hub is never contacted: the offline flags are set befo
 import of transformers. Importing sentence-transformers costs seconds (torch), so `load_embedder`
 runs the model through onnxruntime (`onnx_embed`); sentence-transformers is the reference and
 the exporter (`load_reference_embedder`), and runs only models the ONNX path cannot mirror.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""`SearchIndex`: the search capability of one store (update, search), over files in learnings/."""
+"""`SearchIndex`: the search capability of one store (update, search), over files in learnings/.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

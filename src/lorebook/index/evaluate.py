@@ -17,12 +17,11 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError
 from ..problems import Problem
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .engine import SearchIndex
 

@@ -8,6 +8,8 @@ query's actual problem. Each learning's hubness — the mean similarity of its t
 document side only). Measured on the duplicate-issue benchmarks (docs/eval.md): recall@5 0.59 ->
 0.66 on the hard set, MRR@10 0.56 -> 0.58, no loss on the other sets; pure functions, so the
 policy is tested alone.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

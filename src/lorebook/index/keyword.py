@@ -5,6 +5,8 @@ Built from the documents kept in the manifest and saved next to it (`keyword_sto
 variant (as bm25s computes it, tested against it) over plain postings lists: importing bm25s
 (scipy, numpy) cost a cold keyword search ~0.9 s; a query over 10,000 learnings costs
 milliseconds either way.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

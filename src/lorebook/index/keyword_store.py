@@ -12,6 +12,8 @@ size, times) so that a search need not read the manifest to know the key still h
 change to the indexed documents (a file re-indexed, a rebuild, another redaction) makes it
 stale, and it is rebuilt on the next search. It holds only the manifest's documents, which the
 indexer redacted before storing them: no text that the manifest does not already hold.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

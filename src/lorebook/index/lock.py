@@ -6,6 +6,8 @@ Chroma is not process-safe on one path (a second opener can wait ~1000 s on SQLi
   exclusively only while they write a batch, readers share it and give up after a short timeout
   (search then falls back to keywords) instead of hanging.
 `flock` locks belong to open file descriptions and vanish with a crashed process.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 A change of model, dimension, chunker or backend invalidates the whole index (rebuild); a change
 of one file's content hash re-indexes that file only.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ torch is used once per user and model content, to export; the export is cached u
 `$LORE_MODEL_CACHE` (default `$XDG_CACHE_HOME/lorebook/onnx`), in a folder named by the hash of
 the model's files, with its sha256 and size recorded beside it. A damaged or mismatched export
 is made again (with a notice), never used: a wrong vector would rank silently wrong.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

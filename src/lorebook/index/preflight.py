@@ -2,6 +2,8 @@
 
 Every piece of text is redacted again with the store's sanitizer before it is returned: a
 learning may predate a redaction rule, and the block goes straight into a model's context.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

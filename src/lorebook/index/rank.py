@@ -1,6 +1,8 @@
 """Ranking: fuse keyword and dense similarity, then the LEO weighting, threshold and filters.
 
 Pure functions over plain values, so the policy is testable without a model or an index.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ search's keyword half) over the documents the search index already keeps in its 
 Nothing heavy on this path — no model, no Chroma, no front-matter parsing (pydantic): resume
 runs at every session start. Without an index (a fresh clone, `lore index` never run) there is
 nothing to rank and the list is empty; resume never builds one.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

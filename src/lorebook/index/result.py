@@ -1,4 +1,7 @@
-"""What a search returns: one found learning, shaped for `lore search --json`."""
+"""What a search returns: one found learning, shaped for `lore search --json`.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

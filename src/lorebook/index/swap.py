@@ -6,6 +6,8 @@ when both are complete does it take the access lock and rename `index/` -> `inde
 old index serving searches; one killed between the two renames leaves a complete new index
 (its manifest is written last) beside the trash, and `settle` moves it in. Leftovers are only
 touched under the writer lock, so a running rebuild's folder is never taken from it.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Query-side expansion is enough for both directions: a query saying "rls" also asks for "row
 level security", and a query saying "row level security" also asks for "rls".
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ term, so a prompt reads only its own terms' postings, the ranking fields of the 
 reach the floor and the documents shown: the cost no longer grows with the store. It is written
 beside `keyword.jsonl` from the same state (`keyword_store.save_keyword_index`), keyed by the
 same manifest identity, and replaced whole (a reader sees the old file or the new one).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

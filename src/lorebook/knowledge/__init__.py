@@ -3,4 +3,6 @@
 `Lorebook.learnings` returns the facade (`knowledge.api.Learnings`). This package's own
 import stays light; the model (pydantic) and git (GitPython) load with the modules that use
 them.
+
+Core module: standard library only, see docs/architecture.md#core.
 """

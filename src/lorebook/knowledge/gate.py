@@ -3,6 +3,8 @@
 It sits on the append path (`lore log`), so it is standard library only: the knowledge modules
 are imported only when a record could interest them, and `wants_knowledge` decides from the
 record's type and outcome alone.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Automatic drafts (from an epic, an issue, a retrospective), issue patterns and their
 occurrences, application tracking, RCA lessons and the figures derived from the log. The CLI,
 the event-bus subscribers and (later) the MCP server all come through here.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

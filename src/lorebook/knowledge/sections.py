@@ -1,4 +1,7 @@
-"""The `## ` sections of a learning's body: one splitter for the model and the search index."""
+"""The `## ` sections of a learning's body: one splitter for the model and the search index.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

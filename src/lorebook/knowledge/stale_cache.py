@@ -1,5 +1,8 @@
 """The stale learnings' ids, cached per commit and learning files: standard library only, so a
-keyword search ranks by staleness without loading the front-matter reader (YAML, pydantic)."""
+keyword search ranks by staleness without loading the front-matter reader (YAML, pydantic).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

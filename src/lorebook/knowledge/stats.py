@@ -4,6 +4,8 @@
 worked; `occurrence` actions (`lore pattern record`) give a pattern's occurrence count, each
 solution's times applied / successful, resolution minutes, last seen and trend. Records are
 de-duplicated by action id, so a union merge that duplicated lines changes nothing.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

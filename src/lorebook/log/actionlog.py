@@ -3,6 +3,8 @@
 The collaborator that the modules needing the log receive (reports, exports, learnings review,
 the knowledge subscribers) instead of the whole `Lorebook`: what they need of the log and nothing
 else.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

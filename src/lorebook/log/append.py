@@ -2,6 +2,8 @@
 
 `Lorebook` delegates every write here, and `lore log`'s fast path uses it directly, so it must
 import only the standard library and lorebook's light modules (a test enforces this).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Kept apart from the reader so the normal read path never imports gzip (imported where an
 archive is read or written: the catalog, which every read opens, imports this module).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ A `Catalog` keeps its connection open between reads (`close()` lends it back; se
 long-lived `Lorebook` answers without SQLite's open and close, and still syncs on every read.
 It is reopened when the file was deleted or replaced, never used by a forked child, and closed
 by `Catalog.close()` (`Lorebook.close()`). The sync itself is in `catalog_sync`.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 `CatalogView` is what `Lorebook` uses: it syncs the catalog before answering and returns None
 whenever the catalog cannot be used (disabled, locked for too long, unwritable cache), so the
 caller scans the shards instead.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ query returns, and one that is not clean has each of its records redacted as bef
 clean shard whose every line is also exactly what `compact` makes of its record (the writer's
 canonical lines are) is remembered under a second key, and `CleanReads.lines` passes its lines
 through without parsing or re-encoding them; any other line is parsed, redacted and encoded.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """What the action catalog stores: its tables, one row per record, and the derived views
-(session summaries, skipped lines) read back from them."""
+(session summaries, skipped lines) read back from them.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """What the catalog's opening and its sync share: the file, the schema version, the hot days,
-a sync's figures, and the day directories (their own module so neither imports the other)."""
+a sync's figures, and the day directories (their own module so neither imports the other).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

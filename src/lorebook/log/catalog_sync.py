@@ -1,5 +1,8 @@
 """The catalog's sync: one pass over the store's day and archive directories inside the
-caller's write transaction, reading only what changed (see lorebook.log.catalog)."""
+caller's write transaction, reading only what changed (see lorebook.log.catalog).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from ..problems import Problem
 from ..redact.identifiers import redact_message, redact_path, secret_kind
 from ..redact.sanitize import Sanitizer
 from ..store import SIDE, drop_repeated_lines
-from ..timeutil import SKEW, datetime, horizon, parse_ts, utcnow
+from ..timeutil import SKEW, horizon, parse_ts, utcnow
 from .reader import day_dirs, read_shard, relative, shard_files
 from .writer import encode
 

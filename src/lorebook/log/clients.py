@@ -8,6 +8,8 @@ in; the server looks for a note named after one of its own nearest ancestors. A 
 the same client (`/clear`) replaces the note; the session's end removes it. Where processes
 cannot be told apart (no `/proc`), only the parent's pid is used. Nothing found: the server
 keeps a session of its own, as before.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

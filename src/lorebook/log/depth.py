@@ -1,6 +1,9 @@
 """How deeply JSON nests, measured without recursion: a context nested thousands of levels
 deep would overflow the decoder's (and every later walker's) stack. Stdlib only: the append
-path uses it."""
+path uses it.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ Every record of a session carries the session's identity, so the first line of i
 is enough: `lore log --session S` then inherits it instead of falling back to defaults. Whether
 S has ended is in the tail of that shard: its last session event (start, end) is in the last
 block, unless the session logged a great deal after it (then nothing is said).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 kind of record: hooks and wrappers record it on actions, and the session-start, stop and
 session-end hooks on the session's start and end events. Shared by `lore report` (its per-record
 table) and the logging-overhead figure of `lore report kpis`.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Pure analysis of one session's records: what is still open, what failed, what comes next."""
+"""Pure analysis of one session's records: what is still open, what failed, what comes next.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 A plain class rather than a dataclass: `dataclasses` pulls in `inspect` (and `ast`, `dis`,
 `tokenize`), which cost a cold `lore actions` or `lore report` more than the query itself.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

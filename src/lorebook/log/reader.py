@@ -4,6 +4,8 @@ Shards are grouped by UTC day directory; a day's shards are read, de-duplicated 
 so memory is bounded by one day of logging, never by the history. Union merges can duplicate a
 line only inside its own shard (the shard is fixed by the record's session and day), so
 per-shard de-duplication is complete.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ Definitions (documented in docs/reports.md):
 * overhead = the logging/hook cost a record carries in `meta.overhead_ms` (else `meta.hook_ms`),
   in milliseconds, as hooks and wrappers record it, on actions and on session events alike (the
   session hooks record theirs on the session's start and end); absent when nothing recorded it.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

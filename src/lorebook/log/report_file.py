@@ -3,6 +3,8 @@
 A file in the store, like a learning file, so its format lives with the log (the terminal text
 of a report is presentation, in `lorebook.render.report`). Nothing here reads the clock: the
 same report renders to the same bytes, so re-running a daily report rewrites the same file.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 The same figures `report.aggregate` computes from rows (the reference, used when there is no
 catalog): SQLite counts and sums the window's actions, so Python only shapes a few dozen groups,
 and only the deployments and failures a report lists are read back from their shards.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Cost does not grow with history: candidate sessions are found by reading only th
 newest day directories' shards, and the chosen session is read backwards from its own shards,
 up to `resume.tail_bytes` (plus its start event from the head), so a 2 GB shard costs what a
 small one does.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Assemble `lore resume`'s answer: target session, its records, open work, git, next steps."""
+"""Assemble `lore resume`'s answer: target session, its records, open work, git, next steps.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

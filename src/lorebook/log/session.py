@@ -1,4 +1,7 @@
-"""`Session`: a handle for logging into one session (what `Lorebook.start_session` returns)."""
+"""`Session`: a handle for logging into one session (what `Lorebook.start_session` returns).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

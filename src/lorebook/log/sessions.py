@@ -1,4 +1,7 @@
-"""Session summaries derived from the log: nothing about a session is stored but its events."""
+"""Session summaries derived from the log: nothing about a session is stored but its events.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

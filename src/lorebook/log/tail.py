@@ -4,6 +4,8 @@
 whole file forwards made a 2 GB shard cost 2.6 GB of memory. Lines are yielded newest first;
 a line longer than `MAX_LINE_BYTES` is yielded as `None` (never held in memory) so the caller
 can skip it with a warning like every forward reader does.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Claude Code's tool inputs differ per tool (`command`, `file_path`, `pattern`, ...); a reader
 (the brief, a report) should not have to know each shape, so capture stores them normalised
 beside the clipped input. Pure: no I/O, stdlib only (it runs on the capture path).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ without `duration_s` takes the time from its start.
 
 The rule is written twice, here for records and rows (the reference) and as SQL for the catalog
 (`SUPERSEDED`, `DURATION`), and the two are tested against each other.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

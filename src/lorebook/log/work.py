@@ -4,6 +4,8 @@ run with their outcomes, the last failure with its error, and the agent's own ta
 The brief needs these beyond its last few actions: a long session's edits and its failing
 build scroll out of any fixed window. Pure functions over one session's (redacted) records,
 oldest first; stdlib only, no I/O.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Pure functions, standard library only (the hooks call them). Deliberately narrow
 guess in a brief misleads more than a missing one, so only unmistakable shapes count --
 `#42`, `issue 42`, `gh-42`, an issue or pull-request URL, a tracker key (`PROJ-123`) -- and in a
 branch name a number that leads its last part (`fix/42-login`) or follows `issue`/`gh`/`bug`.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Build, redact, encode and append action-log records: the hot path, stdlib only."""
+"""Build, redact, encode and append action-log records: the hot path, stdlib only.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """Each rule family's search, started where C string search points (see
 :mod:`lorebook.redact.scan`, whose ``find_spans`` calls the families its triage lets
 through): keyed assignments and flags, digit blobs (PII), emails, token runs (provider keys,
-high-entropy strings) and JWTs.  Each reports (start, priority, end, kind) through `add`."""
+high-entropy strings) and JWTs.  Each reports (start, priority, end, kind) through `add`.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ itself would put a secret on disk (and in every teammate's clone). So each goes 
 sanitizer's detectors first, and one that looks like a secret is refused with a message that
 names where it came from but never echoes it. On the append path: stdlib only, and an id seen
 before costs one set lookup.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ Speed notes (this runs on the hot append path, on a machine where a str method c
 - ``find_spans`` then starts each pattern where C string search points (a literal prefix,
   a separator, an "@", a run of token characters) instead of letting ``re`` scan;
 - runs use possessive quantifiers, so a failed match never backtracks quadratically.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

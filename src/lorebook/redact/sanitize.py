@@ -19,6 +19,8 @@ something does each string get its own triage, and ``S.find_spans`` runs only th
 lets through, each from positions that C string search found (``re`` walks a character
 class at ~10 ns/char).  findings() and unusual values (cycles, deep nesting, sets, objects)
 take the full walk, one string at a time.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ operators), ``find_spans`` runs only those rules (each family's search is in
 does all that for one string, or for the strings of a container at once: joined by "\n",
 which no rule crosses, they take one triage.  The rules and tables live in
 :mod:`lorebook.redact.patterns`; :mod:`lorebook.redact.sanitize` walks the values.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Pure text formatting for people: action and session tables, the resume brief."""
+"""Pure text formatting for people: action and session tables, the resume brief.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

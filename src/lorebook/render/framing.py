@@ -2,6 +2,8 @@
 
 The one implementation is `lorebook.framing.frame_data`: it sits below the facade so that
 the preflight block, built there, is framed by the same function.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The warning text for a line a reader skipped (pure; the CLI prints it on stderr)."""
+"""The warning text for a line a reader skipped (pure; the CLI prints it on stderr).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 work that counts (files, shards), the label and the time spent for a single long step.
 
 Pure: the terminal writer (the CLI) measures the width and the time and redraws the line.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 The report files (Markdown with Mermaid charts) are the store's own format:
 `lorebook.log.report_file`, which also holds the summary lines both share.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Human text for search results (pure functions; JSON is the contract, this is for people)."""
+"""Human text for search results (pure functions; JSON is the contract, this is for people).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 Widths come from the cells themselves, so a long id (a ULID, an `auto-epic-…` draft, a
 session id) widens its column instead of pushing the rest of its row out of line.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations
