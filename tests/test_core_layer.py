@@ -31,26 +31,18 @@ from test_layers import SRC, _plant
 
 CORE_MARK = "Core module: standard library only, see docs/architecture.md#core."
 
-# TEMPORARY: lorebook.cli is being rewritten (one command table, one parser); these of its
-# modules are on cold paths and held to the core rules like any core module, but not marked yet.
-# Mark each with CORE_MARK and delete this set when the new CLI lands.
-CLI_UNMARKED = frozenset({
-    "lorebook.cli", "lorebook.cli.logcore", "lorebook.cli.logspec", "lorebook.cli.longwork",
-    "lorebook.cli.output", "lorebook.cli.queryspec", "lorebook.cli.resumespec",
-    "lorebook.cli.searchspec", "lorebook.cli.status",
-})
-
 # The standard library a core module may import: each costs every cold path that loads the
 # module, so add one only with its cost measured (python -X importtime). Where a path's import
 # budget forbids one (NEVER, LOG_NEVER in tests/test_import_budget.py: typing, dataclasses,
 # pathlib, hashlib, contextlib, datetime …), a core module on that path imports it only inside
 # the function that needs it.
 CORE_STDLIB = frozenset({
-    "__future__", "_blake2", "_datetime", "_thread", "_weakref", "calendar",
+    "__future__", "_blake2", "argparse", "_datetime", "_thread", "_weakref", "calendar",
     "collections", "contextlib", "dataclasses", "datetime", "enum", "errno", "fcntl",
     "functools", "gzip", "hashlib", "importlib", "inspect", "itertools", "json", "logging",
     "math", "operator", "os", "pathlib", "re", "shutil", "signal", "sqlite3", "stat",
-    "subprocess", "sys", "threading", "time", "types", "typing", "urllib", "warnings", "zlib",
+    "subprocess", "sys", "textwrap", "threading", "time", "types", "typing", "urllib", "warnings",
+    "zlib",
 })
 
 def _exits(importer: str, reason: str, *imported: str) -> dict[tuple[str, str], str]:
@@ -65,8 +57,6 @@ EXITS: dict[tuple[str, str], str] = {
              "lorebook.mcp.entry", "lorebook.tui.entry"),
     **_exits("lorebook.hooks.entry", "`lore hooks install|uninstall|status` set a client up",
              "lorebook.hooks.admin"),
-    **_exits("lorebook.cli", "TEMPORARY (the CLI rewrite): a command without a fast path",
-             "lorebook.cli.app"),
     **_exits("lorebook.cli.longwork", "the note shown while a fresh clone's catalog is built",
              "lorebook.render.catalog"),
     **_exits("lorebook.book", "the facade opens each domain on first use; no cold path asks "
@@ -342,30 +332,29 @@ def unmarked_on_paths(cold_paths: dict[str, set[str]], core: set[str]) -> list[s
 
 def test_every_module_a_cold_path_loads_is_core(
         modules: dict[str, Path], cold_paths: dict[str, set[str]]) -> None:
-    found = unmarked_on_paths(cold_paths, marked(modules) | CLI_UNMARKED)
+    found = unmarked_on_paths(cold_paths, marked(modules))
     assert not found, "\n".join(found)
 
 
 def test_core_modules_import_the_standard_library_and_core_only(
         modules: dict[str, Path], cold_paths: dict[str, set[str]]) -> None:
-    core = marked(modules) | CLI_UNMARKED
+    core = marked(modules)
     found = core_import_violations(modules, core, EXITS, _never_at_top(cold_paths))
     assert not found, "\n".join(found)
 
 
 def test_modules_outside_the_core_write_ordinary_python(modules: dict[str, Path]) -> None:
-    found = dialect_violations(modules, marked(modules) | CLI_UNMARKED)
+    found = dialect_violations(modules, marked(modules))
     assert not found, "\n".join(found)
 
 
 def test_every_exit_and_allowance_is_still_needed(modules: dict[str, Path]) -> None:
-    """An exit no longer imported, a CLI module now marked, or a library no core module
-    imports is deleted here, not kept as a loophole."""
+    """An exit no longer imported or a library no core module imports is deleted here, not
+    kept as a loophole."""
     imports = {(m, i) for m in modules for i, nested in runtime_imports(modules[m], m, modules)}
     imports |= {(m, i.split(".")[0]) for m, i in imports}
     assert [edge for edge in EXITS if edge not in imports] == []
-    assert sorted(CLI_UNMARKED & marked(modules)) == []
-    core = marked(modules) | CLI_UNMARKED
+    core = marked(modules)
     used = {name.split(".")[0] for m, name in imports if m in core}
     assert sorted(CORE_STDLIB - used) == []
 

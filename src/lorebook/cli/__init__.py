@@ -1,6 +1,9 @@
 """`lore` entry point: the global options, then the command's table entry (`table`), parsed by
 the one parser (`parser`) and answered by the entry's body. Nothing but the command that runs
-is imported: `lore log` reads its own entry and its body, no other."""
+is imported: `lore log` reads its own entry and its body, no other.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The body of `lore log`, shared by the fast path and the click command."""
+"""The body of `lore log`, shared by the fast path and the click command.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""`lore log`'s table entry: its options, help and body (the append path: standard library only)."""
+"""`lore log`'s table entry: its options, help and body (the append path: standard library only).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

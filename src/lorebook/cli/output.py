@@ -3,6 +3,8 @@
 Error and warning lines echo what the user typed or what a file holds, and end up in CI logs
 (disk too): they are redacted like the log before they are printed, with the store's own
 sanitizer (its `redaction.extra_patterns` and keys) whenever there is a store (`notices`).
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ entry only when that command runs (~2 ms after what lorebook loads anyway; click
 Usage errors are `UsageError`s (one line, exit 1, like every other failure); `--help` prints
 the help and raises `Shown`. An option that takes a value takes the next word whatever it looks
 like (`--error "-x failed"`), as git and click do: argparse alone would read `-x` as an option.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """`lore actions` and `lore report`: their table entries and bodies. People and agents call them
-to look things up, cold, where PostgreSQL answers in ~30 ms: standard library only."""
+to look things up, cold, where PostgreSQL answers in ~30 ms: standard library only.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """`lore resume`'s table entry and body. An agent calls it at every session start: standard
-library only, as the append path."""
+library only, as the append path.
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@ to call), so one parser, `lore --help` and docs/cli.md are all built from the sa
 
 Plain classes with `__slots__`: the table is read on every `lore log`, where dataclasses and
 typing would cost milliseconds.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ Only for a person: a pipe, a file, `TERM=dumb` or `--json` get nothing (`for_ter
 `every` seconds apart; a task of one long step (exporting the model) only once it has lasted
 `delay` seconds; a small thread keeps the time spent up to date between reports. While the line
 shows, `sys.stderr` clears it before anything else is written there (a warning): no mixed lines.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 An entry (`spec.Command` or `spec.Group`) declares the command's arguments, options, help and
 body; `parser` builds the one parser from it and `docgen` the reference in docs/cli.md. Entries
 are imported only for the command that runs, so `lore log` reads its own entry and no other.
+
+Core module: standard library only, see docs/architecture.md#core.
 """
 
 from __future__ import annotations
