@@ -104,8 +104,8 @@ def _cli(root: Path, *args: str) -> tuple[int, str, str]:
     return done.code, done.out, done.err
 
 
-def _click(root: Path, *args: str) -> tuple[int, str, str]:
-    # a global option sends the command past the fast path, through click
+def _with_root(root: Path, *args: str) -> tuple[int, str, str]:
+    # the store named by `--root` instead of LORE_ROOT: the same answer
     done = lore("--root", str(root), "actions", *args, env=clean_env())
     return done.code, done.out, done.err
 
@@ -127,7 +127,7 @@ def test_the_epic_is_the_reference_byte_for_byte(epic_store: Path) -> None:
     assert sorted(memo.values()).count(verbatim) == 1, memo  # only the untouched shard
     assert list(memo.values()).count(clean) == 1, memo  # the older writer's: clean, not verbatim
     assert _cli(epic_store, *args) == first  # from the memo: copied lines
-    assert _click(epic_store, *args) == first
+    assert _with_root(epic_store, *args) == first
     assert book.actions_json(epic=EPIC, limit=None) == reference
     assert _compact(book.actions(epic=EPIC, limit=None)) == reference
     for limit in (1, 3, 5, 13):
@@ -178,7 +178,7 @@ def test_an_empty_epic_and_other_filters(epic_store: Path) -> None:
                  ("--type", "deploy", "--limit", "2"), ("--since", "5d", "--epic", "epic-8"),
                  ("--include-archive", "--epic", EPIC)):  # fmt: skip
         fast = _cli(epic_store, *args, "--json")
-        assert fast == _click(epic_store, *args, "--json")
+        assert fast == _with_root(epic_store, *args, "--json")
         assert fast[0] == 0
     assert _cli(epic_store, "--epic", "epic-none", "--json")[1] == "[]\n"
     book = Lorebook.open(epic_store, env={})

@@ -70,8 +70,8 @@ def test_secret_as_session_option_is_refused_on_the_fast_path(store: Path, secre
     assert_no_leak(secret, store, result)
 
 
-def test_secret_as_session_option_is_refused_on_the_click_path(store: Path) -> None:
-    # `--root` before `log` sends the command through click instead of the fast path
+def test_secret_as_session_option_is_refused_with_the_root_option(store: Path) -> None:
+    # the store named by `--root` before `log` (not LORE_ROOT)
     result = lore("--root", str(store), "log", "commit", "--session", GHP, env=clean_env())
     assert_refused(result, "session")
     sync_catalog(store)
@@ -303,7 +303,7 @@ def test_error_for_a_secret_end_reason_is_redacted(store: Path) -> None:
     assert "Hunter2" not in result.err
 
 
-def test_click_usage_errors_are_redacted(store: Path) -> None:
+def test_usage_errors_are_redacted(store: Path) -> None:
     results = [
         lore("log", "commit", "--outcome", GHP, env=clean_env(store)),
         lore("actions", "--outcome", GHP, env=clean_env(store)),

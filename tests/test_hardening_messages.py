@@ -69,7 +69,7 @@ def test_error_lines_use_the_stores_extra_patterns(store: Path, args: tuple[str,
 
 def test_a_warning_uses_the_stores_extra_patterns(store: Path) -> None:
     """A shard a teammate committed under a token's name, with a damaged line: the warning
-    that names it is redacted with the store's rules, on the fast path and through click."""
+    that names it is redacted with the store's rules, through LORE_ROOT and through `--root`."""
     env = clean_env(_configured(store))
     day = store / "actionlog" / "2026" / "11" / "27"
     day.mkdir(parents=True)

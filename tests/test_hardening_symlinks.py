@@ -294,7 +294,7 @@ def test_deep_context_on_the_command_line_is_one_line(store: Path, levels: int) 
     assert shard_files(store) == []
 
 
-def test_deep_context_from_stdin_file_and_click_path(store: Path, tmp_path: Path) -> None:
+def test_deep_context_from_stdin_file_and_in_process(store: Path, tmp_path: Path) -> None:
     env = clean_env(store)
     deep = "[" * 100_000 + "]" * 100_000
     assert_one_error_line(lore("log", "commit", "--context", "-", env=env, stdin=deep),
@@ -303,10 +303,10 @@ def test_deep_context_from_stdin_file_and_click_path(store: Path, tmp_path: Path
     path.write_text('{"a": ' * 100_000 + "1" + "}" * 100_000)
     assert_one_error_line(lore("log", "commit", "--context", f"@{path}", env=env),
                           str(path), DEEP)
-    # the click command (the fast path bows out for e.g. `--root`)
-    clicked = cli_run(["--root", str(store), "log", "commit", "--context",
+    # in-process, the store named by `--root`
+    in_process = cli_run(["--root", str(store), "log", "commit", "--context",
                          '{"a":' * 5000 + "1" + "}" * 5000])
-    assert_one_error_line(clicked, DEEP)
+    assert_one_error_line(in_process, DEEP)
     # strings that look like brackets do not count; 64 levels are fine
     ok = '{"s": "[[[[{{{{\\"[["' + ', "a":' + '{"a":' * 62 + "1" + "}" * 63
     done = lore("log", "commit", "--context", ok, "--json", env=env)

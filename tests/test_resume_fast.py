@@ -196,16 +196,16 @@ def test_resume_fast_path_imports_no_click(store: Path) -> None:
     ["--json"], [], ["--limit=2"], ["--project", "consilio", "--json"], ["--agent", "codex"],
     ["--project", "nowhere", "--json"], ["--project", "nowhere"], ["--session", "NOPE", "--json"],
 ])
-def test_fast_path_prints_what_the_click_path_prints(store: Path, args: list[str]) -> None:
+def test_the_root_option_prints_the_same(store: Path, args: list[str]) -> None:
     book = Lorebook.open(store, env={})
     _generate(book, 10, sessions=8)
     fast = lore("resume", *args, env=clean_env(store))
-    # the same command through click: a global option sends it past the fast path
+    # the same command with the store named by `--root` instead of LORE_ROOT
     slow = lore("--root", str(store), "resume", *args, env=clean_env())
     assert (fast.code, fast.out, fast.err) == (slow.code, slow.out, slow.err)
 
 
-def test_odd_arguments_still_get_clicks_answers(store: Path) -> None:
+def test_odd_arguments_are_answered(store: Path) -> None:
     for args, needle in ((["--limit", "0"], "--limit"), (["--bogus"], "--bogus"),
                          (["extra"], "extra")):
         result = lore("resume", *args, env=clean_env(store))

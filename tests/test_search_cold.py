@@ -3,7 +3,7 @@ front-matter reader, no click) and the same answers as the full engine's keyword
 
 The saved keyword index (`.lore/cache/index/keyword.jsonl`) is checked against an index built
 from the manifest in memory, over a varied store and every filter, through both the fast path
-and the click path; a damaged or stale saved index is rebuilt, and it holds no secret.
+and with `--root`; a damaged or stale saved index is rebuilt, and it holds no secret.
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def test_keyword_search_on_an_index_with_vectors_loads_no_model(search_store: Pa
 def test_saved_keyword_index_answers_as_the_engine_built_in_memory(varied: Path) -> None:
     """Every query x filter set: the engine reading the saved keyword index (a new process's
     view) and the engine with the index built in memory agree exactly; so do the cold CLI (fast
-    path) and the click path (`--root` sends it there) on a sample."""
+    path) and with `--root` on a sample."""
     memory = _built_in_memory(varied)
     answered = 0
     for query in QUERIES:
@@ -305,11 +305,11 @@ def test_saved_keyword_index_answers_as_the_engine_built_in_memory(varied: Path)
         assert fast.code == 0, fast.err
         assert json.loads(fast.out)["results"] == want, (query, filters)
         if filters in (FILTERS[0], FILTERS[3]):
-            clicked = lore(
+            rooted = lore(
                 "--root", str(varied), "search", *_cli_args(query, filters), env=clean_env()
             )
-            assert clicked.code == 0, clicked.err
-            assert json.loads(clicked.out)["results"] == want, (query, filters)
+            assert rooted.code == 0, rooted.err
+            assert json.loads(rooted.out)["results"] == want, (query, filters)
 
 
 def test_keyword_preflight_equals_the_engine(varied: Path) -> None:

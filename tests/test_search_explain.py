@@ -1,5 +1,5 @@
 """`lore search --explain`: each result's keyword, dense and boost parts, through the real `lore`
-(the stdlib fast path and the click path), in `--json` and in the Python API."""
+(with LORE_ROOT and with `--root`), in `--json` and in the Python API."""
 
 from __future__ import annotations
 
@@ -60,11 +60,11 @@ def test_explain_keyword_mode_has_no_dense_part(search_store: Path) -> None:
 def test_explain_text_on_the_fast_and_the_click_path(search_store: Path) -> None:
     fast = lore("search", "RLS", "policy", "blocks", "insert", "--explain",
                 env=clean_env(search_store))  # fmt: skip
-    clicked = lore("--root", str(search_store), "search", "RLS", "policy", "blocks", "insert",
+    rooted = lore("--root", str(search_store), "search", "RLS", "policy", "blocks", "insert",
                    "--explain", env=clean_env())  # fmt: skip
     assert fast.code == 0, fast.err
-    assert clicked.code == 0, clicked.err
-    assert fast.out == clicked.out
+    assert rooted.code == 0, rooted.err
+    assert fast.out == rooted.out
     lines = fast.out.splitlines()
     explained = [line for line in lines if line.strip().startswith("Explain:")]
     shown = [line for line in lines if " match · score " in line]
@@ -96,7 +96,7 @@ def test_explain_text_on_the_fast_and_the_click_path(search_store: Path) -> None
 def test_explain_bad_input_is_one_error_line(
     search_store: Path, args: list[str], needle: str
 ) -> None:
-    for root_args in ([], ["--root", str(search_store)]):  # the fast path, then click's
+    for root_args in ([], ["--root", str(search_store)]):  # LORE_ROOT, then `--root`
         run = lore(*root_args, *args, env=clean_env(search_store))
         assert run.code == 1, (args, run.out)
         assert run.out == ""

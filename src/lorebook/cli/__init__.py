@@ -141,10 +141,10 @@ def _call(
     command: Command, values: dict[str, Any], root: str | None, env: Mapping[str, str]
 ) -> int:
     """Run the entry's body; print what it returns (text), return its exit code."""
-    import importlib
+    from .table import load
 
     module, _, function = command.body.partition(":")
-    body = getattr(importlib.import_module(f"lorebook.cli.{module}"), function)
+    body = getattr(load(module), function)
     if command.book:
         from .longwork import run_with_book
 

@@ -151,11 +151,15 @@ def entry(name: str) -> Command | Group | None:
     found = TABLE.get(name)
     if found is None:
         return None
-    import importlib
-
     module, attribute, _ = found
-    value: Command | Group = getattr(importlib.import_module(f"lorebook.cli.{module}"), attribute)
+    value: Command | Group = getattr(load(module), attribute)
     return value
+
+
+def load(module: str) -> object:
+    """The module `lorebook.cli.MODULE`, imported by the import statement's own machinery
+    (`importlib.import_module` bypasses it, and `python -X importtime` would not see it)."""
+    return __import__(f"lorebook.cli.{module}", fromlist=("_",))
 
 
 def summary(name: str) -> str:
