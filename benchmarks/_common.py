@@ -99,23 +99,22 @@ def wait_for_idle(max_busy: float = 0.3, timeout: float = 20.0, sample: float = 
 
 def interleaved(commands: dict[str, list[str]], runs: int, *, cwd: Path | None = None,
                 env: dict[str, str] | None = None, envs: dict[str, dict[str, str]] | None = None,
-                warmup: int = 1, check: bool = True) -> dict[str, list[float]]:
+                warmup: int = 1) -> dict[str, list[float]]:
     """Run each command `runs` times, interleaved (order rotated every round); seconds each.
 
-    `envs` gives a command (by name) its own environment instead of `env`; `check=False` times
-    commands whose exit code is not 0 by design (`lore stale` finding stale learnings).
+    `envs` gives a command (by name) its own environment instead of `env`.
     """
     names = list(commands)
     envs = envs or {}
     for _ in range(warmup):
         for name in names:
-            run_timed(commands[name], cwd=cwd, env=envs.get(name, env), check=check)
+            run_timed(commands[name], cwd=cwd, env=envs.get(name, env))
     times: dict[str, list[float]] = {name: [] for name in names}
     for round_ in range(runs):
         wait_for_idle()
         shift = round_ % len(names)
         for name in names[shift:] + names[:shift]:
-            elapsed, _ = run_timed(commands[name], cwd=cwd, env=envs.get(name, env), check=check)
+            elapsed, _ = run_timed(commands[name], cwd=cwd, env=envs.get(name, env))
             times[name].append(elapsed)
     return times
 

@@ -7,7 +7,9 @@ a source file (half of them as `path#symbol`), committed, then `--commits` later
 edit the anchored files (some mention a symbol), so `lore stale` has history to walk (and
 exits 1: it found stale learnings). The
 commands run cold (a new process each), interleaved with `python -c pass`, after one untimed
-warm-up (bytecode cached outside the tree, as on an installed machine).
+warm-up (bytecode cached outside the tree, as on an installed machine). Wall time and CPU time
+(user + system of the process and the git processes it ran) are reported: on a shared machine
+the CPU time is the steadier figure.
 
 `--baseline SRC` also times both commands from another version's `src` folder (e.g.
 `git worktree add --detach /tmp/before <rev>`, then `--baseline /tmp/before/src`), interleaved
@@ -17,14 +19,24 @@ with this one in the same rounds: before/after as a paired ratio.
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
-from _common import PYTHON, clean_env, idle_note, interleaved, median, pct, write_results
+from _common import (
+    PYTHON,
+    clean_env,
+    idle_note,
+    median,
+    pct,
+    wait_for_idle,
+    write_results,
+)
 
 LEARNING = """---
 id: {id}
@@ -77,6 +89,37 @@ def build_store(root: Path, learnings: int, commits: int) -> str:
     return ids[0]
 
 
+def _cpu_of_children() -> float:
+    """User + system CPU seconds of every child reaped so far (git processes included, which
+    the measured process reaps): under load, the figure that waiting does not inflate."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def rounds(
+    commands: dict[str, list[str]], runs: int, cwd: Path, envs: dict[str, dict[str, str]]
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and CPU seconds per command, `runs` rounds, the order rotated every round, after one
+    untimed warm-up. `lore stale` exits 1 when it finds stale learnings: exit codes are not
+    checked here (the outputs are, before)."""
+    names = list(commands)
+    for name in names:
+        subprocess.run(commands[name], cwd=cwd, env=envs[name], capture_output=True, check=False)
+    wall: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(runs):
+        wait_for_idle()
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            cpu_before, started = _cpu_of_children(), time.perf_counter()
+            subprocess.run(
+                commands[name], cwd=cwd, env=envs[name], capture_output=True, check=False
+            )
+            wall[name].append(time.perf_counter() - started)
+            cpu[name].append(_cpu_of_children() - cpu_before)
+    return wall, cpu
+
+
 BASELINE = " (baseline)"
 
 
@@ -108,17 +151,27 @@ def measure(
         for name in ("lore stale", "lore history"):
             if name + BASELINE in outputs and outputs[name] != outputs[name + BASELINE]:
                 raise SystemExit(f"{name}: the output differs from the baseline's")
-        times = interleaved(commands, runs, cwd=root, env=clean_env(), envs=envs, check=False)
+        envs = {name: envs.get(name, clean_env()) for name in commands}
+        wall, cpu = rounds(commands, runs, root, envs)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    names = ("lore stale", "lore history")
     stats = {
-        name: {"median_s": median(t), "p10_s": pct(t, 0.1), "p90_s": pct(t, 0.9)}
-        for name, t in times.items()
+        name: {
+            "median_s": median(wall[name]),
+            "p10_s": pct(wall[name], 0.1),
+            "p90_s": pct(wall[name], 0.9),
+            "cpu_median_s": median(cpu[name]),
+        }
+        for name in commands
     }
-    paired = {
-        name: median([a / b for a, b in zip(times[name], times[name + BASELINE], strict=True)])
-        for name in ("lore stale", "lore history")
-        if name + BASELINE in times
+    paired = {  # per round: this version over the baseline; then the median
+        name: {
+            "wall": median([a / b for a, b in zip(wall[name], wall[name + BASELINE], strict=True)]),
+            "cpu": median([a / b for a, b in zip(cpu[name], cpu[name + BASELINE], strict=True)]),
+        }
+        for name in names
+        if name + BASELINE in wall
     }
     return {
         "learnings": learnings,
@@ -134,14 +187,17 @@ def report(res: dict[str, Any]) -> None:
         f"cold review commands: {res['learnings']} anchored learnings, {res['commits']} later "
         f"commits ({res['runs']} runs each, interleaved)"
     )
-    print(f"  {'command':<28} {'median':>9} {'p10':>9} {'p90':>9}")
+    print(f"  {'command':<28} {'median':>9} {'p10':>9} {'p90':>9} {'CPU':>9}")
     for name, s in res["stats"].items():
         print(
             f"  {name:<28} {s['median_s'] * 1000:7.1f}ms {s['p10_s'] * 1000:7.1f}ms "
-            f"{s['p90_s'] * 1000:7.1f}ms"
+            f"{s['p90_s'] * 1000:7.1f}ms {s['cpu_median_s'] * 1000:7.1f}ms"
         )
     for name, ratio in res["paired_ratio"].items():
-        print(f"  {name}: this version / baseline, median of per-round ratios: {ratio:.3f}x")
+        print(
+            f"  {name}: this version / baseline, median of per-round ratios: "
+            f"wall {ratio['wall']:.3f}x, CPU {ratio['cpu']:.3f}x"
+        )
     print(f"  {idle_note()}")
 
 
