@@ -8,7 +8,7 @@ tags, source, anchors, half of the patterns with two solutions, prevention; a Pr
 Cause / Solution / Key Takeaway body of ~1.2 KB; one in ten a draft) is written once under
 `--workdir` and reused. Measured, medians of `--rounds` (interleaved where compared):
 
-* parse     `read_learning` on every file, split into its parts: read, split (python-frontmatter),
+* parse     `read_learning` on every file, split into its parts: read, split (at the `---` lines),
             YAML (libyaml base composer + a small node walk), model (pydantic validation)
 * store     `LearningStore.all()`, cold (parse cache removed: every file parsed, the cache
             written) and warm (unchanged files from `.lore/cache/learnings-v1.json`)
@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from lorebook import Lorebook
 from lorebook.knowledge.check import check_learnings
-from lorebook.knowledge.fileformat import _HANDLER, _load_yaml, parse_learning
+from lorebook.knowledge.fileformat import _load_yaml, _split, parse_learning
 from lorebook.knowledge.ids import new_learning_id
 from lorebook.knowledge.store import LearningStore
 
@@ -93,7 +93,7 @@ def _parts(files: list[Path]) -> dict[str, float]:
     texts = [p.read_text(encoding="utf-8") for p in files]
     read = time.perf_counter() - t
     t = time.perf_counter()
-    split = [_HANDLER.split(x) for x in texts]
+    split = [_split(x) for x in texts]
     splitting = time.perf_counter() - t
     t = time.perf_counter()
     raws = [_load_yaml(fm, "bench", 1) for fm, _ in split]
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     from ruamel.yaml import YAML
 
     ruamel = YAML(typ="safe", pure=True)
-    sample = [_HANDLER.split(p.read_text(encoding="utf-8"))[0] for p in files[:500]]
+    sample = [_split(p.read_text(encoding="utf-8"))[0] for p in files[:500]]
     ours: dict[str, list[float]] = {"parse": [], "store_cold": [], "store_warm": [],
                                     "check": [], "ruamel_sample": [], "ours_sample": []}
     cache_file = book.layout.cache / "learnings-v1.json"

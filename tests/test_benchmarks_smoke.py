@@ -77,6 +77,7 @@ TINY: dict[str, list[str]] = {
                              "--rounds", "1", "--store", "{tmp}/store"],
     "bench_quality.py": ["--data", "{data}"],
     "bench_redact.py": ["--sizes", "1", "--rounds", "1"],
+    "bench_review.py": ["--learnings", "3", "--commits", "3", "--runs", "1", "--workdir", "{tmp}"],
     "bench_resume.py": [
         "--workdir",
         "{tmp}",

@@ -165,14 +165,23 @@ def test_lore_log_in_a_store_loads_no_git_module(store: Path) -> None:
     assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
 
 
-def test_pyproject_and_package_say_why_two_ways_in() -> None:
-    pyproject = (SRC.parent.parent / "pyproject.toml").read_text()
-    lines = pyproject.splitlines()
-    at = lines.index('  "GitPython>=3.1.40,<4",')
-    reason = " ".join(line for line in lines[at - 6 : at] if line.strip().startswith("#"))
-    assert "lorebook.git.repo" in reason and "git binary" in reason
+def test_one_git_layer_and_no_gitpython() -> None:
+    """Every git command runs through `lorebook.git.binary`'s runner: no module, the git package
+    included, imports GitPython, and it is not a dependency."""
+    import tomllib
+
+    project = tomllib.loads((SRC.parent.parent / "pyproject.toml").read_text())["project"]
+    assert not [dep for dep in project["dependencies"] if dep.lower().startswith("gitpython")]
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            found += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("git", "gitdb")]
+    assert found == []
     package = lorebook.git.__doc__ or ""
-    assert "GitPython" in package and "cold" in package
+    assert "binary" in package and "cold" in package and "GitPython" not in package
     assert "read-only" not in (lgit.__doc__ or "").lower()
 
 
@@ -320,7 +329,7 @@ def test_failures_are_one_line_lore_errors(tmp_path: Path, monkeypatch: pytest.M
     assert lgit.head(outside) is None
 
 
-# -- GitPython: review's commits and history ---------------------------------------------------
+# -- review's commits and history (lorebook.git.repo) ----------------------------------------------
 def _snapshot(repo: Path) -> tuple[str, str, str, bytes, dict[str, bytes]]:
     files = {
         p.relative_to(repo).as_posix(): p.read_bytes()
@@ -411,9 +420,61 @@ def test_git_error_text_is_gits_first_meaningful_line() -> None:
 
 
 def test_review_without_a_git_binary_is_one_line(store: Path, tmp_path: Path) -> None:
-    """GitPython refuses to load without git; the command says what to do instead."""
+    """Without git on PATH the command says what to do instead."""
     empty = tmp_path / "no-git"
     empty.mkdir()
     result = lore("history", "2026-01-01-x", env=clean_env(store, PATH=str(empty)))
     assert result.code == 1
     assert_one_error_line(result, "the git command was not found: install git and try again")
+
+
+# -- one staged_paths --------------------------------------------------------------------------
+def _lose_head_tree(repo: Path) -> None:
+    """Delete the loose object of HEAD's tree: git can no longer diff the index against HEAD,
+    while the index itself still reads fine."""
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    (repo / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
+
+
+def test_staged_paths_is_a_git_error_when_git_cannot_compare_the_index(repo: Path) -> None:
+    """The two copies differed here: the binary one read a failed `git diff --cached` as "every
+    file in the index is staged" (listed relative to the folder it ran in), the GitPython one
+    reported the failure. Nothing staged cannot be told from a broken HEAD: the failure is news."""
+    sub = repo / "src"
+    sub.mkdir()
+    (sub / "a.py").write_text("a = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "add a")
+    _lose_head_tree(repo)
+    for where in (repo, sub):
+        with pytest.raises(lgit.GitError) as info:
+            lgit.staged_paths(where)
+        assert str(info.value) == "git diff failed: error: bad tree object HEAD"
+
+
+def test_sync_over_a_broken_head_names_gits_error_not_staged_files(store: Path) -> None:
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "store")
+    assert lore("log", "plan", cwd=store).code == 0
+    _lose_head_tree(store)
+    result = lore("sync", "--no-push", cwd=store)
+    assert_one_error_line(result, "git diff failed: error: bad tree object HEAD")
+
+
+def test_a_staged_move_lists_both_of_its_paths(repo: Path) -> None:
+    """A move is a deletion and an addition: the path it left is staged too (git's rename
+    detection would name only the new one, and a commit of "the store's files" would carry the
+    deletion outside the store along unseen)."""
+    git(repo, "mv", "README.md", "NOTES.md")
+    assert sorted(lgit.staged_paths(repo)) == ["NOTES.md", "README.md"]
+
+
+def test_sync_refuses_a_move_into_the_store_from_outside(store: Path) -> None:
+    (store / "notes").mkdir()
+    (store / "notes" / "plan.md").write_text("".join(f"step {n}\n" for n in range(40)))
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "store and notes")
+    git(store, "mv", "notes/plan.md", "learnings/drafts/plan.md")
+    result = lore("sync", "--no-push", cwd=store)
+    assert_one_error_line(result, "staged changes outside the store: notes/plan.md")
+    assert git(store, "log", "--format=%s").splitlines() == ["store and notes", "initial"]

@@ -162,6 +162,21 @@ def test_missing_or_unclosed_front_matter() -> None:
         parse_learning("---\nid: a\n", where="f.md")
 
 
+def test_the_front_matter_boundaries_are_lines_of_three_or_more_dashes() -> None:
+    """The split the file format has always had (it was python-frontmatter's): a boundary is a
+    whole line of three or more dashes, trailing blanks allowed; a BOM before the first one is
+    dropped; `---` inside a line, or a dash line with text after it, is content."""
+    base = "id: a\ntitle: t --- not a boundary\nstatus: draft\ncreated: 2026-01-01\n"
+    for opening, closing in [("---", "---"), ("-----", "----"), ("---  ", "--- \t")]:
+        learning = parse_learning(f"\ufeff{opening}\n{base}{closing}\n## Problem\n---x\n")
+        assert (learning.id, learning.title) == ("a", "t --- not a boundary")
+        assert learning.body == "## Problem\n---x\n"
+    with pytest.raises(LearningFormatError, match=r"^f.md:1: no front matter"):
+        parse_learning(f"--- x\n{base}---\n", where="f.md")
+    with pytest.raises(LearningFormatError, match=r"^f.md:1: front matter is not closed"):
+        parse_learning(f"---\n{base}---x\n-- \n", where="f.md")
+
+
 def test_alias_bomb_is_refused_quickly() -> None:
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 12)]

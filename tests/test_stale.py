@@ -156,3 +156,25 @@ def test_a_learning_edited_in_the_same_change_is_fresh(anchored: Lorebook) -> No
     assert set(_stale(anchored)) == {"folder"}
     (root / "src" / "policy.sql").unlink()  # but a deleted anchor is still a deleted anchor
     assert _stale(anchored)["rls"] == [("src/policy.sql", "deleted")]
+
+
+def test_an_anchor_that_is_not_utf8_text_is_read_through(anchored: Lorebook) -> None:
+    """git's output is bytes; a Latin-1 anchor (its diff and its text at HEAD) is compared as
+    text with the odd bytes kept, never a decoding error."""
+    root = anchored.root
+    legacy = root / "src" / "legacy.c"
+    legacy.write_bytes(b"/* caf\xe9 */\nint connect(void);\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "legacy")
+    anchored.learnings.new(title="Legacy", publish=True, learning_id="legacy",
+                           anchors=["src/legacy.c#connect"])
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "legacy lesson")
+    assert "legacy" not in _stale(anchored)
+    legacy.write_bytes(b"/* na\xefve */\nint connect(int retries);\n")
+    assert _stale(anchored)["legacy"] == [("src/legacy.c#connect", "changed")]
+    git(root, "commit", "-q", "-am", "connect retries")
+    assert _stale(anchored)["legacy"] == [("src/legacy.c#connect", "changed")]
+    legacy.write_bytes(b"/* gone \xff */\n")
+    git(root, "commit", "-q", "-am", "drop connect")
+    assert _stale(anchored)["legacy"] == [("src/legacy.c#connect", "changed")]

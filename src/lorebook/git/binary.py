@@ -1,8 +1,8 @@
 """Git through the `git` binary: read state, file history, and commits of whole files.
 
-For the cold paths (`lore resume`, hooks, export, expertise updates,
-auto-drafts): a git process costs a few milliseconds, importing GitPython ~180 ms. `subprocess`
-is imported only by the functions that run git.
+The runner every git command of lorebook goes through (`repo`, `remote`, `sync` build on it):
+a git process costs a few ms, even on the cold paths (`lore resume`, hooks, export, expertise
+updates, auto-drafts); `subprocess` is imported only by the functions that run git.
 
 Errors: git missing, a timeout, a failed command become one-line `LoreError`s (`GitError` for a
 failed command, with git's own first line; a failed pull or push carries git's whole message).
@@ -35,7 +35,7 @@ class GitError(LoreError):
 
 
 def first_line(text: str) -> str:
-    """The line of git's output that says what went wrong (GitPython wraps it in quotes)."""
+    """The line of git's output that says what went wrong (quotes around it are dropped)."""
     lines = [
         line.strip().removeprefix("stderr:").strip().strip("'").strip()
         for line in text.strip().splitlines()
@@ -68,10 +68,10 @@ def _run(
     *args: str,
     input: str | None = None,
     env: Mapping[str, str] | None = None,
-    timeout: float = 60,
+    timeout: float | None = 60,
 ) -> subprocess.CompletedProcess[str]:
-    """`git -C root <args>`; the caller reads the return code. Missing git or a timeout is a
-    LoreError."""
+    """`git -C root <args>`; the caller reads the return code. Missing git or a timeout (None: no
+    limit) is a LoreError."""
     import os
     import subprocess
 
@@ -80,7 +80,8 @@ def _run(
             ["git", "-C", str(root), *args],
             input=input,
             capture_output=True,
-            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",  # bytes that are not UTF-8 survive, and round-trip
             stdin=None if input is not None else subprocess.DEVNULL,
             env={**os.environ, **env} if env else None,
             timeout=timeout,
@@ -321,11 +322,10 @@ def repo_path(root: Path, path: Path) -> str:
 
 
 def staged_paths(root: Path) -> list[str]:
-    """Paths with staged changes (relative to the repository top level)."""
-    done = _run(root, "diff", "--cached", "--name-only", "-z")
-    if done.returncode != 0:  # e.g. a repository without commits: everything staged is new
-        done = _run(root, "ls-files", "--cached", "-z")
-    return [p for p in done.stdout.split("\0") if p]
+    """Paths whose staged content differs from HEAD (a move: both), from the top level; GitError
+    when git cannot tell (a failure is never read as "nothing staged" or "everything staged")."""
+    out = _check(root, "diff", "--cached", "--name-only", "--no-renames", "-z")  # unborn: all
+    return [p for p in out.split("\0") if p]
 
 
 def project_paths(root: Path) -> list[str] | None:

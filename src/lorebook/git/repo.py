@@ -1,7 +1,9 @@
-"""Git through GitPython: review's commits, learning history, staleness.
+"""Git for review's commits, learning history and staleness, through the git binary.
 
-Imported only by those (never by `import lorebook`, the append path or resume): the import
-costs ~180 ms, which a promotion or a staleness check does not notice.
+A `Repo` is a repository found from the store (`open_repo`), named by its work tree's top
+level; every function runs git there through `binary`'s runner, so failures are the same
+one-line `LoreError`s (`GitError` with git's own first line). A promotion or a staleness check
+runs a handful of git processes (a few ms each).
 
 A branch commit is built in a temporary index (read-tree, update-index, write-tree,
 commit-tree), so the user's branch, HEAD, index and working tree stay exactly as they were.
@@ -14,20 +16,11 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..errors import LoreError, UsageError
 from ..store import atomic_write
-from .binary import GIT_NOT_FOUND, GitError, cannot_run, first_line
-
-try:
-    import git
-except ImportError as exc:  # GitPython refuses to load when it finds no git binary
-    if exc.name == "git":  # GitPython itself is not installed: a broken install, not the user's
-        raise
-    raise LoreError(GIT_NOT_FOUND) from None
-
-Repo = git.Repo  # for annotations: callers never import GitPython themselves
+from .binary import GitError, _check, _run, first_line
 
 __all__ = [
     "GitError",
@@ -49,7 +42,6 @@ __all__ = [
     "push_branch",
     "rel_path",
     "run",
-    "staged_paths",
     "text_at_head",
     "text_in_worktree",
     "tracked_in_head",
@@ -59,36 +51,38 @@ __all__ = [
 ]
 
 
-def open_repo(root: Path) -> git.Repo:
+class Repo(NamedTuple):
+    """A git repository with a work tree, by its top level (as git names it)."""
+
+    top: Path
+
+
+def open_repo(root: Path) -> Repo:
     """The git repository holding `root`; LoreError when there is none."""
-    try:
-        return git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+    done = _run(root, "rev-parse", "--show-toplevel", env={"LC_ALL": "C", "LANGUAGE": "C"})
+    if done.returncode == 0 and done.stdout.strip():
+        return Repo(Path(done.stdout.rstrip("\n")))
+    detail = first_line(done.stderr or done.stdout)
+    if "not a git repository" in detail or not root.is_dir():
         raise LoreError(
             "{} is not inside a git repository: learnings are reviewed through git", root
-        ) from None
+        )
+    raise GitError("git rev-parse failed: {}", detail)
 
 
-def run(repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str:
-    """`git <args>` in the repository; GitError with git's message when it fails."""
-    kwargs: dict[str, Any] = {"env": dict(env)} if env else {}
-    try:
-        out: str = repo.git.execute(["git", *args], **kwargs)
-    except git.GitCommandError as exc:
-        detail = first_line(str(exc.stderr or exc.stdout or exc))
-        raise GitError("git {} failed: {}", args[0], detail) from None
-    except git.GitCommandNotFound:
-        raise LoreError(GIT_NOT_FOUND) from None
-    except OSError as exc:
-        raise cannot_run(exc) from None
-    return out
+def run(
+    repo: Repo, *args: str, env: Mapping[str, str] | None = None, timeout: float | None = None
+) -> str:
+    """`git <args>` at the repository's top level; GitError with git's message when it fails.
+    No time limit by default: a commit runs the user's hooks, which may take a while."""
+    return _check(repo.top, *args, env=env, timeout=timeout)
 
 
-def work_tree(repo: git.Repo) -> Path:
-    return Path(repo.working_tree_dir or ".")
+def work_tree(repo: Repo) -> Path:
+    return repo.top
 
 
-def rel_path(repo: git.Repo, path: Path) -> str:
+def rel_path(repo: Repo, path: Path) -> str:
     """`path` relative to the repository's top level, with '/' separators (ValueError when it
     is outside). The file itself is not resolved: git tracks a symlink as the link."""
     top = work_tree(repo).resolve()
@@ -96,21 +90,29 @@ def rel_path(repo: git.Repo, path: Path) -> str:
     return real.relative_to(top).as_posix()
 
 
-def head_commit(repo: git.Repo) -> str | None:
-    try:
-        return repo.head.commit.hexsha
-    except ValueError:  # no commits yet
+def _answer(repo: Repo, *args: str) -> str | None:
+    """The output of a git query that exits 1 for "no such thing" (None then); GitError when
+    it fails otherwise."""
+    done = _run(repo.top, *args)
+    if done.returncode == 0:
+        return done.stdout.strip()
+    if done.returncode == 1 and not done.stderr.strip():
         return None
+    raise GitError("git {} failed: {}", args[0], first_line(done.stderr or done.stdout))
 
 
-def current_branch(repo: git.Repo) -> str | None:
-    try:
-        return repo.active_branch.name
-    except TypeError:  # detached HEAD
-        return None
+def head_commit(repo: Repo) -> str | None:
+    """The commit HEAD names; None before the first commit."""
+    return _answer(repo, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 
 
-def is_branch_name(repo: git.Repo, name: str) -> bool:
+def current_branch(repo: Repo) -> str | None:
+    """The branch HEAD is on (also before its first commit); None when HEAD is detached."""
+    ref = _answer(repo, "symbolic-ref", "-q", "HEAD")
+    return ref.removeprefix("refs/heads/") if ref else None
+
+
+def is_branch_name(repo: Repo, name: str) -> bool:
     try:
         run(repo, "check-ref-format", "--branch", name)
     except GitError:
@@ -118,35 +120,25 @@ def is_branch_name(repo: git.Repo, name: str) -> bool:
     return True
 
 
-def branch_exists(repo: git.Repo, name: str) -> bool:
-    return name in {h.name for h in repo.heads}
+def branch_exists(repo: Repo, name: str) -> bool:
+    return _answer(repo, "show-ref", "--verify", "-q", f"refs/heads/{name}") is not None
 
 
-def staged_paths(repo: git.Repo) -> list[str]:
-    """Paths whose staged content differs from HEAD (everything staged, without commits)."""
-    if head_commit(repo) is None:
-        out = run(repo, "ls-files", "--cached", "-z")
-    else:
-        out = run(repo, "diff", "--cached", "--name-only", "-z", "HEAD")
-    return [p for p in out.split("\0") if p]
+def tracked_in_head(repo: Repo, rel: str) -> bool:
+    """Whether HEAD has `rel` (a file, link or directory); False before the first commit."""
+    return _answer(repo, "rev-parse", "--verify", "-q", f"HEAD:{rel}") is not None
 
 
-def tracked_in_head(repo: git.Repo, rel: str) -> bool:
-    if head_commit(repo) is None:
-        return False
-    return bool(run(repo, "ls-tree", "--name-only", "HEAD", "--", rel).strip())
-
-
-def in_index(repo: git.Repo, rel: str) -> bool:
+def in_index(repo: Repo, rel: str) -> bool:
     return bool(run(repo, "ls-files", "--cached", "--", rel).strip())
 
 
-def push_branch(repo: git.Repo, remote: str, branch: str) -> None:
+def push_branch(repo: Repo, remote: str, branch: str) -> None:
     run(repo, "push", remote, f"refs/heads/{branch}:refs/heads/{branch}")
 
 
 # -- commits -----------------------------------------------------------------------------------
-def _store_blob(repo: git.Repo, data: bytes, scratch: Path) -> str:
+def _store_blob(repo: Repo, data: bytes, scratch: Path) -> str:
     """Write a blob into the object database (via a file in `scratch`); its hex id."""
     path = scratch / "blob"
     path.write_bytes(data)
@@ -154,7 +146,7 @@ def _store_blob(repo: git.Repo, data: bytes, scratch: Path) -> str:
 
 
 def commit_on_new_branch(
-    repo: git.Repo, branch: str, message: str, writes: dict[str, bytes], removes: list[str]
+    repo: Repo, branch: str, message: str, writes: dict[str, bytes], removes: list[str]
 ) -> str:
     """A commit on a new branch from HEAD, built in a temporary index; nothing else moves.
 
@@ -179,7 +171,7 @@ def commit_on_new_branch(
 
 
 def commit_changes(
-    repo: git.Repo,
+    repo: Repo,
     message: str,
     *,
     writes: dict[Path, bytes],
@@ -221,7 +213,7 @@ def commit_changes(
             with contextlib.suppress(GitError):  # best effort: the original error is the news
                 run(repo, "reset", "--quiet", "HEAD", "--", *rels, *tracked)
         raise
-    return repo.head.commit.hexsha
+    return run(repo, "rev-parse", "HEAD").strip()
 
 
 # -- history -----------------------------------------------------------------------------------
@@ -237,7 +229,7 @@ class PathCommit(NamedTuple):
     path: str
 
 
-def path_history(repo: git.Repo, paths: list[str]) -> list[PathCommit]:
+def path_history(repo: Repo, paths: list[str]) -> list[PathCommit]:
     """The commits reachable from HEAD that touched `paths`, newest first. A commit that adds
     one of them and deletes the other is a move (R, naming the added path)."""
     if head_commit(repo) is None:
@@ -264,7 +256,7 @@ def path_history(repo: git.Repo, paths: list[str]) -> list[PathCommit]:
     return entries
 
 
-def newest_commit_per_file(repo: git.Repo, dirs: list[str]) -> dict[str, str]:
+def newest_commit_per_file(repo: Repo, dirs: list[str]) -> dict[str, str]:
     """The newest commit per file under `dirs` (one `git log` for all of them)."""
     out = run(repo, "log", "--format=\x01%H", "--name-only", "--no-renames", "HEAD", "--", *dirs)
     newest: dict[str, str] = {}
@@ -276,17 +268,17 @@ def newest_commit_per_file(repo: git.Repo, dirs: list[str]) -> dict[str, str]:
     return newest
 
 
-def last_commit(repo: git.Repo, rel: str) -> str | None:
+def last_commit(repo: Repo, rel: str) -> str | None:
     """The short hash of the newest commit that touched `rel` (None: never committed)."""
     return run(repo, "log", "-1", "--format=%h", "HEAD", "--", rel).strip() or None
 
 
-def commits_since(repo: git.Repo, since: str, rel: str) -> list[str]:
+def commits_since(repo: Repo, since: str, rel: str) -> list[str]:
     """Short hashes of the commits after `since` that touched `rel`, newest first."""
     return run(repo, "log", "--format=%h", f"{since}..HEAD", "--", rel).split()
 
 
-def commits_touching_text(repo: git.Repo, since: str, rel: str, text: str) -> list[str]:
+def commits_touching_text(repo: Repo, since: str, rel: str, text: str) -> list[str]:
     """Short hashes of the commits after `since` whose diff of `rel` adds or removes a line
     (or names a hunk) containing `text`, newest first."""
     out = run(repo, "log", "-p", "--format=\x01%h", "--unified=0", f"{since}..HEAD", "--", rel)
@@ -307,7 +299,7 @@ def _patch_mentions(patch: str, text: str) -> bool:
     return False
 
 
-def uncommitted(repo: git.Repo) -> dict[str, str]:
+def uncommitted(repo: Repo) -> dict[str, str]:
     """Paths whose staged or working-tree state differs from HEAD: "D" deleted, "?" untracked,
     "M" otherwise (modified, added, type changed). One `git status` for the whole tree."""
     out = run(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
@@ -320,13 +312,13 @@ def uncommitted(repo: git.Repo) -> dict[str, str]:
     return found
 
 
-def uncommitted_diff_mentions(repo: git.Repo, rel: str, text: str) -> bool:
+def uncommitted_diff_mentions(repo: Repo, rel: str, text: str) -> bool:
     """Whether the uncommitted change of `rel` (staged and not, against HEAD) adds or removes a
     line containing `text`."""
     return _patch_mentions(run(repo, "diff", "HEAD", "--unified=0", "--", rel), text)
 
 
-def text_in_worktree(repo: git.Repo, rel: str) -> str:
+def text_in_worktree(repo: Repo, rel: str) -> str:
     """The lines of `rel` (a tracked file, or the tracked files under a directory) as they are
     in the working tree."""
     try:  # git reads the tracked files as they are on disk, and never follows a symlink
@@ -335,7 +327,7 @@ def text_in_worktree(repo: git.Repo, rel: str) -> str:
         return ""
 
 
-def text_at_head(repo: git.Repo, rel: str) -> str:
+def text_at_head(repo: Repo, rel: str) -> str:
     """The text of `rel` at HEAD; for a directory, the lines of every file under it."""
     try:
         return run(repo, "show", f"HEAD:{rel}")

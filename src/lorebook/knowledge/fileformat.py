@@ -1,4 +1,4 @@
-"""Learning files on disk: split (python-frontmatter), load (libyaml base loader), render.
+"""Learning files on disk: split at the `---` lines, load (libyaml base loader), render.
 
 Why a *base* loader: YAML 1.1 turns `title: no` into False, `2026-01-01` into a date and
 `1.10` into 1.1. Free text must stay as written, so every scalar is loaded as a string and
@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 from pydantic import ValidationError
 
 from ..errors import LoreError
 from .model import KNOWN_KEYS, Learning
 
-_HANDLER = YAMLHandler()
+_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)  # a line of three or more dashes
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _LISTS = ("tags", "anchors", "supersedes", "prevention", "solutions")
 _NULLABLE = ("category", "severity", "checksum")
@@ -141,6 +140,13 @@ def _load_yaml(fm: str, where: str, first_line: int) -> Any:
         ) from exc
 
 
+def _split(text: str) -> tuple[str, str]:
+    """(front matter, the text after its closing line) of a file that starts with a boundary;
+    ValueError when no second boundary closes it."""
+    _, fm, content = _BOUNDARY.split(text, 2)
+    return fm, content
+
+
 def null(value: Any) -> Any:
     """None for the spellings of a YAML null (every scalar is read as text)."""
     return None if isinstance(value, str) and value.strip() in _NULLS else value
@@ -169,11 +175,11 @@ def read_front_matter(text: str, where: str) -> tuple[dict[str, Any], str, str, 
     the YAML's first line). Aliases, duplicate keys and non-text keys are refused with a
     LearningFormatError (file:line: reason) before anything is expanded."""
     text = text.removeprefix("\ufeff")
-    start = _HANDLER.FM_BOUNDARY.match(text) if _HANDLER.FM_BOUNDARY else None
+    start = _BOUNDARY.match(text)
     if start is None:
         raise LearningFormatError(where, 1, "no front matter: the file must start with '---'")
     try:
-        fm, content = _HANDLER.split(text)
+        fm, content = _split(text)
     except ValueError:
         raise LearningFormatError(where, 1, "front matter is not closed by a '---' line") from None
     first_line = text.count("\n", 0, start.end()) + 1

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoreError, UsageError
+from ..git.binary import staged_paths
 from ..git.repo import (
     GitError,
     Repo,
@@ -29,7 +30,6 @@ from ..git.repo import (
     path_history,
     push_branch,
     rel_path,
-    staged_paths,
     tracked_in_head,
     work_tree,
 )
@@ -89,7 +89,7 @@ def _draft(store: LearningStore, learning_id: str) -> Learning:
 
 
 def _refuse_staged(repo: Repo, allowed: set[str], action: str) -> None:
-    other = [p for p in staged_paths(repo) if p not in allowed]
+    other = [p for p in staged_paths(work_tree(repo)) if p not in allowed]
     if other:
         shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
         raise UsageError(
