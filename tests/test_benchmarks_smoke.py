@@ -56,6 +56,7 @@ TINY: dict[str, list[str]] = {
         "--workdir",
         "{tmp}",
     ],
+    "bench_cli_cold.py": ["--runs", "1", "--workdir", "{tmp}"],
     "bench_cold_log.py": ["--runs", "2", "--workdir", "{tmp}"],
     "bench_dense.py": ["--data", "{data}"],
     "bench_dupbugs.py": ["--queries", "4", "--docs", "40"],
