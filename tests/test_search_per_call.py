@@ -69,9 +69,15 @@ def test_the_model_missing_is_said_by_every_search_that_wanted_it(
 def _churn(root: Path, index: Any, rounds: int, errors: list[str]) -> None:
     try:
         for i in range(rounds):  # written whole (as an editor saves), then indexed
-            text = learning_text(f"churn-{i % 4}", {
-                "title": f"Churn lesson {i} about cache eviction", "category": "build",
-                "created": "2026-05-01", "body": f"## Key Takeaway\nRevision {i}."})
+            text = learning_text(
+                f"churn-{i % 4}",
+                {
+                    "title": f"Churn lesson {i} about cache eviction",
+                    "category": "build",
+                    "created": "2026-05-01",
+                    "body": f"## Key Takeaway\nRevision {i}.",
+                },
+            )
             tmp = root / f".churn-{i}.tmp"
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, root / "learnings" / f"churn-{i % 4}.md")

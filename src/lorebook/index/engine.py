@@ -368,9 +368,7 @@ class SearchIndex:
         try:
             for message in list(self.standing):
                 self.warn(message)
-            if self._lock.acquire(blocking=False) or (
-                not self._updates and self._lock.acquire()
-            ):
+            if self._lock.acquire(blocking=False) or (not self._updates and self._lock.acquire()):
                 try:
                     yield True
                 finally:
