@@ -131,3 +131,33 @@ def test_one_index_updated_and_searched_from_two_threads_with_the_model(
 ) -> None:
     searches = _updates_and_searches_in_two_threads(search_store, open_book(search_store), 25)
     assert searches >= 20
+
+
+def test_a_search_does_not_wait_for_another_threads_update(search_store: Path) -> None:
+    _keyword_only(search_store)
+    index = open_book(search_store).index
+    index.update()
+    write_learning(search_store, "kafka-lag", title="Consumer lag grows on rebalance")
+    age_learnings(search_store)
+    inside, searched = threading.Event(), threading.Event()
+
+    def held(task: str, done: int, total: int) -> None:  # the update, midway, waits for us
+        inside.set()
+        searched.wait(120)
+
+    writer = threading.Thread(target=lambda: index.update(progress=held))
+    writer.start()
+    try:
+        assert inside.wait(120)
+        found = index.search("row level security", limit=1)
+        keyword = index.search("row level security", mode="keyword", limit=1)
+        assert writer.is_alive()  # answered while the update still held the index
+    finally:
+        searched.set()
+        writer.join()
+    assert found[0].id == keyword[0].id == "rls-anon-insert"
+    assert (found.mode, found.degraded) == ("keyword", "keyword-only: " + UPDATING)
+    assert found.warnings == [MEANWHILE]
+    assert (keyword.mode, keyword.degraded, keyword.warnings) == ("keyword", None, [])
+    after = index.search("row level security", limit=1)
+    assert after.degraded is None and after.warnings == []

@@ -361,14 +361,17 @@ class SearchIndex:
         self.warn(Notice("{}: searched by keywords only", reason))
 
     @contextmanager
-    def _turn(self, call: _Call) -> Iterator[bool]:
-        """This thread's search, in its turn: True once it holds the index; False (at once)
-        when another thread is updating it -- the search then answers by `_meanwhile`."""
+    def _turn(self, call: _Call, *, wait: bool = False) -> Iterator[bool]:
+        """This thread's search, in its turn: True once it holds the index; False (at once,
+        unless it must `wait`) when another thread is updating it -- the search then answers
+        by `_meanwhile`."""
         self._local.call = call
         try:
             for message in list(self.standing):
                 self.warn(message)
-            if self._lock.acquire(blocking=False) or (not self._updates and self._lock.acquire()):
+            if self._lock.acquire(blocking=False) or (
+                (wait or not self._updates) and self._lock.acquire()
+            ):
                 try:
                     yield True
                 finally:
@@ -382,7 +385,7 @@ class SearchIndex:
     def _meanwhile(self, query: str, limit: int, threshold: float | None, filters: Filters,
                    today: date | None) -> list[SearchResult]:  # fmt: skip
         """A keyword search while another thread updates this index: by an index object of
-        its own (another Chroma client, another cache), from the saved keyword index or else
+        its own (its own caches; no Chroma), from the saved keyword index or else
         the files -- it writes nothing the update writes."""
         with self._model_lock:
             if self._reader is None:
@@ -526,14 +529,10 @@ class SearchIndex:
         too_long = _check_query(prompt)
         prompt = prompt[:MAX_QUERY_CHARS]
         call = _Call(self.sanitizer.redact_text(prompt)[0], "keyword")
-        with self._turn(call) as mine:
+        with self._turn(call, wait=True):  # a hook's, in a process of its own: never waits
             if too_long:
                 self.warn(too_long)
-            filters = Filters(**filter_fields)
-            if mine:
-                found = self._prompt_lessons(prompt, limit, threshold, filters)
-            else:
-                found = self._meanwhile(prompt, limit, threshold, filters, None)
+            found = self._prompt_lessons(prompt, limit, threshold, Filters(**filter_fields))
         return call.results(found)
 
     def _prompt_lessons(
@@ -803,7 +802,8 @@ class SearchIndex:
         return shown
 
     def close(self) -> None:
-        self.store.close()
+        with self._lock:
+            self.store.close()
 
 
 def _check_query(query: str) -> str | None:
