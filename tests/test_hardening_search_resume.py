@@ -249,7 +249,7 @@ def test_search_on_a_read_only_store_in_process(search_store: Path) -> None:
         for refresh in (False, True):
             hits = index.search("deploy port conflict", refresh=refresh)
             assert hits and hits[0].id == "deploy-port-conflict", refresh
-            assert index.degraded is not None and index.degraded.startswith("keyword-only: ")
+            assert hits.degraded is not None and hits.degraded.startswith("keyword-only: ")
         assert len(index.warnings) == 2, index.warnings  # one per cause, each said once
         assert all("searched by keywords only" in w for w in index.warnings)
         with pytest.raises(LoreError, match="cannot write the search index"):
@@ -335,7 +335,7 @@ def test_searches_never_fail_or_come_back_empty_while_the_cache_churns(
                 searches += 1
             if not hits:
                 empty += 1
-            elif index.degraded:
+            elif hits.degraded:
                 degraded += 1
             assert not hits or hits[0].id == "deploy-port-conflict", [h.id for h in hits]
         rounds = int(deleter.communicate()[0])

@@ -392,3 +392,17 @@ def test_a_bug_in_a_tool_is_a_one_line_internal_error_and_still_logged(
     logged = [a for a in stored_actions(book.root) if a["type"] == "tool_call"]
     assert [(a["context"]["tool_name"], a["outcome"]) for a in logged] == [
         ("search_actions", "failure")]
+
+
+def test_a_warning_belongs_to_the_call_that_caused_it(served: Served) -> None:
+    # the defect: the index kept every warning, so one over-long query made every later
+    # search and preflight of the server say "the query is ... characters long"
+    long_query = "row level security " * 600  # past the 10,000 characters searched
+    found = served.ok("search_learnings", {"query": long_query, "limit": 1})
+    assert any("characters long" in w for w in found["warnings"]), found["warnings"]
+    again = served.ok("search_learnings", {"query": "row level security", "limit": 1})
+    assert again["learnings"] and not any("characters long" in w for w in again["warnings"])
+    brief = served.ok("preflight", {"task": "deploy the new container on port 8080"})
+    assert not any("characters long" in w for w in brief["warnings"]), brief["warnings"]
+    long_brief = served.ok("preflight", {"task": long_query})
+    assert any("characters long" in w for w in long_brief["warnings"])

@@ -75,7 +75,7 @@ def _results(root: Path, queries: list[str], mode: str) -> list[list[tuple[str, 
     out = []
     for query in queries:
         hits = book.index.search(query, mode=mode, limit=7, threshold=0.0, today=None)
-        assert book.index.degraded is None and book.index.mode_used == mode
+        assert hits.degraded is None and hits.mode == mode
         out.append([(h.id, h.score) for h in hits])
     book.index.close()
     return out

@@ -438,7 +438,10 @@ class Lorebook:
                     problem = run_child(BUILD_CATALOG, self.root, self.env)
                     if problem is not None:  # queries go on without a catalog, as before
                         shown = self.sanitizer.redact_text(problem)[0]
-                        index.warn(Notice("the action catalog could not be built ({})", shown))
+                        index.warn(
+                            Notice("the action catalog could not be built ({})", shown),
+                            standing=True,
+                        )
                 finally:
                     view.enabled = True
                     done.set()
@@ -489,7 +492,8 @@ class Lorebook:
                 try:
                     block = self.expertise.prompt(domain=domain)
                 except LoreError as exc:  # a broken expertise file must not break preflight
-                    self.index.warn(Notice("expertise skipped: {}", exc))
+                    said.append(Notice("expertise skipped: {}", exc))
+                    self.index.warn(said[-1])
                     continue
                 if block["exists"]:
                     found.append({"domain": domain, "prompt": block["prompt"]})
@@ -499,6 +503,7 @@ class Lorebook:
         from .knowledge.stats import rank_solutions
 
         figures: dict[str, Any] = {}
+        said: list[str] = []  # this preflight's own warnings, after its search's
 
         def ranked(pattern: str, solutions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if "all" not in figures:  # read the log once, and only when a pattern matched
@@ -516,6 +521,7 @@ class Lorebook:
             mode=mode,
             rank_solutions=ranked,
         )
+        brief["warnings"] += [w for w in dict.fromkeys(said) if w not in brief["warnings"]]
         session = self.appender.default_session(session)
         if log and session:
             ids = [item["id"] for item in brief["learnings"]]

@@ -16,13 +16,14 @@ if TYPE_CHECKING:
     from .engine import SearchIndex
     from .indexer import IndexReport
     from .rank import Filters
-    from .result import SearchResult
+    from .result import SearchResult, SearchResults
 
-__all__ = ["Filters", "IndexReport", "SearchIndex", "SearchResult"]
+__all__ = ["Filters", "IndexReport", "SearchIndex", "SearchResult", "SearchResults"]
 
 _HOMES = {
     "SearchIndex": "engine",
     "SearchResult": "result",
+    "SearchResults": "result",
     "IndexReport": "indexer",
     "Filters": "rank",
 }

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -28,7 +29,7 @@ from .keyword import KeywordIndex, document_terms
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .manifest import Entry, Manifest, ManifestCorrupt, files_match
 from .rank import MODES, Filters, fuse, keyword_floor, recency, recommendation, score_parts
-from .result import SearchResult, StatsProvider, no_stats
+from .result import SearchResult, SearchResults, StatsProvider, no_stats
 from .swap import settle
 from .synonyms import SynonymTable
 
@@ -42,10 +43,33 @@ if TYPE_CHECKING:
 MAX_QUERY_CHARS = 10_000
 DAMAGED = "the saved keyword index (.lore/cache/index/keyword.jsonl) was damaged; rebuilt it"
 DENSE_CANDIDATES = 200  # nearest passages asked of Chroma per query
+UPDATING = "the search index is being updated"
+
+
+class _Call:
+    """What one search gathers as it runs (its warnings, the mode it could use, why it was
+    degraded): returned with its results, never left on the index for the next search."""
+
+    __slots__ = ("degraded", "mode", "query", "warnings")
+
+    def __init__(self, query: str, mode: str) -> None:
+        self.query, self.mode = query, mode
+        self.degraded: str | None = None
+        self.warnings: list[str] = []
+
+    def results(self, found: list[SearchResult]) -> SearchResults:
+        return SearchResults(found, query=self.query, mode=self.mode, warnings=self.warnings,
+                             degraded=self.degraded)  # fmt: skip
 
 
 class SearchIndex:
-    """Hybrid search over a store's learnings; the index under `.lore/cache/index/` is derived."""
+    """Hybrid search over a store's learnings; the index under `.lore/cache/index/` is derived.
+
+    Each search returns its own warnings, mode and `degraded` in its `SearchResults`; what the
+    instance keeps is about the index and the process (the model that could not load, a
+    background build that failed: `standing`). One lock makes its updates and searches safe
+    from several threads: they take turns, except that a search while another thread updates
+    the index does not wait for it -- it answers by keywords from the saved index or the files."""
 
     def __init__(
         self,
@@ -80,11 +104,16 @@ class SearchIndex:
         self.stats = stats
         self.stats_snapshot = stats_snapshot
         self.stale_snapshot = stale_snapshot
-        self.warnings: list[str] = []
-        self.degraded: str | None = None  # why the last search's results are keyword-only
-        self.mode_used = "hybrid"  # what the last search could do: keyword when dense failed
-        self.query_shown = ""  # the last query as it may be echoed: redacted, never raw
+        self.warnings: list[str] = []  # every warning given, once each, for the process's life
+        self.standing: list[str] = []  # facts about the index every later search repeats
         self._warn = warn
+        self._said = threading.Lock()  # `warnings`, `standing`
+        self._lock = threading.RLock()  # the caches and the vector store's client: one user
+        self._updates = 0  # updates running or waiting in other threads (searches do not wait)
+        self._reader: SearchIndex | None = None  # answers by keywords meanwhile (`_meanwhile`)
+        self._local = threading.local()  # `.call`: the search this thread runs; `.last`
+        self._model_lock = threading.Lock()
+        self._model_problem: str | None = None
         self._progress: Progress | None = None
         self._embedder: Embedder | None = None
         self._embedder_tried = False
@@ -94,7 +123,7 @@ class SearchIndex:
         self._saved: SavedIndex | None = None  # the saved keyword index, while it holds
         self._corpus: tuple[Manifest, Corpus] | None = None  # of the manifest in `_keyword`
         self._building: threading.Event | None = None  # set when the background build is done
-        self._files_index: tuple[tuple[Any, ...], tuple[Manifest, KeywordIndex]] | None = None
+        self._files_index: tuple[tuple[Any, ...], tuple[Manifest, KeywordIndex], int] | None = None
 
     # -- model -----------------------------------------------------------------------------
     def on_warning(self, callback: Callable[[str], None]) -> None:
@@ -107,23 +136,37 @@ class SearchIndex:
         """Report long work (model export and load, index builds) to `callback`."""
         self._progress = callback
 
-    def warn(self, message: str) -> None:
-        if message not in self.warnings:
+    def warn(self, message: str, *, standing: bool = False) -> None:
+        """Say `message`: in the result of the search this thread runs, if any; once to the
+        `on_warning` callback; with `standing`, in every later search's result too (a fact
+        about the index, such as a failed background build)."""
+        call = getattr(self._local, "call", None)
+        if call is not None and message not in call.warnings:
+            call.warnings.append(message)
+        with self._said:
+            if standing and message not in self.standing:
+                self.standing.append(message)
+            if message in self.warnings:
+                return
             self.warnings.append(message)
-            if self._warn is not None:
-                self._warn(message)
+        if self._warn is not None:
+            self._warn(message)
 
     def embedder(self) -> Embedder | None:
-        """The embedding model, loaded once; None (with one warning) when it cannot load."""
-        if not self._embedder_tried:
-            self._embedder_tried = True
-            if self.embedding_enabled:
-                try:
-                    self._embedder = load_embedder(
-                        self.model_name, notice=self.warn, progress=self._progress
-                    )
-                except ModelUnavailable as exc:
-                    self.warn(Notice("{}; searching by keywords only", exc))
+        """The embedding model, loaded once; None when it cannot load, said to every search
+        that wanted it (for the life of the process, each of them is keyword-only)."""
+        with self._model_lock:
+            if not self._embedder_tried:
+                self._embedder_tried = True
+                if self.embedding_enabled:
+                    try:
+                        self._embedder = load_embedder(
+                            self.model_name, notice=self.warn, progress=self._progress
+                        )
+                    except ModelUnavailable as exc:
+                        self._model_problem = Notice("{}; searching by keywords only", exc)
+        if self._model_problem is not None:
+            self.warn(self._model_problem)
         return self._embedder
 
     # -- writing ---------------------------------------------------------------------------
@@ -142,16 +185,27 @@ class SearchIndex:
 
         report_to = progress or self._progress
         files = None if report_to is None else partial(report_to, INDEX_BUILD)
-        with self.locks.writer(wait):  # first: a busy index must not cost a model load
-            indexer = Indexer(
-                self.layout, self.folder, self.store, self.locks, self.embedder(), self.sanitizer
-            )
-            report = indexer.update(
-                rebuild=rebuild, paths=paths, progress=files, on_problem=on_problem
-            )
-        # its keyword index saved now, not by the first search: a hook answering a prompt
-        # reads it, and at 10,000 learnings could not build it within its budget
-        self._manifest()
+        refresh = getattr(self._local, "call", None) is not None  # a search's, in its turn
+        if not refresh:
+            with self._said:
+                self._updates += 1
+        try:
+            with self._lock:
+                with self.locks.writer(wait):  # first: a busy index must not cost a model load
+                    indexer = Indexer(
+                        self.layout, self.folder, self.store, self.locks, self.embedder(),
+                        self.sanitizer,
+                    )  # fmt: skip
+                    report = indexer.update(
+                        rebuild=rebuild, paths=paths, progress=files, on_problem=on_problem
+                    )
+                # its keyword index saved now, not by the first search: a hook answering a
+                # prompt reads it, and at 10,000 learnings could not build it within its budget
+                self._manifest()
+        finally:
+            if not refresh:
+                with self._said:
+                    self._updates -= 1
         for notice in report.notices:
             self.warn(notice)
         return report
@@ -183,7 +237,10 @@ class SearchIndex:
                 if elsewhere is None and not builder._fresh():
                     builder.update(on_problem=lambda problem: self.warn(str(problem)))
             except Exception as exc:  # the searches say what fails; this must not crash
-                self.warn(Notice("the search index could not be built in the background ({})", exc))
+                self.warn(
+                    Notice("the search index could not be built in the background ({})", exc),
+                    standing=True,
+                )
             finally:
                 builder.close()
                 done.set()
@@ -276,6 +333,7 @@ class SearchIndex:
         paths = learning_files(self.layout)
         stamp = tuple(_stat_key(path) for path in paths)  # while the files are as they were,
         if self._files_index is not None and self._files_index[0] == stamp:  # answer from memory
+            self._skipped(self._files_index[2])  # and say so again: it is this search's too
             return self._files_index[1]
         manifest = Manifest(None, None, 0, self.store.backend)
         skipped: list[Problem] = []
@@ -284,19 +342,97 @@ class SearchIndex:
             if got is not None and got[1] is not None:
                 doc = redact_document(self.sanitizer, got[1], self.layout).to_dict()
                 manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=doc)
-        if skipped:
-            self.warn(
-                Notice("{} learning file(s) skipped; run `lore check` for details", len(skipped))
-            )
+        self._skipped(len(skipped))
         found = (manifest, self._keyword_index(manifest))
-        self._files_index = (stamp, found)
+        self._files_index = (stamp, found, len(skipped))
         return found
+
+    def _skipped(self, count: int) -> None:
+        if count:
+            self.warn(Notice("{} learning file(s) skipped; run `lore check` for details", count))
+
+    def _call(self) -> _Call:
+        """The search this thread runs (a throwaway one for an update outside a search)."""
+        call = getattr(self._local, "call", None)
+        return _Call("", "keyword") if call is None else call
 
     def _degrade(self, reason: str) -> None:
         """Results are keyword-only this time: say so once, and flag the search."""
-        self.degraded = f"keyword-only: {reason}"
-        self.mode_used = "keyword"
+        call = self._call()
+        call.degraded = f"keyword-only: {reason}"
+        call.mode = "keyword"
         self.warn(Notice("{}: searched by keywords only", reason))
+
+    @contextmanager
+    def _turn(self, call: _Call, *, wait: bool = False) -> Iterator[bool]:
+        """This thread's search, in its turn: True once it holds the index; False (at once,
+        unless it must `wait`) when another thread is updating it -- the search then answers
+        by `_meanwhile`."""
+        self._local.call = call
+        try:
+            for message in list(self.standing):
+                self.warn(message)
+            if self._lock.acquire(blocking=False) or (
+                (wait or not self._updates) and self._lock.acquire()
+            ):
+                try:
+                    yield True
+                finally:
+                    self._lock.release()
+            else:
+                yield False
+        finally:
+            self._local.call = None
+            self._local.last = call
+
+    def _meanwhile(self, query: str, limit: int, threshold: float | None, filters: Filters,
+                   today: date | None) -> list[SearchResult]:  # fmt: skip
+        """A keyword search while another thread updates this index: by an index object of
+        its own (its own caches; no Chroma), from the saved keyword index or else
+        the files -- it writes nothing the update writes."""
+        with self._model_lock:
+            if self._reader is None:
+                self._reader = SearchIndex(
+                    self.layout, self._config, self.sanitizer, env=self._env, stats=self.stats,
+                    stats_snapshot=self.stats_snapshot, stale_snapshot=self.stale_snapshot,
+                    warn=self.warn,
+                )  # fmt: skip
+            reader = self._reader
+        with reader._lock:
+            reader._local.call = self._call()  # its warnings are this search's
+            try:
+                found = reader._saved_search(query, False, limit, threshold, filters, today)
+                if found is not None:
+                    return found
+                manifest, keyword = reader._from_files()
+                if not manifest.files:
+                    return []
+                _, sim = keyword.scores(query)
+                day = today or date.today()
+                corpus = Corpus.of(manifest)
+                return reader._rank(corpus, sim, None, "keyword", limit, threshold, filters, day)
+            finally:
+                reader._local.call = None
+
+    # the last search of this thread, for a caller that makes one search per process and reads
+    # them from the index (`lore search`): a search's own are in its `SearchResults`
+    @property
+    def query_shown(self) -> str:
+        """The last query (this thread's) as it may be echoed: redacted, never raw."""
+        last = getattr(self._local, "last", None)
+        return "" if last is None else last.query
+
+    @property
+    def mode_used(self) -> str:
+        """What this thread's last search could do: keyword when dense failed."""
+        last = getattr(self._local, "last", None)
+        return "hybrid" if last is None else last.mode
+
+    @property
+    def degraded(self) -> str | None:
+        """Why this thread's last search's results are keyword-only (None: complete)."""
+        last = getattr(self._local, "last", None)
+        return None if last is None else last.degraded
 
     def search(
         self,
@@ -309,10 +445,11 @@ class SearchIndex:
         filters: Filters | None = None,
         today: date | None = None,
         **filter_fields: Any,
-    ) -> list[SearchResult]:
-        """The best `limit` learnings for `query`, best first (see `lore search --help`)."""
-        query = _check_query(query, self.warn)
-        self.query_shown = self.sanitizer.redact_text(query)[0]
+    ) -> SearchResults:
+        """The best `limit` learnings for `query`, best first (see `lore search --help`), with
+        this search's warnings, the mode it could use and why it was degraded, if it was."""
+        too_long = _check_query(query)
+        query = query[:MAX_QUERY_CHARS]
         if mode not in MODES:
             raise UsageError("mode {!r} is not one of: " + ", ".join(MODES), mode)
         if limit < 1:
@@ -320,8 +457,29 @@ class SearchIndex:
         if threshold is not None and not 0 <= threshold <= 1:  # also refuses NaN
             raise UsageError("threshold must be a number from 0 to 1, not {}", threshold)
         filters = filters or Filters(**filter_fields)
-        self.degraded = None
-        self.mode_used = mode
+        call = _Call(self.sanitizer.redact_text(query)[0], mode)
+        with self._turn(call) as mine:
+            if too_long:
+                self.warn(too_long)
+            if mine:
+                found = self._search(query, mode, limit, refresh, threshold, filters, today)
+            else:
+                if mode != "keyword":
+                    self._degrade(UPDATING)
+                found = self._meanwhile(query, limit, threshold, filters, today)
+        return call.results(found)
+
+    def _search(
+        self,
+        query: str,
+        mode: str,
+        limit: int,
+        refresh: bool,
+        threshold: float | None,
+        filters: Filters,
+        today: date | None,
+    ) -> list[SearchResult]:
+        call = self._call()
         settle(self.folder, self.locks)  # a killed rebuild's leftovers (two stats when none)
         if mode == "keyword" and not self._warm():  # the saved keyword index alone, if it can
             found = self._saved_search(query, refresh, limit, threshold, filters, today)
@@ -352,10 +510,10 @@ class SearchIndex:
             self._corpus = (manifest, Corpus.of(manifest))
         corpus = self._corpus[1]
         dense = None
-        if mode != "keyword" and self.degraded is None:
+        if mode != "keyword" and call.degraded is None:
             dense = self._dense(query, manifest.model, corpus.chunks)
         if mode != "keyword" and dense is None:
-            self.mode_used = "keyword"
+            call.mode = "keyword"
         if mode == "semantic" and dense is None:
             mode = "keyword"
         return self._rank(
@@ -364,23 +522,31 @@ class SearchIndex:
 
     def prompt_lessons(
         self, prompt: str, *, limit: int = 3, threshold: float | None = None, **filter_fields: Any
-    ) -> list[SearchResult]:
+    ) -> SearchResults:
         """The learnings about an agent's prompt, for a hook that must answer within its budget
         however large the store: by the prompt's salient terms (`KeywordIndex.salient`: a long
         chatty prompt matches by what it is about), from the saved keyword index as it is (no
         refresh, no model), ranked by similarity and recency only -- nothing is read from the
         action log or git, whose size must not matter. Without a saved index (never indexed,
         or another process rebuilding it), the keyword path of `search` builds one."""
+        too_long = _check_query(prompt)
+        prompt = prompt[:MAX_QUERY_CHARS]
+        call = _Call(self.sanitizer.redact_text(prompt)[0], "keyword")
+        with self._turn(call, wait=True):  # a hook's, in a process of its own: never waits
+            if too_long:
+                self.warn(too_long)
+            found = self._prompt_lessons(prompt, limit, threshold, Filters(**filter_fields))
+        return call.results(found)
+
+    def _prompt_lessons(
+        self, prompt: str, limit: int, threshold: float | None, filters: Filters
+    ) -> list[SearchResult]:
         import sqlite3
 
         from .keyword_store import SavedIndexDamaged, discard, load_saved
         from .terms_db import discard as discard_terms
         from .terms_db import open_terms
 
-        prompt = _check_query(prompt, self.warn)
-        self.query_shown = self.sanitizer.redact_text(prompt)[0]
-        filters = Filters(**filter_fields)
-        self.degraded, self.mode_used = None, "keyword"
         settle(self.folder, self.locks)
         terms = open_terms(self.folder)
         if terms is not None:  # the prompt's terms only: the store's size does not matter
@@ -639,24 +805,21 @@ class SearchIndex:
         return shown
 
     def close(self) -> None:
-        self.store.close()
+        with self._lock:
+            self.store.close()
 
 
-def _check_query(query: str, warn: Callable[[str], None]) -> str:
+def _check_query(query: str) -> str | None:
+    """Refuse an empty query; the warning for an over-long one (searched by its start)."""
     if not isinstance(query, str) or not query.strip():
         raise UsageError(
             'empty query: say what to search for, e.g. lore search "RLS blocks insert"'
         )
     if len(query) > MAX_QUERY_CHARS:
-        warn(
-            Notice(
-                "the query is {} characters long; searched its first {}",
-                len(query),
-                MAX_QUERY_CHARS,
-            )
+        return Notice(
+            "the query is {} characters long; searched its first {}", len(query), MAX_QUERY_CHARS
         )
-        query = query[:MAX_QUERY_CHARS]
-    return query
+    return None
 
 
 def _stat_key(path: Path) -> tuple[str, int, int]:

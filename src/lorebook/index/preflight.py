@@ -18,7 +18,7 @@ from .rank import Filters
 if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .engine import SearchIndex
-    from .result import SearchResult
+    from .result import SearchResult, SearchResults
 
 PHASES = ("plan", "implement", "deploy")
 _SEVERITY = {"high": 0, "medium": 1, "low": 2}
@@ -38,7 +38,7 @@ def _is_deployment(result: SearchResult) -> bool:
 
 def find_learnings(
     index: SearchIndex, task: str, phase: str, limit: int, mode: str = "hybrid"
-) -> list[SearchResult]:
+) -> SearchResults:
     """The learnings for `task`; for deploy, deployment learnings first, high severity first."""
     if phase not in PHASES:
         raise UsageError("phase {!r} is not one of: " + ", ".join(PHASES), phase)
@@ -57,7 +57,7 @@ def find_learnings(
             -r.score,
         )
     )
-    return candidates[:limit]
+    return candidates.like(candidates[:limit])
 
 
 def _unranked(_pattern: str, solutions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -151,8 +151,8 @@ def build_preflight(
         "patterns": patterns,
         "prevention": prevention,
         "expertise": domains,
-        "warnings": list(index.warnings),
-        "degraded": index.degraded,
+        "warnings": list(results.warnings),
+        "degraded": results.degraded,
     }
     brief["text"] = preflight_text(brief)
     return brief

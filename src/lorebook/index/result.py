@@ -5,7 +5,7 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -76,3 +76,30 @@ class SearchResult:
         if explain:
             out["explain"] = self.explain()
         return out
+
+
+class SearchResults(list[SearchResult]):
+    """What one search found, best first (a list), and how: `query` as it may be echoed
+    (redacted, never raw), the `mode` it could use (keyword when the dense half failed), its
+    own `warnings` and why it was `degraded` to keywords (None: complete). Each search has
+    its own: nothing of one is left on the index for the next (`lore mcp` serves many)."""
+
+    def __init__(
+        self,
+        found: Iterable[SearchResult] = (),
+        *,
+        query: str = "",
+        mode: str = "hybrid",
+        warnings: Iterable[str] = (),
+        degraded: str | None = None,
+    ) -> None:
+        super().__init__(found)
+        self.query = query
+        self.mode = mode
+        self.warnings = list(warnings)
+        self.degraded = degraded
+
+    def like(self, found: Iterable[SearchResult]) -> SearchResults:
+        """`found` (some of these, reordered) with this search's query, mode and warnings."""
+        return SearchResults(found, query=self.query, mode=self.mode, warnings=self.warnings,
+                             degraded=self.degraded)  # fmt: skip

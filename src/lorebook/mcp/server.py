@@ -73,7 +73,6 @@ class LoreServer(MCPServer[Any]):
         self._given: str | None = book.env.get("LORE_SESSION") if book is not None else None
         self._session: str | None = None  # one this server started, when no client has one
         self.own_session = False  # did this server start the session it logs into?
-        self._hooks_capture = False  # the client's hooks record every call of this server
         log = LogTools(self.book, self.current_session)
         learn = LearnTools(self.book, self.current_session)
         for tool in (
@@ -117,17 +116,20 @@ class LoreServer(MCPServer[Any]):
         that started this server, as its session-start hook noted (asked at every call: the
         client may start a new session); else one this server starts (type `mcp`) with its
         first call and ends when it stops."""
-        self._hooks_capture = False
+        return self._current()[0]
+
+    def _current(self) -> tuple[str, bool]:
+        """`current_session`, and whether the client's hooks record every call of this server
+        (asked per call, returned to it: nothing of one call is kept for the next)."""
         if self._given:
-            return self._given
+            return self._given, False
         client = self.book().client_session()
         if client is not None:
-            self._hooks_capture = client["capture"]
-            return str(client["session"])
+            return str(client["session"]), bool(client["capture"])
         if self._session is None:
             self._session = self.book().start_session(session_type="mcp").id
             self.own_session = True
-        return self._session
+        return self._session, False
 
     def end(self, reason: str = "normal") -> None:
         """End the session this server started (if any)."""
@@ -208,12 +210,12 @@ class LoreServer(MCPServer[Any]):
         if self._book is None:
             return
         try:
-            session = self.current_session()  # may start the server's own: a write, too
+            session, hooks_capture = self._current()  # may start the server's own: a write
         except LoreError as exc:
             shown = redact_message(exc, self._book.sanitizer)  # it may name the store
             print(f"lore mcp: warning: {name} call not logged: {shown}", file=sys.stderr)
             return
-        if self._hooks_capture:
+        if hooks_capture:
             return  # the client's PostToolUse hook records this call: once, not twice
         context: dict[str, Any] = {"tool_name": name, "params": arguments}
         for _ in range(2):

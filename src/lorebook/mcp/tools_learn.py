@@ -91,13 +91,13 @@ class LearnTools:
         else:
             advice = "no learning matched; proceed and consider drafting one afterwards"
         return LearningSearch(
-            query=searcher.query_shown,
-            mode=searcher.mode_used,
+            query=results.query,
+            mode=results.mode,
             results_count=len(hits),
             learnings=hits,
             recommendation=advice,
-            warnings=list(searcher.warnings),
-            degraded=searcher.degraded,
+            warnings=list(results.warnings),
+            degraded=results.degraded,
         )
 
     def _applied(self) -> dict[str, list[dict[str, Any]]]:

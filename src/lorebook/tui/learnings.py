@@ -65,7 +65,7 @@ class LearningsTab(Vertical):
     def warm(self) -> None:
         """Load the embedding model and bring the index up to date off the UI thread (saying
         how far an export, the load or the index build is); hybrid search once both are ready.
-        (Not a search: a search meanwhile would share the index's `mode_used`.)"""
+        Searches meanwhile answer by keywords (the index lets them: see `SearchIndex`)."""
         self.book.index.on_progress(self.model_progress)
         try:
             embedder = self.book.index.embedder()
@@ -125,7 +125,7 @@ class LearningsTab(Vertical):
         except LoreError as exc:
             self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
             return
-        used = self.book.index.mode_used if mode == "hybrid" else "keyword"
+        used = found.mode if mode == "hybrid" else "keyword"
         self.app.call_from_thread(self.show, [r.to_dict() for r in found], used)
 
     def show(self, results: list[dict[str, Any]], mode: str) -> None:
