@@ -145,15 +145,15 @@ def run_search(
     explain = bool(values.get("explain"))
     if values.get("as_json"):
         payload = {
-            "query": searcher.query_shown,
-            "mode": searcher.mode_used,
+            "query": results.query,
+            "mode": results.mode,
             "results": [r.to_dict(explain=explain) for r in results],
-            "warnings": searcher.warnings,
-            "degraded": searcher.degraded,
+            "warnings": results.warnings,
+            "degraded": results.degraded,
         }
         return to_json(payload)
     return search_text(
-        searcher.query_shown, [r.to_dict(explain=explain) for r in results], explain=explain
+        results.query, [r.to_dict(explain=explain) for r in results], explain=explain
     )
 
 

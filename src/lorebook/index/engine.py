@@ -111,7 +111,7 @@ class SearchIndex:
         self._lock = threading.RLock()  # the caches and the vector store's client: one user
         self._updates = 0  # updates running or waiting in other threads (searches do not wait)
         self._reader: SearchIndex | None = None  # answers by keywords meanwhile (`_meanwhile`)
-        self._local = threading.local()  # `.call`: the search this thread runs; `.last`
+        self._local = threading.local()  # `.call`: the search this thread runs
         self._model_lock = threading.Lock()
         self._model_problem: str | None = None
         self._progress: Progress | None = None
@@ -383,7 +383,6 @@ class SearchIndex:
                 yield False
         finally:
             self._local.call = None
-            self._local.last = call
 
     def _meanwhile(self, query: str, limit: int, threshold: float | None, filters: Filters,
                    today: date | None) -> list[SearchResult]:  # fmt: skip
@@ -413,26 +412,6 @@ class SearchIndex:
                 return reader._rank(corpus, sim, None, "keyword", limit, threshold, filters, day)
             finally:
                 reader._local.call = None
-
-    # the last search of this thread, for a caller that makes one search per process and reads
-    # them from the index (`lore search`): a search's own are in its `SearchResults`
-    @property
-    def query_shown(self) -> str:
-        """The last query (this thread's) as it may be echoed: redacted, never raw."""
-        last = getattr(self._local, "last", None)
-        return "" if last is None else last.query
-
-    @property
-    def mode_used(self) -> str:
-        """What this thread's last search could do: keyword when dense failed."""
-        last = getattr(self._local, "last", None)
-        return "hybrid" if last is None else last.mode
-
-    @property
-    def degraded(self) -> str | None:
-        """Why this thread's last search's results are keyword-only (None: complete)."""
-        last = getattr(self._local, "last", None)
-        return None if last is None else last.degraded
 
     def search(
         self,
