@@ -1,8 +1,8 @@
 """The `lore` executable: hands each command to the skin that serves it.
 
-The skins (the click CLI, the MCP server, the Claude Code hooks, the TUI) never import each
+The skins (the CLI, the MCP server, the Claude Code hooks, the TUI) never import each
 other; this launcher sits above them all and imports only the one a command needs, so a hook
-never pays for click and `lore log` never pays for anything but its fast path.
+never pays for the CLI and `lore log` never pays for anything but its own command.
 
 Core module: standard library only, see docs/architecture.md#core.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-# commands served by a skin other than the click CLI
+# commands served by a skin other than the CLI
 OTHER_SKINS: frozenset[str] = frozenset({"mcp", "hook", "hooks", "tui"})
 
 

@@ -1,4 +1,4 @@
-"""The body of `lore log`, shared by the fast path and the click command.
+"""The body of `lore log`.
 
 Core module: standard library only, see docs/architecture.md#core.
 """

@@ -1,6 +1,7 @@
 """What every command does around long work: a status line on a watched terminal, and the note
 when a query scanned a long log because no catalog exists yet. Standard library only: the fast
-paths (`lore actions`, `lore report`, `lore search`, `lore preflight`) and click share it.
+paths (`lore actions`, `lore report`, `lore search`, `lore preflight`) and every other command
+share it.
 
 Core module: standard library only, see docs/architecture.md#core.
 """

@@ -66,7 +66,7 @@ def report_error(
 
 def closed_pipe() -> int:
     """The reader of stdout went away (`lore actions --json | head -c1`): stop quietly, as `cat`
-    and `git log` do, with a non-zero status (click's too) so `set -o pipefail` sees the cut.
+    and `git log` do, with a non-zero status so `set -o pipefail` sees the cut.
     stdout now points at /dev/null, so the interpreter's final flush cannot raise again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)

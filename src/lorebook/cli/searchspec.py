@@ -1,6 +1,5 @@
-"""`lore search` and `lore preflight`: their options, declared once for the stdlib fast path and
-the click commands, and the bodies both run. An agent asks at every prompt; click costs 40-80 ms,
-and a keyword search is meant to answer in a few times an empty interpreter's start.
+"""`lore search` and `lore preflight`: their table entries and bodies. An agent asks at every
+prompt, and a keyword search is meant to answer in a few times an empty interpreter's start.
 
 Core module: standard library only, see docs/architecture.md#core.
 """

@@ -1,4 +1,4 @@
-"""`lore hook <event>` (the handlers: kept cold-fast, no click, nothing but `os`, `sys` and
+"""`lore hook <event>` (the handlers: kept cold-fast, no CLI, nothing but `os`, `sys` and
 `time` before a capture hook detaches) and `lore hooks install|uninstall|status`.
 
 Core module: standard library only, see docs/architecture.md#core.
