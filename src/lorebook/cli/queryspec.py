@@ -7,7 +7,7 @@ Core module: standard library only, see docs/architecture.md#core.
 from __future__ import annotations
 
 from .longwork import catalog_hint, status_line
-from .spec import JSON, Command, Group, Opt
+from .spec import JSON, SCOPE, Command, Group, Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:
@@ -21,8 +21,7 @@ ARCHIVE_HELP = "Also read shards archived by `lore archive`."
 ACTIONS_OPTIONS = (
     Opt("--type", "action_type", "Only actions of this type (commit, deploy, ...)."),
     Opt("--outcome", "outcome", "success, failure, blocked or in_progress."),
-    Opt("--project", "project", "Only this project."),
-    Opt("--agent", "agent", "Only this agent."),
+    *SCOPE,
     Opt("--epic", "epic", "Only actions of this epic."),
     Opt("--issue", "issue", "Only actions of this issue."),
     Opt("--session", "session", "Only this session (a unique prefix of its id will do)."),
@@ -45,8 +44,7 @@ REPORT_OPTIONS = (
     Opt("--days", "days", "The last N days (default 7).", kind="days"),
     Opt("--since", "since", "Start: 7d, 24h, YYYY-MM-DD or an ISO timestamp."),
     Opt("--until", "until", "End (exclusive); same forms; default now."),
-    Opt("--project", "project", "Only this project."),
-    Opt("--agent", "agent", "Only this agent."),
+    *SCOPE,
     Opt(
         "--group-by",
         "group_by",
@@ -177,11 +175,6 @@ ACTIONS = Command(
     quick=True,
 )
 
-_SCOPE = (
-    Opt("--project", "project", "Only this project."),
-    Opt("--agent", "agent", "Only this agent."),
-)
-
 REPORT = Group(
     "report",
     (
@@ -191,7 +184,7 @@ REPORT = Group(
             summary="Write docs/reports/daily/<date>.md (actions per hour).",
             options=(
                 Opt("--date", "day", "UTC day YYYY-MM-DD (default: yesterday).", metavar="DAY"),
-                *_SCOPE,
+                *SCOPE,
                 JSON,
             ),
             help="""Write docs/reports/daily/<date>.md with a Mermaid chart of actions per hour.
@@ -213,7 +206,7 @@ Example (cron, 09:00 UTC every day):
                     "ISO week like 2026-W47 (default: the last complete week).",
                     metavar="WEEK",
                 ),
-                *_SCOPE,
+                *SCOPE,
                 JSON,
             ),
             help="""Write docs/reports/weekly/<iso-week>.md with a Mermaid chart of actions per day.

@@ -157,3 +157,9 @@ class Group:
 
 
 JSON = Opt("--json", "as_json", "Print JSON (stable contract).", kind="flag")
+# options many commands share, declared once
+SCOPE = (
+    Opt("--project", "project", "Only this project."),
+    Opt("--agent", "agent", "Only this agent."),
+)
+PUBLISH = Opt("--publish", "publish", "Publish directly instead of writing a draft.", kind="flag")

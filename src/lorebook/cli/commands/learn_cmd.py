@@ -8,7 +8,7 @@ from typing import Any
 from ... import Lorebook, LoreError, read_input
 from ...render import learnings as render
 from ..output import ProblemPrinter, to_json
-from ..spec import JSON, Arg, Command, Group, Opt
+from ..spec import JSON, PUBLISH, Arg, Command, Group, Opt
 
 KINDS = ("lesson", "pattern", "rca", "guide")
 SEVERITIES = ("high", "medium", "low")
@@ -29,12 +29,7 @@ LEARN = Group(
                 Opt("--tags", "tags", "Comma-separated: rls,supabase."),
                 Opt("--body-file", "body_file", "Markdown body from a file, or - for stdin."),
                 Opt("--anchor", "anchors", "PATH or PATH#symbol (repeatable).", kind="many"),
-                Opt(
-                    "--publish",
-                    "publish",
-                    "Publish directly instead of writing a draft.",
-                    kind="flag",
-                ),
+                PUBLISH,
                 JSON,
             ),
             help="""Write a learning file: a draft under learnings/drafts/ unless --publish.

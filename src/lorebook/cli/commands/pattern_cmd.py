@@ -7,7 +7,7 @@ from typing import Any
 from ... import Lorebook, UsageError, read_input
 from ...render.learnings import pattern_written
 from ..output import to_json
-from ..spec import JSON, Arg, Command, Group, Opt
+from ..spec import JSON, PUBLISH, Arg, Command, Group, Opt
 from .draft_cmd import describe
 
 _RECORD_HELP = """\
@@ -48,12 +48,7 @@ PATTERN = Group(
                     choices=("high", "medium", "low"),
                 ),
                 Opt("--tags", "tags", "Comma-separated tags."),
-                Opt(
-                    "--publish",
-                    "publish",
-                    "Publish directly instead of writing a draft.",
-                    kind="flag",
-                ),
+                PUBLISH,
                 JSON,
             ),
             help="""Create a pattern (a draft unless --publish); solutions get ids s1, s2, ...

@@ -7,14 +7,13 @@ from typing import Any
 from ... import SESSION_STATUSES, Lorebook
 from ...render.actions import sessions_table
 from ..output import ProblemPrinter, to_json
-from ..spec import JSON, Command, Opt
+from ..spec import JSON, SCOPE, Command, Opt
 
 SESSIONS = Command(
     "sessions",
     "commands.query_cmd:sessions",
     options=(
-        Opt("--project", "project", "Only sessions of this project."),
-        Opt("--agent", "agent", "Only sessions of this agent."),
+        *SCOPE,
         Opt("--status", "status", f"One of: {', '.join(SESSION_STATUSES)}."),
         JSON,
     ),
