@@ -158,6 +158,11 @@ def test_every_output_is_run_and_every_schema_is_generated() -> None:
     assert shipped == set(OUTPUTS) | {"action-v1"}
 
 
+def test_the_contract_page_lists_every_output() -> None:
+    page = (SCHEMAS.parent / "json.md").read_text(encoding="utf-8")
+    assert [n for n in OUTPUTS if f"(schema/{n}.schema.json)" not in page] == []
+
+
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
 def test_the_committed_schema_is_the_generated_one(name: str) -> None:
     """Run `python -m lorebook.contracts.schema` after changing a type in lorebook.contracts."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .config import Config
+    from .contracts import ResumeState
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -351,7 +352,7 @@ class Lorebook:
         now: datetime | None = None,
         on_problem: OnProblem = ignore,
         exclude: Collection[str] = (),
-    ) -> dict[str, Any]:
+    ) -> ResumeState:
         """The previous meaningful session's state and what to do next (see `lore resume
         --help`): sessions that did nothing yet are passed over, and so are those in `exclude`
         (the caller's own). `project` may be a tuple of one project's names (`project_names`)."""

@@ -124,7 +124,7 @@ class SolutionFigures(TypedDict):
     times_successful: int
     success_rate: float | None
     avg_resolution_minutes: float | None
-    text: NotRequired[str]
+    text: NotRequired[str | None]
 
 
 class PatternFigures(TypedDict):
@@ -137,18 +137,25 @@ class PatternFigures(TypedDict):
     solutions: dict[str, SolutionFigures]
 
 
-class LearningStats(TypedDict):
-    """One learning's figures from the log (`lore stats [ID] --json`)."""
+class LearningFigures(TypedDict):
+    """What the log says about one learning (pattern figures for a pattern, or once it has
+    occurrences)."""
 
     id: str
     applications: int
     successes: int
     success_rate: float | None
     last_applied: str | None
-    title: NotRequired[str]
-    kind: NotRequired[str]
-    status: NotRequired[str]
     pattern: NotRequired[PatternFigures]
+
+
+class LearningStats(LearningFigures):
+    """One learning's figures from the log (`lore stats [ID] --json`); a learning logged but
+    without a file here has no title or kind, and status `missing`."""
+
+    title: str | None
+    kind: str | None
+    status: str
 
 
 class ScoreParts(TypedDict):
