@@ -49,8 +49,9 @@ RUNS = [
     ("hooks status", "hooks-status"), ("learnings", "learnings"), ("drafts", "learnings"),
     ("show", "learning"), ("stale", "stale"), ("history", "history"), ("stats", "stats"),
     ("stats ID", "stats-one"), ("learn new", "learning"), ("pattern new", "learning"),
-    ("pattern record", "action"), ("apply", "action"), ("draft from-epic", "draft"),
-    ("draft from-issue", "draft"), ("rca add", "rca"), ("extract retro", "drafts-extracted"),
+    ("pattern record", "action"), ("preflight, a pattern", "preflight"), ("apply", "action"),
+    ("draft from-epic", "draft"), ("draft from-issue", "draft"), ("rca add", "rca"),
+    ("extract retro", "drafts-extracted"),
     ("promote", "promote"), ("reject", "reject"), ("expertise list", "expertise-list"),
     ("expertise show", "expertise-show"), ("expertise classify", "expertise-classify"),
     ("expertise history", "expertise-history"), ("expertise prompt", "expertise-prompt"),
@@ -120,9 +121,13 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     run("stats", "stats")
     run("stats ID", "stats", published)
     new = run("learn new", "learn", "new", "--title", "Pin the torch version")["id"]
-    pattern = run("pattern new", "pattern", "new", "--title", "Port 5000 taken on deploy",
-                  "--solution", "stop the old process first")["id"]  # fmt: skip
+    pattern = run("pattern new", "pattern", "new", "--publish", "--title",
+                  "Port 5000 taken on deploy", "--solution",
+                  "stop the old process first")["id"]  # fmt: skip
     run("pattern record", "pattern", "record", pattern, "--solution", "s1", "--success")
+    found_pattern = run("preflight, a pattern", "preflight", "port 5000 taken on deploy",
+                        "--mode", "keyword")  # fmt: skip
+    assert [p["id"] for p in found_pattern["patterns"]] == [pattern]
     run("apply", "apply", published, "--outcome", "success")
     run("draft from-epic", "draft", "from-epic", "epic-012")
     issue = '{"labels": ["bug"], "resolution": "restart the worker before the deploy"}'

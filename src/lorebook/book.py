@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .config import Config
-    from .contracts import ResumeState
+    from .contracts import KpisReport, PreflightBrief, ResumeState
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -470,7 +470,7 @@ class Lorebook:
         log: bool = True,
         session: str | None = None,
         mode: str = "hybrid",
-    ) -> dict[str, Any]:
+    ) -> PreflightBrief:
         """What the team learned about `task` (see `lore preflight`); logged as a search action
         in `session` (else LORE_SESSION). Without a session it is not logged: a lookup must not
         invent an automatic session and project that reports and resume would then count.
@@ -598,7 +598,7 @@ class Lorebook:
         window = resolve_window(days=days, since=since, until=until, now=utcnow())
         return build_report(self.action_log, window, group_by=group_by, **filters)
 
-    def kpis(self, *, days: int | None = None) -> dict[str, Any]:
+    def kpis(self, *, days: int | None = None) -> KpisReport:
         """The seed's success metrics over the last `days` (default 30), from the action log:
         each with its definition, numerator, denominator, target, and None ("n/a") when the
         log cannot tell (see `lore report kpis --help`)."""
@@ -611,7 +611,7 @@ class Lorebook:
         )
         return self._kpis(window, now)
 
-    def _kpis(self, window: Window, now: datetime) -> dict[str, Any]:
+    def _kpis(self, window: Window, now: datetime) -> KpisReport:
         from .log.kpis import gather
 
         published = len(self.learnings.query(status="published"))

@@ -215,6 +215,16 @@ class BriefLearning(TypedDict):
     stale: bool
 
 
+class PreflightPattern(TypedDict):
+    """A matching pattern with its solutions best first (by their own outcomes in the log)."""
+
+    id: str
+    title: str
+    best_solution: str
+    success_rate: float | None
+    solutions: list[dict[str, Any]]
+
+
 class BriefExpertise(TypedDict):
     domain: str
     prompt: str
@@ -226,7 +236,7 @@ class PreflightBrief(TypedDict):
     task: str
     phase: str
     learnings: list[BriefLearning]
-    patterns: list[dict[str, Any]]
+    patterns: list[PreflightPattern]
     prevention: list[str]
     expertise: list[BriefExpertise]
     warnings: list[str]

@@ -32,6 +32,7 @@ TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still see
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..contracts.records import KpisReport
     from .actionlog import ActionLog
 
 GROUPS = ("day", "type", "outcome")
@@ -462,7 +463,7 @@ def write_period_report(
     now: datetime,
     project: str | None = None,
     agent: str | None = None,
-    kpis: Callable[[Window], dict[str, Any]] | None = None,
+    kpis: Callable[[Window], KpisReport] | None = None,
 ) -> dict[str, Any]:
     """Write `docs/reports/daily/<date>.md` or `weekly/<iso-week>.md` (sanitized, atomic).
 

@@ -7,6 +7,7 @@ same report renders to the same bytes, so re-running a daily report rewrites the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..redact.sanitize import clip
@@ -67,7 +68,7 @@ def _md_escape(text: str) -> str:
 
 
 def render_markdown(
-    report: dict[str, Any], *, kind: str, label: str, kpis: dict[str, Any] | None = None
+    report: dict[str, Any], *, kind: str, label: str, kpis: Mapping[str, Any] | None = None
 ) -> str:
     """The daily (`kind="daily"`, chart per hour) or weekly (per day) report file, with the
     success metrics (`lorebook.log.kpis`) when given."""

@@ -220,10 +220,10 @@ class LearnTools:
         brief = self.book().preflight(task, phase=phase, limit=limit, session=self.current())
         return Preflight(
             text=brief["text"],
-            learnings=brief["learnings"],
-            patterns=brief["patterns"],
+            learnings=[dict(x) for x in brief["learnings"]],
+            patterns=[dict(x) for x in brief["patterns"]],
             prevention=brief["prevention"],
-            expertise=brief["expertise"],
+            expertise=[dict(x) for x in brief["expertise"]],
             warnings=brief["warnings"],
             degraded=brief["degraded"],
         )
