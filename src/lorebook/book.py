@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .config import Config
-    from .contracts import KpisReport, PreflightBrief, ResumeState
+    from .contracts import ActivityReport, KpisReport, PreflightBrief, ResumeState
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -589,7 +589,7 @@ class Lorebook:
         until: str | None = None,
         group_by: str = "day",
         **filters: Any,
-    ) -> dict[str, Any]:
+    ) -> ActivityReport:
         """The activity report of `lore report --json`: the last `days` (default 7) or
         since/until (`7d`, dates or timestamps), not both; filters: project, agent,
         include_archive, include_internal (lorebook's own bookkeeping, left out by default)."""

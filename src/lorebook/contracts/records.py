@@ -302,11 +302,9 @@ class Deployments(TypedDict):
     recent: list[dict[str, Any]]
 
 
-class ActivityReport(TypedDict):
-    """`lore report --json`."""
+class ReportSections(TypedDict):
+    """The aggregates of a report (one SQL pass on the catalog, or a scan of the shards)."""
 
-    window: Window
-    filters: ReportFilters
     summary: ReportSummary
     group_by: str
     breakdown: list[BreakdownRow]
@@ -316,8 +314,20 @@ class ActivityReport(TypedDict):
     by_hour: list[int]
     average_duration: list[DurationRow]
     overhead: dict[str, Any] | None
+
+
+class ReportBody(ReportSections):
+    """The aggregates and the newest deployments and failures."""
+
     deployments: Deployments
     recent_failures: list[dict[str, Any]]
+
+
+class ActivityReport(ReportBody):
+    """`lore report --json`: the window, the filters and the report's body."""
+
+    window: Window
+    filters: ReportFilters
 
 
 class ReportWritten(TypedDict):

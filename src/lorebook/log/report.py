@@ -32,7 +32,16 @@ TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still see
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..contracts.records import KpisReport
+    from ..contracts.records import (
+        ActivityReport,
+        KpisReport,
+        OutcomeCounts,
+        ReportBody,
+        ReportSections,
+    )
+    from ..contracts.records import (
+        Window as WindowData,
+    )
     from .actionlog import ActionLog
 
 GROUPS = ("day", "type", "outcome")
@@ -67,7 +76,7 @@ class Window:
             day += timedelta(days=1)
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> WindowData:
         return {"since": self.since_ts, "until": self.until_ts}
 
 
@@ -186,7 +195,7 @@ def aggregate(
     window: Window,
     group_by: str,
     costs: list[Cost] | None = None,
-) -> dict[str, Any]:
+) -> ReportSections:
     """Summary, breakdown, per-hour/day counts, durations and overhead of slim rows (pure): the
     reference for the SQL aggregation of report_sql. `costs` are the overheads of every kind of
     record (`overhead.scan_overhead`); without them, the actions' own."""
@@ -218,7 +227,7 @@ def aggregate(
     return shape(t, window, group_by, costs)
 
 
-def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[str, Any]:
+def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> ReportSections:
     """The report's aggregate sections from a tally and the overheads of every kind of record
     (pure)."""
     groups = dict(t.groups)
@@ -232,7 +241,7 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[st
         "summary": {
             "total_actions": total,
             "success_rate": _rate(t.outcomes),
-            "outcomes": {k: t.outcomes[k] for k in OUTCOME_KEYS},
+            "outcomes": _outcomes(t.outcomes),
             "most_common_action": {"type": common["key"], "count": common["count"]}
             if common
             else None,
@@ -246,7 +255,7 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[st
             {
                 "key": key,
                 "total": sum(c.values()),
-                **{k: c[k] for k in OUTCOME_KEYS},
+                **_outcomes(c),
                 "success_rate": _rate(c),
             }
             for key, c in sorted(
@@ -292,6 +301,16 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[st
     }
 
 
+def _outcomes(counts: Counter[str]) -> OutcomeCounts:
+    """The count of each outcome (OUTCOME_KEYS), zero included."""
+    return {
+        "success": counts["success"],
+        "failure": counts["failure"],
+        "blocked": counts["blocked"],
+        "in_progress": counts["in_progress"],
+    }
+
+
 def _by_count(kv: tuple[str, int]) -> tuple[int, str]:
     return -kv[1], kv[0]
 
@@ -314,7 +333,7 @@ def build_report(
     group_by: str = "day",
     include_archive: bool = False,
     include_internal: bool = False,
-) -> dict[str, Any]:
+) -> ActivityReport:
     """The JSON contract of `lore report --json`: aggregated in SQL on one synced catalog
     connection when the catalog is usable, else from a scan of the shards (same report).
     lorebook's own bookkeeping (`model.INTERNAL_TYPES`) is left out unless `include_internal`."""
@@ -323,23 +342,22 @@ def build_report(
         "project": project, "agent": agent, "include_archive": include_archive,
         "include_internal": include_internal,
     }  # fmt: skip
-    report: dict[str, Any] = {
-        "window": window.to_dict(),
-        "filters": log.sanitizer.sanitize(options)[0],
-    }
+    head = {"window": window.to_dict(), "filters": log.sanitizer.sanitize(options)[0]}
     first = None if include_archive else window.since_ts[:10]  # records are in their day's shard
     conn = log.catalog.open(since=None if first is None else lambda _conn: first)
     if conn is not None:
         try:
-            return report | _from_catalog(log, conn, window, group_by, **options)
+            body = _from_catalog(log, conn, window, group_by, **options)
         finally:
             conn.close()
-    return report | scan_report(log, window, group_by, **options)
+    else:
+        body = scan_report(log, window, group_by, **options)
+    return {"window": head["window"], "filters": head["filters"], **body}
 
 
 def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
-) -> dict[str, Any]:
+) -> ReportBody:
     from .catalog_read import CleanReads
     from .report_sql import Scope, newest, overhead_costs, tally
 
@@ -359,7 +377,7 @@ def _from_catalog(
         **shape(counts, window, group_by, costs),
         "deployments": {
             "total": sum(by_outcome.values()),
-            "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
+            "by_outcome": _outcomes(by_outcome),
             "recent": [_brief(log, r) | {"service": _service(r)} for r in deploys],
         },
         "recent_failures": [_brief(log, r) for r in failures],
@@ -375,7 +393,7 @@ def scan_report(
     agent: str | None,
     include_archive: bool,
     include_internal: bool = False,
-) -> dict[str, Any]:
+) -> ReportBody:
     """The report's sections from the log's records (the reference for the SQL path)."""
     from .query import ActionFilter
 
@@ -387,7 +405,7 @@ def scan_report(
         log, window.since_ts, window.until_ts, project=project, agent=agent,
         include_archive=include_archive, include_internal=include_internal,
     )  # fmt: skip
-    report = aggregate(rows, window, group_by, costs)
+    sections = aggregate(rows, window, group_by, costs)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     from .tracked import once
 
@@ -399,11 +417,6 @@ def scan_report(
         by_outcome[record["outcome"]] += 1
         if len(deploys) < DEPLOYMENTS_SHOWN:
             deploys.append(_brief(log, record) | {"service": _service(record)})
-    report["deployments"] = {
-        "total": sum(by_outcome.values()),
-        "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
-        "recent": deploys,
-    }
     failures = []
     found = log.iter_actions(
         ActionFilter(**{**base.values(), "outcome": "failure"}), include_archive=include_archive
@@ -415,8 +428,15 @@ def scan_report(
         if len(failures) >= FAILURES_SHOWN:
             break
     getattr(found, "close", lambda: None)()
-    report["recent_failures"] = failures
-    return report
+    return {
+        **sections,
+        "deployments": {
+            "total": sum(by_outcome.values()),
+            "by_outcome": _outcomes(by_outcome),
+            "recent": deploys,
+        },
+        "recent_failures": failures,
+    }
 
 
 def _brief(log: ActionLog, record: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ def one_line(text: str | None, width: int = 160) -> str:
     return clip(" ".join((text or "").split()), width, "...")
 
 
-def summary_lines(report: dict[str, Any]) -> list[str]:
+def summary_lines(report: Mapping[str, Any]) -> list[str]:
     """The summary of a report, one fact a line (terminal and file alike)."""
     s = report["summary"]
     common = s["most_common_action"]
@@ -68,7 +68,7 @@ def _md_escape(text: str) -> str:
 
 
 def render_markdown(
-    report: dict[str, Any], *, kind: str, label: str, kpis: Mapping[str, Any] | None = None
+    report: Mapping[str, Any], *, kind: str, label: str, kpis: Mapping[str, Any] | None = None
 ) -> str:
     """The daily (`kind="daily"`, chart per hour) or weekly (per day) report file, with the
     success metrics (`lorebook.log.kpis`) when given."""

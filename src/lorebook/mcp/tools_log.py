@@ -208,12 +208,12 @@ class LogTools:
             agent=agent,
         )
         return ActivityReport(
-            window=report["window"],
-            summary=report["summary"],
+            window=dict(report["window"]),
+            summary=dict(report["summary"]),
             group_by=report["group_by"],
-            breakdown=report["breakdown"],
+            breakdown=[dict(row) for row in report["breakdown"]],
             recent_failures=report["recent_failures"],
-            deployments=report["deployments"],
+            deployments=dict(report["deployments"]),
             overhead=report["overhead"],
         )
 

@@ -6,6 +6,7 @@ The report files (Markdown with Mermaid charts) are the store's own format:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..log.report_file import one_line, pct, summary_lines, when
@@ -14,7 +15,7 @@ from .table import columns
 __all__ = ["render_text", "summary_lines"]
 
 
-def render_text(report: dict[str, Any]) -> str:
+def render_text(report: Mapping[str, Any]) -> str:
     """`lore report` for people."""
     w = report["window"]
     out = [f"Activity {w['since'][:16]} .. {w['until'][:16]} UTC", ""]
