@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .config import Config
-    from .contracts import ActivityReport, KpisReport, PreflightBrief, ResumeState
+    from .contracts import ActivityReport, CatalogStatus, KpisReport, PreflightBrief, ResumeState
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -696,14 +696,14 @@ class Lorebook:
         reason = self.action_log.scan_note()
         return reason if reason and reason.startswith("no catalog yet") else None
 
-    def sync_catalog(self, *, rebuild: bool = False) -> dict[str, Any]:
+    def sync_catalog(self, *, rebuild: bool = False) -> CatalogStatus:
         """Bring the action catalog up to date, stat-checking every shard (or rebuild it from
         scratch); returns what it holds and what the sync did (`lore catalog --json`)."""
         result = self.catalog.sync(rebuild=rebuild)
         result["path"] = self.layout.rel(self.catalog.catalog.path)
         return result
 
-    def rebuild_catalog(self) -> dict[str, Any]:
+    def rebuild_catalog(self) -> CatalogStatus:
         """Rebuild the action catalog from the shards (it is a cache: nothing is lost)."""
         return self.sync_catalog(rebuild=True)
 

@@ -220,7 +220,9 @@ class CatalogSync(TypedDict):
     seconds: float
 
 
-class CatalogStatus(TypedDict):
+class CatalogCounts(TypedDict):
+    """What the action catalog holds, and where the file is."""
+
     path: str
     schema: str
     records: int
@@ -231,6 +233,11 @@ class CatalogStatus(TypedDict):
     sessions: int
     skipped_lines: int
     bytes: int
+
+
+class CatalogStatus(CatalogCounts):
+    """`lore catalog --json`: what the catalog holds and what the sync did."""
+
     sync: CatalogSync
 
 
