@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "lorebook"
 LAYERS: list[tuple[str, set[str], bool]] = [
     ("primitives", {"model", "ids", "timeutil", "paths", "store", "errors", "problems",
                     "config", "config_check", "settings", "tuples", "framing", "child",
-                    "repoid"}, False),
+                    "repoid", "contracts"}, False),
     ("redaction and git", {"redact", "git"}, True),
     ("signals", {"events", "notices", "progress"}, False),
     ("log", {"log"}, False),

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .config import Config
+    from .contracts import ActivityReport, CatalogStatus, KpisReport, PreflightBrief, ResumeState
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -354,7 +355,7 @@ class Lorebook:
         now: datetime | None = None,
         on_problem: OnProblem = ignore,
         exclude: Collection[str] = (),
-    ) -> dict[str, Any]:
+    ) -> ResumeState:
         """The previous meaningful session's state and what to do next (see `lore resume
         --help`): sessions that did nothing yet are passed over, and so are those in `exclude`
         (the caller's own). `project` may be a tuple of one project's names (`project_names`)."""
@@ -475,7 +476,7 @@ class Lorebook:
         log: bool = True,
         session: str | None = None,
         mode: str = "hybrid",
-    ) -> dict[str, Any]:
+    ) -> PreflightBrief:
         """What the team learned about `task` (see `lore preflight`); logged as a search action
         in `session` (else LORE_SESSION). Without a session it is not logged: a lookup must not
         invent an automatic session and project that reports and resume would then count.
@@ -597,7 +598,7 @@ class Lorebook:
         until: str | None = None,
         group_by: str = "day",
         **filters: Any,
-    ) -> dict[str, Any]:
+    ) -> ActivityReport:
         """The activity report of `lore report --json`: the last `days` (default 7) or
         since/until (`7d`, dates or timestamps), not both; filters: project, agent,
         include_archive, include_internal (lorebook's own bookkeeping, left out by default)."""
@@ -606,7 +607,7 @@ class Lorebook:
         window = resolve_window(days=days, since=since, until=until, now=utcnow())
         return build_report(self.action_log, window, group_by=group_by, **filters)
 
-    def kpis(self, *, days: int | None = None) -> dict[str, Any]:
+    def kpis(self, *, days: int | None = None) -> KpisReport:
         """The seed's success metrics over the last `days` (default 30), from the action log:
         each with its definition, numerator, denominator, target, and None ("n/a") when the
         log cannot tell (see `lore report kpis --help`)."""
@@ -619,7 +620,7 @@ class Lorebook:
         )
         return self._kpis(window, now)
 
-    def _kpis(self, window: Window, now: datetime) -> dict[str, Any]:
+    def _kpis(self, window: Window, now: datetime) -> KpisReport:
         from .log.kpis import gather
 
         published = len(self.learnings.query(status="published"))
@@ -704,14 +705,14 @@ class Lorebook:
         reason = self.action_log.scan_note()
         return reason if reason and reason.startswith("no catalog yet") else None
 
-    def sync_catalog(self, *, rebuild: bool = False) -> dict[str, Any]:
+    def sync_catalog(self, *, rebuild: bool = False) -> CatalogStatus:
         """Bring the action catalog up to date, stat-checking every shard (or rebuild it from
         scratch); returns what it holds and what the sync did (`lore catalog --json`)."""
         result = self.catalog.sync(rebuild=rebuild)
         result["path"] = self.layout.rel(self.catalog.catalog.path)
         return result
 
-    def rebuild_catalog(self) -> dict[str, Any]:
+    def rebuild_catalog(self) -> CatalogStatus:
         """Rebuild the action catalog from the shards (it is a cache: nothing is lost)."""
         return self.sync_catalog(rebuild=True)
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
     from typing import NamedTuple
+
+    from .contracts.records import Problem as ProblemData
 else:
     from .tuples import NamedTuple
 
@@ -28,7 +30,7 @@ class Problem(NamedTuple):
     line: int
     reason: str
 
-    def to_dict(self) -> dict[str, str | int]:
+    def to_dict(self) -> ProblemData:
         return {"path": self.path, "line": self.line, "reason": self.reason}
 
     def __str__(self) -> str:

@@ -33,6 +33,7 @@ from .schema import LIST_KEYS, NAME_RE, DomainTable, check_name
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..contracts.expertise import ExpertiseHistoryEntry, ExpertisePrompt
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
 
@@ -152,7 +153,7 @@ class Expertise:
     def classify(self, text: str, files: Iterable[str] = ()) -> Classification:
         return classify(text, files, self.table)
 
-    def prompt(self, domain: str | None = None, task: str | None = None) -> dict[str, Any]:
+    def prompt(self, domain: str | None = None, task: str | None = None) -> ExpertisePrompt:
         """The prompt block for `domain` (or the domain `task` classifies into), redacted."""
         from .prompt import format_prompt
 
@@ -174,7 +175,7 @@ class Expertise:
             "prompt": text,
         }
 
-    def history(self, domain: str) -> list[dict[str, Any]]:
+    def history(self, domain: str) -> list[ExpertiseHistoryEntry]:
         """The git log of the domain's file (following renames), with the listed changes."""
         path = self.path(self.check_domain(domain))
         if not git.is_work_tree(self.root):
@@ -182,12 +183,20 @@ class Expertise:
                 "{} is not a git repository: expertise history is the git log of the file",
                 self.root,
             )
-        entries: list[dict[str, Any]] = list(git.file_log(self.root, path))
-        for entry in entries:
-            body = entry.pop("body")
-            entry["lorebook"] = entry["subject"].startswith(SUBJECT_PREFIX)
-            entry["changes"] = [line[2:] for line in body.splitlines() if line.startswith("- ")]
-        return entries
+        return [
+            {
+                "commit": entry["commit"],
+                "short": entry["short"],
+                "author": entry["author"],
+                "date": entry["date"],
+                "subject": entry["subject"],
+                "lorebook": entry["subject"].startswith(SUBJECT_PREFIX),
+                "changes": [
+                    line[2:] for line in entry["body"].splitlines() if line.startswith("- ")
+                ],
+            }
+            for entry in git.file_log(self.root, path)
+        ]
 
     # -- updating ----------------------------------------------------------------------------
     def learn(

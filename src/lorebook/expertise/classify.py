@@ -13,9 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .schema import FALLBACK, DomainTable, glob_regex
+
+if TYPE_CHECKING:
+    from ..contracts.expertise import Classification as ClassificationData
 
 _WORD = re.compile(r"[a-z0-9]+")
 _PATH_PART = re.compile(r"[/\\._-]+")
@@ -28,7 +31,7 @@ class Classification:
     scores: dict[str, int]
     matched: dict[str, list[str]]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ClassificationData:
         return {"domain": self.domain, "scores": self.scores, "matched": self.matched}
 
 

@@ -16,6 +16,7 @@ from .failopen import CONTEXT_CHARS, BudgetSpent, Hook, note_error
 
 if TYPE_CHECKING:
     from .. import Lorebook
+    from ..contracts import ResumeState
 
 SESSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
@@ -146,7 +147,7 @@ def _brief(ctx: Context) -> list[str]:
     return [*pieces, recent] if recent else pieces
 
 
-def _resume(ctx: Context) -> dict[str, Any]:
+def _resume(ctx: Context) -> ResumeState:
     """After a compaction or a resume, this session's own state (what the agent just lost);
     at a fresh start, the project's last session."""
     if ctx.session and ctx.text("source") in ("resume", "compact"):
@@ -161,7 +162,7 @@ def _resume(ctx: Context) -> dict[str, Any]:
     return ctx.book.resume(project=ctx.book.project_names(), exclude=own)
 
 
-def _topics(state: dict[str, Any]) -> list[str]:
+def _topics(state: ResumeState) -> list[str]:
     """What the last session was about, one search each (a query mixing them would match
     no learning well): its epic, and the text of its newest actions and their errors."""
     topics = [str(state.get("epic") or "")]

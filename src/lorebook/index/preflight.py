@@ -8,7 +8,7 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
@@ -16,6 +16,12 @@ from ..framing import frame_data
 from .rank import Filters
 
 if TYPE_CHECKING:
+    from ..contracts.knowledge import (
+        BriefExpertise,
+        BriefLearning,
+        PreflightBrief,
+        PreflightPattern,
+    )
     from ..redact.sanitize import Sanitizer
     from .engine import SearchIndex
     from .result import SearchResult, SearchResults
@@ -93,7 +99,7 @@ def build_preflight(
     limit: int = 5,
     mode: str = "hybrid",
     rank_solutions: RankSolutions = _unranked,
-) -> dict[str, Any]:
+) -> PreflightBrief:
     """The preflight brief: learnings, patterns, prevention checklist, expertise, and `text`.
     A pattern's solutions come best first from `rank_solutions` (by their own outcomes);
     `mode` is the search's (keyword: no model, no vector store)."""
@@ -102,8 +108,8 @@ def build_preflight(
     def clean(text: str) -> str:
         return sanitizer.redact_text(" ".join(str(text).split()))[0]
 
-    learnings = []
-    patterns = []
+    learnings: list[BriefLearning] = []
+    patterns: list[PreflightPattern] = []
     prevention: list[str] = []
     for r in results:
         item = r.to_dict()
@@ -140,11 +146,11 @@ def build_preflight(
             if text and text not in prevention:
                 prevention.append(text)
     categories = [str(r.doc.get("category") or "") for r in results]
-    domains = [
+    domains: list[BriefExpertise] = [
         {"domain": d["domain"], "prompt": sanitizer.redact_text(d["prompt"])[0].strip()}
         for d in expertise(task, [c for c in categories if c])
     ]
-    brief = {
+    brief: PreflightBrief = {
         "task": clean(task),
         "phase": phase,
         "learnings": learnings,
@@ -153,12 +159,13 @@ def build_preflight(
         "expertise": domains,
         "warnings": list(results.warnings),
         "degraded": results.degraded,
+        "text": "",
     }
     brief["text"] = preflight_text(brief)
     return brief
 
 
-def preflight_text(brief: dict[str, Any]) -> str:
+def preflight_text(brief: Mapping[str, Any]) -> str:
     """The block an agent pastes into its prompt: what was found, framed as quoted data
     (`frame_data`), then lorebook's own closing line outside the frame."""
     lines = [f"Task ({brief['phase']}): {brief['task']}", "", "RELEVANT PAST LEARNINGS:"]

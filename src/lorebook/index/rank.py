@@ -8,12 +8,15 @@ Core module: standard library only, see docs/architecture.md#core.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..settings import SearchSettings
+
+if TYPE_CHECKING:
+    from ..contracts.knowledge import ScoreParts as ScorePartsData
 
 HIDDEN_STATUSES = ("superseded", "retired")
 MODES = ("hybrid", "keyword", "semantic")
@@ -137,11 +140,18 @@ class ScoreParts:
     specificity: float
     stale_factor: float  # 1.0, or `stale_factor` for a stale learning
 
-    def to_dict(self) -> dict[str, float]:
-        return {name: round(getattr(self, name), 4) for name in _PARTS}
-
-
-_PARTS = tuple(f.name for f in fields(ScoreParts))
+    def to_dict(self) -> ScorePartsData:
+        return {
+            "keyword": round(self.keyword, 4),
+            "dense": round(self.dense, 4),
+            "boost": round(self.boost, 4),
+            "score": round(self.score, 4),
+            "relevance": round(self.relevance, 4),
+            "success": round(self.success, 4),
+            "recency": round(self.recency, 4),
+            "specificity": round(self.specificity, 4),
+            "stale_factor": round(self.stale_factor, 4),
+        }
 
 
 def score_parts(

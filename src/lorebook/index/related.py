@@ -14,9 +14,10 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
     from typing import Any
 
+    from ..contracts.records import RelatedLearning
     from ..redact.sanitize import Sanitizer
     from .documents import Document
 
@@ -46,7 +47,7 @@ def related_learnings(
     *,
     synonyms: Any = None,
     limit: int = 3,
-) -> list[dict[str, Any]]:
+) -> list[RelatedLearning]:
     """Up to `limit` published learnings matching `query` by keywords, best first (id, title,
     category, severity, similarity), redacted; empty without an index or a query."""
     if not query.strip():
@@ -72,8 +73,8 @@ def related_learnings(
 
 def _found(
     similarity: list[float], rows: Any, sanitizer: Sanitizer, limit: int
-) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
+) -> list[RelatedLearning]:
+    found: list[RelatedLearning] = []
     floor = MIN_SIMILARITY
     for sim, row in _best_first(similarity, rows):
         if row.get("status", "published") != "published":
@@ -154,7 +155,7 @@ def _from_manifest(path: Path, query: str, synonyms: Any) -> tuple[list[float], 
     return keyword.scores(query)[1], stored
 
 
-def work_text(state: dict[str, Any]) -> str:
+def work_text(state: Mapping[str, Any]) -> str:
     """What `lore resume`'s session was about, as a keyword query: its epic and issue, and the
     error text of its failed validations and open or failed actions (newest first)."""
     from ..log.progress import describe

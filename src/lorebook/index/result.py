@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..contracts.knowledge import ScoreParts as ScorePartsData
+    from ..contracts.knowledge import SearchResultData
     from .rank import ScoreParts
 
 # (applications, success rate or None, occurrences) of a learning id
@@ -37,7 +39,7 @@ class SearchResult:
     recommendation: str = ""
     parts: ScoreParts | None = None  # where `score` comes from (`lore search --explain`)
 
-    def explain(self) -> dict[str, float] | None:
+    def explain(self) -> ScorePartsData | None:
         """The score's keyword, dense and boost parts (they sum to `score`) and the figures
         behind them; None for a result made without them."""
         return None if self.parts is None else self.parts.to_dict()
@@ -48,10 +50,10 @@ class SearchResult:
 
         return Document.from_dict(self.doc).takeaway
 
-    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+    def to_dict(self, explain: bool = False) -> SearchResultData:
         """The `--json` item; with `explain`, also its score's parts (`explain()`)."""
         d = self.doc
-        out = {
+        out: SearchResultData = {
             "id": self.id,
             "title": self.title,
             "kind": d.get("kind"),

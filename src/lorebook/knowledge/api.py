@@ -16,6 +16,7 @@ from .model import KINDS, STATUSES, Learning
 from .store import LearningStore, with_skeleton
 
 if TYPE_CHECKING:
+    from ..contracts.knowledge import Rejected
     from ..log.actionlog import ActionLog
     from .review import HistoryEntry, Promotion
     from .stale import StaleReport
@@ -103,7 +104,7 @@ class Learnings:
             remote=remote,
         )
 
-    def reject(self, learning_id: str, *, reason: str) -> dict[str, Any]:
+    def reject(self, learning_id: str, *, reason: str) -> Rejected:
         """Remove a draft in one commit and log the reason."""
         from .review import reject
 

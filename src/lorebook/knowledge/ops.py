@@ -20,6 +20,7 @@ from .stats import APPLY, OCCURRENCE, Figures, SolutionFigures, collect
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..contracts.knowledge import LearningStats
     from ..log.actionlog import ActionLog
     from .api import Learnings
     from .drafting import DraftOutcome
@@ -102,7 +103,7 @@ class KnowledgeOps:
         now: datetime | None = None,
         on_problem: OnProblem | None = None,
         since: str | datetime | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[LearningStats]:
         """`lore stats`: one entry per learning (or just `learning_id`), most applied first;
         unreadable learning files and log lines are reported to `on_problem` and skipped.
         `since` (`7d`, a date or a timestamp) counts only the log from then on."""
@@ -122,9 +123,9 @@ class KnowledgeOps:
             figures = found.pop(learning.id) if learning.id in found else Figures(learning.id)
             entries.append(_entry(figures, learning, moment))
         for orphan in found.values():  # logged for a learning with no file (here)
-            entry = orphan.to_dict(moment)
-            entry.update(title=None, kind=None, status="missing")
-            entries.append(entry)
+            entries.append(
+                {**orphan.to_dict(moment), "title": None, "kind": None, "status": "missing"}
+            )
         entries.sort(key=lambda e: (-e["applications"], -_occurrences(e), e["id"]))
         return entries
 
@@ -189,7 +190,7 @@ class KnowledgeOps:
         self.action_log.log(action, **fields)
 
 
-def _entry(figures: Figures, learning: Learning, now: datetime) -> dict[str, Any]:
+def _entry(figures: Figures, learning: Learning, now: datetime) -> LearningStats:
     pattern = learning.kind == "pattern"
     texts = {s.id: s.text for s in learning.solutions}
     for sid in texts:  # every documented solution is listed, applied or not
@@ -198,13 +199,12 @@ def _entry(figures: Figures, learning: Learning, now: datetime) -> dict[str, Any
     if pattern:
         for sid, solution in entry["pattern"]["solutions"].items():
             solution["text"] = texts.get(sid)
-    entry.update(title=learning.title, kind=learning.kind, status=learning.status)
-    return entry
+    return {**entry, "title": learning.title, "kind": learning.kind, "status": learning.status}
 
 
-def _occurrences(entry: dict[str, Any]) -> int:
+def _occurrences(entry: LearningStats) -> int:
     pattern = entry.get("pattern")
-    return int(pattern["occurrence_count"]) if isinstance(pattern, dict) else 0
+    return pattern["occurrence_count"] if pattern else 0
 
 
 def learning_events(

@@ -11,8 +11,8 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import LoreError, UsageError
 from ..git.binary import staged_paths
@@ -38,6 +38,7 @@ from .fileformat import render_learning
 from .model import Learning
 
 if TYPE_CHECKING:
+    from ..contracts.knowledge import LearningHistoryEntry, Promoted, Rejected
     from ..log.actionlog import ActionLog
     from .store import LearningStore
 
@@ -58,8 +59,20 @@ class Promotion:
     pr_command: list[str] = field(default_factory=list)
     warning: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> Promoted:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "commit": self.commit,
+            "branch": self.branch,
+            "path": self.path,
+            "on_current_branch": self.on_current_branch,
+            "pushed": self.pushed,
+            "remote": self.remote,
+            "pr_url": self.pr_url,
+            "pr_command": list(self.pr_command),
+            "warning": self.warning,
+        }
 
 
 @dataclass
@@ -74,8 +87,16 @@ class HistoryEntry:
     change: str  # A, M, D or R (added, modified, deleted, renamed)
     path: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> LearningHistoryEntry:
+        return {
+            "commit": self.commit,
+            "short": self.short,
+            "author": self.author,
+            "date": self.date,
+            "subject": self.subject,
+            "change": self.change,
+            "path": self.path,
+        }
 
 
 def _draft(store: LearningStore, learning_id: str) -> Learning:
@@ -219,7 +240,7 @@ def _open_pr(repo: Repo, result: Promotion, base: str | None) -> None:
 
 def reject(
     store: LearningStore, action_log: ActionLog, learning_id: str, *, reason: str
-) -> dict[str, Any]:
+) -> Rejected:
     """Remove a draft (in a commit when git tracks it) and log `learning_rejected`."""
     if not reason or not reason.strip():
         raise UsageError("a rejection needs a reason (--reason TEXT)")

@@ -10,8 +10,8 @@ anchor makes it stale then.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..git.repo import (
     Repo,
@@ -31,6 +31,7 @@ from ..git.repo import (
 from .model import Learning
 
 if TYPE_CHECKING:
+    from ..contracts.knowledge import StaleReportData
     from ..paths import Layout
 
 
@@ -50,8 +51,22 @@ class StaleReport:
     since: str | None  # the learning's last commit (None: never committed)
     anchors: list[AnchorChange]
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> StaleReportData:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "path": self.path,
+            "since": self.since,
+            "anchors": [
+                {
+                    "anchor": a.anchor,
+                    "reason": a.reason,
+                    "commits": list(a.commits),
+                    "uncommitted": a.uncommitted,
+                }
+                for a in self.anchors
+            ],
+        }
 
 
 def split_anchor(anchor: str) -> tuple[str, str | None]:

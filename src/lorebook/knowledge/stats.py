@@ -13,9 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..timeutil import format_ts, parse_ts
+
+if TYPE_CHECKING:
+    from ..contracts.knowledge import LearningFigures
+    from ..contracts.knowledge import SolutionFigures as SolutionData
 
 APPLY = "apply_learning"
 OCCURRENCE = "occurrence"
@@ -41,7 +45,7 @@ class SolutionFigures:
     times_successful: int = 0
     minutes: list[float] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SolutionData:
         return {
             "times_applied": self.times_applied,
             "times_successful": self.times_successful,
@@ -93,9 +97,9 @@ class Figures:
     def trend(self, now: datetime) -> str:
         return trend(self.occurrence_times, now)
 
-    def to_dict(self, now: datetime, *, pattern: bool | None = None) -> dict[str, Any]:
+    def to_dict(self, now: datetime, *, pattern: bool | None = None) -> LearningFigures:
         """The JSON shape of `lore stats` (pattern figures when `pattern` or any occurrence)."""
-        out: dict[str, Any] = {
+        out: LearningFigures = {
             "id": self.learning,
             "applications": self.applications,
             "successes": self.successes,

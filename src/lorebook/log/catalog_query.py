@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any, TypeVar
 
+    from ..contracts.records import CatalogCounts, CatalogStatus
     from ..progress import Progress
     from ..settings import CatalogSettings
     from .catalog_read import Identity
@@ -231,7 +232,7 @@ class CatalogView:
         finally:
             conn.close()
 
-    def sync(self, *, rebuild: bool = False) -> dict[str, Any]:
+    def sync(self, *, rebuild: bool = False) -> CatalogStatus:
         """Sync checking every shard (or rebuild from scratch) even for a long log; what the
         catalog holds (`status`) and what the sync did. A disabled or unusable catalog is an
         error here: the caller asked for it."""
@@ -350,7 +351,7 @@ class CatalogView:
     def _prefix(self) -> str:
         return os.path.join(str(self.catalog.base), "")
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> CatalogCounts:
         """Counts and where the file is, for `lore catalog`."""
         conn = self.catalog.connect()
         try:

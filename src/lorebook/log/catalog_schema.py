@@ -16,7 +16,7 @@ HOT_DAYS = 2
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
-    from typing import Any
+    from ..contracts.records import CatalogSync
 
 
 class CatalogUnavailable(Exception):
@@ -43,8 +43,18 @@ class SyncStats:
         self.records_added = 0
         self.seconds = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _STATS}
+    def to_dict(self) -> CatalogSync:
+        return {
+            "rebuilt": self.rebuilt,
+            "reason": self.reason,
+            "shards_checked": self.shards_checked,
+            "shards_read": self.shards_read,
+            "shards_reindexed": self.shards_reindexed,
+            "shards_removed": self.shards_removed,
+            "bytes_read": self.bytes_read,
+            "records_added": self.records_added,
+            "seconds": self.seconds,
+        }
 
     def __repr__(self) -> str:
         return f"SyncStats({', '.join(f'{k}={v!r}' for k, v in self.to_dict().items())})"

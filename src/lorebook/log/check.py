@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ids import MAX_ULID_MS, ulid_problem
 from ..paths import OUTSIDE, Layout
@@ -23,6 +23,9 @@ from ..store import SIDE, drop_repeated_lines
 from ..timeutil import SKEW, horizon, parse_ts, utcnow
 from .reader import day_dirs, read_shard, relative, shard_files
 from .writer import encode
+
+if TYPE_CHECKING:
+    from ..contracts.records import CheckReportData
 
 NAME_IS_SECRET = "file name looks like a secret"
 
@@ -43,7 +46,8 @@ class CheckReport:
     def ok(self) -> bool:
         return not self.findings
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CheckReportData:
+        """`lore check --json`."""
         return {
             "ok": self.ok,
             "shards": self.shards,

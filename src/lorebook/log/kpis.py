@@ -9,7 +9,7 @@ but `gather` is a pure function over plain rows, so the figures can be checked b
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from .catalog_rows import overhead_of
 
 if TYPE_CHECKING:
+    from ..contracts.records import Kpi as KpiData
+    from ..contracts.records import KpisReport
     from .actionlog import ActionLog
     from .sessions import SessionInfo
 
@@ -43,8 +45,18 @@ class Kpi:
     target: str  # "> 80 %"
     met: bool | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> KpiData:
+        return {
+            "key": self.key,
+            "name": self.name,
+            "definition": self.definition,
+            "numerator": self.numerator,
+            "denominator": self.denominator,
+            "value": self.value,
+            "unit": self.unit,
+            "target": self.target,
+            "met": self.met,
+        }
 
 
 def _share(key: str, name: str, definition: str, num: int, den: int, target: float) -> Kpi:
@@ -268,7 +280,7 @@ def gather(
     span_days: float,
     published: int,
     now: datetime,
-) -> dict[str, Any]:
+) -> KpisReport:
     """The `lore report kpis --json` contract for the window [since, until) (`days`: its UTC
     days, `span_days`: its length) with `published` learnings in the store."""
     from .overhead import record_overheads

@@ -34,6 +34,16 @@ TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still see
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..contracts.records import (
+        ActivityReport,
+        KpisReport,
+        OutcomeCounts,
+        ReportBody,
+        ReportSections,
+    )
+    from ..contracts.records import (
+        Window as WindowData,
+    )
     from .actionlog import ActionLog
 
 GROUPS = ("day", "type", "outcome")
@@ -68,7 +78,7 @@ class Window:
             day += timedelta(days=1)
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> WindowData:
         return {"since": self.since_ts, "until": self.until_ts}
 
 
@@ -187,7 +197,7 @@ def aggregate(
     window: Window,
     group_by: str,
     costs: list[Cost] | None = None,
-) -> dict[str, Any]:
+) -> ReportSections:
     """Summary, breakdown, per-hour/day counts, durations and overhead of slim rows (pure): the
     reference for the SQL aggregation of report_sql. `costs` are the overheads of every kind of
     record (`overhead.scan_overhead`); without them, the actions' own."""
@@ -219,7 +229,7 @@ def aggregate(
     return shape(t, window, group_by, costs)
 
 
-def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[str, Any]:
+def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> ReportSections:
     """The report's aggregate sections from a tally and the overheads of every kind of record
     (pure)."""
     groups = dict(t.groups)
@@ -233,7 +243,7 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[st
         "summary": {
             "total_actions": total,
             "success_rate": _rate(t.outcomes),
-            "outcomes": {k: t.outcomes[k] for k in OUTCOME_KEYS},
+            "outcomes": _outcomes(t.outcomes),
             "most_common_action": {"type": common["key"], "count": common["count"]}
             if common
             else None,
@@ -247,7 +257,7 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[st
             {
                 "key": key,
                 "total": sum(c.values()),
-                **{k: c[k] for k in OUTCOME_KEYS},
+                **_outcomes(c),
                 "success_rate": _rate(c),
             }
             for key, c in sorted(
@@ -293,6 +303,16 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> dict[st
     }
 
 
+def _outcomes(counts: Counter[str]) -> OutcomeCounts:
+    """The count of each outcome (OUTCOME_KEYS), zero included."""
+    return {
+        "success": counts["success"],
+        "failure": counts["failure"],
+        "blocked": counts["blocked"],
+        "in_progress": counts["in_progress"],
+    }
+
+
 def _by_count(kv: tuple[str, int]) -> tuple[int, str]:
     return -kv[1], kv[0]
 
@@ -315,7 +335,7 @@ def build_report(
     group_by: str = "day",
     include_archive: bool = False,
     include_internal: bool = False,
-) -> dict[str, Any]:
+) -> ActivityReport:
     """The JSON contract of `lore report --json`: aggregated in SQL on one synced catalog
     connection when the catalog is usable, else from a scan of the shards (same report).
     lorebook's own bookkeeping (`model.INTERNAL_TYPES`) is left out unless `include_internal`."""
@@ -324,23 +344,22 @@ def build_report(
         "project": project, "agent": agent, "include_archive": include_archive,
         "include_internal": include_internal,
     }  # fmt: skip
-    report: dict[str, Any] = {
-        "window": window.to_dict(),
-        "filters": log.sanitizer.sanitize(options)[0],
-    }
+    head = {"window": window.to_dict(), "filters": log.sanitizer.sanitize(options)[0]}
     first = None if include_archive else window.since_ts[:10]  # records are in their day's shard
     conn = log.catalog.open(since=None if first is None else lambda _conn: first)
     if conn is not None:
         try:
-            return report | _from_catalog(log, conn, window, group_by, **options)
+            body = _from_catalog(log, conn, window, group_by, **options)
         finally:
             conn.close()
-    return report | scan_report(log, window, group_by, **options)
+    else:
+        body = scan_report(log, window, group_by, **options)
+    return {"window": head["window"], "filters": head["filters"], **body}
 
 
 def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
-) -> dict[str, Any]:
+) -> ReportBody:
     from .catalog_read import CleanReads
     from .report_sql import Scope, newest, overhead_costs, tally
 
@@ -360,7 +379,7 @@ def _from_catalog(
         **shape(counts, window, group_by, costs),
         "deployments": {
             "total": sum(by_outcome.values()),
-            "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
+            "by_outcome": _outcomes(by_outcome),
             "recent": [_brief(log, r) | {"service": _service(r)} for r in deploys],
         },
         "recent_failures": [_brief(log, r) for r in failures],
@@ -376,7 +395,7 @@ def scan_report(
     agent: str | None,
     include_archive: bool,
     include_internal: bool = False,
-) -> dict[str, Any]:
+) -> ReportBody:
     """The report's sections from the log's records (the reference for the SQL path)."""
     from .query import ActionFilter
 
@@ -388,7 +407,7 @@ def scan_report(
         log, window.since_ts, window.until_ts, project=project, agent=agent,
         include_archive=include_archive, include_internal=include_internal,
     )  # fmt: skip
-    report = aggregate(rows, window, group_by, costs)
+    sections = aggregate(rows, window, group_by, costs)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     from .tracked import once
 
@@ -400,11 +419,6 @@ def scan_report(
         by_outcome[record["outcome"]] += 1
         if len(deploys) < DEPLOYMENTS_SHOWN:
             deploys.append(_brief(log, record) | {"service": _service(record)})
-    report["deployments"] = {
-        "total": sum(by_outcome.values()),
-        "by_outcome": {k: by_outcome[k] for k in OUTCOME_KEYS},
-        "recent": deploys,
-    }
     failures = []
     found = log.iter_actions(
         ActionFilter(**{**base.values(), "outcome": "failure"}), include_archive=include_archive
@@ -416,8 +430,15 @@ def scan_report(
         if len(failures) >= FAILURES_SHOWN:
             break
     getattr(found, "close", lambda: None)()
-    report["recent_failures"] = failures
-    return report
+    return {
+        **sections,
+        "deployments": {
+            "total": sum(by_outcome.values()),
+            "by_outcome": _outcomes(by_outcome),
+            "recent": deploys,
+        },
+        "recent_failures": failures,
+    }
 
 
 def _brief(log: ActionLog, record: dict[str, Any]) -> dict[str, Any]:
@@ -464,7 +485,7 @@ def write_period_report(
     now: datetime,
     project: str | None = None,
     agent: str | None = None,
-    kpis: Callable[[Window], dict[str, Any]] | None = None,
+    kpis: Callable[[Window], KpisReport] | None = None,
 ) -> dict[str, Any]:
     """Write `docs/reports/daily/<date>.md` or `weekly/<iso-week>.md` (sanitized, atomic).
 

@@ -9,6 +9,7 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..redact.sanitize import clip
@@ -29,7 +30,7 @@ def one_line(text: str | None, width: int = 160) -> str:
     return clip(" ".join((text or "").split()), width, "...")
 
 
-def summary_lines(report: dict[str, Any]) -> list[str]:
+def summary_lines(report: Mapping[str, Any]) -> list[str]:
     """The summary of a report, one fact a line (terminal and file alike)."""
     s = report["summary"]
     common = s["most_common_action"]
@@ -69,7 +70,7 @@ def _md_escape(text: str) -> str:
 
 
 def render_markdown(
-    report: dict[str, Any], *, kind: str, label: str, kpis: dict[str, Any] | None = None
+    report: Mapping[str, Any], *, kind: str, label: str, kpis: Mapping[str, Any] | None = None
 ) -> str:
     """The daily (`kind="daily"`, chart per hour) or weekly (per day) report file, with the
     success metrics (`lorebook.log.kpis`) when given."""

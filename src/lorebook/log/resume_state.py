@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..config import Config
+    from ..contracts.records import ActionRecord, History, ResumeState
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
     from .catalog_query import CatalogView
@@ -51,13 +52,13 @@ def build_resume(
     catalog: CatalogView | None = None,
     clean_lines: set[bytes] | None = None,
     exclude: Collection[str] = (),
-) -> dict[str, Any]:
-    """The JSON contract of `lore resume --json`: the session is chosen from the `catalog`'s
-    sessions table when it can be used (synced first), else from the tails of the newest
-    shards; its records are read from its own shards (the tail of one session, not a query),
-    redacted by `sanitizer` (`clean_lines`: the caller's memo of lines found clean under it);
-    `config` holds `resume.*`; the sessions in `exclude` are never chosen (an MCP server's
-    own)."""
+) -> ResumeState:
+    """The JSON contract of `lore resume --json` (`learnings` left empty for the caller): the
+    session is chosen from the `catalog`'s sessions table when it can be used (synced first),
+    else from the tails of the newest shards; its records are read from its own shards (the
+    tail of one session, not a query), redacted by `sanitizer` (`clean_lines`: the caller's
+    memo of lines found clean under it); `config` holds `resume.*`; the sessions in `exclude`
+    are never chosen (an MCP server's own)."""
     actionlog = layout.actionlog
     # git reads its whole index; let it run while the shards are read (or reuse its last
     # answer while nothing it depends on changed)
@@ -105,6 +106,7 @@ def build_resume(
         failures=(last_failure, last_failed_command),
         tasks=tasks,
     )
+    issue, branch = current_issue(records)
     return {
         "session": {
             "id": info.id,
@@ -118,22 +120,29 @@ def build_resume(
             "action_count": info.action_count,
         },
         "last_prompt": last_prompt(records),
-        "last_action": actions[-1] if actions else None,
-        "recent_actions": list(reversed(actions[-limit:])),
+        "last_action": _as_records(actions[-1:])[0] if actions else None,
+        "recent_actions": _as_records(list(reversed(actions[-limit:]))),
         "epic": current_epic(actions),
-        **dict(zip(("issue", "branch"), current_issue(records), strict=True)),
+        "issue": issue,
+        "branch": branch,
         "work_in_progress": work_in_progress(actions, still_open, failed),
         "last_failure": last_failure,
         "last_failed_command": last_failed_command,
         "tasks": tasks,
         "files": files_touched(actions),
         "commands": commands_run(actions),
-        "open_actions": still_open,
-        "failed_validations": failed,
+        "open_actions": _as_records(still_open),
+        "failed_validations": _as_records(failed),
         "suggested_next_steps": steps,
         "git": git,
         "history": _history(tail.skipped_bytes),
+        "learnings": [],
     }
+
+
+def _as_records(actions: list[dict[str, Any]]) -> list[ActionRecord]:
+    """The reader's records, typed as the v1 lines they are (each was validated when read)."""
+    return actions  # type: ignore[return-value]  # the reader yields plain dicts
 
 
 def last_prompt(records: list[dict[str, Any]]) -> str | None:
@@ -147,7 +156,7 @@ def last_prompt(records: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _history(skipped: int) -> dict[str, Any] | None:
+def _history(skipped: int) -> History | None:
     """Null when the whole session was read; else what the analysis left out."""
     if not skipped:
         return None

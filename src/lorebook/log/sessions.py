@@ -19,6 +19,8 @@ TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still see
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..contracts.records import SessionRow, SessionStatus
+
 STATUSES = ("active", "ended", "disconnected")
 
 
@@ -42,7 +44,7 @@ class SessionInfo:
         last_activity: str | None = None,
         ended: str | None = None,
         end_reason: str | None = None,
-        status: str = "active",
+        status: SessionStatus = "active",
         action_count: int = 0,
     ) -> None:
         self.id = id
@@ -57,8 +59,20 @@ class SessionInfo:
         self.action_count = action_count
         self.opened = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _FIELDS}
+    def to_dict(self) -> SessionRow:
+        """One row of `lore sessions --json`."""
+        return {
+            "id": self.id,
+            "agent": self.agent,
+            "project": self.project,
+            "session_type": self.session_type,
+            "started": self.started,
+            "last_activity": self.last_activity,
+            "ended": self.ended,
+            "end_reason": self.end_reason,
+            "status": self.status,
+            "action_count": self.action_count,
+        }
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SessionInfo) and self.to_dict() == other.to_dict()
@@ -70,7 +84,9 @@ class SessionInfo:
         return f"SessionInfo({fields})"
 
 
-def session_status(ended: str | None, last_activity: str | None, now: datetime, idle: float) -> str:
+def session_status(
+    ended: str | None, last_activity: str | None, now: datetime, idle: float
+) -> SessionStatus:
     """`ended` with an end event (see `observe`); `disconnected` when silent longer than
     `idle` minutes."""
     if ended:

@@ -18,6 +18,8 @@ TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still see
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..contracts.records import CommandRun, FilesTouched
+
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read"})
 KEEP = 30  # entries kept per list (files, commands) in the JSON answer
@@ -50,7 +52,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def files_touched(actions: list[dict[str, Any]]) -> dict[str, Any]:
+def files_touched(actions: list[dict[str, Any]]) -> FilesTouched:
     """`{"edited": [...], "read": [...], "edited_count", "read_count"}`: the distinct files the
     session's tool calls changed (Edit, Write, MultiEdit, NotebookEdit that succeeded; and the
     `context.files` of a commit an agent logged) and those it only read, newest first, at most
@@ -83,10 +85,10 @@ def files_touched(actions: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def commands_run(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def commands_run(actions: list[dict[str, Any]]) -> list[CommandRun]:
     """The distinct commands the session ran (a tool call's or an action's `context.command`),
     newest first, at most KEEP: `{command, outcome (of its last run), runs, failures, ts}`."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, CommandRun] = {}
     for action in reversed(actions):
         command = _text(_context(action).get("command"))
         if command is None:

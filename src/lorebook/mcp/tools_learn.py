@@ -174,7 +174,7 @@ class LearnTools:
         book = self.book()
         since, partial = partial_window(book)
         figures = book.knowledge.stats(learning_id, since=since)
-        return LearningStats(learnings=figures, partial=partial)
+        return LearningStats(learnings=[dict(f) for f in figures], partial=partial)
 
     def record_occurrence(
         self,
@@ -199,15 +199,15 @@ class LearnTools:
             session=self.current(),
         )
         since, partial = partial_window(book)
-        pattern = book.knowledge.stats(pattern_id, since=since)[0].get("pattern") or {}
+        pattern = book.knowledge.stats(pattern_id, since=since)[0].get("pattern")
         return Occurrence(
             partial=partial,
             action_id=action["id"],
             pattern_id=action["context"]["learning"],
             solution=solution,
             outcome=action["outcome"],
-            occurrence_count=int(pattern.get("occurrence_count") or 0),
-            success_rate=pattern.get("success_rate"),
+            occurrence_count=pattern["occurrence_count"] if pattern else 0,
+            success_rate=pattern["success_rate"] if pattern else None,
         )
 
     def preflight(
@@ -220,10 +220,10 @@ class LearnTools:
         brief = self.book().preflight(task, phase=phase, limit=limit, session=self.current())
         return Preflight(
             text=brief["text"],
-            learnings=brief["learnings"],
-            patterns=brief["patterns"],
+            learnings=[dict(x) for x in brief["learnings"]],
+            patterns=[dict(x) for x in brief["patterns"]],
             prevention=brief["prevention"],
-            expertise=brief["expertise"],
+            expertise=[dict(x) for x in brief["expertise"]],
             warnings=brief["warnings"],
             degraded=brief["degraded"],
         )

@@ -100,7 +100,7 @@ class LogTools:
 
         return RecentActions(
             found=True,
-            session=brief["session"],
+            session=dict(brief["session"]),
             last_prompt=brief["last_prompt"],
             epic=brief["epic"],
             work_in_progress=brief["work_in_progress"],
@@ -108,11 +108,11 @@ class LogTools:
             last_failed_command=brief["last_failed_command"],
             tasks=brief["tasks"],
             suggested_next_steps=brief["suggested_next_steps"],
-            open_actions=brief["open_actions"],
-            failed_validations=brief["failed_validations"],
-            files=brief["files"],
-            commands=brief["commands"],
-            recent_actions=brief["recent_actions"],
+            open_actions=[dict(x) for x in brief["open_actions"]],
+            failed_validations=[dict(x) for x in brief["failed_validations"]],
+            files=dict(brief["files"]),
+            commands=[dict(x) for x in brief["commands"]],
+            recent_actions=[dict(x) for x in brief["recent_actions"]],
             git=brief["git"],
             brief=resume_brief(brief),
         )
@@ -208,12 +208,12 @@ class LogTools:
             agent=agent,
         )
         return ActivityReport(
-            window=report["window"],
-            summary=report["summary"],
+            window=dict(report["window"]),
+            summary=dict(report["summary"]),
             group_by=report["group_by"],
-            breakdown=report["breakdown"],
+            breakdown=[dict(row) for row in report["breakdown"]],
             recent_failures=report["recent_failures"],
-            deployments=report["deployments"],
+            deployments=dict(report["deployments"]),
             overhead=report["overhead"],
         )
 

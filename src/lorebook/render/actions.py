@@ -5,7 +5,7 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..log.progress import describe
@@ -47,7 +47,7 @@ def actions_table(actions: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def sessions_table(sessions: Sequence[dict[str, Any]]) -> str:
+def sessions_table(sessions: Sequence[Mapping[str, Any]]) -> str:
     if not sessions:
         return "No sessions."
     return table(
@@ -67,12 +67,12 @@ def sessions_table(sessions: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def resume_brief(state: dict[str, Any]) -> str:
+def resume_brief(state: Mapping[str, Any]) -> str:
     """The brief an agent can paste into its prompt: `resume_body` framed as quoted data."""
     return frame_data(resume_body(state))
 
 
-def resume_body(state: dict[str, Any], *, recent: bool = True) -> str:
+def resume_body(state: Mapping[str, Any], *, recent: bool = True) -> str:
     """The brief's text: labelled sections (no Markdown headings: inside the frame, a line
     that reads as structure is escaped), most useful first, for the frame or a person's view.
     `recent=False` leaves out the last actions (`recent_actions_text`: a capped brief puts
@@ -145,7 +145,7 @@ def resume_body(state: dict[str, Any], *, recent: bool = True) -> str:
     )
 
 
-def recent_actions_text(state: dict[str, Any]) -> str:
+def recent_actions_text(state: Mapping[str, Any]) -> str:
     """The brief's last section: the newest actions, newest first, each error clipped."""
     recent = state.get("recent_actions") or []
     if not recent:

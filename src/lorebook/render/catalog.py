@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
-def catalog_text(result: dict[str, Any]) -> str:
+def catalog_text(result: Mapping[str, Any]) -> str:
     """Two lines from `Lorebook.sync_catalog()`: the sync (or rebuild), then the contents."""
     sync = result["sync"]
     what = f"rebuilt ({sync['reason']})" if sync["rebuilt"] else "synced"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .table import Row, columns
 from .table import table as render_table
 
 
-def classification(found: dict[str, Any]) -> str:
+def classification(found: Mapping[str, Any]) -> str:
     scores = found["scores"]
     ranked = sorted(scores, key=lambda d: -scores[d])
     lines = [found["domain"], ""]
@@ -47,7 +48,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     return render_table(headers, body, right=(1, 2, 3, 4))
 
 
-def history(entries: list[dict[str, Any]]) -> str:
+def history(entries: Sequence[Mapping[str, Any]]) -> str:
     if not entries:
         return "no commits touch this file yet"
     lines = []

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..log.kpis import format_value, fraction, verdict
 from .table import columns
 
 
-def kpis_text(data: dict[str, Any]) -> str:
+def kpis_text(data: Mapping[str, Any]) -> str:
     """A table of the figures (value, numerator / denominator, target, met), then what each
     one counts; "n/a" where the log cannot tell."""
     w = data["window"]

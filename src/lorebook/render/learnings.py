@@ -6,6 +6,7 @@ the store's root, which the caller passes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def learning_text(learning: dict[str, Any], root: str | Path) -> str:
     return "\n".join(lines)
 
 
-def stale_text(reports: list[dict[str, Any]]) -> str:
+def stale_text(reports: Sequence[Mapping[str, Any]]) -> str:
     """`lore stale`: each learning, then each anchor that changed and the commits (5 at most)."""
     if not reports:
         return "no stale learnings"
@@ -102,7 +103,7 @@ def draft_outcome(outcome: dict[str, Any], root: str | Path) -> str:
     return line
 
 
-def promoted(result: dict[str, Any]) -> str:
+def promoted(result: Mapping[str, Any]) -> str:
     """`lore promote`: the commit and branch, the push, the pull request."""
     where = f"branch {result['branch']}" if result["branch"] else "detached HEAD"
     lines = [f"published {result['id']} in {result['commit'][:12]} on {where}: {result['path']}"]
@@ -113,12 +114,12 @@ def promoted(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def rejected(result: dict[str, Any]) -> str:
+def rejected(result: Mapping[str, Any]) -> str:
     commit = f" in {result['commit'][:12]}" if result["commit"] else " (it was never committed)"
     return f"rejected {result['id']}{commit}: {result['reason']}"
 
 
-def history_text(entries: list[dict[str, Any]]) -> str:
+def history_text(entries: Sequence[Mapping[str, Any]]) -> str:
     """`lore history`: one commit a line, newest first."""
     if not entries:
         return "no commits yet (the file was never committed)"

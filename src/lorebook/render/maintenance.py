@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
-def check_text(report: dict[str, Any]) -> str:
+def check_text(report: Mapping[str, Any]) -> str:
     """`lore check`: every finding, then what was checked and the verdict."""
     findings = report["findings"]
     state = "ok" if report["ok"] else f"{len(findings)} finding(s)"

@@ -8,6 +8,7 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..log.report_file import one_line, pct, summary_lines, when
@@ -16,7 +17,7 @@ from .table import columns
 __all__ = ["render_text", "summary_lines"]
 
 
-def render_text(report: dict[str, Any]) -> str:
+def render_text(report: Mapping[str, Any]) -> str:
     """`lore report` for people."""
     w = report["window"]
     out = [f"Activity {w['since'][:16]} .. {w['until'][:16]} UTC", ""]

@@ -5,6 +5,7 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..redact.sanitize import clip
@@ -14,7 +15,7 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{round(value * 100)}%"
 
 
-def explain_line(result: dict[str, Any]) -> str:
+def explain_line(result: Mapping[str, Any]) -> str:
     """`lore search --explain`: the score as the sum of its parts, with what each part is of."""
     parts = result.get("explain")
     if not parts:
@@ -31,7 +32,7 @@ def explain_line(result: dict[str, Any]) -> str:
     )
 
 
-def search_text(query: str, results: list[dict[str, Any]], explain: bool = False) -> str:
+def search_text(query: str, results: Sequence[Mapping[str, Any]], explain: bool = False) -> str:
     if not results:
         return f'No learning matches "{query}".'
     lines = [f'{len(results)} learning(s) for "{query}":', ""]

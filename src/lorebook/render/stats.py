@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .table import Row, table
@@ -11,7 +12,7 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-def stats_table(entries: list[dict[str, Any]]) -> str:
+def stats_table(entries: Sequence[Mapping[str, Any]]) -> str:
     """A table for people; patterns get their solutions and trend underneath."""
     if not entries:
         return "no learnings yet (see `lore learn new` and `lore pattern new`)"
