@@ -212,3 +212,18 @@ def test_a_drifted_nested_object_fails(outputs: dict[str, Any]) -> None:
     report = json.loads(json.dumps(outputs["report"]))
     report["summary"]["total_actions"] = "12"
     assert errors("report", report) == ["summary/total_actions: '12' is not of type 'integer'"]
+
+
+def test_every_command_with_json_has_a_contract() -> None:
+    """The command table and the contract table agree: a command that takes `--json` has a
+    schema, and a schema names only commands that take `--json`."""
+    from lorebook.cli import docgen
+    from lorebook.contracts import OUTPUTS
+
+    with_json = {prog.removeprefix("lore ") for prog, command, _ in docgen.commands()
+                 if command.option("as_json") or command.option("json")}
+    contracted = {" ".join(word for word in name.split() if not word.isupper())  # "stats ID"
+                  for _, commands in OUTPUTS.values() for name in commands}
+    skins = {name for name in contracted if name.split()[0] in ("hooks", "hook", "mcp", "tui")}
+    assert with_json - contracted == set()
+    assert contracted - skins - with_json == set()

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from typing import Any, TextIO
 
     from .. import Lorebook
+    from ..contracts import SearchOutput
 
 SEVERITIES = ("high", "medium", "low")
 
@@ -143,7 +144,7 @@ def run_search(
     catalog_hint(book, stderr)
     explain = bool(values.get("explain"))
     if values.get("as_json"):
-        payload = {
+        payload: SearchOutput = {
             "query": results.query,
             "mode": results.mode,
             "results": [r.to_dict(explain=explain) for r in results],
