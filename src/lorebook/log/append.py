@@ -175,10 +175,14 @@ class Appender:
         return root_commit(Path(repo.top))
 
     def default_session(self, session: str | None) -> str | None:
-        """`session`, else LORE_SESSION (checked, and named in the error if refused)."""
-        if session or not self.env_session:
-            return session
-        return check_session_id(self.env_session, "LORE_SESSION")
+        """`session`, else LORE_SESSION, checked with this store's rules (the error names
+        LORE_SESSION when it came from there). The one check of a session id: it is done
+        here, where the id enters, before any shard path is built from it."""
+        if session:
+            return check_session_id(session, "session", self.sanitizer)
+        if not self.env_session:
+            return None
+        return check_session_id(self.env_session, "LORE_SESSION", self.sanitizer)
 
     def session_identity(
         self, session: str, now: datetime | None = None
@@ -220,9 +224,8 @@ class Appender:
     ) -> dict[str, Any]:
         """Write a start event for a new (or given) session id; returns the stored event."""
         moment = now or utcnow()
-        sid = (
-            check_session_id(session_id) if session_id else new_ulid(int(moment.timestamp() * 1000))
-        )
+        sid = self.default_session(session_id) if session_id else None
+        sid = sid or new_ulid(int(moment.timestamp() * 1000))
         repo = self.repo_key()  # which repository, whatever the project is called
         return self.writer.write(
             session_record(
