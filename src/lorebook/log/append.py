@@ -6,7 +6,6 @@ import only the standard library and lorebook's light modules (a test enforces t
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -22,6 +21,7 @@ from .writer import (
     action_record,
     auto_session_id,
     check_session_id,
+    duration_error,
     host_name,
     session_record,
 )
@@ -260,18 +260,6 @@ class Appender:
             )
         )
 
-    def check_depth(self, value: Any, what: str) -> None:
-        """UsageError when `value` nests deeper than `log.max_depth` (no walker may recurse
-        that far: the sanitizer, the encoder, every reader later)."""
-        from .depth import too_deep, value_too_deep  # writes only
-
-        if (
-            isinstance(value, Mapping)
-            and value
-            and value_too_deep(value if type(value) is dict else dict(value), self.max_depth)
-        ):
-            raise too_deep(what, self.max_depth)
-
     @cached_property
     def keep_depth(self) -> int:
         """Levels below a record's `context` or `meta` that the record keeps: `log.max_depth`,
@@ -281,8 +269,10 @@ class Appender:
     def fit_fields(self, fields: dict[str, Any], clip: bool) -> None:
         """Bring `context` and `meta` within the depth the record keeps, naming what was cut
         in `meta.clipped`; past `log.max_depth`, and for a duration that is not a finite
-        number >= 0, a UsageError unless `clip` (then that field alone is clipped)."""
-        from .depth import clip_deep, value_too_deep  # writes only
+        number >= 0, a UsageError unless `clip` (then that field alone is clipped). The one
+        depth check of a record: no walker may recurse past `log.max_depth` (the sanitizer,
+        the encoder, every reader later)."""
+        from .depth import clip_deep, too_deep, value_too_deep  # writes only
 
         limit = self.keep_depth
         clipped: list[str] = []
@@ -293,16 +283,13 @@ class Appender:
             plain = value if type(value) is dict else dict(value)
             if not value_too_deep(plain, limit):
                 continue
-            if not clip:
-                self.check_depth(plain, what)
+            if not clip and value_too_deep(plain, self.max_depth):
+                raise too_deep(what, self.max_depth)
             fields[what], cut = clip_deep(plain, limit, what)
             clipped += cut
-        duration = fields.get("duration_s")
-        if clip and duration is not None:
-            number = isinstance(duration, int | float) and not isinstance(duration, bool)
-            if not (number and 0 <= duration < math.inf):  # nan, inf, negative, not a number
-                fields["duration_s"] = None
-                clipped.append("duration_s")
+        if clip and duration_error(fields.get("duration_s")) is not None:
+            fields["duration_s"] = None  # the record refuses it (action_record) unless clipped
+            clipped.append("duration_s")
         if clipped:
             fields["meta"] = {**(fields.get("meta") or {}), "clipped": clipped}
 

@@ -102,6 +102,18 @@ def check_session_id(
     return check_identifier(label, session, sanitizer)
 
 
+def duration_error(duration_s: object) -> UsageError | None:
+    """Why `duration_s` is not a duration (None, or a finite number of seconds >= 0): what
+    `action_record` refuses, and what the appender clips instead when asked to."""
+    if duration_s is None:
+        return None
+    if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
+        return UsageError("duration {!r} must be a number of seconds", duration_s)
+    if not 0 <= duration_s < math.inf:  # also refuses nan and inf (not valid JSON)
+        return UsageError("duration {!r} must be a non-negative number of seconds", duration_s)
+    return None
+
+
 def action_record(
     action_type: str,
     *,
@@ -134,11 +146,9 @@ def action_record(
         context = {}
     if not isinstance(context, Mapping):
         raise UsageError("context must be a JSON object, not {}", type(context).__name__)
-    if duration_s is not None:
-        if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
-            raise UsageError("duration {!r} must be a number of seconds", duration_s)
-        if not 0 <= duration_s < math.inf:  # also refuses nan and inf (not valid JSON)
-            raise UsageError("duration {!r} must be a non-negative number of seconds", duration_s)
+    refused = duration_error(duration_s)
+    if refused is not None:
+        raise refused
     if parent is not None and not ULID_RE.match(parent):
         raise UsageError("parent {!r} is not an action id (a 26-character ULID)", parent)
     moment = now or utcnow()
