@@ -272,7 +272,7 @@ class Appender:
         number >= 0, a UsageError unless `clip` (then that field alone is clipped). The one
         depth check of a record: no walker may recurse past `log.max_depth` (the sanitizer,
         the encoder, every reader later)."""
-        from .depth import clip_deep, too_deep, value_too_deep  # writes only
+        from .nesting import clip_deep, too_deep, value_too_deep  # writes only
 
         limit = self.keep_depth
         clipped: list[str] = []
