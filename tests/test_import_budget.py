@@ -103,7 +103,7 @@ def test_lore_log_imports_within_its_budget(logged: Path) -> None:
 def test_lore_resume_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "resume", "--json")
     assert json.loads(out)["session"]
-    # +1 log.work (what the session did, 0.13 ms); +1 redact/finders.py (each rule family's
+    # +1 log.tool_activity (what the session did, 0.13 ms); +1 redact/finders.py (each rule family's
     # search, split from scan.py: one module more on every path that redacts, ~0.5 ms);
     # +1 log.workrefs (the issue a branch or prompt names, regexes compiled at import)
     # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
@@ -115,8 +115,8 @@ def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> 
     """Relevant learnings add the keyword index; its manifest's dataclasses come with it."""
     out, modules = _run(learned, "resume", "--json")
     assert json.loads(out)["session"]
-    # +log.work, +redact/finders, +log.workrefs; +2 the saved keyword index and its SQLite copy
-    # (index/keyword_store.py, index/terms_db.py, with sqlite3: ~5 ms), read instead of
+    # +log.tool_activity, +redact/finders, +log.workrefs; +2 the saved keyword index and its
+    # SQLite copy (index/keyword_store.py, index/terms_db.py, with sqlite3: ~5 ms), read instead of
     # re-tokenizing the manifest's documents on every call (~150 ms at 1,800 learnings)
     # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
     # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import clean_env, lore, stored_actions
 from lorebook import Sanitizer, tool_summary
-from lorebook.log.progress import describe
+from lorebook.log.open_work import describe
 
 SID = "7c2e9d1a-4b3f-4e8a-9c1d-0a1b2c3d4e5f"
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"

@@ -24,13 +24,13 @@ if TYPE_CHECKING:
     from .index.rank import Filters as SearchFilters
     from .knowledge.docload import read_input
     from .log.append import Appender
-    from .log.depth import clip_json_text, decode_context
     from .log.export import FORMATS as EXPORT_FORMATS
+    from .log.nesting import clip_json_text, decode_context
     from .log.query import ActionFilter
     from .log.report import GROUPS as REPORT_GROUPS
     from .log.sessions import STATUSES as SESSION_STATUSES
+    from .log.tool_activity import error_digest
     from .log.toolsummary import tool_summary
-    from .log.work import error_digest
     from .log.workrefs import issue_in_branch, issue_in_text
     from .model import END_REASONS
     from .notices import Notice, error_line, redact_message, warn, warning_line
@@ -87,8 +87,8 @@ _LAZY = {
     "Sanitizer": ("redact.sanitize", "Sanitizer"),
     "find_root": ("paths", "find_root"),
     "Appender": ("log.append", "Appender"),
-    "decode_context": ("log.depth", "decode_context"),
-    "clip_json_text": ("log.depth", "clip_json_text"),
+    "decode_context": ("log.nesting", "decode_context"),
+    "clip_json_text": ("log.nesting", "clip_json_text"),
     "SearchFilters": ("index.rank", "Filters"),
     "SEARCH_MODES": ("index.rank", "MODES"),
     "PREFLIGHT_PHASES": ("index.preflight", "PHASES"),
@@ -105,7 +105,7 @@ _LAZY = {
     "Notice": ("notices", "Notice"),
     "warning_line": ("notices", "warning_line"),
     "tool_summary": ("log.toolsummary", "tool_summary"),
-    "error_digest": ("log.work", "error_digest"),
+    "error_digest": ("log.tool_activity", "error_digest"),
     "issue_in_branch": ("log.workrefs", "issue_in_branch"),
     "issue_in_text": ("log.workrefs", "issue_in_text"),
     "head_branch": ("repoid", "head_branch"),

@@ -14,7 +14,7 @@ from .config import load_config
 from .errors import LoreError, UsageError
 from .log.actionlog import ActionLog
 from .log.append import Appender, resolve_root
-from .log.session import Session
+from .log.session_handle import Session
 from .notices import Notice
 from .paths import require_store
 from .problems import ignore
@@ -172,22 +172,22 @@ class Lorebook:
     # -- client sessions -------------------------------------------------------------------
     def bind_client(self, session: str, *, capture: bool = True) -> None:
         """Note that the client running this process (a hook of Claude Code, say) is in
-        `session`, so an MCP server it started logs there too (see `lorebook.log.clients`);
+        `session`, so an MCP server it started logs there too (see `lorebook.log.client_notes`);
         `capture`: its hooks record every tool call, the server's own calls included."""
-        from .log.clients import bind
+        from .log.client_notes import bind
 
         bind(self.layout.cache, session, capture=capture)
 
     def client_session(self) -> dict[str, Any] | None:
         """The session of the client that started this process, as a hook of it noted
         (`{"session", "capture"}`), else None."""
-        from .log.clients import find
+        from .log.client_notes import find
 
         return find(self.layout.cache)
 
     def release_client(self, session: str) -> None:
         """Forget the notes naming `session` (it ended)."""
-        from .log.clients import release
+        from .log.client_notes import release
 
         release(self.layout.cache, session)
 

@@ -15,9 +15,11 @@ class LoreError(Exception):
     line, so lorebook's words stay readable (a key named `passwd` followed by a colon is not
     an assignment) while every secret in a value is still caught. A message without values
     is redacted whole when it is printed.
+
+    Every entry point that reports one exits 1 (hooks fail open: exit 0 with a logged warning);
+    there is no per-class exit code.
     """
 
-    exit_code = 1
     template: str | None = None
     values: tuple[object, ...] = ()
 

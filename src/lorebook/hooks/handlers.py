@@ -106,7 +106,7 @@ def session_start(hook: Hook) -> str | None:
 
 def _one_session(ctx: Context, session: str) -> None:
     """Everything this Claude session logs lands in its lorebook session: its MCP server's
-    calls (a note it finds, see `lorebook.log.clients`) and the agent's own `lore` commands
+    calls (a note it finds, see `lorebook.log.client_notes`) and the agent's own `lore` commands
     (`LORE_SESSION`, through the file Claude Code reads into its shell: CLAUDE_ENV_FILE)."""
     import os
 

@@ -158,7 +158,7 @@ def _from_manifest(path: Path, query: str, synonyms: Any) -> tuple[list[float], 
 def work_text(state: Mapping[str, Any]) -> str:
     """What `lore resume`'s session was about, as a keyword query: its epic and issue, and the
     error text of its failed validations and open or failed actions (newest first)."""
-    from ..log.progress import describe
+    from ..log.open_work import describe
 
     parts: list[str] = [str(state.get("epic") or "")]
     actions = [

@@ -8,7 +8,6 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -24,6 +23,7 @@ from .writer import (
     action_record,
     auto_session_id,
     check_session_id,
+    duration_error,
     host_name,
     session_record,
 )
@@ -177,10 +177,14 @@ class Appender:
         return root_commit(Path(repo.top))
 
     def default_session(self, session: str | None) -> str | None:
-        """`session`, else LORE_SESSION (checked, and named in the error if refused)."""
-        if session or not self.env_session:
-            return session
-        return check_session_id(self.env_session, "LORE_SESSION")
+        """`session`, else LORE_SESSION, checked with this store's rules (the error names
+        LORE_SESSION when it came from there). The one check of a session id: it is done
+        here, where the id enters, before any shard path is built from it."""
+        if session:
+            return check_session_id(session, "session", self.sanitizer)
+        if not self.env_session:
+            return None
+        return check_session_id(self.env_session, "LORE_SESSION", self.sanitizer)
 
     def session_identity(
         self, session: str, now: datetime | None = None
@@ -222,9 +226,8 @@ class Appender:
     ) -> dict[str, Any]:
         """Write a start event for a new (or given) session id; returns the stored event."""
         moment = now or utcnow()
-        sid = (
-            check_session_id(session_id) if session_id else new_ulid(int(moment.timestamp() * 1000))
-        )
+        sid = self.default_session(session_id) if session_id else None
+        sid = sid or new_ulid(int(moment.timestamp() * 1000))
         repo = self.repo_key()  # which repository, whatever the project is called
         return self.writer.write(
             session_record(
@@ -259,18 +262,6 @@ class Appender:
             )
         )
 
-    def check_depth(self, value: Any, what: str) -> None:
-        """UsageError when `value` nests deeper than `log.max_depth` (no walker may recurse
-        that far: the sanitizer, the encoder, every reader later)."""
-        from .depth import too_deep, value_too_deep  # writes only
-
-        if (
-            isinstance(value, Mapping)
-            and value
-            and value_too_deep(value if type(value) is dict else dict(value), self.max_depth)
-        ):
-            raise too_deep(what, self.max_depth)
-
     @cached_property
     def keep_depth(self) -> int:
         """Levels below a record's `context` or `meta` that the record keeps: `log.max_depth`,
@@ -280,8 +271,10 @@ class Appender:
     def fit_fields(self, fields: dict[str, Any], clip: bool) -> None:
         """Bring `context` and `meta` within the depth the record keeps, naming what was cut
         in `meta.clipped`; past `log.max_depth`, and for a duration that is not a finite
-        number >= 0, a UsageError unless `clip` (then that field alone is clipped)."""
-        from .depth import clip_deep, value_too_deep  # writes only
+        number >= 0, a UsageError unless `clip` (then that field alone is clipped). The one
+        depth check of a record: no walker may recurse past `log.max_depth` (the sanitizer,
+        the encoder, every reader later)."""
+        from .nesting import clip_deep, too_deep, value_too_deep  # writes only
 
         limit = self.keep_depth
         clipped: list[str] = []
@@ -292,16 +285,13 @@ class Appender:
             plain = value if type(value) is dict else dict(value)
             if not value_too_deep(plain, limit):
                 continue
-            if not clip:
-                self.check_depth(plain, what)
+            if not clip and value_too_deep(plain, self.max_depth):
+                raise too_deep(what, self.max_depth)
             fields[what], cut = clip_deep(plain, limit, what)
             clipped += cut
-        duration = fields.get("duration_s")
-        if clip and duration is not None:
-            number = isinstance(duration, int | float) and not isinstance(duration, bool)
-            if not (number and 0 <= duration < math.inf):  # nan, inf, negative, not a number
-                fields["duration_s"] = None
-                clipped.append("duration_s")
+        if clip and duration_error(fields.get("duration_s")) is not None:
+            fields["duration_s"] = None  # the record refuses it (action_record) unless clipped
+            clipped.append("duration_s")
         if clipped:
             fields["meta"] = {**(fields.get("meta") or {}), "clipped": clipped}
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
     from .actionlog import ActionLog
-    from .tracked import Links
+    from .track_pairs import Links
 
 FORMATS = ("csv", "json", "jsonl")
 CSV_FIELDS = (
@@ -192,7 +192,7 @@ def tracked_links(log: ActionLog, query: ActionFilter, include_archive: bool) ->
     """A tracked action is exported once, as its outcome: the `in_progress` starts an outcome
     in the window superseded, and when each began, from the catalog, else from a first pass
     over the window (every outcome, whatever `--outcome` asks; ids and times only)."""
-    from .tracked import Links, catalog_links, start_finder
+    from .track_pairs import Links, catalog_links, start_finder
 
     found_there = catalog_links(log, query.since, query.until, include_archive)
     if found_there is not None:

@@ -226,9 +226,9 @@ def compute(
 ) -> list[Kpi]:
     """Every figure, in the seed's order, from the window's actions (oldest first, lorebook's
     own bookkeeping included), the sessions seen in the log and the overheads its session
-    events carry. A tracked action counts once (`tracked.once`); every record's logging cost
+    events carry. A tracked action counts once (`track_pairs.once`); every record's logging cost
     counts, a start's too."""
-    from .tracked import once
+    from .track_pairs import once
 
     counted = once(actions)
     return [

@@ -7,7 +7,7 @@ is tested against. Everything here is given the action log (`ActionLog`), never 
 
 Definitions (documented in docs/reports.md):
 * success rate = success / (success + failure + blocked); `in_progress` records open work.
-* a tracked action counts once: its start until its outcome is written (`tracked`).
+* a tracked action counts once: its start until its outcome is written (`track_pairs`).
 * overhead = the logging/hook cost a record carries in `meta.overhead_ms` (else `meta.hook_ms`),
   in milliseconds, as hooks and wrappers record it, on actions and on session events alike (the
   session hooks record theirs on the session's start and end); absent when nothing recorded it.
@@ -26,8 +26,8 @@ from ..errors import UsageError
 from ..model import INTERNAL_TYPES
 from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
+from .open_work import describe
 from .overhead import Cost, by_action_type, overhead_table, scan_overhead
-from .progress import describe
 from .report_sql import Tally
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
@@ -148,9 +148,9 @@ def slim_rows(
     include_internal: bool = False,
 ) -> Iterator[tuple[Any, ...]]:
     """(ts, type, outcome, project, agent, session, duration, overhead) of every action, a
-    tracked action once (`tracked.Links`: its start is left out once its outcome is in)."""
+    tracked action once (`track_pairs.Links`: its start is left out once its outcome is in)."""
     from .query import ActionFilter  # the scan paths only: a catalog report needs no filter
-    from .tracked import Links, start_finder
+    from .track_pairs import Links, start_finder
 
     query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     links = Links(start_finder(log))
@@ -409,7 +409,7 @@ def scan_report(
     )  # fmt: skip
     sections = aggregate(rows, window, group_by, costs)
     base = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
-    from .tracked import once
+    from .track_pairs import once
 
     deploys: list[dict[str, Any]] = []
     by_outcome: Counter[str] = Counter()

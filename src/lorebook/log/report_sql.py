@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..model import INTERNAL_TYPES
-from .tracked import DURATION, SUPERSEDED
+from .track_pairs import DURATION, SUPERSEDED
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:

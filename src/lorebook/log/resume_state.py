@@ -11,7 +11,7 @@ from ..errors import LoreError
 from ..git.binary import start_git_state
 from ..problems import OnProblem, Problem
 from ..timeutil import horizon
-from .progress import (
+from .open_work import (
     current_epic,
     failed_validations,
     next_steps,
@@ -20,7 +20,7 @@ from .progress import (
 )
 from .resume import SessionTail, choose, find_candidates, session_records
 from .sessions import summarize
-from .work import commands_run, files_touched, last_failures, task_list
+from .tool_activity import commands_run, files_touched, last_failures, task_list
 from .workrefs import current_issue
 from .writer import redacted
 

@@ -90,9 +90,11 @@ def session_start_day(session: str) -> str | None:
     return None
 
 
-def check_session_id(session: str, label: str = "session") -> str:
+def check_session_id(
+    session: str, label: str = "session", sanitizer: Sanitizer | None = None
+) -> str:
     """A session id names its shard files: a safe file name that does not look like a secret
-    (`label` says where it came from: an option, LORE_SESSION)."""
+    under `sanitizer`'s rules (`label` says where it came from: an option, LORE_SESSION)."""
     if not SESSION_ID_RE.match(session):
         where = "" if label == "session" else f"{label}: "
         raise UsageError(
@@ -100,7 +102,19 @@ def check_session_id(session: str, label: str = "session") -> str:
             where,
             session,
         )
-    return check_identifier(label, session)
+    return check_identifier(label, session, sanitizer)
+
+
+def duration_error(duration_s: object) -> UsageError | None:
+    """Why `duration_s` is not a duration (None, or a finite number of seconds >= 0): what
+    `action_record` refuses, and what the appender clips instead when asked to."""
+    if duration_s is None:
+        return None
+    if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
+        return UsageError("duration {!r} must be a number of seconds", duration_s)
+    if not 0 <= duration_s < math.inf:  # also refuses nan and inf (not valid JSON)
+        return UsageError("duration {!r} must be a non-negative number of seconds", duration_s)
+    return None
 
 
 def action_record(
@@ -120,7 +134,9 @@ def action_record(
     meta: Mapping[str, Any] | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """A v1 action record (not yet redacted), with every argument checked."""
+    """A v1 action record (not yet redacted), with every argument checked but `session`: the
+    appender checks a session id where it enters (`Appender.default_session`), before it
+    reads the session's shards."""
     if not isinstance(action_type, str) or not TYPE_RE.match(action_type):
         raise UsageError(
             "action type {!r} must be a lowercase word (letters, digits, '_'), "
@@ -133,11 +149,9 @@ def action_record(
         context = {}
     if not isinstance(context, Mapping):
         raise UsageError("context must be a JSON object, not {}", type(context).__name__)
-    if duration_s is not None:
-        if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
-            raise UsageError("duration {!r} must be a number of seconds", duration_s)
-        if not 0 <= duration_s < math.inf:  # also refuses nan and inf (not valid JSON)
-            raise UsageError("duration {!r} must be a non-negative number of seconds", duration_s)
+    refused = duration_error(duration_s)
+    if refused is not None:
+        raise refused
     if parent is not None and not ULID_RE.match(parent):
         raise UsageError("parent {!r} is not an action id (a 26-character ULID)", parent)
     moment = now or utcnow()
@@ -146,7 +160,7 @@ def action_record(
         "kind": "action",
         "id": new_ulid(int(moment.timestamp() * 1000)),
         "ts": format_ts(moment),
-        "session": check_session_id(session),
+        "session": session,
         "agent": agent,
         "project": project,
         "type": action_type,
@@ -173,7 +187,7 @@ def session_record(
     meta: Mapping[str, Any] | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """A v1 session event (start, end or heartbeat)."""
+    """A v1 session event (start, end or heartbeat); `session` is checked by the appender."""
     if session_type is not None and session_type not in SESSION_TYPES:
         raise UsageError(
             "session type {!r} is not one of: " + ", ".join(SESSION_TYPES), session_type
@@ -187,7 +201,7 @@ def session_record(
         "event": event,
         "id": new_ulid(int(moment.timestamp() * 1000)),
         "ts": format_ts(moment),
-        "session": check_session_id(session),
+        "session": session,
         "agent": agent,
         "project": project,
         "meta": dict(meta or {}),
@@ -298,7 +312,6 @@ class LogWriter:
         key = (stored["ts"][:10], stored["session"])
         entry = self._paths.get(key)
         if entry is None:
-            check_identifier("session", key[1], self.sanitizer)  # with the store's own rules
             if len(self._paths) > 256:
                 self._paths.clear()
             today = format_ts(utcnow())[:10]

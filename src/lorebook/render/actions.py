@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..log.progress import describe
-from ..log.work import DONE
+from ..log.open_work import describe
+from ..log.tool_activity import DONE
 from ..redact.sanitize import clip
 from .framing import frame_data
 from .table import table

@@ -199,8 +199,8 @@ def next_steps(
     tasks: dict[str, Any] | None = None,
 ) -> list[str]:
     """Concrete suggestions, most urgent first, from templates only (see `_SAFE_NAME`):
-    `failures` are the last failure and the last failed command (`log.work.last_failures`),
-    `tasks` the agent's own task list (`log.work.task_list`)."""
+    `failures` are the last failure and the last failed command (`log.tool_activity.last_failures`),
+    `tasks` the agent's own task list (`log.tool_activity.task_list`)."""
     steps: list[str] = []
     for action in still_open:
         context = action.get("context") or {}
@@ -320,7 +320,7 @@ def _failure_step(
 def _task_step(tasks: dict[str, Any] | None) -> str | None:
     """Go on with the agent's own open task: the first in progress, else the first pending,
     named by its position or id (its text is shown as data under Task list, never here)."""
-    from .work import first_open_task  # here: reports use this module, not the task list
+    from .tool_activity import first_open_task  # here: reports use this module, not the task list
 
     found = first_open_task(tasks)
     if tasks is None or found is None:
