@@ -1,6 +1,6 @@
 """Every skin (the CLI, the MCP server, the hooks, the TUI) imports `lorebook` (the facade and its
-public names), `lorebook.render`, `lorebook.contracts` (the types of the JSON it prints) and its
-own modules -- nothing else of the package (`lore demo` gets `run_demo` from the package too): at
+public names), `lorebook.render`, `lorebook.contracts` (the types of the JSON it prints),
+`lorebook.cmdline` (the declaration of its commands and their one parser) and its own modules -- nothing else of the package (`lore demo` gets `run_demo` from the package too): at
 module level, inside functions and under TYPE_CHECKING alike."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "lorebook"
 CLI = PACKAGE / "cli"
-ALLOWED = ("lorebook.render", "lorebook.contracts", "lorebook.cli")
+ALLOWED = ("lorebook.render", "lorebook.contracts", "lorebook.cmdline", "lorebook.cli")
 SKINS = {  # skin -> what it may import besides `lorebook` itself
     "cli": ALLOWED,
-    "mcp": ("lorebook.render", "lorebook.contracts", "lorebook.mcp"),
-    "hooks": ("lorebook.render", "lorebook.contracts", "lorebook.hooks"),
-    "tui": ("lorebook.render", "lorebook.contracts", "lorebook.tui"),
+    "mcp": ("lorebook.render", "lorebook.contracts", "lorebook.cmdline", "lorebook.mcp"),
+    "hooks": ("lorebook.render", "lorebook.contracts", "lorebook.cmdline", "lorebook.hooks"),
+    "tui": ("lorebook.render", "lorebook.contracts", "lorebook.cmdline", "lorebook.tui"),
 }
 SUBMODULES = {
     p.stem for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()

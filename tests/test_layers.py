@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "lorebook"
 # "__init__" is `import lorebook` (the facade's entry); "launch" is the `lore` executable and
 # "__main__" `python -m lorebook`: above every skin, each command goes to the skin serving it.
 LAYERS: list[tuple[str, set[str], bool]] = [
-    ("primitives", {"model", "ids", "timeutil", "paths", "store", "errors", "problems",
+    ("primitives", {"model", "ids", "timeutil", "paths", "store", "errors", "problems", "cmdline",
                     "config", "config_check", "settings", "tuples", "framing", "child",
                     "repoid", "contracts"}, False),
     ("redaction and git", {"redact", "git"}, True),

@@ -22,7 +22,7 @@ import pytest
 
 from conftest import clean_env, lore
 from lorebook import Lorebook, SearchFilters, UsageError
-from lorebook.cli.parser import parse
+from lorebook.cmdline.parser import parse
 from lorebook.cli.searchspec import SEARCH
 from search_fixtures import LEARNINGS, write_learning
 

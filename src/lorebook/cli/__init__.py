@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from .spec import Command, Group
+    from ..cmdline.spec import Command, Group
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,8 +28,8 @@ def run(args: list[str], env: Mapping[str, str]) -> tuple[int, bool]:
     """The exit code of `lore ARGS`, and whether the process may end without interpreter
     shutdown (the command closed all it opened). Every failure is one line on stderr."""
     from .. import LoreError
+    from ..cmdline.parser import Shown
     from .output import report_error, store_sanitizer
-    from .parser import Shown
 
     root: str | None = None
     as_json = "--json" in args
@@ -52,7 +52,7 @@ def run(args: list[str], env: Mapping[str, str]) -> tuple[int, bool]:
 def _globals(args: list[str]) -> tuple[str | None, list[str]]:
     """`--root DIR`, `--version` and `--help` before the command; the rest of `args`."""
     from .. import UsageError
-    from .parser import Shown
+    from ..cmdline.parser import Shown
 
     root = None
     index = 0
@@ -76,7 +76,7 @@ def _globals(args: list[str]) -> tuple[str | None, list[str]]:
 
 
 def _print_help() -> None:
-    from .parser import help_width
+    from ..cmdline.parser import help_width
     from .table import top_help
 
     print(top_help(help_width()), end="")
@@ -85,8 +85,8 @@ def _print_help() -> None:
 def _resolve(name: str, args: list[str]) -> tuple[Command, dict[str, Any]]:
     """The command `name ARGS` runs and its parsed values."""
     from .. import UsageError
-    from .parser import HELP_FLAGS, Shown, parse, split_group
-    from .spec import Group
+    from ..cmdline.parser import HELP_FLAGS, Shown, parse, split_group
+    from ..cmdline.spec import Group
     from .table import entry, summary
 
     found = entry(name)
@@ -108,7 +108,7 @@ def _resolve(name: str, args: list[str]) -> tuple[Command, dict[str, Any]]:
         if words and not any(word in HELP_FLAGS for word in words):
             raise UsageError("`{}` needs a command: {} (see `{} --help`)", prog,
                              ", ".join(c.name for c in found.commands), prog)  # fmt: skip
-        from .parser import help_width
+        from ..cmdline.parser import help_width
 
         print(group_help(found, summary(name), listing, help_width()), end="")
         raise Shown(0)

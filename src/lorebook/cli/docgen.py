@@ -15,8 +15,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from .parser import build, metavar, option_help
-from .spec import Command, Group
+from ..cmdline.parser import build, metavar, option_help
+from ..cmdline.spec import Command, Group
 from .table import TABLE, entry, summary
 
 WIDTH = 100

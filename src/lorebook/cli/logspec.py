@@ -5,7 +5,7 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
-from .spec import Arg, Command, Opt
+from ..cmdline.spec import Arg, Command, Opt
 
 LOG_OPTIONS = (
     Opt(

@@ -6,8 +6,8 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
+from ..cmdline.spec import JSON, SCOPE, Command, Group, Opt
 from .longwork import catalog_hint, status_line
-from .spec import JSON, SCOPE, Command, Group, Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
-from .spec import JSON, Command, Opt
+from ..cmdline.spec import JSON, Command, Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:

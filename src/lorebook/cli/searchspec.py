@@ -7,8 +7,8 @@ Core module: standard library only, see docs/architecture.md#core.
 from __future__ import annotations
 
 from .. import PREFLIGHT_PHASES, SEARCH_MODES
+from ..cmdline.spec import JSON, Arg, Command, Opt
 from .longwork import catalog_hint, status_line
-from .spec import JSON, Arg, Command, Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the cold path; mypy still sees it
 if TYPE_CHECKING:

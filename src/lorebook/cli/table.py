@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
 if TYPE_CHECKING:
-    from .spec import Command, Group
+    from ..cmdline.spec import Command, Group
 
 # name -> (module under lorebook.cli, attribute holding the entry, summary for `lore --help`)
 TABLE: dict[str, tuple[str, str, str]] = {

@@ -2,46 +2,96 @@
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import json
 import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from types import SimpleNamespace
+from typing import Any
 
 from .. import LoreError, UsageError, error_line, store_sanitizer
+from ..cmdline.parser import HELP_FLAGS, Shown, parse, split_group
+from ..cmdline.spec import Arg, Command, Group, Opt
 from . import install as I
+from .entry import EVENTS
 
 CLIENTS = ("claude",)
 
 
-class Parser(argparse.ArgumentParser):
-    """Usage errors as one line and exit 1, like every other lore command."""
+_SCOPE = Opt(
+    "--scope",
+    "scope",
+    "project: .claude/settings.json here; user: ~/.claude/settings.json.",
+    choices=("project", "user"),
+    default="project",
+)
+_DRY_RUN = Opt("--dry-run", "dry_run", "Print the diff; write nothing.", kind="flag")
+_CLIENT = Arg("client", "The agent to wire.", choices=CLIENTS)
 
-    def error(self, message: str) -> NoReturn:
-        raise UsageError("{} (see `lore hooks --help`)", message)
+HOOKS = Group(
+    "hooks",
+    (
+        Command(
+            "install",
+            "",  # served by this skin, as every `lore hooks` command
+            summary="Merge lorebook's hooks (and its MCP server) into Claude Code's settings.",
+            args=(_CLIENT,),
+            options=(
+                _SCOPE,
+                _DRY_RUN,
+                Opt(
+                    "--command",
+                    "command",
+                    "How Claude Code runs lore (default: this lore).",
+                    metavar="CMD",
+                ),
+            ),
+            book=False,
+        ),
+        Command(
+            "uninstall",
+            "",
+            summary="Remove exactly the entries install added.",
+            args=(_CLIENT,),
+            options=(_SCOPE, _DRY_RUN),
+            book=False,
+        ),
+        Command(
+            "status",
+            "",
+            summary="Show what is wired.",
+            options=(Opt("--json", "json", "Machine-readable output.", kind="flag"),),
+            book=False,
+        ),
+    ),
+    help="Wire lorebook into Claude Code.",
+)
+
+HOOK = Command(
+    "hook",
+    "",  # `lore hook EVENT` is checked by hand in `entry.hook`: no parser on the capture path
+    args=(Arg("event", "The hook event; its JSON payload comes on stdin.", choices=EVENTS),),
+    help="Run one Claude Code hook: reads its JSON on stdin; never blocks the agent.",
+    book=False,
+)
 
 
-def parser() -> Parser:
-    top = Parser(prog="lore hooks", description="Wire lorebook into Claude Code.")
-    sub = top.add_subparsers(dest="action", required=True, parser_class=Parser)
-    for name, text in (
-        ("install", "Merge lorebook's hooks (and its MCP server) into Claude Code's settings."),
-        ("uninstall", "Remove exactly the entries install added."),
-    ):
-        cmd = sub.add_parser(name, help=text, description=text)
-        cmd.add_argument("client", choices=CLIENTS)
-        where = "project: .claude/settings.json here; user: ~/.claude/settings.json"
-        cmd.add_argument("--scope", choices=("project", "user"), default="project", help=where)
-        cmd.add_argument("--dry-run", action="store_true", help="Print the diff; write nothing.")
-        if name == "install":
-            cmd.add_argument("--command", metavar="CMD",
-                             help="How Claude Code runs lore (default: this lore).")  # fmt: skip
-    status = sub.add_parser("status", help="Show what is wired.", description="Show what is wired.")
-    status.add_argument("--json", action="store_true", help="Machine-readable output.")
-    return top
+def parse_args(argv: list[str]) -> SimpleNamespace:
+    """`lore hooks ARGS` parsed from `HOOKS`: the subcommand as `action`, then its values."""
+    command, words = split_group(HOOKS, argv)
+    if command is None:
+        if words and not any(word in HELP_FLAGS for word in words):
+            raise UsageError("`lore hooks` needs a command: install, uninstall, status "
+                             "(see `lore hooks --help`)")  # fmt: skip
+        print(f"usage: lore hooks COMMAND [ARGS]...\n\n{HOOKS.help}\n")
+        for sub in HOOKS.commands:
+            print(f"  {sub.name:10} {sub.summary}")
+        raise Shown(0)
+    prog = f"lore hooks {command.name}"
+    values = parse(command, words, prog, command.summary)
+    return SimpleNamespace(action=command.name, **values)
 
 
 def project_root(env: Any) -> Path:
@@ -66,7 +116,7 @@ def diff(path: Path, old: dict[str, Any] | None, new: dict[str, Any] | None) -> 
     return "".join(lines)
 
 
-def change(args: argparse.Namespace, env: Any) -> int:
+def change(args: SimpleNamespace, env: Any) -> int:
     root = project_root(env)
     settings_path, mcp_path = targets(args.scope, root, env)
     installing = args.action == "install"
@@ -132,7 +182,7 @@ def wired(path: Path) -> dict[str, Any]:
             "disabled": settings.get("disableAllHooks") is True}  # fmt: skip
 
 
-def status(args: argparse.Namespace, env: Any) -> int:
+def status(args: SimpleNamespace, env: Any) -> int:
     root = project_root(env)
     files = [wired(targets(scope, root, env)[0]) for scope in ("project", "user")]
     mcp: dict[str, Any] = {"path": str(root / ".mcp.json"), "registered": False}
@@ -165,8 +215,10 @@ def status(args: argparse.Namespace, env: Any) -> int:
 def main(argv: list[str], env: Any = None) -> int:
     environ = os.environ if env is None else env
     try:
-        args = parser().parse_args(argv)
+        args = parse_args(argv)
         return status(args, environ) if args.action == "status" else change(args, environ)
+    except Shown as shown:  # --help
+        return shown.code
     except LoreError as exc:  # redacted with the store's rules (its extra patterns too)
         print(error_line(exc, sanitizer=store_sanitizer(None, environ)), file=sys.stderr)
         return 1

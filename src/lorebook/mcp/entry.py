@@ -2,37 +2,36 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
 from lorebook import Lorebook, LoreError, error_line, redact_message, store_sanitizer
+from lorebook.cmdline.parser import Shown, parse
+from lorebook.cmdline.spec import Command, Opt
 
-
-class _Parser(argparse.ArgumentParser):
-    """Usage errors are one line and exit 1, like every other `lore` failure."""
-
-    def error(self, message: str) -> NoReturn:
-        raise LoreError("{} (see `lore mcp --help`)", message)
-
-
-def parser() -> argparse.ArgumentParser:
-    found = _Parser(
-        prog="lore mcp",
-        description=(
-            "Serve lorebook's tools over MCP on stdin/stdout (for Claude Code and other "
-            "agents). Every call is logged as a tool_call action; see docs/mcp.md."
+MCP = Command(
+    "mcp",
+    "",  # served by this skin: the launcher hands `lore mcp` over before the CLI loads
+    options=(
+        Opt(
+            "--root",
+            "root",
+            "Store root (default: LORE_ROOT, else the nearest store from the cwd).",
+            metavar="PATH",
         ),
-    )
-    found.add_argument(
-        "--root", help="store root (default: LORE_ROOT, else the nearest store from the cwd)"
-    )
-    found.add_argument(
-        "--list-tools",
-        action="store_true",
-        help="print the tool reference (Markdown, from the tool schemas) and exit",
-    )
-    return found
+        Opt(
+            "--list-tools",
+            "list_tools",
+            "Print the tool reference (Markdown, from the tool schemas) and exit.",
+            kind="flag",
+        ),
+    ),
+    help=(
+        "Serve lorebook's tools over MCP on stdin/stdout (for Claude Code and other agents).\n\n"
+        "Every call is logged as a tool_call action; see docs/mcp.md."
+    ),
+    book=False,
+)
 
 
 def wire_tools(server: Any) -> list[dict[str, Any]]:
@@ -47,16 +46,18 @@ def main(argv: list[str]) -> int:
     """Run `lore mcp`; returns the exit code (1 with one stderr line on any failure)."""
     root = None  # until the arguments are read: LORE_ROOT, else the nearest store
     try:
-        args = parser().parse_args(argv)
-        root = args.root
-        if args.list_tools:
+        args = parse(MCP, argv, "lore mcp", MCP.help)
+        root = args["root"]
+        if args["list_tools"]:
             from .reference import reference
             from .server import LoreServer
 
             sys.stdout.write(reference(wire_tools(LoreServer(None))))
             return 0
-        book = Lorebook.open(args.root)
+        book = Lorebook.open(root)
         book.install_subscribers()  # acting for an agent: its logs draft and learn as `lore`'s do
+    except Shown as shown:  # --help
+        return shown.code
     except LoreError as exc:  # redacted with the store's rules (its extra patterns too)
         print(error_line(exc, sanitizer=store_sanitizer(root)), file=sys.stderr)
         return 1

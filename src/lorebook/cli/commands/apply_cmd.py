@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import Lorebook
+from ...cmdline.spec import JSON, Arg, Command, Opt
 from ..output import to_json
-from ..spec import JSON, Arg, Command, Opt
 
 APPLY = Command(
     "apply",

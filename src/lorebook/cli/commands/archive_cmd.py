@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import Lorebook, LoreError
+from ...cmdline.spec import JSON, Command, Opt
 from ...render.retention import first_failure, retention_text
 from ..output import to_json
-from ..spec import JSON, Command, Opt
 
 ARCHIVE = Command(
     "archive",

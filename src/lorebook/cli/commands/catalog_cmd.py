@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import Lorebook
+from ...cmdline.spec import JSON, Command, Opt
 from ...render.catalog import catalog_text
 from ..output import to_json
-from ..spec import JSON, Command, Opt
 
 CATALOG = Command(
     "catalog",

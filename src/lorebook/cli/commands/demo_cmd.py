@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ... import run_demo
+from ...cmdline.spec import JSON, Arg, Command
 from ...render.demo import demo_text
 from ..output import to_json
-from ..spec import JSON, Arg, Command
 
 DEMO = Command(
     "demo",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import Lorebook, format_ts, parse_when
+from ...cmdline.spec import JSON, Arg, Command, Group, Opt
 from ...render.learnings import draft_outcome
 from ..output import to_json
-from ..spec import JSON, Arg, Command, Group, Opt
 
 DRAFT = Group(
     "draft",

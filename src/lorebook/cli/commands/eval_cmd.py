@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from ... import SEARCH_MODES, Lorebook
+from ...cmdline.spec import JSON, Command, Opt
 from ...render.eval import eval_text
 from ..output import ProblemPrinter, to_json, warn
-from ..spec import JSON, Command, Opt
 
 EVAL = Command(
     "eval",

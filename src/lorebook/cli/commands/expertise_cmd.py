@@ -6,9 +6,9 @@ import sys
 from typing import Any
 
 from ... import Lorebook, UsageError
+from ...cmdline.spec import JSON, Arg, Command, Group, Opt
 from ...render import expertise as render
 from ..output import ProblemPrinter, to_json, warning_line
-from ..spec import JSON, Arg, Command, Group, Opt
 
 NO_COMMIT = Opt("--no-commit", "no_commit", "Write the file but do not commit it.", kind="flag")
 

@@ -6,9 +6,9 @@ import os
 from typing import Any
 
 from ... import EXPORT_FORMATS, Lorebook
+from ...cmdline.spec import JSON, Command, Opt
 from ...render.maintenance import exported
 from ..output import to_json
-from ..spec import JSON, Command, Opt
 
 EXPORT = Command(
     "export",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import Lorebook
+from ...cmdline.spec import JSON, Command, Opt
 from ...render.maintenance import index_text
 from ..output import ProblemPrinter, to_json, warn
-from ..spec import JSON, Command, Opt
 
 INDEX = Command(
     "index",

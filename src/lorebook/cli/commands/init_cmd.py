@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import Lorebook
+from ...cmdline.spec import JSON, Arg, Command
 from ..output import to_json
-from ..spec import JSON, Arg, Command
 
 INIT = Command(
     "init",

@@ -6,9 +6,9 @@ import contextlib
 from typing import Any
 
 from ... import Lorebook, LoreError, read_input
+from ...cmdline.spec import JSON, PUBLISH, Arg, Command, Group, Opt
 from ...render import learnings as render
 from ..output import ProblemPrinter, to_json
-from ..spec import JSON, PUBLISH, Arg, Command, Group, Opt
 
 KINDS = ("lesson", "pattern", "rca", "guide")
 SEVERITIES = ("high", "medium", "low")

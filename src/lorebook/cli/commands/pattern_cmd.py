@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import Lorebook, UsageError, read_input
+from ...cmdline.spec import JSON, PUBLISH, Arg, Command, Group, Opt
 from ...render.learnings import pattern_written
 from ..output import to_json
-from ..spec import JSON, PUBLISH, Arg, Command, Group, Opt
 from .draft_cmd import describe
 
 _RECORD_HELP = """\

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import SESSION_STATUSES, Lorebook
+from ...cmdline.spec import JSON, SCOPE, Command, Opt
 from ...render.actions import sessions_table
 from ..output import ProblemPrinter, to_json
-from ..spec import JSON, SCOPE, Command, Opt
 
 SESSIONS = Command(
     "sessions",

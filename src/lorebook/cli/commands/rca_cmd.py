@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import Lorebook, read_input
+from ...cmdline.spec import JSON, Arg, Command, Group
 from ...render.learnings import rca_added
 from ..output import to_json
-from ..spec import JSON, Arg, Command, Group
 
 RCA = Group(
     "rca",

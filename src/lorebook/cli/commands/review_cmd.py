@@ -6,9 +6,9 @@ import sys
 from typing import Any
 
 from ... import Lorebook
+from ...cmdline.spec import JSON, Arg, Command, Opt
 from ...render import learnings as render
 from ..output import to_json, warning_line
-from ..spec import JSON, Arg, Command, Opt
 
 _ID = Arg("id", "The learning (its id or a unique prefix).")
 

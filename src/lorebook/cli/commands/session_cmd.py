@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import END_REASONS, Lorebook
+from ...cmdline.spec import JSON, Command, Group, Opt
 from ...render.actions import session_ended
 from ..output import to_json
-from ..spec import JSON, Command, Group, Opt
 
 SESSION = Group(
     "session",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import Lorebook
+from ...cmdline.spec import JSON, Arg, Command
 from ...render.stats import stats_table
 from ..output import ProblemPrinter, to_json
-from ..spec import JSON, Arg, Command
 
 STATS = Command(
     "stats",

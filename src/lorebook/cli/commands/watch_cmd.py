@@ -8,8 +8,8 @@ from types import FrameType
 from typing import Any
 
 from ... import Lorebook
+from ...cmdline.spec import Command, Opt
 from ..output import warn
-from ..spec import Command, Opt
 
 WATCH = Command(
     "watch",

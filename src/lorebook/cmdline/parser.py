@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from .. import UsageError
+from ..errors import UsageError
 from .spec import Arg, Command, Group, Opt
 
 TYPE_CHECKING = False  # typing costs milliseconds on the append path; mypy still sees it
@@ -137,7 +137,16 @@ def build(
 
 def _add_arg(parser: argparse.ArgumentParser, arg: Arg) -> None:
     nargs = {"1": None, "?": "?", "+": "+"}[arg.nargs]
-    parser.add_argument(arg.name, nargs=nargs, metavar=arg.name.upper(), help=arg.help or None)
+    text = arg.help
+    if arg.choices:
+        text = f"{text} One of: {', '.join(arg.choices)}.".strip()
+    parser.add_argument(
+        arg.name,
+        nargs=nargs,
+        metavar=arg.name.upper(),
+        help=text or None,
+        choices=arg.choices or None,
+    )
 
 
 def _add_opt(parser: argparse.ArgumentParser, opt: Opt) -> None:

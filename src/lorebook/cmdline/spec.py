@@ -80,13 +80,16 @@ class Arg:
     """One positional argument: `nargs` is "1", "?" (optional) or "+" (one or more words,
     stored as a tuple)."""
 
-    __slots__ = ("help", "name", "nargs")
+    __slots__ = ("choices", "help", "name", "nargs")
 
-    def __init__(self, name: str, help: str = "", nargs: str = "1") -> None:
+    def __init__(
+        self, name: str, help: str = "", nargs: str = "1", choices: tuple[str, ...] = ()
+    ) -> None:
         assert nargs in ("1", "?", "+"), nargs
         self.name = name  # the value's key; shown upper-cased in help
         self.help = help
         self.nargs = nargs
+        self.choices = choices  # when given, the only values it takes
 
 
 class Command:
