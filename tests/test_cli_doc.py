@@ -1,5 +1,5 @@
 """docs/cli.md's synopses and option tables are generated from the command table: every command
-has its block, and every block is what the table gives today (`python -m lorebook.cli.docgen
+has its block, and every block is what the table gives today (`python -m lorebook.docgen
 docs/cli.md` rewrites them). The prose around the blocks is written by hand."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import lore
-from lorebook.cli import docgen
+from lorebook import docgen
 from lorebook.cli.table import SKIN_COMMANDS, TABLE
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
@@ -16,8 +16,8 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 def test_every_command_has_its_generated_block_and_each_is_current() -> None:
     doc = DOC.read_text(encoding="utf-8")
     fresh, missing = docgen.update(doc)
-    assert missing == [], "run `python -m lorebook.cli.docgen docs/cli.md`"
-    assert fresh == doc, "docs/cli.md drifted: run `python -m lorebook.cli.docgen docs/cli.md`"
+    assert missing == [], "run `python -m lorebook.docgen docs/cli.md`"
+    assert fresh == doc, "docs/cli.md drifted: run `python -m lorebook.docgen docs/cli.md`"
 
 
 def test_a_drifted_option_and_a_missing_command_are_caught() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import assert_one_error_line, clean_env, lore
 from lorebook import UsageError
-from lorebook.cli import docgen
+from lorebook import docgen
 from lorebook.cmdline.parser import Shown, build, glued, parse, split_group
 from lorebook.cmdline.spec import KINDS, Arg, Command, Group, Opt
 

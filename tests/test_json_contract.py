@@ -217,7 +217,7 @@ def test_a_drifted_nested_object_fails(outputs: dict[str, Any]) -> None:
 def test_every_command_with_json_has_a_contract() -> None:
     """The command table and the contract table agree: a command that takes `--json` has a
     schema, and a schema names only commands that take `--json`."""
-    from lorebook.cli import docgen
+    from lorebook import docgen
     from lorebook.contracts import OUTPUTS
 
     with_json = {prog.removeprefix("lore ") for prog, command, _ in docgen.commands()

@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, set[str], bool]] = [
     ("render", {"render"}, False),
     ("applications", {"demo", "demo_story"}, False),
     ("skins", {"cli", "mcp", "hooks", "tui"}, True),
-    ("launcher", {"launch", "__main__"}, False),
+    ("launcher", {"launch", "__main__", "docgen"}, False),
 ]
 
 # Allowed imports between independent siblings (importer unit, imported unit): why.

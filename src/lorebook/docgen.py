@@ -1,11 +1,13 @@
-"""docs/cli.md's synopses and option tables, generated from the command table.
+"""docs/cli.md's synopses and option tables, generated from the commands' declarations: the
+CLI's command table and the entries of the skins the launcher hands commands to (`lore mcp`,
+`lore tui`, `lore hooks`, `lore hook`). It sits beside the launcher, above every skin.
 
 Each command has one block in the reference, between `<!-- lore NAME: generated -->` and
 `<!-- end of lore NAME -->`; the prose around the blocks is written by hand. `update` rewrites
 the blocks from the table (tests/test_cli_doc.py fails when they differ), so adding an option
 means adding it to the table and running:
 
-    python -m lorebook.cli.docgen docs/cli.md
+    python -m lorebook.docgen docs/cli.md
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..cmdline.parser import build, metavar, option_help
-from ..cmdline.spec import Command, Group
-from .table import TABLE, entry, summary
+from .cli.table import TABLE, entry, summary
+from .cmdline.parser import build, metavar, option_help
+from .cmdline.spec import Command, Group
 
 WIDTH = 100
 _BLOCK = re.compile(
@@ -25,10 +27,20 @@ _BLOCK = re.compile(
 )
 
 
+def skins() -> dict[str, Command | Group]:
+    """The entries the other skins declare, by command name."""
+    from .hooks.admin import HOOK, HOOKS
+    from .mcp.entry import MCP
+    from .tui.entry import TUI
+
+    return {"mcp": MCP, "tui": TUI, "hooks": HOOKS, "hook": HOOK}
+
+
 def commands() -> Iterator[tuple[str, Command, str]]:
-    """Every command the table declares: ("lore a b", its entry, its summary), in table order."""
-    for name in TABLE:
-        found = entry(name)
+    """Every command declared: ("lore a b", its entry, its summary), the CLI's table first."""
+    declared: dict[str, Command | Group | None] = {name: entry(name) for name in TABLE}
+    declared.update(skins())
+    for name, found in declared.items():
         if isinstance(found, Group):
             if found.own is not None:
                 yield f"lore {name}", found.own, summary(name)
