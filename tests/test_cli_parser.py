@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_one_error_line, clean_env, lore
-from lorebook import UsageError
-from lorebook import docgen
+from lorebook import UsageError, docgen
 from lorebook.cmdline.parser import Shown, build, glued, parse, split_group
 from lorebook.cmdline.spec import KINDS, Arg, Command, Group, Opt
 

@@ -22,8 +22,8 @@ import pytest
 
 from conftest import clean_env, lore
 from lorebook import Lorebook, SearchFilters, UsageError
-from lorebook.cmdline.parser import parse
 from lorebook.cli.searchspec import SEARCH
+from lorebook.cmdline.parser import parse
 from search_fixtures import LEARNINGS, write_learning
 
 HEAVY = {

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .cli.table import TABLE, entry, summary
-from .cmdline.parser import build, metavar, option_help
+from .cmdline.parser import argument_help, build, metavar, option_help
 from .cmdline.spec import Command, Group
 
 WIDTH = 100
@@ -55,7 +55,7 @@ def block(prog: str, command: Command, text: str) -> str:
     usage = build(command, prog, "", WIDTH).format_usage().replace("[-h] ", "")
     usage = "\n".join(line[len("usage: ") :] for line in usage.rstrip().splitlines())
     lines = [f"<!-- {prog}: generated -->", text, "", "```", usage, "```"]
-    rows = [(f"`{arg.name.upper()}`", arg.help) for arg in command.args if arg.help]
+    rows = [(f"`{arg.name.upper()}`", argument_help(arg)) for arg in command.args if arg.help]
     for opt in command.options:
         names = f"{opt.short}, {opt.flag}" if opt.short else opt.flag
         if opt.kind == "switch":

@@ -105,6 +105,13 @@ def metavar(opt: Opt) -> str:
     return bounds[3] if bounds else opt.flag.lstrip("-").replace("-", "_").upper()
 
 
+def argument_help(arg: Arg) -> str:
+    """An argument's help line: its text and the values it takes, when they are few."""
+    if not arg.choices:
+        return arg.help
+    return f"{arg.help} One of: {', '.join(arg.choices)}.".strip()
+
+
 def option_help(opt: Opt) -> str:
     """An option's help line: its text, its choices when the metavar hides them, its default."""
     text = opt.help
@@ -137,14 +144,11 @@ def build(
 
 def _add_arg(parser: argparse.ArgumentParser, arg: Arg) -> None:
     nargs = {"1": None, "?": "?", "+": "+"}[arg.nargs]
-    text = arg.help
-    if arg.choices:
-        text = f"{text} One of: {', '.join(arg.choices)}.".strip()
     parser.add_argument(
         arg.name,
         nargs=nargs,
         metavar=arg.name.upper(),
-        help=text or None,
+        help=argument_help(arg) or None,
         choices=arg.choices or None,
     )
 
