@@ -1,7 +1,8 @@
 """Every skin (the CLI, the MCP server, the hooks, the TUI) imports `lorebook` (the facade and its
 public names), `lorebook.render`, `lorebook.contracts` (the types of the JSON it prints),
-`lorebook.cmdline` (the declaration of its commands and their one parser) and its own modules -- nothing else of the package (`lore demo` gets `run_demo` from the package too): at
-module level, inside functions and under TYPE_CHECKING alike."""
+`lorebook.cmdline` (the declaration of its commands and their one parser) and its own modules --
+nothing else of the package (`lore demo` gets `run_demo` from the package too): at module level,
+inside functions and under TYPE_CHECKING alike."""
 
 from __future__ import annotations
 
