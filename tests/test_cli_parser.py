@@ -155,3 +155,12 @@ def test_usage_errors_through_the_real_executable(store: Path) -> None:
     run = lore("actions", "--json", "--limit", "x", env=clean_env(store))
     assert run.code == 1 and run.out == ""
     assert re.fullmatch(r'\{"error": ".*x: expected an integer.*"\}\n', run.err), run.err
+
+
+def test_lore_hook_checks_by_hand_the_events_it_declares() -> None:
+    """`lore hook EVENT` is declared (help, docs) but checked by hand on the capture path: the
+    two lists are one."""
+    from lorebook.hooks.admin import HOOK
+    from lorebook.hooks.entry import EVENTS
+
+    assert HOOK.args[0].choices == EVENTS

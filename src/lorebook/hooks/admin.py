@@ -15,7 +15,6 @@ from .. import LoreError, UsageError, error_line, store_sanitizer
 from ..cmdline.parser import HELP_FLAGS, Shown, parse, split_group
 from ..cmdline.spec import Arg, Command, Group, Opt
 from . import install as I
-from .entry import EVENTS
 
 CLIENTS = ("claude",)
 
@@ -72,7 +71,14 @@ HOOKS = Group(
 HOOK = Command(
     "hook",
     "",  # `lore hook EVENT` is checked by hand in `entry.hook`: no parser on the capture path
-    args=(Arg("event", "The hook event; its JSON payload comes on stdin.", choices=EVENTS),),
+    # the events `install` wires, in its order (`entry.EVENTS` checks the same names by hand)
+    args=(
+        Arg(
+            "event",
+            "The hook event; its JSON payload comes on stdin.",
+            choices=tuple(ours for _, ours, _, _ in I.EVENTS),
+        ),
+    ),
     help="Run one Claude Code hook: reads its JSON on stdin; never blocks the agent.",
     book=False,
 )
