@@ -39,6 +39,7 @@ GOOD = [  # (kind, arguments, dest, value)
     ("str", ["--text=a=b"], "text", "a=b"),
     ("int", ["--int", "-3"], "int_", -3),
     ("float", ["--float", "2.5"], "float_", 2.5),
+    ("float", ["--float", "inf"], "float_", float("inf")),  # the library says what may be
     ("count", [], "count", 5),
     ("count", ["--count", "1"], "count", 1),
     ("fraction", ["--fraction", "0"], "fraction", 0.0),
@@ -61,8 +62,9 @@ GOOD = [  # (kind, arguments, dest, value)
 
 BAD = [  # (kind, arguments, what the one line says)
     ("int", ["--int", "1.5"], "1.5: expected an integer"),
-    ("float", ["--float", "nan"], "nan: expected a number"),
-    ("float", ["--float", "inf"], "inf: expected a number"),
+    ("float", ["--float", "1e"], "1e: expected a number"),
+    ("fraction", ["--fraction", "nan"], "nan: expected a number from 0 to 1"),
+    ("seconds", ["--seconds", "inf"], "inf: expected a number of at least 0"),
     ("count", ["--count", "0"], "0: expected an integer of at least 1"),
     ("fraction", ["--fraction", "1.5"], "1.5: expected a number from 0 to 1"),
     ("seconds", ["--seconds", "-1"], "-1: expected a number of at least 0"),

@@ -61,19 +61,28 @@ def help_width() -> int:
 
 # -- values -----------------------------------------------------------------------------------
 def _number(raw: str, kind: str, low: float | None, high: float | None) -> int | float:
+    """`raw` as a number of `kind`. A bounded kind also refuses NaN and infinity; a plain `float`
+    passes them on, so that what a value may be is said once, by the library that takes it
+    (`lore log --duration inf`: the appender's own error)."""
     try:
         number: int | float = int(raw) if kind == "int" else float(raw)
     except ValueError:
-        number = math.nan
+        raise argparse.ArgumentTypeError(f"{raw}: expected {_expected(kind, low, high)}") from None
+    if low is None and high is None:
+        return number
     finite = isinstance(number, int) or math.isfinite(number)
     if finite and (low is None or number >= low) and (high is None or number <= high):
         return number
+    raise argparse.ArgumentTypeError(f"{raw}: expected {_expected(kind, low, high)}")
+
+
+def _expected(kind: str, low: float | None, high: float | None) -> str:
     what = "an integer" if kind == "int" else "a number"
     if low is not None and high is not None:
         what += f" from {low:g} to {high:g}"
     elif low is not None:
         what += f" of at least {low:g}"
-    raise argparse.ArgumentTypeError(f"{raw}: expected {what}")
+    return what
 
 
 # kind -> (argparse type, metavar): each kind converts and says what it expects in one place
