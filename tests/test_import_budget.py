@@ -95,8 +95,8 @@ def test_lore_log_imports_within_its_budget(logged: Path) -> None:
     assert len(out.strip()) == 26  # the id: the append happened
     # 29 today: +repoid.py (the default project is the repository's name, read from .git
     # files without a git process), +redact/finders.py
-    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
-    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    # +3/+4, the command table: cli.table and cmdline (spec, parser; argparse ~1.5 ms) where each
+    # fast path had its own parser; paired, a cold `lore log` pays ~2 ms more (1.09x, benchmarks.md)
     _check(modules, LOG_NEVER, budget=33)
 
 
@@ -106,8 +106,8 @@ def test_lore_resume_json_imports_within_its_budget(logged: Path) -> None:
     # +1 log.tool_activity (what the session did, 0.13 ms); +1 redact/finders.py (each rule family's
     # search, split from scan.py: one module more on every path that redacts, ~0.5 ms);
     # +1 log.workrefs (the issue a branch or prompt names, regexes compiled at import)
-    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
-    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    # +3/+4, the command table: cli.table and cmdline (spec, parser; argparse ~1.5 ms) where each
+    # fast path had its own parser; paired, a cold `lore log` pays ~2 ms more (1.09x, benchmarks.md)
     _check(modules, NEVER, budget=55)
 
 
@@ -118,8 +118,8 @@ def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> 
     # +log.tool_activity, +redact/finders, +log.workrefs; +2 the saved keyword index and its
     # SQLite copy (index/keyword_store.py, index/terms_db.py, with sqlite3: ~5 ms), read instead of
     # re-tokenizing the manifest's documents on every call (~150 ms at 1,800 learnings)
-    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
-    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    # +3/+4, the command table: cli.table and cmdline (spec, parser; argparse ~1.5 ms) where each
+    # fast path had its own parser; paired, a cold `lore log` pays ~2 ms more (1.09x, benchmarks.md)
     _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=60)
 
 
@@ -131,8 +131,8 @@ def test_lore_actions_json_imports_within_its_budget(logged: Path, args: tuple[s
     out, modules = _run(logged, *args)
     assert json.loads(out)
     # 41 then (the catalog split in three modules: +2)
-    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
-    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    # +3/+4, the command table: cli.table and cmdline (spec, parser; argparse ~1.5 ms) where each
+    # fast path had its own parser; paired, a cold `lore log` pays ~2 ms more (1.09x, benchmarks.md)
     _check(modules, NEVER, budget=46)
 
 
@@ -140,8 +140,8 @@ def test_lore_report_json_imports_within_its_budget(logged: Path) -> None:
     out, modules = _run(logged, "report", "--days", "7", "--json")
     assert json.loads(out)
     # 47 then (+1 redact/finders.py)
-    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
-    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    # +3/+4, the command table: cli.table and cmdline (spec, parser; argparse ~1.5 ms) where each
+    # fast path had its own parser; paired, a cold `lore log` pays ~2 ms more (1.09x, benchmarks.md)
     _check(modules, NEVER, budget=50)
 
 
@@ -155,8 +155,8 @@ def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
     # data), +1 index/swap.py (a killed rebuild's leftovers are settled before a search), +1
     # redact/finders.py, +1 index/terms_db.py (the keyword index's SQLite copy the prompt hook
     # reads, written beside the saved index)
-    # +2/+3 (the command table): cli.spec, cli.table, cli.parser (with argparse, ~1.7 ms), where
-    # each fast path had its own parser; paired, cold `lore log` measured 0.91x the click-era one
+    # +3/+4, the command table: cli.table and cmdline (spec, parser; argparse ~1.5 ms) where each
+    # fast path had its own parser; paired, a cold `lore log` pays ~2 ms more (1.09x, benchmarks.md)
     _check(modules, {"click"}, budget=76)
 
 
