@@ -271,7 +271,8 @@ def test_get_expertise_lists_domains_and_reads_one(served: Served) -> None:
     listed = served.ok("get_expertise", {})
     assert "database" in [d["domain"] for d in listed["domains"]]
     one = served.ok("get_expertise", {"domain": "database"})
-    assert (one["domain"], one["exists"], one["content"]) == ("database", False, None)
+    assert (one["domain"], one["exists"], one.get("content")) == ("database", False, None)
+    assert "content" not in one  # a field with no value is left out, not null
     lines = one["prompt"].splitlines()  # prompt-ready text is framed as quoted data
     assert lines[:2] == [NOTICE, OPEN] and lines[-1] == CLOSE
     assert "\\## Domain Expertise: Database" in lines  # a heading inside is escaped
