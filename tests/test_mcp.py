@@ -216,8 +216,8 @@ def test_search_learnings_with_applications_and_effectiveness(served: Served) ->
     bare = served.ok("search_learnings", {"query": "row level security", "limit": 1,
                                           "include_applications": False,
                                           "include_effectiveness": False})
-    assert bare["learnings"][0]["applied"] is None
-    assert bare["learnings"][0]["success_rate"] is None
+    assert "applied" not in bare["learnings"][0]  # a field with no value is left out
+    assert "success_rate" not in bare["learnings"][0]
     stats = served.ok("get_learning_stats", {"learning_id": "rls-anon-insert"})["learnings"]
     assert stats[0]["applications"] == 1
     applied = [a for a in stored_actions(served.root) if a["type"] == "apply_learning"]
@@ -271,7 +271,8 @@ def test_get_expertise_lists_domains_and_reads_one(served: Served) -> None:
     listed = served.ok("get_expertise", {})
     assert "database" in [d["domain"] for d in listed["domains"]]
     one = served.ok("get_expertise", {"domain": "database"})
-    assert (one["domain"], one["exists"], one["content"]) == ("database", False, None)
+    assert (one["domain"], one["exists"], one.get("content")) == ("database", False, None)
+    assert "content" not in one  # a field with no value is left out, not null
     lines = one["prompt"].splitlines()  # prompt-ready text is framed as quoted data
     assert lines[:2] == [NOTICE, OPEN] and lines[-1] == CLOSE
     assert "\\## Domain Expertise: Database" in lines  # a heading inside is escaped

@@ -92,7 +92,7 @@ def test_tools_answer_while_the_index_is_built_and_search_says_it_is_keyword_onl
         assert time.monotonic() < deadline, "the index was never built"
         time.sleep(0.5)
     after = fresh.ok("search_learnings", {"query": "zebrafish fixture"})
-    assert after["mode"] == "hybrid" and after["degraded"] is None
+    assert after["mode"] == "hybrid" and "degraded" not in after
     assert after["learnings"][0]["id"] == "zebrafish-lesson"
 
 
@@ -268,7 +268,7 @@ def test_every_tool_answers_while_the_catalog_build_is_held_and_says_what_is_par
         # let go: the build finishes, and the same server then counts the whole log
         held.release()
         deadline = time.monotonic() + 300
-        while (stats := served.ok("get_learning_stats", {}))["partial"]:
+        while "partial" in (stats := served.ok("get_learning_stats", {})):
             assert time.monotonic() < deadline, "the catalog was never built"
             time.sleep(0.2)
         assert catalog_built(store)

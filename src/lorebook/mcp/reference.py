@@ -42,6 +42,11 @@ def _bounds(schema: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _default(schema: dict[str, Any]) -> str:
+    """An optional argument's default; one left out with none means "not given"."""
+    return f"`{json.dumps(schema['default'])}`" if "default" in schema else "not given"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -55,7 +60,7 @@ def tool_section(tool: dict[str, Any]) -> list[str]:
     if properties:
         lines += ["| argument | type | default | notes |", "|---|---|---|---|"]
         for name, prop in properties.items():
-            default = "required" if name in required else f"`{json.dumps(prop.get('default'))}`"
+            default = "required" if name in required else _default(prop)
             notes = ", ".join(n for n in (prop.get("description"), _bounds(prop)) if n)
             lines.append(f"| `{name}` | {_type(prop)} | {default} | {_cell(notes)} |")
     else:

@@ -9,19 +9,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
 Record = dict[str, Any]
 
 
-class LoggedAction(BaseModel):
+class Result(BaseModel):
+    """A tool's result: a field with no value is left out, never sent as `null` -- the
+    portable schema (`lean`) has no null type, and clients check results against it."""
+
+    @model_serializer(mode="wrap")
+    def _without_nulls(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return {key: value for key, value in handler(self).items() if value is not None}
+
+
+class LoggedAction(Result):
     id: str
     session: str
     type: str
     outcome: str
 
 
-class RecentActions(BaseModel):
+class RecentActions(Result):
     found: bool
     message: str | None = None
     session: Record | None = None
@@ -41,7 +50,7 @@ class RecentActions(BaseModel):
     brief: str | None = None  # the same brief as `lore resume`, framed as quoted data
 
 
-class Subagent(BaseModel):
+class Subagent(Result):
     agent_id: str
     status: str
     subagent_type: str | None
@@ -54,18 +63,18 @@ class Subagent(BaseModel):
     duration_s: float | None
 
 
-class SubagentStatus(BaseModel):
+class SubagentStatus(Result):
     count: int
     subagents: list[Subagent]
     partial: str | None = None  # why only the last days of the log were read
 
 
-class ActionList(BaseModel):
+class ActionList(Result):
     count: int
     actions: list[Record]
 
 
-class ActivityReport(BaseModel):
+class ActivityReport(Result):
     window: Record
     summary: Record
     group_by: str
@@ -75,7 +84,7 @@ class ActivityReport(BaseModel):
     overhead: Record | None
 
 
-class ExportManifest(BaseModel):
+class ExportManifest(Result):
     path: str
     manifest: str
     format: str
@@ -84,7 +93,7 @@ class ExportManifest(BaseModel):
     redactions: Record
 
 
-class LearningHit(BaseModel):
+class LearningHit(Result):
     id: str
     title: str
     kind: str | None
@@ -100,7 +109,7 @@ class LearningHit(BaseModel):
     applied: list[Record] | None = None
 
 
-class LearningSearch(BaseModel):
+class LearningSearch(Result):
     query: str
     mode: str
     results_count: int
@@ -110,7 +119,7 @@ class LearningSearch(BaseModel):
     degraded: str | None = None  # why results are keyword-only (e.g. the index is being built)
 
 
-class IndexUpdate(BaseModel):
+class IndexUpdate(Result):
     added: int
     updated: int
     removed: int
@@ -120,7 +129,7 @@ class IndexUpdate(BaseModel):
     model: str | None
 
 
-class Application(BaseModel):
+class Application(Result):
     action_id: str
     learning_id: str
     outcome: str
@@ -129,12 +138,12 @@ class Application(BaseModel):
     partial: str | None = None  # why only the last days of the log were read
 
 
-class LearningStats(BaseModel):
+class LearningStats(Result):
     learnings: list[Record]
     partial: str | None = None  # why only the last days of the log were read
 
 
-class Occurrence(BaseModel):
+class Occurrence(Result):
     action_id: str
     pattern_id: str
     solution: str
@@ -144,7 +153,7 @@ class Occurrence(BaseModel):
     partial: str | None = None  # why only the last days of the log were read
 
 
-class Preflight(BaseModel):
+class Preflight(Result):
     text: str
     learnings: list[Record]
     patterns: list[Record]
@@ -154,7 +163,7 @@ class Preflight(BaseModel):
     degraded: str | None = None
 
 
-class Draft(BaseModel):
+class Draft(Result):
     status: str
     id: str | None = None
     title: str | None = None
@@ -164,7 +173,7 @@ class Draft(BaseModel):
     drafted_as: str | None = None  # status `drafted`: the epic's or issue's earlier draft
 
 
-class Promotion(BaseModel):
+class Promotion(Result):
     id: str
     title: str
     commit: str
@@ -174,7 +183,7 @@ class Promotion(BaseModel):
     warning: str | None
 
 
-class ExpertiseView(BaseModel):
+class ExpertiseView(Result):
     domains: list[Record]
     domain: str | None = None
     exists: bool | None = None
@@ -182,27 +191,64 @@ class ExpertiseView(BaseModel):
     prompt: str | None = None
 
 
+NULL = {"type": "null"}
+SCHEMA_LISTS = ("anyOf", "oneOf", "allOf")
+
+
 def lean(schema: Any) -> Any:
-    """A JSON schema without what costs context and says nothing: pydantic's generated
-    `title`s, `default: null`, and `anyOf [T, null]` spelt as `type: [T, "null"]`."""
-    if isinstance(schema, list):
-        return [lean(item) for item in schema]
+    """A tool's JSON schema in the subset every MCP client accepts (docs/mcp.md, "Portable
+    schemas"), and without what costs context and says nothing (pydantic's `title`s).
+
+    Gemini reads one `type` per schema and no `$ref`; Codex turns an `anyOf` into a string. So
+    `T | None` is spelt `T`, not required (an argument left out is "not given"; a result leaves
+    the field out, see `Result`), `$defs` are inlined, and `default: null` and
+    `additionalProperties: true` (what an object allows anyway) are dropped."""
     if not isinstance(schema, dict):
         return schema
+    return _portable(schema, schema.get("$defs", {}), ())[0]
+
+
+def _portable(
+    schema: dict[str, Any], defs: dict[str, Any], seen: tuple[str, ...]
+) -> tuple[dict[str, Any], bool]:
+    """`schema` made portable, and whether it allowed null."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        name = ref.rsplit("/", 1)[-1]
+        if name in seen:  # a model that holds itself cannot be inlined: say so, at start-up
+            raise ValueError(f"schema {name} refers to itself and cannot be inlined")
+        here = {key: value for key, value in schema.items() if key != "$ref"}
+        return _portable({**defs[name], **here}, defs, (*seen, name))
     out: dict[str, Any] = {}
+    nullable: dict[str, bool] = {}
     for key, value in schema.items():
-        if key == "title" and isinstance(value, str):
+        if key in ("title", "$defs") or (key, value) in (
+            ("default", None),
+            ("additionalProperties", True),
+        ):
             continue
-        if key == "default" and value is None:
-            continue
-        if key in ("properties", "$defs"):  # maps of names to schemas: keep every name
-            out[key] = {name: lean(sub) for name, sub in value.items()}
+        if key == "properties":  # a map of names to schemas: keep every name
+            made = {name: _portable(sub, defs, seen) for name, sub in value.items()}
+            out[key] = {name: sub for name, (sub, _) in made.items()}
+            nullable = {name: null for name, (_, null) in made.items()}
+        elif key in SCHEMA_LISTS:
+            out[key] = [sub if sub == NULL else _portable(sub, defs, seen)[0] for sub in value]
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            out[key] = _portable(value, defs, seen)[0]
         else:
-            out[key] = lean(value)
+            out[key] = value
+    null = False
     branches = out.get("anyOf")
-    if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
-        other = next(b for b in branches if b != {"type": "null"})
-        if isinstance(other.get("type"), str) and "enum" not in other:
-            del out["anyOf"]
-            out.update(other, type=[other["type"], "null"])
-    return out
+    if isinstance(branches, list) and len(branches) == 2 and NULL in branches:
+        del out["anyOf"]
+        out = {**next(b for b in branches if b != NULL), **out}
+        null = True
+    kind = out.get("type")
+    if isinstance(kind, list) and len(kind) == 2 and "null" in kind:
+        out["type"] = next(k for k in kind if k != "null")
+        null = True
+    if "required" in out:
+        out["required"] = [name for name in out["required"] if not nullable.get(name)]
+        if not out["required"]:
+            del out["required"]
+    return out, null
