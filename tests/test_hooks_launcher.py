@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +127,34 @@ def test_the_launcher_is_never_written_through_a_symlink(repo: Path, tmp_path: P
     done = lore("hooks", "install", "claude", cwd=repo, env=clean_env())
     assert done.code == 1 and "symlink" in done.err and "Traceback" not in done.err
     assert list(outside.iterdir()) == [] and not (repo / ".claude").exists()
+
+
+def test_hooks_installed_from_an_active_venv_still_capture_without_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The defect: installed by a `lore` that PATH found (an active venv), the settings held a
+    bare `lore`; Claude Code started without the venv then lost every capture."""
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    script = venv_bin / "lore"  # a console script as pip writes it
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom lorebook.launch import console\n"
+        "if __name__ == '__main__':\n    sys.exit(console())\n"
+    )
+    script.chmod(0o755)
+    pythonpath = os.environ.get("PYTHONPATH", "")
+    active = clean_env(HOME=str(tmp_path / "home"), PYTHONPATH=pythonpath)
+    active["PATH"] = f"{venv_bin}:{active['PATH']}"
+    done = subprocess.run(
+        [str(script), "hooks", "install", "claude"],
+        cwd=repo, env=active, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    sh_only = tmp_path / "bin"
+    sh_only.mkdir()
+    (sh_only / "sh").symlink_to("/bin/sh")
+    env = no_venv(f"{sh_only}:/usr/bin:/bin", LORE_HOOK_DETACH="0", PYTHONPATH=pythonpath)
+    ran = run_as_claude(repo, post_tool_use_command(repo), bash_payload(repo, "hi"), env)
+    assert (ran.returncode, ran.stderr) == (0, ""), ran.stderr
+    [action] = stored_actions(repo)
+    assert action["context"]["command"] == "cat .env"
