@@ -74,6 +74,7 @@ def test_with_nothing_to_run_it_says_so_once_and_never_blocks(repo: Path) -> Non
     assert first.returncode == 0
     assert first.stderr.splitlines() == [FIX]
     assert "lore hooks install claude" in FIX and "virtual environment" in FIX
+    assert not set("'\"\\") & set(FIX)  # the script quotes it in '…' and in JSON as is
     assert "lorebook: cannot run lore" in json.loads(first.stdout)["systemMessage"]
     assert FIX in (repo / ".lore" / "cache" / "hooks.log").read_text()
     second = run_as_claude(repo, command, bash_payload(repo, "y"), env)

@@ -39,6 +39,7 @@ SCRIPT = f"""#!/bin/sh
 # Runs, in order: a lorebook `lore` on PATH; the command `lore hooks install` recorded for
 # this machine in .lore/cache/lore-command (gitignored); `python3 -m lorebook`. With none it
 # says once what is wrong, reads the hook's payload and exits 0: a hook never blocks the agent.
+set -f  # no globbing: PATH entries and recorded words are taken as they are
 case $0 in */bin/*) store=${{0%/bin/*}} ;; *) store=.lore ;; esac
 resolve=
 if [ "${{1-}}" = --which ]; then resolve=1; shift; fi
@@ -63,7 +64,9 @@ if [ -f "$record" ] && [ ! -L "$record" ]; then
   {{ IFS= read -r prog; IFS= read -r a1; IFS= read -r a2; }} < "$record"
   case $prog in
     /*) if [ -f "$prog" ] && [ -x "$prog" ]; then
-          if [ -n "$a1" ]; then run "$prog" "$a1" "$a2" "$@"; else run "$prog" "$@"; fi
+          if [ -n "$a2" ]; then run "$prog" "$a1" "$a2" "$@"; fi
+          if [ -n "$a1" ]; then run "$prog" "$a1" "$@"; fi
+          run "$prog" "$@"
         fi ;;
   esac
 fi
@@ -72,18 +75,20 @@ sys.exit(u.find_spec("lorebook") is None)' </dev/null >/dev/null 2>&1; then
   run python3 -m lorebook "$@"
 fi
 [ -n "$resolve" ] && exit 1
+msg='{FIX}'
 if [ "${{1-}}" = hook ]; then
   cat >/dev/null 2>&1
-  warned=$store/cache/launcher-warned
-  if [ -d "$store/cache" ] && [ ! -L "$store/cache" ] && [ ! -e "$warned" ]; then
-    : > "$warned"
-    printf '%s\\n' '{FIX}' >&2
-    printf '%s\\n' '{FIX}' >> "$store/cache/hooks.log"
-    printf '{{"systemMessage": "%s"}}\\n' '{FIX}'
+  cache=$store/cache
+  if [ -d "$cache" ] && [ ! -L "$cache" ] && [ ! -e "$cache/launcher-warned" ] \\
+      && [ ! -L "$cache/launcher-warned" ]; then
+    : > "$cache/launcher-warned"
+    printf '%s\\n' "$msg" >&2
+    [ -L "$cache/hooks.log" ] || printf '%s\\n' "$msg" >> "$cache/hooks.log"
+    printf '{{"systemMessage": "%s"}}\\n' "$msg"
   fi
   exit 0
 fi
-printf '%s\\n' '{FIX}' >&2
+printf '%s\\n' "$msg" >&2
 exit 127
 """
 
