@@ -425,6 +425,17 @@ class McpRegistration(TypedDict):
     error: NotRequired[str]
 
 
+class Launcher(TypedDict):
+    """What the project's launcher `.lore/bin/lore` runs on this machine (`runs`: None when
+    neither PATH nor the record reaches a lore; `via`: "PATH" or "recorded")."""
+
+    path: str
+    present: bool
+    runs: str | None
+    via: str | None
+    recorded: NotRequired[str]
+
+
 class HooksStatus(TypedDict):
     """`lore hooks status --json`."""
 
@@ -434,3 +445,4 @@ class HooksStatus(TypedDict):
     mcp: McpRegistration
     hook_errors: int
     last_error: str | None
+    launcher: Launcher

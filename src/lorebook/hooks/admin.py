@@ -15,6 +15,7 @@ from .. import LoreError, UsageError, error_line, store_sanitizer
 from ..cmdline.parser import HELP_FLAGS, Shown, parse, split_group
 from ..cmdline.spec import Arg, Command, Group, Opt
 from . import install as I
+from . import launcher as L
 
 CLIENTS = ("claude",)
 
@@ -115,7 +116,10 @@ def targets(scope: str, root: Path, env: Any) -> tuple[Path, Path | None]:
 
 
 def diff(path: Path, old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
-    before, after = I.render(old), I.render(new or None)
+    return diff_text(path, I.render(old), I.render(new or None))
+
+
+def diff_text(path: Path, before: str, after: str) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), str(path), str(path)
     )
@@ -126,14 +130,18 @@ def change(args: SimpleNamespace, env: Any) -> int:
     root = project_root(env)
     settings_path, mcp_path = targets(args.scope, root, env)
     installing = args.action == "install"
-    command = (
-        shlex.split(args.command) if getattr(args, "command", None) else I.lore_command(args.scope)
-    )
+    given = getattr(args, "command", None)
+    command = shlex.split(given) if given else I.lore_command(args.scope)
+    # project hooks without --command run the committed launcher (lore found per machine)
+    launched = installing and args.scope == "project" and not given
+    prefix = L.HOOK_PREFIX if launched else shlex.join(command)
+    if launched:
+        L.refuse_links(root)
     plan: list[tuple[Path, dict[str, Any] | None, dict[str, Any] | None]] = []
     old = I.read_json(settings_path)  # every file is read (and refused) before any is written
     new: dict[str, Any] | None
     if installing:
-        new = I.with_hooks(old or {}, settings_path, command)
+        new = I.with_hooks(old or {}, settings_path, prefix)
     else:
         new = I.without_hooks(old, settings_path) if old is not None else None
     plan.append((settings_path, old, new))
@@ -152,15 +160,29 @@ def change(args: SimpleNamespace, env: Any) -> int:
         else:
             I.write(path, after)
             print(f"{'updated' if after else 'removed'} {path}")
+    if launched and args.dry_run and L.current(root) != L.SCRIPT:
+        sys.stdout.write(diff_text(root / L.LAUNCHER, L.current(root) or "", L.SCRIPT))
+    if launched and args.dry_run:
+        print(f"would record {' '.join(L.machine_command())} in {root / L.RECORD}")
     if not changed:
         print(f"nothing to change: lorebook's hooks are {'already' if installing else 'not'} "
               f"in {settings_path}")  # fmt: skip
+    # uninstall: the launcher goes with the last handler that runs it
+    if not installing and args.scope == "project" and not L.in_use(new):
+        if not args.dry_run:
+            for line in L.uninstall(root):
+                print(line)
+        elif L.current(root) is not None:
+            print(f"would remove {root / L.LAUNCHER} and {root / L.RECORD}")
     if installing and not args.dry_run:
         if args.scope == "project" and not (root / ".lore").is_dir():
             from .. import Lorebook
 
             Lorebook.init(root)
             print(f"created the lorebook store in {root}")
+        if launched:
+            for line in L.install(root, L.machine_command()):
+                print(line)
         if mcp_path is None:
             print(f"MCP server: run `claude mcp add --scope user {I.SERVER} -- "
                   f"{shlex.join([*command, 'mcp'])}` to use it in every project")  # fmt: skip
@@ -200,8 +222,10 @@ def status(args: SimpleNamespace, env: Any) -> int:
         mcp["error"] = str(exc)
     log = root / ".lore" / "cache" / "hooks.log"
     errors = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.is_file() else []
-    found = {"root": str(root), "store": (root / ".lore").is_dir(), "settings": files, "mcp": mcp,
-             "hook_errors": len(errors), "last_error": errors[-1] if errors else None}  # fmt: skip
+    found: dict[str, Any] = {
+             "root": str(root), "store": (root / ".lore").is_dir(), "settings": files, "mcp": mcp,
+             "hook_errors": len(errors), "last_error": errors[-1] if errors else None,
+             "launcher": L.resolves(root, env)}  # fmt: skip
     if args.json:
         print(json.dumps(found, indent=2))
         return 0
@@ -214,6 +238,12 @@ def status(args: SimpleNamespace, env: Any) -> int:
         print(f"{item['path']}: {state}")
     server = "MCP server lore registered" if mcp["registered"] else "no lore MCP server"
     print(f"{mcp['path']}: {mcp.get('error') or server}")
+    launcher = found["launcher"]
+    if launcher["present"]:
+        runs = launcher["runs"]
+        print(f"launcher {launcher['path']}: runs " + (f"{runs} ({launcher['via']})" if runs else
+              "python3 -m lorebook if python3 can import it, else nothing: activate the virtual "
+              "environment or run `lore hooks install claude` here"))  # fmt: skip
     print(f"hook errors in {log}: {len(errors)}" + (f"; last: {errors[-1]}" if errors else ""))
     return 0
 

@@ -99,13 +99,14 @@ def _hooks_of(claude: dict[str, Any], path: Path) -> dict[str, Any]:
     return hooks
 
 
-def with_hooks(claude: dict[str, Any], path: Path, command: list[str]) -> dict[str, Any]:
-    """Claude Code settings `claude` with our handlers, once each, after the user's own."""
+def with_hooks(claude: dict[str, Any], path: Path, prefix: str) -> dict[str, Any]:
+    """Claude Code settings `claude` with our handlers, once each, after the user's own;
+    `prefix` is the shell text that runs lore (`shlex.join` of a command, or the launcher's)."""
     out: dict[str, Any] = json.loads(json.dumps(claude))
     hooks = _hooks_of(out, path)
     for event, ours, matcher, fields in EVENTS:
         groups, _ = _strip(hooks.get(event, []))
-        handler = {"type": "command", "command": shlex.join([*command, "hook", ours]), **fields}
+        handler = {"type": "command", "command": f"{prefix} hook {ours}", **fields}
         group: dict[str, Any] = {"matcher": matcher} if matcher else {}
         group["hooks"] = [handler]
         hooks[event] = [*groups, group]
