@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from ..cmdline.spec import Command, Group
+    from ..cmdline.spec import Command
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +85,7 @@ def _print_help() -> None:
 def _resolve(name: str, args: list[str]) -> tuple[Command, dict[str, Any]]:
     """The command `name ARGS` runs and its parsed values."""
     from .. import UsageError
-    from ..cmdline.parser import HELP_FLAGS, Shown, parse, split_group
+    from ..cmdline.parser import describe, group_listing, no_subcommand, parse, split_group
     from ..cmdline.spec import Group
     from .table import entry, summary
 
@@ -103,38 +103,10 @@ def _resolve(name: str, args: list[str]) -> tuple[Command, dict[str, Any]]:
     if sub is not None:
         description = sub.help or sub.summary
         return sub, parse(sub, words, f"{prog} {sub.name}", description)
-    listing = group_listing(found)
     if found.own is None:
-        if words and not any(word in HELP_FLAGS for word in words):
-            raise UsageError("`{}` needs a command: {} (see `{} --help`)", prog,
-                             ", ".join(c.name for c in found.commands), prog)  # fmt: skip
-        from ..cmdline.parser import help_width
-
-        print(group_help(found, summary(name), listing, help_width()), end="")
-        raise Shown(0)
-    description = _describe(found.help or summary(name), listing)
+        no_subcommand(found, words, summary(name))
+    description = describe(found.help or summary(name), group_listing(found))
     return found.own, parse(found.own, words, prog, description)
-
-
-def _describe(*parts: str) -> str:
-    return "\n\n".join(part.strip("\n") for part in parts if part.strip())
-
-
-def group_listing(group: Group) -> str:
-    """The subcommands of `group` as help text."""
-    width = max(len(c.name) for c in group.commands) + 2
-    rows = [f"  {c.name.ljust(width)}{c.summary}" for c in group.commands]
-    return "commands:\n" + "\n".join(rows)
-
-
-def group_help(group: Group, summary: str, listing: str, width: int) -> str:
-    """`lore GROUP --help` for a group that does nothing on its own."""
-    head = f"usage: lore {group.name} COMMAND [ARGS]...\n\n"
-    return (
-        head
-        + _describe(group.help or summary, listing)
-        + (f"\n\n`lore {group.name} COMMAND --help` shows a command's options.\n")
-    )
 
 
 def _call(

@@ -272,3 +272,29 @@ def split_group(group: Group, args: list[str]) -> tuple[Command | None, list[str
             break
         return command, args[:index] + args[index + 1 :]
     return None, args
+
+
+# -- groups -----------------------------------------------------------------------------------
+def describe(*parts: str) -> str:
+    """Help text from its non-empty parts, a blank line between them."""
+    return "\n\n".join(part.strip("\n") for part in parts if part.strip())
+
+
+def group_listing(group: Group) -> str:
+    """The subcommands of `group` as help text."""
+    width = max(len(c.name) for c in group.commands) + 2
+    rows = [f"  {c.name.ljust(width)}{c.summary}" for c in group.commands]
+    return "commands:\n" + "\n".join(rows)
+
+
+def no_subcommand(group: Group, words: list[str], summary: str) -> NoReturn:
+    """`lore GROUP` given no subcommand, for a group that does nothing on its own: its help when
+    asked for (or given nothing), else a usage error."""
+    prog = f"lore {group.name}"
+    if words and not any(word in HELP_FLAGS for word in words):
+        names = ", ".join(c.name for c in group.commands)
+        raise UsageError("`{}` needs a command: {} (see `{} --help`)", prog, names, prog)
+    print(f"usage: {prog} COMMAND [ARGS]...\n")
+    print(describe(group.help or summary, group_listing(group)))
+    print(f"\n`{prog} COMMAND --help` shows a command's options.")
+    raise Shown(0)

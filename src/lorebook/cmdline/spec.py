@@ -166,3 +166,9 @@ SCOPE = (
     Opt("--agent", "agent", "Only this agent."),
 )
 PUBLISH = Opt("--publish", "publish", "Publish directly instead of writing a draft.", kind="flag")
+STORE_ROOT = Opt(
+    "--root",
+    "root",
+    "Store root (default: LORE_ROOT, else the nearest store from the cwd).",
+    metavar="PATH",
+)

@@ -11,8 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from .. import LoreError, UsageError, error_line, store_sanitizer
-from ..cmdline.parser import HELP_FLAGS, Shown, parse, split_group
+from .. import LoreError, error_line, store_sanitizer
+from ..cmdline.parser import Shown, no_subcommand, parse, split_group
 from ..cmdline.spec import Arg, Command, Group, Opt
 from . import install as I
 from . import launcher as L
@@ -89,13 +89,7 @@ def parse_args(argv: list[str]) -> SimpleNamespace:
     """`lore hooks ARGS` parsed from `HOOKS`: the subcommand as `action`, then its values."""
     command, words = split_group(HOOKS, argv)
     if command is None:
-        if words and not any(word in HELP_FLAGS for word in words):
-            raise UsageError("`lore hooks` needs a command: install, uninstall, status "
-                             "(see `lore hooks --help`)")  # fmt: skip
-        print(f"usage: lore hooks COMMAND [ARGS]...\n\n{HOOKS.help}\n")
-        for sub in HOOKS.commands:
-            print(f"  {sub.name:10} {sub.summary}")
-        raise Shown(0)
+        no_subcommand(HOOKS, words, HOOKS.help)
     prog = f"lore hooks {command.name}"
     values = parse(command, words, prog, command.summary)
     return SimpleNamespace(action=command.name, **values)

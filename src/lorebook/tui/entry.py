@@ -7,18 +7,13 @@ import sys
 
 from lorebook import Lorebook, LoreError, error_line, store_sanitizer
 from lorebook.cmdline.parser import Shown, parse
-from lorebook.cmdline.spec import Command, Opt
+from lorebook.cmdline.spec import STORE_ROOT, Command, Opt
 
 TUI = Command(
     "tui",
     "",  # served by this skin: the launcher hands `lore tui` over before the CLI loads
     options=(
-        Opt(
-            "--root",
-            "root",
-            "Store root (default: LORE_ROOT, else the nearest store from the cwd).",
-            metavar="PATH",
-        ),
+        STORE_ROOT,
         Opt(
             "--web",
             "web",
