@@ -226,3 +226,31 @@ async def test_learnings_keyword_until_the_model_is_ready_then_hybrid(
         ready.set()
         await settle(pilot, lambda: "by hybrid search" in text_of(app, "#learn-mode"), timeout=60)
         assert "jwt-clock-skew" in keys(results)
+
+
+@pytest.mark.asyncio
+async def test_a_preview_answering_into_a_closed_pane_is_dropped(
+    search_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The preview worker reads the file's history off the app's thread; quitting while it
+    reads (the panes close) must not fail the app when it answers into a pane that is gone."""
+    book = Lorebook.open(search_store, env={})
+    reading, release = threading.Event(), threading.Event()
+    real = type(book.learnings).history
+
+    def held(self: Any, learning_id: str) -> Any:
+        reading.set()
+        release.wait(30)
+        return real(self, learning_id)
+
+    monkeypatch.setattr(type(book.learnings), "history", held)
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("3", "slash")
+        await pilot.press(*"tokens rejected", "enter")
+        results = app.query_one("#learn-results", DataTable)
+        await settle(pilot, lambda: results.row_count > 0 and reading.is_set(), timeout=20)
+        await app.query_one("#learn-preview-pane").remove()
+        release.set()
+        await settle(pilot, lambda: not app.workers._workers, timeout=20)
+    assert app.return_code in (None, 0)

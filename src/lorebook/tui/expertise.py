@@ -73,6 +73,11 @@ class ExpertiseTab(Vertical):
         if domain is not None:
             self.validate(domain)
 
+    def put_summary(self, summary: str) -> None:
+        """On the app's thread: the tab may have closed (app quitting) while the worker ran."""
+        for pane in self.query("#expertise-summary").results(Static):
+            pane.update(summary)
+
     @work(thread=True, exclusive=True, group="validate")
     def validate(self, domain: str) -> None:
         try:
@@ -84,6 +89,6 @@ class ExpertiseTab(Vertical):
             update(r, "validated") if r["status"] == "validated" else f"{r['path']}: no file yet"
             for r in results
         )
-        self.app.call_from_thread(self.query_one("#expertise-summary", Static).update, summary)
+        self.app.call_from_thread(self.put_summary, summary)
         self.app.call_from_thread(self.show, domain)
         self.app.call_from_thread(self.post_message, StoreChanged("expertise"))

@@ -175,4 +175,9 @@ class LearningsTab(Vertical):
             "",
         ]
         lines += [f"- `{h.short}` {h.date[:10]} {h.author}: {h.subject}" for h in history]
-        self.app.call_from_thread(self.query_one(Markdown).update, "\n".join(lines))
+        self.app.call_from_thread(self.put_preview, "\n".join(lines))
+
+    def put_preview(self, text: str) -> None:
+        """On the app's thread: the tab may have closed (app quitting) while the worker read."""
+        for pane in self.query(Markdown):
+            pane.update(text)
