@@ -3,6 +3,7 @@ sends, every bad input failing open, and `lore hooks install|uninstall|status` o
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -51,13 +52,17 @@ def hook(event: str, stdin: str, store: Path, **env: str) -> Any:
                 stdin=stdin)
 
 
+CALLS = itertools.count(1)  # each call its own tool-use id, as Claude Code gives (see deliveries)
+
+
 def bash_payload(store: Path, stdout: str, **extra: Any) -> str:
+    extra.setdefault("tool_use_id", f"toolu_01ABC{next(CALLS):04d}")
     return payload(
         "PostToolUse", store, prompt_id="p1", effort={"level": "medium"}, tool_name="Bash",
         tool_input={"command": "cat .env", "description": "Show the env file"},
         tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False,
                        "noOutputExpected": False},
-        tool_use_id="toolu_01ABC", duration_ms=186, **extra)
+        duration_ms=186, **extra)
 
 
 def publish(book: Lorebook, title: str, takeaway: str, tags: list[str]) -> str:
@@ -73,7 +78,8 @@ def files_text(root: Path) -> str:
 
 # -- capture ----------------------------------------------------------------------------------
 def test_post_tool_use_logs_one_redacted_tool_call(store: Path) -> None:
-    done = hook("post-tool-use", bash_payload(store, f"TOKEN={SECRET}\nok\n"), store)
+    given = bash_payload(store, f"TOKEN={SECRET}\nok\n", tool_use_id="toolu_01ABC")
+    done = hook("post-tool-use", given, store)
     assert (done.code, done.out, done.err) == (0, "", "")
     (action,) = stored_actions(store)
     assert action["type"] == "tool_call" and action["outcome"] == "success"

@@ -191,6 +191,13 @@ class Lorebook:
 
         release(self.layout.cache, session)
 
+    def first_delivery(self, client: str, session: str | None, call: str | None) -> bool:
+        """True when this is the first time `client` reports tool call `call` of `session`
+        (log it); False for a repeat (see `lorebook.log.deliveries`)."""
+        from .log.deliveries import claim
+
+        return claim(self.layout.cache, client, session, call)
+
     # -- writing ---------------------------------------------------------------------------
     def start_session(
         self,

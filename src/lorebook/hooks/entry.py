@@ -28,13 +28,32 @@ def main(argv: list[str]) -> int:
     return admin(args)
 
 
+CLIENT_NAMES = ("codex", "gemini", "copilot", "cline", "cursor", "opencode")  # hooks.clients
+
+
 def hook(args: list[str]) -> int:
-    """Run one event's handler; fails open (always 0) once the event is known."""
+    """Run one event's handler; fails open (always 0) once the event is known. `lore hook
+    EVENT` serves Claude Code; `lore hook CLIENT EVENT` another agent, EVENT in its own name."""
+    if len(args) == 2 and args[0] in CLIENT_NAMES:
+        from .clients import CLIENTS
+
+        client = CLIENTS[args[0]]
+        event = client.events.get(args[1])
+        if event is None:
+            known = ", ".join(client.events)
+            print(f"lore: error: {client.name} has no hook event {args[1]!r}; known: {known}",
+                  file=sys.stderr)  # fmt: skip
+            return 1
+        from .failopen import run
+
+        return run(event, _handle, client=client.name, native=args[1])
     if len(args) != 1 or args[0] not in EVENTS:
         known = ", ".join(EVENTS)
         if args and args[0] in ("-h", "--help"):
-            print("usage: lore hook EVENT  (reads Claude Code's hook JSON on stdin)")
+            print("usage: lore hook EVENT          (Claude Code's hook JSON on stdin)")
             print(f"events: {known}")
+            print("       lore hook CLIENT EVENT   (another agent's; EVENT as that agent names it)")
+            print(f"clients: {', '.join(CLIENT_NAMES)}")
             return 0
         print(f"lore: error: `lore hook` takes one event: {known}", file=sys.stderr)
         return 1

@@ -51,6 +51,8 @@ class Hook:
         self.budget = 1.0
         self.detached = False  # the work goes on in a child after the agent moved on
         self.waited_ms: int | None = None  # what the agent waited for, when detached
+        self.client = "claude"  # hooks.clients: the agent that sent the payload
+        self.source = "claude-code"  # its name in meta.source
 
     def elapsed_ms(self) -> int:
         return round((time.perf_counter() - self.started) * 1000)
@@ -216,10 +218,18 @@ def process_started() -> float:
 
 
 def run(
-    event: str, handle: Callable[[Hook], str | None], env: Any = None, stdin: Any = None
+    event: str,
+    handle: Callable[[Hook], str | None],
+    env: Any = None,
+    stdin: Any = None,
+    *,
+    client: str = "claude",
+    native: str | None = None,
 ) -> int:
     """Run `handle` for one hook event; always 0. It returns the additionalContext to inject
-    (None: nothing); it is imported by the caller only once the payload says there is work."""
+    (None: nothing); it is imported by the caller only once the payload says there is work.
+    `client` sent the payload (`hooks.clients`), calling the event `native`; the handler sees
+    the normalised event and payload."""
     started = process_started()
     environ = os.environ if env is None else env
     root: Path | None = None
@@ -235,14 +245,22 @@ def run(
         payload = parse(data)
         if payload is None:
             return _done(detached)
+        source = "claude-code"
+        if client != "claude" or _maybe_other(payload, environ):
+            from .clients import CLIENTS, identify, normalise
+
+            sender = identify(CLIENTS[client], payload, environ)
+            event, payload = normalise(sender, event, payload)
+            client, source = sender.name, sender.source
         root = find_store(payload, environ)
         if root is None:
             return _done(detached)
         hook = Hook(event, payload, root, started)
         hook.detached, hook.waited_ms = detached, waited if detached else None
+        hook.client, hook.source = client, source
         text = handle(hook)
         if text:
-            emit(event, text)
+            emit(event, text, client, native)
     except BudgetSpent:  # a handler keeps what it gathered itself (see handlers._brief)
         note_error(root, event, f"time budget of {hook.budget if hook else 1:g}s spent")
     except Exception as exc:  # fail open: the session goes on, the error is kept
@@ -256,13 +274,32 @@ def _done(detached: bool) -> int:
     return 0
 
 
-def emit(event: str, text: str) -> None:
-    """Print the hook's JSON answer: additionalContext for the events that take it."""
+def _maybe_other(payload: dict[str, Any], env: Any) -> bool:
+    """Another agent running Claude Code's hooks (Cursor, Copilot CLI): see clients.identify."""
+    return (
+        "cursor_version" in payload
+        or "conversation_id" in payload
+        or bool(env.get("COPILOT_HOOK_DIR") or env.get("COPILOT_PROJECT_DIR"))
+    )
+
+
+def emit(event: str, text: str, client: str = "claude", native: str | None = None) -> None:
+    """Print the hook's JSON answer: added context, in the form `client` reads, for the
+    events at which it reads one."""
     import json
 
-    name = EVENT_NAMES.get(event)
-    if name is None:
-        return
-    out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text[:CONTEXT_CHARS]}}
+    text = text[:CONTEXT_CHARS]
+    if client == "claude":
+        name = EVENT_NAMES.get(event)
+        if name is None:
+            return
+        out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    else:
+        from .clients import CLIENTS
+
+        sender = CLIENTS[client]
+        if event not in sender.context:
+            return
+        out = sender.answer(native or EVENT_NAMES.get(event, event), text)
     sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     sys.stdout.flush()

@@ -52,7 +52,7 @@ class Context:
         the agent waited for it), and for a detached hook, its time in the background."""
         hook = self.hook
         waited = hook.elapsed_ms() if hook.waited_ms is None else hook.waited_ms
-        meta = {"source": f"claude-code:{hook.event}", "overhead_ms": waited, **extra}
+        meta = {"source": f"{hook.source}:{hook.event}", "overhead_ms": waited, **extra}
         if hook.detached:
             meta["background_ms"] = hook.elapsed_ms()  # the whole write, after the agent moved on
         return meta
@@ -272,6 +272,9 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
     from .. import tool_summary
 
     payload = hook.payload
+    call = payload.get("tool_use_id")
+    if isinstance(call, str) and not ctx.book.first_delivery(hook.source, ctx.session, call):
+        return  # the same call reported again (two configs, or another client's hooks)
     # the tool and its telling argument (command, file, pattern...) as first-class fields,
     # each redacted then cut; the clipped input and response beside them
     redact = ctx.book.sanitizer.redact_text
@@ -279,7 +282,8 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
         ctx.text("tool_name"), payload.get("tool_input"), hook.root, lambda t: redact(t)[0]
     )
     for key, name in (("tool_input", "input"), ("tool_use_id", "tool_use_id"),
-                      ("duration_ms", "duration_ms"), ("is_interrupt", "interrupted")):  # fmt: skip
+                      ("duration_ms", "duration_ms"), ("is_interrupt", "interrupted"),
+                      ("client_tool", "client_tool")):  # fmt: skip
         if payload.get(key) is not None:
             context[name] = payload[key]
     if not failed and "tool_response" in payload:

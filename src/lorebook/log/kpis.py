@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from .sessions import SessionInfo
 
 SEARCH_TYPES = frozenset({"search", "preflight"})  # a preflight is logged as a `search`
-HOOK_SOURCE = "claude-code:"  # meta.source of every record a Claude Code hook writes
-CAPTURE_EVENTS = ("post-tool-use", "post-tool-use-failure")  # hooks that record tool calls
+# hooks that record tool calls: meta.source is "<client>:<event>" (hooks.clients), any client
+CAPTURE_EVENTS = ("post-tool-use", "post-tool-use-failure")
 CLEAN_ENDS = frozenset({"normal", "stop", "user_exit", "clear"})  # not a disconnect
 SIZE_DAYS = 90
 GB = 1_000_000_000
@@ -129,7 +129,7 @@ def hook_coverage(actions: list[dict[str, Any]], missed: int) -> Kpi:
         1
         for r in actions
         if r["type"] == "tool_call"
-        and str((r.get("meta") or {}).get("source") or "").startswith(HOOK_SOURCE)
+        and str((r.get("meta") or {}).get("source") or "").rpartition(":")[2] in CAPTURE_EVENTS
     )
     # without a hook-recorded tool call there is no hook to measure: n/a, not 0 %
     denominator = recorded + missed if recorded else 0

@@ -1,0 +1,66 @@
+"""One record per tool call, however many ways it reaches the log.
+
+A call can arrive twice: Cursor and Copilot CLI run Claude Code's hooks beside their own, a
+repository may wire a client both per project and per user, and `lore import` reads sessions
+the hooks already logged. The key is (client, session, tool-use id). Hooks claim it in a
+ledger under `.lore/cache/deliveries/` (one file per client session, one id per line, read and
+appended under an exclusive lock, so two deliveries at the same instant cannot both win);
+`lore import` also checks the log itself, since the cache is not committed.
+
+Invariants:
+1. A key is claimed at most once: the second claim, concurrent or later, answers False.
+2. A call without an id, or a session without one, is never refused (nothing to key on).
+3. The ledger is never written through a symbolic link; one it cannot use claims nothing
+   and refuses nothing (a lost dedupe, never a lost record).
+
+Core module: standard library only, see docs/architecture.md#core.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing costs milliseconds on the hook path; mypy still sees it
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FOLDER = "deliveries"
+MAX_ID = 200  # characters of a tool-use id kept as the key (ids are far shorter)
+
+
+def ledger(cache: Path, client: str, session: str) -> str:
+    """The ledger's path for one client session (its name a hash: ids are not file names)."""
+    from hashlib import blake2b
+
+    name = blake2b(f"{client}\0{session}".encode(), digest_size=12).hexdigest()
+    return os.path.join(str(cache), FOLDER, name)
+
+
+def claim(cache: Path, client: str, session: str | None, call: str | None) -> bool:
+    """True when this delivery of the call is the first (log it); False for a repeat."""
+    if not session or not call:
+        return True
+    key = " ".join(call.split())[:MAX_ID]
+    if not key:
+        return True
+    path = ledger(cache, client, session)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+    except OSError:
+        return True
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        seen = b""
+        while chunk := os.read(fd, 1 << 16):
+            seen += chunk
+        if key.encode() in seen.split(b"\n"):
+            return False
+        os.write(fd, key.encode() + b"\n")
+        return True
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
