@@ -43,11 +43,15 @@ def claim(cache: Path, client: str, session: str | None, call: str | None) -> bo
     key = " ".join(call.split())[:MAX_ID]
     if not key:
         return True
+    from ..errors import LoreError
+    from ..store import refuse_symlinks
+
     path = ledger(cache, client, session)
     try:
+        refuse_symlinks(path)  # a linked cache or folder must not take our writes elsewhere
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
-    except OSError:
+    except (OSError, LoreError):
         return True
     try:
         import fcntl
