@@ -421,3 +421,28 @@ def test_a_linked_ledger_folder_takes_no_write_and_loses_no_record(
         assert run("codex", "PostToolUse", codex_tool(store, "make", call="c-1"), store).code == 0
     assert list(outside.iterdir()) == []
     assert [a["context"]["command"] for a in stored_actions(store)] == ["make", "make"]
+
+
+def test_a_prompt_delivered_twice_is_recorded_once_and_a_later_repeat_again(
+    store: Path,
+) -> None:
+    generous(store)
+    claude_style = {"session_id": "conv-9", "conversation_id": "conv-9", "cwd": str(store),
+                    "cursor_version": "2.0.77", "hook_event_name": "UserPromptSubmit",
+                    "prompt": "continue"}  # fmt: skip
+    native = {"conversation_id": "conv-9", "workspace_roots": [str(store)],
+              "hook_event_name": "beforeSubmitPrompt", "prompt": "continue"}  # fmt: skip
+    env = clean_env(LORE_HOOK_DETACH="0")
+    assert (
+        lore("hook", "user-prompt-submit", cwd=store, env=env, stdin=json.dumps(claude_style)).code
+        == 0
+    )
+    assert run("cursor", "beforeSubmitPrompt", native, store).code == 0
+    prompts = [a for a in stored_actions(store) if a["type"] == "prompt"]
+    assert [p["meta"]["source"] for p in prompts] == ["cursor:user-prompt-submit"]
+    # the user types the same prompt again a minute later: a new prompt
+    (ledger,) = (store / ".lore" / "cache" / "deliveries").iterdir()
+    key, _, stamp = ledger.read_text().strip().partition("\t")
+    ledger.write_text(f"{key}\t{float(stamp) - 60:.3f}\n")
+    assert run("cursor", "beforeSubmitPrompt", native, store).code == 0
+    assert len([a for a in stored_actions(store) if a["type"] == "prompt"]) == 2

@@ -24,6 +24,7 @@ CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
 # with a learning): a lower similarity floor than a prompt's, the count still capped
 TOPIC_THRESHOLD = 0.05
 PROMPT_CHARS = 500  # a prompt as recorded: enough to say what was asked
+PROMPT_TWIN_S = 10  # the same prompt this close is one prompt delivered twice
 END_REASONS = {"prompt_input_exit": "user_exit", "logout": "user_exit"}
 
 
@@ -237,7 +238,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
         return None
     # redacted before it is cut (a cut secret is no longer recognised), then recorded
     shown = ctx.book.sanitizer.redact_text(prompt)[0][:PROMPT_CHARS]
-    if ctx.settings.record_prompts:
+    if ctx.settings.record_prompts and _first_prompt(ctx, prompt):
         try:
             from .. import issue_in_text
 
@@ -262,6 +263,17 @@ def user_prompt_submit(hook: Hook) -> str | None:
         meta=ctx.meta(),
     )
     return ctx.cap(found)
+
+
+def _first_prompt(ctx: Context, prompt: str) -> bool:
+    """False when the same prompt of this session came in seconds ago from another config of
+    the same client (Cursor runs Claude Code's hooks beside its own): it is recorded once."""
+    from hashlib import blake2b
+
+    digest = blake2b(prompt.encode("utf-8", "replace"), digest_size=12).hexdigest()
+    return ctx.book.first_delivery(
+        ctx.hook.source, ctx.session, f"prompt:{digest}", within=PROMPT_TWIN_S
+    )
 
 
 # -- capture hooks ---------------------------------------------------------------------------

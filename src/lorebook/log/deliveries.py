@@ -19,6 +19,7 @@ Core module: standard library only, see docs/architecture.md#core.
 from __future__ import annotations
 
 import os
+import time
 
 TYPE_CHECKING = False  # typing costs milliseconds on the hook path; mypy still sees it
 if TYPE_CHECKING:
@@ -36,11 +37,15 @@ def ledger(cache: Path, client: str, session: str) -> str:
     return os.path.join(str(cache), FOLDER, name)
 
 
-def claim(cache: Path, client: str, session: str | None, call: str | None) -> bool:
-    """True when this delivery of the call is the first (log it); False for a repeat."""
+def claim(
+    cache: Path, client: str, session: str | None, call: str | None, within: float | None = None
+) -> bool:
+    """True when this delivery of the call is the first (log it); False for a repeat.
+    `within` seconds: a repeat only that close to the first (a prompt has no id of its own,
+    and a user may well type the same one again later)."""
     if not session or not call:
         return True
-    key = " ".join(call.split())[:MAX_ID]
+    key = "_".join(call.split())[:MAX_ID]
     if not key:
         return True
     from ..errors import LoreError
@@ -60,11 +65,27 @@ def claim(cache: Path, client: str, session: str | None, call: str | None) -> bo
         seen = b""
         while chunk := os.read(fd, 1 << 16):
             seen += chunk
-        if key.encode() in seen.split(b"\n"):
+        now = time.time()
+        if _seen(seen.decode("utf-8", "replace"), key, now, within):
             return False
-        os.write(fd, key.encode() + b"\n")
+        os.write(fd, (f"{key}\t{now:.3f}" if within is not None else key).encode() + b"\n")
         return True
     except OSError:
         return True
     finally:
         os.close(fd)
+
+
+def _seen(lines: str, key: str, now: float, within: float | None) -> bool:
+    for line in lines.split("\n"):
+        name, _, stamp = line.partition("\t")
+        if name != key:
+            continue
+        if within is None:
+            return True
+        try:
+            if abs(now - float(stamp)) <= within:
+                return True
+        except ValueError:
+            continue
+    return False
