@@ -446,3 +446,12 @@ def test_a_prompt_delivered_twice_is_recorded_once_and_a_later_repeat_again(
     ledger.write_text(f"{key}\t{float(stamp) - 60:.3f}\n")
     assert run("cursor", "beforeSubmitPrompt", native, store).code == 0
     assert len([a for a in stored_actions(store) if a["type"] == "prompt"]) == 2
+
+
+def test_the_agents_page_lists_every_clients_every_event() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
+    table = page.split("## Hooks for every agent", 1)[1].split("\n\n**Once per call", 1)[0]
+    for client in CLIENTS.values():
+        assert f"| {client.source} " in table or f" {client.source} |" in table, client.name
+        for native in client.events:
+            assert native in table, (client.name, native)
