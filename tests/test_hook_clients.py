@@ -455,3 +455,33 @@ def test_the_agents_page_lists_every_clients_every_event() -> None:
         assert f"| {client.source} " in table or f" {client.source} |" in table, client.name
         for native in client.events:
             assert native in table, (client.name, native)
+
+
+def test_a_start_and_a_stop_delivered_both_ways_are_one_each(store: Path) -> None:
+    """Cursor firing Claude Code's SessionStart/Stop beside its own sessionStart/stop: one
+    start record, one brief, one end; a later stop of the next turn is recorded again."""
+    common = {"conversation_id": "conv-5", "cursor_version": "2.0.77", "cwd": str(store)}
+    env = clean_env(LORE_HOOK_DETACH="0")
+    claude_start = {**common, "session_id": "conv-5", "hook_event_name": "SessionStart"}
+    assert (
+        lore("hook", "session-start", cwd=store, env=env, stdin=json.dumps(claude_start)).code == 0
+    )
+    assert (
+        run("cursor", "sessionStart", {**common, "hook_event_name": "sessionStart"}, store).code
+        == 0
+    )
+    claude_stop = {**common, "session_id": "conv-5", "hook_event_name": "Stop"}
+    assert lore("hook", "stop", cwd=store, env=env, stdin=json.dumps(claude_stop)).code == 0
+    assert (
+        run(
+            "cursor", "stop", {**common, "hook_event_name": "stop", "status": "completed"}, store
+        ).code
+        == 0
+    )
+    records = [r for r in stored(store) if r.get("session") == "conv-5"]
+    assert [(r["kind"], r.get("event")) for r in records] == [
+        ("session", "start"),
+        ("session", "end"),
+    ]
+    assert {r["meta"]["source"].split(":")[0] for r in records} == {"cursor"}
+    assert records[0]["meta"]["client_source"] == "startup"
