@@ -485,3 +485,16 @@ def test_a_start_and_a_stop_delivered_both_ways_are_one_each(store: Path) -> Non
     ]
     assert {r["meta"]["source"].split(":")[0] for r in records} == {"cursor"}
     assert records[0]["meta"]["client_source"] == "startup"
+
+
+def test_ledgers_of_sessions_long_over_are_removed_when_a_new_one_starts(store: Path) -> None:
+    import os
+
+    assert run("codex", "PostToolUse", codex_tool(store, "a", call="c-1"), store).code == 0
+    folder = store / ".lore" / "cache" / "deliveries"
+    (old,) = folder.iterdir()
+    os.utime(old, (0, 0))
+    recent = codex_tool(store, "b", call="c-2")
+    recent["session_id"] = "another-session"
+    assert run("codex", "PostToolUse", recent, store).code == 0
+    assert not old.exists() and len(list(folder.iterdir())) == 1

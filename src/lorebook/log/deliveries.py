@@ -12,6 +12,8 @@ Invariants:
 2. A call without an id, or a session without one, is never refused (nothing to key on).
 3. The ledger is never written through a symbolic link; one it cannot use claims nothing
    and refuses nothing (a lost dedupe, never a lost record).
+4. Ledgers untouched for two days are removed when a new session starts one: the folder
+   holds the sessions of the last days, not of the repository's life.
 
 Core module: standard library only, see docs/architecture.md#core.
 """
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 FOLDER = "deliveries"
 MAX_ID = 200  # characters of a tool-use id kept as the key (ids are far shorter)
+KEEP_S = 2 * 86400  # a ledger untouched this long is of a session that is over
 
 
 def ledger(cache: Path, client: str, session: str) -> str:
@@ -54,7 +57,10 @@ def claim(
     path = ledger(cache, client, session)
     try:
         refuse_symlinks(path)  # a linked cache or folder must not take our writes elsewhere
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        if not os.path.exists(path):  # a new session: ledgers of sessions long over go
+            _prune(folder, time.time() - KEEP_S)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
     except (OSError, LoreError):
         return True
@@ -89,3 +95,16 @@ def _seen(lines: str, key: str, now: float, within: float | None) -> bool:
         except ValueError:
             continue
     return False
+
+
+def _prune(folder: str, before: float) -> None:
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < before:
+                        os.unlink(entry.path)
+                except OSError:
+                    continue  # another hook removed it first, or it is not ours to remove
+    except OSError:
+        return
