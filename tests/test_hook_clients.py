@@ -274,7 +274,6 @@ ANSWERS = {  # how each client reads added context: the JSON path to the text
     "codex": ("UserPromptSubmit", ("hookSpecificOutput", "additionalContext")),
     "gemini": ("BeforeAgent", ("hookSpecificOutput", "additionalContext")),
     "copilot": ("userPromptSubmitted", ("additionalContext",)),
-    "cline": ("UserPromptSubmit", ("context",)),
     "opencode": ("chat.message", ("additionalContext",)),
 }
 
@@ -498,3 +497,31 @@ def test_ledgers_of_sessions_long_over_are_removed_when_a_new_one_starts(store: 
     recent["session_id"] = "another-session"
     assert run("codex", "PostToolUse", recent, store).code == 0
     assert not old.exists() and len(list(folder.iterdir())) == 1
+
+
+def test_records_name_the_agent_that_wrote_them_unless_the_config_says(store: Path) -> None:
+    assert run("codex", "PostToolUse", codex_tool(store, "a", call="c-1"), store).code == 0
+    given = TOOL_CALLS["cline"][1](store)
+    assert run("cline", "PostToolUse", given, store).code == 0
+    assert sorted(a["agent"] for a in stored_actions(store)) == ["cline", "codex"]
+    (store / ".lore" / "config.yaml").write_text("hooks:\n  agent: builder\n")
+    assert run("codex", "PostToolUse", codex_tool(store, "b", call="c-2"), store).code == 0
+    (after,) = [a for a in stored_actions(store) if a["context"].get("command") == "b"]
+    assert after["agent"] == "builder"
+
+
+def test_cline_which_reads_no_answer_at_a_prompt_gets_none_and_still_the_record(
+    store: Path,
+) -> None:
+    generous(store)
+    publish(
+        Lorebook.open(store, env={}),
+        "Supabase RLS blocks INSERT with the anon key",
+        "Use the service role key for server-side inserts under RLS.",
+        ["rls", "supabase"],
+    )
+    asked = prompt_payload("cline", store, "Why does the supabase insert fail?")
+    done = run("cline", "UserPromptSubmit", asked, store)
+    assert (done.code, done.out, done.err) == (0, "", "")
+    (prompt,) = [a for a in stored_actions(store) if a["type"] == "prompt"]
+    assert prompt["meta"]["source"] == "cline:user-prompt-submit"

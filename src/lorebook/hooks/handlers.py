@@ -42,7 +42,7 @@ class Context:
         hook.budget = self.settings.budget_seconds
         raw = hook.payload.get("session_id")
         self.session = raw if isinstance(raw, str) and SESSION_RE.match(raw) else None
-        self.agent = self.book.default_agent(self.settings.agent)
+        self.agent = self.book.default_agent(self.settings.agent or hook.source)
         self.project = self.book.default_project()
 
     def text(self, key: str) -> str:
