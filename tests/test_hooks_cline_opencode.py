@@ -1,0 +1,273 @@
+"""The Cline and OpenCode installers (`hooks.wire_cline`, `hooks.wire_opencode`): their plans
+on real files in temp git repositories, the installed Cline hook files run as Cline runs them
+(`sh FILE`, the payload on stdin, no virtual environment), and the installed OpenCode plugin
+run under node with the hook shapes OpenCode 1.18 passes it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import clean_env, stored, stored_actions
+from lorebook import LoreError
+from lorebook.hooks import wire_cline, wire_common
+from lorebook.hooks.clients import CLINE_EVENTS
+from lorebook.hooks.launcher import LAUNCHER, RECORD
+from lorebook.hooks.wiring import Edit
+from test_hooks import GENEROUS
+
+MACHINE = [sys.executable, "-m", "lorebook"]
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+Tree = dict[str, tuple[bytes, int]]
+
+
+def tree(root: Path) -> Tree:
+    """Every file under `root` (but .git): its bytes and mode."""
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mode & 0o777)
+            for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.parts}  # fmt: skip
+
+
+def apply(plan: list[Edit], base: Path) -> None:
+    wire_common.apply(plan, base)
+
+
+def no_venv(tmp: Path, **extra: str) -> dict[str, str]:
+    """As an agent started from a shell without the virtual environment: PATH holds `sh`,
+    `cat` and the system's tools only; the recorded interpreter imports this checkout's
+    sources through PYTHONPATH, as the tests do."""
+    env = {k: v for k, v in clean_env(**extra).items()
+           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}  # fmt: skip
+    env.update(PATH="/usr/bin:/bin", LORE_HOOK_DETACH="0", PYTHONPATH=SRC, HOME=str(tmp / "h"))
+    return env
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / "home").mkdir()
+    return tmp_path / "home"
+
+
+# -- Cline ------------------------------------------------------------------------------------
+HOOK_NAMES = {"TaskStart": "agent_start", "TaskResume": "agent_resume",
+              "UserPromptSubmit": "prompt_submit", "PostToolUse": "tool_result",
+              "PreCompact": "pre_compact", "TaskComplete": "agent_end",
+              "TaskCancel": "agent_abort", "TaskError": "agent_error",
+              "SessionShutdown": "session_shutdown"}  # fmt: skip
+
+
+def cline_payload(event: str, repo: Path, task: str = "conv_1764266981093_abcde") -> str:
+    """A payload as Cline 3.0.65 sends it (docs: agent-clients.md, section 5)."""
+    common: dict[str, Any] = {
+        "clineVersion": "", "hookName": HOOK_NAMES[event], "timestamp": "2026-11-27T18:09:41.093Z",
+        "taskId": task, "sessionContext": {"rootSessionId": task},
+        "workspaceRoots": [str(repo)], "workspaceInfo": {"rootPath": str(repo), "hint": "work"},
+        "userId": "unknown", "agent_id": "agent_1", "parent_agent_id": None}  # fmt: skip
+    if event == "PostToolUse":
+        common.update(iteration=1, tool_result={
+            "id": "call_2", "name": "run_commands", "input": {"commands": ["echo hello-from-fake"]},
+            "output": [{"query": "echo hello-from-fake", "result": "hello-from-fake\n",
+                        "success": True}], "durationMs": 15},
+            postToolUse={"toolName": "run_commands",
+                         "parameters": {"commands": "[\"echo hello-from-fake\"]"},
+                         "result": "[{}]", "success": True, "executionTimeMs": 15})  # fmt: skip
+    elif event == "UserPromptSubmit":
+        common["userPromptSubmit"] = {"prompt": "run echo hello", "attachments": []}
+    elif event == "TaskStart":
+        common["taskStart"] = {"taskMetadata": {}}
+    elif event == "TaskComplete":
+        common.update(iteration=1, turn={"outputText": "done", "status": "completed"},
+                      taskComplete={"taskMetadata": {}})  # fmt: skip
+    return json.dumps(common)
+
+
+def run_cline_hook(path: Path, stdin: str, env: dict[str, str], cwd: Path) -> Any:
+    """The hook file as Cline runs one with a `#!/bin/sh` line: `sh FILE`, stdin piped."""
+    return subprocess.run(["sh", str(path)], input=stdin, text=True, capture_output=True,
+                          cwd=cwd, env=env, timeout=60)  # fmt: skip
+
+
+def test_cline_project_install_writes_one_hook_per_event_and_the_launcher(
+    store: Path, home: Path
+) -> None:
+    before = tree(store)
+    plan = wire_cline.plan("install", "project", store, home, MACHINE)
+    assert tree(store) == before  # a plan writes nothing
+    apply(plan, store)
+    folder = store / ".clinerules" / "hooks"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(CLINE_EVENTS)
+    for event in CLINE_EVENTS:
+        text = (folder / event).read_text()
+        assert text.startswith("#!/bin/sh\n# lorebook hook for Cline")
+        assert f"hook cline {event}" in text and (folder / event).stat().st_mode & 0o777 == 0o755
+        assert sys.executable not in text and str(store) not in text  # committed: no machine path
+    assert (store / LAUNCHER).is_file() and (store / RECORD).read_text().splitlines() == MACHINE
+    assert wire_cline.plan("install", "project", store, home, MACHINE) == []  # idempotent
+    assert not (home / ".cline").exists()  # no project MCP file: Cline keeps one per user
+
+
+def test_every_installed_cline_hook_runs_for_real_without_the_venv(
+    store: Path, home: Path, tmp_path: Path
+) -> None:
+    (store / ".lore" / "config.yaml").write_text(GENEROUS)
+    apply(wire_cline.plan("install", "project", store, home, MACHINE), store)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = no_venv(tmp_path)
+    for event in CLINE_EVENTS:
+        path = store / ".clinerules" / "hooks" / event
+        done = run_cline_hook(path, cline_payload(event, store), env, elsewhere)
+        assert (done.returncode, done.stderr) == (0, ""), (event, done.stderr)
+        if event in ("TaskStart", "TaskResume", "UserPromptSubmit") and done.stdout.strip():
+            assert "context" in json.loads(done.stdout.strip().splitlines()[-1])
+    sources = {r.get("meta", {}).get("source") for r in stored(store)}
+    for normalised in set(CLINE_EVENTS.values()):
+        assert f"cline:{normalised}" in sources, (normalised, sources)
+    [call] = [a for a in stored_actions(store) if a["type"] == "tool_call"]
+    assert call["meta"]["source"] == "cline:post-tool-use"
+    assert call["context"]["command"] == "echo hello-from-fake"
+
+
+def test_a_cline_hook_says_nothing_and_exits_0_when_the_launcher_is_gone(
+    repo: Path, home: Path, tmp_path: Path
+) -> None:
+    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    (repo / LAUNCHER).unlink()
+    path = repo / ".clinerules" / "hooks" / "PostToolUse"
+    done = run_cline_hook(path, cline_payload("PostToolUse", repo) * 1000, no_venv(tmp_path), repo)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert wire_cline.status("project", repo, home).problems == [
+        f"{repo / LAUNCHER}: missing; the hook files run it: run `lore hooks install cline`"
+    ]
+
+
+def test_cline_user_install_runs_this_machines_lore_and_registers_the_mcp_server(
+    store: Path, home: Path, tmp_path: Path
+) -> None:
+    settings = home / ".cline" / "data" / "settings" / "cline_mcp_settings.json"
+    settings.parent.mkdir(parents=True)
+    theirs = {"mcpServers": {"fs": {"command": "npx", "args": ["fs"], "disabled": True}},
+              "other": 1}  # fmt: skip
+    settings.write_text(json.dumps(theirs, indent=2) + "\n")
+    apply(wire_cline.plan("install", "user", store, home, MACHINE), home)
+    config = json.loads(settings.read_text())
+    assert config["other"] == 1 and config["mcpServers"]["fs"] == theirs["mcpServers"]["fs"]
+    assert config["mcpServers"]["lore"] == {
+        "type": "stdio",
+        "command": sys.executable,
+        "args": ["-m", "lorebook", "mcp"],
+        "disabled": False,
+    }
+    hook = home / ".cline" / "hooks" / "PostToolUse"
+    assert sys.executable in hook.read_text() and not (store / ".clinerules").exists()
+    done = run_cline_hook(hook, cline_payload("PostToolUse", store), no_venv(tmp_path), tmp_path)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    [call] = stored_actions(store)  # the store found from the payload's workspace
+    assert call["meta"]["source"] == "cline:post-tool-use"
+    wired = wire_cline.status("user", store, home)
+    assert wired.mcp and wired.hooks == list(CLINE_EVENTS) and wired.problems == []
+    apply(wire_cline.plan("uninstall", "user", store, home, MACHINE), home)
+    assert json.loads(settings.read_text()) == theirs and not (home / ".cline" / "hooks").exists()
+
+
+def test_a_users_own_cline_hook_is_never_overwritten(repo: Path, home: Path) -> None:
+    folder = repo / ".clinerules" / "hooks"
+    folder.mkdir(parents=True)
+    (folder / "PostToolUse").write_text('#!/bin/sh\necho \'{"context": "mine"}\'\n')
+    (folder / "TaskStart.sh").write_text("#!/bin/sh\necho mine\n")  # beside ours: Cline runs both
+    before = tree(repo)
+    with pytest.raises(LoreError) as refused:
+        wire_cline.plan("install", "project", repo, home, MACHINE)
+    assert str(refused.value).startswith(f"{folder / 'PostToolUse'}: a hook of your own")
+    assert "PostToolUse.sh" in str(refused.value) and "\n" not in str(refused.value)
+    assert tree(repo) == before
+    (folder / "PostToolUse").rename(folder / "PostToolUse.sh")
+    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    assert (folder / "TaskStart.sh").read_text() == "#!/bin/sh\necho mine\n"
+
+
+def test_cline_uninstall_restores_the_tree_exactly(repo: Path, home: Path) -> None:
+    folder = repo / ".clinerules" / "hooks"
+    folder.mkdir(parents=True)
+    (folder / "PostToolUse.sh").write_text("#!/bin/sh\nexit 0\n")
+    (repo / ".clinerules" / "rules.md").write_text("be brief\n")
+    before = tree(repo)
+    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    assert wire_cline.status("project", repo, home).hooks == list(CLINE_EVENTS)
+    plan = wire_cline.plan("uninstall", "project", repo, home, MACHINE)
+    assert {e.path for e in plan} >= {repo / LAUNCHER, repo / RECORD}
+    apply(plan, repo)
+    assert tree(repo) == before and not (repo / ".lore").exists()
+    assert wire_cline.plan("uninstall", "project", repo, home, MACHINE) == []
+    assert wire_cline.status("project", repo, home).hooks == []
+
+
+def test_cline_keeps_the_launcher_while_another_client_runs_it(repo: Path, home: Path) -> None:
+    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    claude = repo / ".claude" / "settings.json"
+    claude.parent.mkdir()
+    claude.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command",
+        "command": 'sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore hook stop'}]}]}}))  # fmt: skip
+    apply(wire_cline.plan("uninstall", "project", repo, home, MACHINE), repo)
+    assert (repo / LAUNCHER).is_file() and not (repo / ".clinerules").exists()
+
+
+def test_cline_writes_to_dot_cline_when_clinerules_is_a_rules_file(repo: Path, home: Path) -> None:
+    (repo / ".clinerules").write_text("- keep answers short\n")
+    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    assert sorted(p.name for p in (repo / ".cline" / "hooks").iterdir()) == sorted(CLINE_EVENTS)
+    assert wire_cline.status("project", repo, home).hooks == list(CLINE_EVENTS)
+    apply(wire_cline.plan("uninstall", "project", repo, home, MACHINE), repo)
+    assert not (repo / ".cline").exists() and (repo / ".clinerules").is_file()
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("{\n  \"mcpServers\": {\n", "cline_mcp_settings.json:3: invalid JSON"),
+    ('{"mcpServers": []}', '"mcpServers" must be a JSON object'),
+    ('{"mcpServers": {"lore": {"command": "node", "args": ["x.js"]}}}', "not lorebook's"),
+    ("[1]", "must hold a JSON object"),
+])  # fmt: skip
+def test_a_broken_cline_mcp_file_is_refused_untouched(
+    home: Path, repo: Path, text: str, needle: str
+) -> None:
+    settings = home / ".cline" / "data" / "settings" / "cline_mcp_settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(text)
+    before = tree(home)
+    with pytest.raises(LoreError) as refused:
+        wire_cline.plan("install", "user", repo, home, MACHINE)
+    assert needle in str(refused.value) and str(settings) in str(refused.value)
+    assert tree(home) == before
+    problems = wire_cline.status("user", repo, home).problems
+    assert problems == [] if needle == "not lorebook's" else needle in problems[0]
+
+
+def test_cline_never_writes_through_a_symlink(repo: Path, home: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / ".clinerules").mkdir()
+    (repo / ".clinerules" / "hooks").symlink_to(outside)
+    with pytest.raises(LoreError, match="is a symlink"):
+        wire_cline.plan("install", "project", repo, home, MACHINE)
+    assert list(outside.iterdir()) == [] and not (repo / ".lore").exists()
+    planned = [Edit(repo / ".clinerules" / "hooks" / "TaskStart", None, "x", True)]
+    with pytest.raises(LoreError, match="is a symlink"):  # apply checks again before writing
+        wire_common.apply(planned, repo)
+    assert list(outside.iterdir()) == []
+
+
+def test_the_dry_run_diff_is_the_plan(repo: Path, home: Path) -> None:
+    plan = wire_cline.plan("install", "project", repo, home, MACHINE)
+    shown = wire_common.diff(plan)
+    for edit in plan:
+        assert f"+++ {edit.path}\n" in shown
+    assert f"# {repo / '.clinerules' / 'hooks' / 'PostToolUse'}: mode 755" in shown
+    assert '+exec sh "$launcher" hook cline PostToolUse' in shown
+    assert tree(repo) == {"README.md": ((repo / "README.md").read_bytes(), 0o644)}
+    apply(plan, repo)
+    removal = wire_common.diff(wire_cline.plan("uninstall", "project", repo, home, MACHINE))
+    assert f"--- {repo / '.clinerules' / 'hooks' / 'PostToolUse'}\n+++ /dev/null" in removal
