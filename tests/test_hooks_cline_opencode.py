@@ -6,20 +6,22 @@ run under node with the hook shapes OpenCode 1.18 passes it."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import clean_env, stored, stored_actions
-from lorebook import LoreError
-from lorebook.hooks import wire_cline, wire_common
-from lorebook.hooks.clients import CLINE_EVENTS
+from lorebook import Lorebook, LoreError
+from lorebook.hooks import wire_cline, wire_common, wire_opencode
+from lorebook.hooks.clients import CLINE_EVENTS, OPENCODE_EVENTS
 from lorebook.hooks.launcher import LAUNCHER, RECORD
 from lorebook.hooks.wiring import Edit
-from test_hooks import GENEROUS
+from test_hooks import GENEROUS, publish
 
 MACHINE = [sys.executable, "-m", "lorebook"]
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -271,3 +273,245 @@ def test_the_dry_run_diff_is_the_plan(repo: Path, home: Path) -> None:
     apply(plan, repo)
     removal = wire_common.diff(wire_cline.plan("uninstall", "project", repo, home, MACHINE))
     assert f"--- {repo / '.clinerules' / 'hooks' / 'PostToolUse'}\n+++ /dev/null" in removal
+
+
+# -- OpenCode ---------------------------------------------------------------------------------
+HARNESS = textwrap.dedent("""\
+    // Calls the installed plugin as OpenCode 1.18 does (agent-clients.md, section 4).
+    import { pathToFileURL } from "node:url";
+    const [plugin, directory, steps] = process.argv.slice(2);
+    const mod = await import(pathToFileURL(plugin).href);
+    const exported = Object.values(mod);
+    if (exported.length !== 1) throw new Error("one plugin function expected");
+    const hooks = await exported[0]({ directory, worktree: directory, project: {}, client: {},
+                                      $: undefined, serverUrl: new URL("http://127.0.0.1:9") });
+    const seen = [];
+    for (const [name, input, output] of JSON.parse(steps)) {
+      if (name === "event") await hooks.event({ event: input });
+      else await hooks[name](input, output);
+      seen.push(output ?? null);
+    }
+    console.log(JSON.stringify(seen));
+""")
+
+
+@pytest.fixture
+def node(tmp_path: Path) -> tuple[str, Path]:
+    found = shutil.which("node")
+    if found is None:
+        pytest.skip("node is not installed")  # CI installs it (.ci/run)
+    harness = tmp_path / "harness.mjs"
+    harness.write_text(HARNESS)
+    return found, harness
+
+
+def run_plugin(
+    node: tuple[str, Path], plugin: Path, directory: Path, steps: list[Any], env: dict[str, str]
+) -> list[Any]:
+    done = subprocess.run(
+        [node[0], "--experimental-detect-module", str(node[1]), str(plugin), str(directory),
+         json.dumps(steps)],
+        capture_output=True, text=True, env=env, timeout=120, cwd=directory)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    seen: list[Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return seen
+
+
+def tool_after(session: str, call: str, command: str) -> list[Any]:
+    """tool.execute.after as OpenCode 1.18 calls it (payloads/19-tool.execute.after.json)."""
+    return ["tool.execute.after",
+            {"tool": "bash", "sessionID": session, "callID": call, "args": {"command": command}},
+            {"title": command, "output": "hello-from-fake\n", "metadata":
+                {"output": "hello-from-fake\n", "exit": 0, "truncated": False}}]  # fmt: skip
+
+
+def created(session: str, directory: Path) -> list[Any]:
+    return ["event", {"id": "evt_1", "type": "session.created",
+                      "properties": {"info": {"id": session, "directory": str(directory),
+                                              "title": "New session"}}}, None]  # fmt: skip
+
+
+def chat(session: str, text: str) -> list[Any]:
+    return ["chat.message", {"sessionID": session},
+            {"message": {"id": "msg_1", "role": "user", "agent": "build",
+                         "model": {"providerID": "fake", "modelID": "fake-model"}},
+             "parts": [{"type": "text", "text": text}]}]  # fmt: skip
+
+
+def transform(session: str) -> list[Any]:
+    return ["experimental.chat.system.transform", {"sessionID": session, "model": {}},
+            {"system": ["You are OpenCode."]}]  # fmt: skip
+
+
+def test_opencode_project_install_merges_into_the_users_opencode_json(
+    repo: Path, home: Path
+) -> None:
+    config = repo / "opencode.json"
+    theirs = {
+        "$schema": "https://opencode.ai/config.json",
+        "model": "fake/fake-model",
+        "mcp": {"fs": {"type": "local", "command": ["npx", "fs"], "enabled": False}},
+    }
+    config.write_text(json.dumps(theirs, indent=2) + "\n")
+    before = tree(repo)
+    plan = wire_opencode.plan("install", "project", repo, home, MACHINE)
+    assert tree(repo) == before
+    apply(plan, repo)
+    merged = json.loads(config.read_text())
+    assert merged["model"] == theirs["model"] and merged["mcp"]["fs"] == theirs["mcp"]["fs"]
+    assert merged["mcp"]["lore"]["type"] == "local" and merged["mcp"]["lore"]["enabled"] is True
+    plugin = repo / ".opencode" / "plugins" / "lorebook.js"
+    for committed in (plugin, config):
+        assert (
+            sys.executable not in committed.read_text() and str(repo) not in committed.read_text()
+        )
+    assert wire_opencode.plan("install", "project", repo, home, MACHINE) == []
+    wired = wire_opencode.status("project", repo, home)
+    assert (wired.hooks, wired.mcp, wired.problems) == (list(OPENCODE_EVENTS), True, [])
+    apply(wire_opencode.plan("uninstall", "project", repo, home, MACHINE), repo)
+    assert tree(repo) == before
+
+
+def test_the_installed_plugin_captures_and_injects_the_brief_and_lessons(
+    store: Path, home: Path, tmp_path: Path, node: tuple[str, Path]
+) -> None:
+    (store / ".lore" / "config.yaml").write_text(GENEROUS)
+    lesson = publish(Lorebook.open(store, env={}), "Supabase RLS blocks INSERT with the anon key",
+                     "Use the service role key for server-side inserts under RLS.",
+                     ["rls", "supabase"])  # fmt: skip
+    apply(wire_opencode.plan("install", "project", store, home, MACHINE), store)
+    plugin = store / ".opencode" / "plugins" / "lorebook.js"
+    env = no_venv(tmp_path)
+    first = [created("ses_first", store), tool_after("ses_first", "call_3", "echo hello-from-fake"),
+             ["event", {"id": "evt_2", "type": "session.idle",
+                        "properties": {"sessionID": "ses_first"}}, None]]  # fmt: skip
+    run_plugin(node, plugin, store, first, env)
+    [call] = [a for a in stored_actions(store) if a["type"] == "tool_call"]
+    assert call["meta"]["source"] == "opencode:post-tool-use" and call["session"] == "ses_first"
+    assert call["context"]["command"] == "echo hello-from-fake"
+    # the next session: no session.created seen (the plugin asks at its first request)
+    asked = "Why does the supabase insert fail with RLS?"
+    seen = run_plugin(node, plugin, store, [chat("ses_next", asked), transform("ses_next")], env)
+    system = seen[-1]["system"]
+    assert system[0] == "You are OpenCode." and len(system) == 3
+    assert "echo hello-from-fake" in system[1]  # the brief of the first session
+    assert lesson in system[2] and "service role key" in system[2]
+    [prompt] = [a for a in stored_actions(store) if a["type"] == "prompt"]
+    assert prompt["meta"]["source"] == "opencode:user-prompt-submit"
+    starts = [r for r in stored(store) if r.get("event") == "start" and r["session"] == "ses_next"]
+    assert len(starts) == 1 and starts[0]["meta"]["source"] == "opencode:session-start"
+
+
+def test_the_plugin_returns_at_once_and_never_throws_when_lore_is_missing(
+    repo: Path, home: Path, tmp_path: Path, node: tuple[str, Path]
+) -> None:
+    apply(wire_opencode.plan("install", "project", repo, home, MACHINE), repo)
+    (repo / LAUNCHER).unlink()
+    plugin = repo / ".opencode" / "plugins" / "lorebook.js"
+    steps = [
+        created("ses_1", repo),
+        tool_after("ses_1", "c1", "ls"),
+        chat("ses_1", "hi"),
+        transform("ses_1"),
+        ["tool.execute.after", None, None],
+        ["event", None, None],
+    ]
+    seen = run_plugin(node, plugin, repo, steps, no_venv(tmp_path))
+    assert seen[3] == {"system": ["You are OpenCode."]}
+    assert not (repo / "actionlog").exists()
+
+
+def test_opencode_user_install_pins_this_machines_lore(
+    store: Path, home: Path, tmp_path: Path, node: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    xdg = home / "xdg"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    apply(wire_opencode.plan("install", "user", store, home, MACHINE), home)
+    plugin = xdg / "opencode" / "plugins" / "lorebook.js"
+    assert f"const LORE = {json.dumps(MACHINE)};" in plugin.read_text()
+    config = json.loads((xdg / "opencode" / "opencode.json").read_text())
+    assert config["mcp"]["lore"]["command"] == [*MACHINE, "mcp"]
+    assert not (store / ".opencode").exists() and not (store / LAUNCHER).exists()
+    run_plugin(node, plugin, store, [tool_after("ses_u", "c9", "echo hi")], no_venv(tmp_path))
+    [call] = stored_actions(store)
+    assert call["meta"]["source"] == "opencode:post-tool-use"
+    wired = wire_opencode.status("user", store, home)
+    assert (wired.hooks, wired.mcp, wired.problems) == (list(OPENCODE_EVENTS), True, [])
+    apply(wire_opencode.plan("uninstall", "user", store, home, MACHINE), home)
+    assert not xdg.exists()
+
+
+def test_the_project_mcp_command_reaches_lore_from_a_subfolder(
+    store: Path, home: Path, tmp_path: Path
+) -> None:
+    """OpenCode starts a local MCP server in its own working directory: the committed
+    command walks up to the launcher, which reaches this machine's lore."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    apply(wire_opencode.plan("install", "project", store, home, MACHINE), store)
+    command = json.loads((store / "opencode.json").read_text())["mcp"]["lore"]["command"]
+    sub = store / "src" / "deep"
+    sub.mkdir(parents=True)
+    env = no_venv(tmp_path)
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(sub))
+
+    async def one_call() -> None:
+        async with Client(params) as client:
+            assert not (await client.call_tool("search_actions", {})).is_error
+
+    anyio.run(one_call)
+    assert any(a["type"] == "tool_call" for a in stored_actions(store))
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ('{\n  // my model\n  "model": "x",\n}\n', "holds comments or trailing commas (JSONC)"),
+    ('{"model": "x",}', "holds comments or trailing commas (JSONC)"),
+    ('{"model": "x"\n"b": 1}', "opencode.json:2: invalid JSON"),
+    ('{"mcp": {"lore": {"type": "remote", "url": "https://x"}}}', "not lorebook's"),
+    ('{"mcp": "lore"}', '"mcp" must be a JSON object'),
+])  # fmt: skip
+def test_a_broken_or_commented_opencode_json_is_refused_untouched(
+    repo: Path, home: Path, text: str, needle: str
+) -> None:
+    (repo / "opencode.json").write_text(text)
+    before = tree(repo)
+    with pytest.raises(LoreError) as refused:
+        wire_opencode.plan("install", "project", repo, home, MACHINE)
+    line = str(refused.value)
+    assert needle in line and str(repo / "opencode.json") in line and "\n" not in line
+    assert tree(repo) == before
+
+
+def test_opencode_refuses_a_plugin_of_the_users_and_symlinks(
+    repo: Path, home: Path, tmp_path: Path
+) -> None:
+    plugins = repo / ".opencode" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "lorebook.js").write_text("export const Mine = async () => ({})\n")
+    with pytest.raises(LoreError, match="a plugin of your own"):
+        wire_opencode.plan("install", "project", repo, home, MACHINE)
+    shutil.rmtree(repo / ".opencode")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / ".opencode").symlink_to(outside)
+    with pytest.raises(LoreError, match="is a symlink"):
+        wire_opencode.plan("install", "project", repo, home, MACHINE)
+    (repo / ".opencode").unlink()
+    (repo / "opencode.json").symlink_to(outside / "opencode.json")
+    with pytest.raises(LoreError, match="is a symlink"):
+        wire_opencode.plan("install", "project", repo, home, MACHINE)
+    assert list(outside.iterdir()) == []
+
+
+def test_opencode_status_flags_an_outdated_plugin(repo: Path, home: Path) -> None:
+    apply(wire_opencode.plan("install", "project", repo, home, MACHINE), repo)
+    plugin = repo / ".opencode" / "plugins" / "lorebook.js"
+    plugin.write_text(plugin.read_text().replace("CAPTURE_MS = 10000", "CAPTURE_MS = 1"))
+    [problem] = wire_opencode.status("project", repo, home).problems
+    assert problem.startswith(f"{plugin}: written by another lorebook version")
+    assert [e.path for e in wire_opencode.plan("install", "project", repo, home, MACHINE)] == [
+        plugin
+    ]
+    (repo / "opencode.json").write_text("{")
+    assert any("invalid JSON" in p for p in wire_opencode.status("project", repo, home).problems)
