@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -208,7 +209,7 @@ def test_cline_uninstall_restores_the_tree_exactly(repo: Path, home: Path) -> No
     assert wire_cline.status("project", repo, home).hooks == []
 
 
-def test_cline_keeps_the_launcher_while_another_client_runs_it(repo: Path, home: Path) -> None:
+def test_cline_uninstall_keeps_a_launcher_in_use_or_not_lorebooks(repo: Path, home: Path) -> None:
     apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
     claude = repo / ".claude" / "settings.json"
     claude.parent.mkdir()
@@ -216,6 +217,13 @@ def test_cline_keeps_the_launcher_while_another_client_runs_it(repo: Path, home:
         "command": 'sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore hook stop'}]}]}}))  # fmt: skip
     apply(wire_cline.plan("uninstall", "project", repo, home, MACHINE), repo)
     assert (repo / LAUNCHER).is_file() and not (repo / ".clinerules").exists()
+    claude.unlink()
+    (repo / LAUNCHER).write_text("#!/bin/sh\n# my own lore wrapper\n")  # not lorebook's
+    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    (repo / LAUNCHER).write_text("#!/bin/sh\n# my own lore wrapper\n")
+    apply(wire_cline.plan("uninstall", "project", repo, home, MACHINE), repo)
+    assert (repo / LAUNCHER).read_text() == "#!/bin/sh\n# my own lore wrapper\n"
+    assert not (repo / RECORD).exists()
 
 
 def test_cline_writes_to_dot_cline_when_clinerules_is_a_rules_file(repo: Path, home: Path) -> None:
@@ -400,6 +408,23 @@ def test_the_installed_plugin_captures_and_injects_the_brief_and_lessons(
     assert prompt["meta"]["source"] == "opencode:user-prompt-submit"
     starts = [r for r in stored(store) if r.get("event") == "start" and r["session"] == "ses_next"]
     assert len(starts) == 1 and starts[0]["meta"]["source"] == "opencode:session-start"
+
+
+def test_a_capture_through_the_plugin_lands_when_lore_detaches(
+    store: Path, home: Path, tmp_path: Path, node: tuple[str, Path]
+) -> None:
+    """By default lore reads the payload, forks and returns: the plugin waits for that, not
+    for the write, and the record still lands."""
+    apply(wire_opencode.plan("install", "project", store, home, MACHINE), store)
+    plugin = store / ".opencode" / "plugins" / "lorebook.js"
+    env = {k: v for k, v in no_venv(tmp_path).items() if k != "LORE_HOOK_DETACH"}
+    run_plugin(node, plugin, store, [tool_after("ses_d", "c1", "echo detached")], env)
+    for _ in range(300):  # the detached child's write, however loaded the machine
+        if stored_actions(store):
+            break
+        time.sleep(0.1)
+    [call] = stored_actions(store)
+    assert call["context"]["command"] == "echo detached" and "background_ms" in call["meta"]
 
 
 def test_the_plugin_returns_at_once_and_never_throws_when_lore_is_missing(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -116,8 +117,6 @@ def _parses_as_jsonc(text: str) -> bool:
         else:
             out.append(c)
         i += 1
-    import re
-
     cleaned = re.sub(r",(\s*[}\]])", r"\1", "".join(out))
     try:
         json.loads(cleaned)
@@ -168,9 +167,15 @@ def launcher_uninstall(root: Path, planned: list[Edit]) -> list[Edit]:
         if path.is_symlink():
             continue  # never ours; left alone
         before = read_text(root, path)
-        if before is not None:
-            edits.append(Edit(path, before, None))
+        if before is None or (rel == L.LAUNCHER and not _launcher_is_ours(before)):
+            continue  # absent, or someone else's file
+        edits.append(Edit(path, before, None))
     return edits
+
+
+def _launcher_is_ours(text: str) -> bool:
+    lines = text.splitlines()
+    return len(lines) > 1 and lines[1].startswith(L.HEADER)
 
 
 def launcher_needed(root: Path, planned: list[Edit]) -> bool:
