@@ -201,6 +201,11 @@ def test_cline_uninstall_restores_the_tree_exactly(repo: Path, home: Path) -> No
     before = tree(repo)
     apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
     assert wire_cline.status("project", repo, home).hooks == list(CLINE_EVENTS)
+    stale = folder / "TaskStart"
+    stale.write_text(stale.read_text().replace("exit 0", "exit 1"))
+    assert wire_cline.status("project", repo, home).problems == [
+        f"{stale}: written by another lorebook version; install again"
+    ]
     plan = wire_cline.plan("uninstall", "project", repo, home, MACHINE)
     assert {e.path for e in plan} >= {repo / LAUNCHER, repo / RECORD}
     apply(plan, repo)

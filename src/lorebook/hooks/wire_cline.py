@@ -182,6 +182,8 @@ def status(scope: str, root: Path, home: Path) -> Wired:
             if is_ours(text):
                 hooks.append(event)
                 files.append(path)
+                if scope == "project" and text != script(event, scope, []):
+                    problems.append(f"{path}: written by another lorebook version; install again")
     if scope == "project" and hooks and not (root / L.LAUNCHER).is_file():
         problems.append(
             f"{root / L.LAUNCHER}: missing; the hook files run it: run `lore hooks install cline`"
