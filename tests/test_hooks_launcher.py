@@ -114,10 +114,20 @@ def test_dry_run_shows_the_launcher_and_writes_nothing(repo: Path) -> None:
     assert not (repo / ".lore").exists()
 
 
-def test_an_explicit_command_or_user_scope_needs_no_launcher(repo: Path) -> None:
+def test_an_explicit_command_is_recorded_for_the_launcher_and_user_scope_needs_none(
+    repo: Path,
+) -> None:
+    """A committed config never holds one machine's path: `--command` is what the launcher
+    runs here; a user's own config gets it as is."""
     install(repo, "--command", "/opt/lore/bin/lore")
-    assert post_tool_use_command(repo) == "/opt/lore/bin/lore hook post-tool-use"
-    assert not (repo / LAUNCHER).exists()
+    launched = 'sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore hook post-tool-use'
+    assert post_tool_use_command(repo) == launched
+    assert (repo / RECORD).read_text() == "/opt/lore/bin/lore\n"
+    home = repo.parent / "home"
+    install(repo, "--scope", "user", "--command", "/opt/lore/bin/lore")
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["PostToolUse"][-1]["hooks"][0]["command"]
+    assert command == "/opt/lore/bin/lore hook post-tool-use"
 
 
 def test_the_launcher_is_never_written_through_a_symlink(repo: Path, tmp_path: Path) -> None:
