@@ -54,10 +54,11 @@ def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) ->
     before = K.read(path)
     settings = K.load_json(path, before)
     if action == "install":
+        theirs = K.without_groups(settings, path, ours).get("hooks")
         new = K.with_groups(settings, path, groups(scope, root, machine), ours)
         switch = K.member(new, "hooksConfig", dict, path)
-        if "enabled" not in switch:  # a user's `false` stays: status says so
-            new["hooksConfig"] = {**switch, "enabled": True}
+        if "enabled" not in switch and not theirs:  # hooks of the user's own already run;
+            new["hooksConfig"] = {**switch, "enabled": True}  # a user's false stays false
         new = K.with_server(new, path, K.server_entry(scope, machine, VARIABLE))
     else:
         new = K.without_server(K.without_groups(settings, path, ours), path)
