@@ -300,6 +300,20 @@ def test_the_installed_hook_command_reaches_lore_without_the_venv(
     assert action["meta"]["source"].startswith(spec.source + ":"), action["meta"]
 
 
+def test_a_checkout_without_the_launcher_never_blocks_the_agent(repo: Path, tmp_path: Path) -> None:
+    """A teammate's clone with the config but not `.lore/bin/lore`: one line, exit 0 (exit 2
+    would block the agent in Codex, Gemini and Claude Code)."""
+    ok(hooks(repo, "install", "codex"))
+    (repo / LAUNCHER).unlink()
+    command = CLIENTS["codex"].command(read_json(repo / ".codex" / "hooks.json"))
+    done = subprocess.run(["/bin/sh", "-c", command], cwd=repo, text=True, capture_output=True,
+                          input=CLIENTS["codex"].payload(repo), env=no_venv(tmp_path))  # fmt: skip
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "lorebook: no .lore/bin/lore here or above: run lore hooks install"
+    ]
+
+
 def mcp_entry(repo: Path, name: str) -> dict[str, Any]:
     spec = CLIENTS[name]
     if name == "codex":

@@ -132,11 +132,13 @@ def is_our_server(entry: Any) -> bool:
 def project_script(variable: str | None) -> str:
     """POSIX sh that runs the committed launcher of the project around the client's project
     directory (`$variable` when the client sets it, else the working directory) or above it:
-    the launcher is found walking up, as lore finds its store."""
+    the launcher is found walking up, as lore finds its store. With none (a clone that lacks
+    it) it says so on stderr and exits 0: exit 2 would block the agent in most clients."""
     start = f'"${{{variable}:-$PWD}}"' if variable else '"$PWD"'
     return (
         f'd={start}; until [ -f "$d/{L.LAUNCHER}" ] || [ -z "$d" ]; do d=${{d%/*}}; done;'
-        f' exec sh "$d/{L.LAUNCHER}" "$@"'
+        f' [ -n "$d" ] && exec sh "$d/{L.LAUNCHER}" "$@";'
+        f" echo 'lorebook: no {L.LAUNCHER} here or above: run lore hooks install' >&2"
     )
 
 
