@@ -2,12 +2,12 @@
 
 A committed `.claude/settings.json` can name neither one person's absolute path (teammates
 differ) nor a bare `lore` (Claude Code started without the virtual environment finds none,
-and every capture is lost). So project hooks run `sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore`,
-a small POSIX-sh script that tries, in order: a lorebook `lore` on PATH; the command this
-machine recorded in `.lore/cache/lore-command` (gitignored: per machine) at install; `python3
--m lorebook`. With none it says once what is wrong (stderr, Claude Code's `systemMessage`,
-`.lore/cache/hooks.log`), reads its payload and exits 0: a hook never blocks the agent.
-"""
+and every capture is lost). So project hooks run `.lore/bin/lore` through `sh`, found from the
+client's project directory (`wirekit.project_script`): a small POSIX-sh script that tries, in
+order: a lorebook `lore` on PATH; the command this machine recorded in `.lore/cache/lore-command`
+(gitignored: per machine) at install; `python3 -m lorebook`. With none it says once what is
+wrong (stderr, Claude Code's `systemMessage`, `.lore/cache/hooks.log`), reads its payload and
+exits 0: a hook never blocks the agent."""
 
 from __future__ import annotations
 
@@ -22,8 +22,6 @@ from .wiring import Edit
 LAUNCHER = Path(".lore") / "bin" / "lore"
 RECORD = Path(".lore") / "cache" / "lore-command"  # one word per line: program, then arguments
 WARNED = Path(".lore") / "cache" / "launcher-warned"
-# how a committed settings file runs it: `sh` so a checkout without the exec bit still works
-HOOK_PREFIX = 'sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore'
 HEADER = "# lorebook launcher"  # how uninstall knows the file is ours
 
 FIX = (

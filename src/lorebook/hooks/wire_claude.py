@@ -1,9 +1,10 @@
 """Claude Code: hooks in `.claude/settings.json` (project) or `~/.claude/settings.json` (user),
 the MCP server in the project's `.mcp.json` (a user registers it with `claude mcp add`).
 
-Project hooks run `sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore hook EVENT` (Claude Code sets the
-variable for hooks); the `.mcp.json` entry runs the same launcher through `sh -c`, found from
-`$CLAUDE_PROJECT_DIR` (set in the server's environment) or the working directory.
+Project hooks and the `.mcp.json` entry run the committed launcher through `sh -c`, found from
+`$CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks and servers) or the working directory
+(`wirekit.project_script`). They once ran `sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore`, which
+exits 2 in a checkout without the launcher: that blocks the prompt in Claude Code.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from . import launcher as L
 from . import wirekit as K
 from .wiring import Edit, Wired
 
@@ -47,7 +47,7 @@ def files(scope: str, root: Path, home: Path) -> tuple[Path, Path | None]:
 
 
 def groups(scope: str, root: Path, machine: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    prefix = L.HOOK_PREFIX if scope == "project" else shlex.join(machine)
+    prefix = K.hook_prefix(scope, machine, VARIABLE)
     context = K.context_seconds(root)
     found = []
     for event, normalised, matcher, gives_context in EVENTS:
