@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from conftest import assert_one_error_line, clean_env, lore, stored_actions
+from lorebook.hooks.admin import CLIENTS as WIRED
 from lorebook.hooks.launcher import LAUNCHER, RECORD
 from test_hooks import bash_payload
 
@@ -355,7 +356,8 @@ def test_status_lists_every_client_in_both_scopes(repo: Path) -> None:
     ok(hooks(repo, "install", "codex"))
     found = json.loads(ok(hooks(repo, "status", "--json")).out)
     pairs = {(w["client"], w["scope"]): w for w in found["clients"]}
-    assert set(pairs) == {(n, s) for n in NAMES for s in ("project", "user")}
+    assert set(NAMES) <= set(WIRED)  # and Cline's and OpenCode's when installed with them
+    assert set(pairs) == {(n, s) for n in WIRED for s in ("project", "user")}
     assert len(pairs["codex", "project"]["hooks"]) == 8 and pairs["codex", "project"]["mcp"]
     assert not pairs["gemini", "project"]["hooks"] and not pairs["codex", "user"]["hooks"]
     text = ok(hooks(repo, "status")).out

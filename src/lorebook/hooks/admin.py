@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import importlib
+import importlib.util
 import json
 import os
 import shlex
@@ -36,6 +37,9 @@ WIRES = {
     "copilot": "wire_copilot",
     "cursor": "wire_cursor",
 }
+for _name in ("cline", "opencode"):  # their installers join the table when they are there
+    if importlib.util.find_spec(f"{__package__}.wire_{_name}") is not None:
+        WIRES[_name] = f"wire_{_name}"
 CLIENTS = tuple(WIRES)
 SCOPES = ("project", "user")
 HOMES = ("CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME")  # a client's own home, when set
@@ -149,14 +153,15 @@ def refuse_links(edit: Edit, bases: set[Path]) -> None:
             raise LoreError("{}: is a symlink; lorebook does not write through symlinks", path)
 
 
-def put(edit: Edit) -> None:
+def put(edit: Edit, bases: set[Path]) -> None:
     """Apply one edit: atomically (a temp file renamed over it), or remove the file (and its
-    folder when that leaves it empty)."""
+    folder when that leaves it empty, never the repository or a home)."""
     path = edit.path
     if edit.after is None:
         path.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):  # not empty: something else lives there
-            path.parent.rmdir()
+        if path.parent not in bases:
+            with contextlib.suppress(OSError):  # not empty: something else lives there
+                path.parent.rmdir()
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     mask = os.umask(0)
@@ -224,7 +229,7 @@ def change(args: SimpleNamespace, env: Any) -> int:
         print(f"created the lorebook store in {root}")
     for edit in edits:
         if not args.dry_run:
-            put(edit)
+            put(edit, bases)
         print(say(edit, root, args.dry_run))
     if not ours:
         state = "already" if installing else "not"
