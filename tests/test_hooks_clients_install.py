@@ -302,6 +302,25 @@ def test_the_installed_hook_command_reaches_lore_without_the_venv(
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_user_scope_hook_command_reaches_lore_without_the_venv(
+    repo: Path, tmp_path: Path, name: str
+) -> None:
+    """A user's config holds this install's absolute command: no launcher, no PATH needed."""
+    spec = CLIENTS[name]
+    ok(lore("init", cwd=repo, env=clean_env()))
+    ok(hooks(repo, "install", name, "--scope", "user"))
+    folder = spec.user(repo.parent / "home")
+    config = folder / ("hooks/lorebook.json" if name == "copilot" else Path(spec.main).name)
+    command = spec.command(read_json(config))
+    env = {**no_venv(tmp_path), **spec.variables(repo)}
+    done = subprocess.run(["/bin/sh", "-c", command], cwd=repo, input=spec.payload(repo),
+                          text=True, capture_output=True, env=env, timeout=60)  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    [action] = stored_actions(repo)
+    assert action["meta"]["source"].startswith(spec.source + ":"), action["meta"]
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_a_checkout_without_the_launcher_never_blocks_the_agent(
     repo: Path, tmp_path: Path, name: str
 ) -> None:
