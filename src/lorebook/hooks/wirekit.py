@@ -53,7 +53,7 @@ def load_json(path: Path, text: str | None, *, jsonc: bool = False) -> dict[str,
         if jsonc and _parses_as_jsonc(text):
             raise LoreError(
                 "{}: holds comments or trailing commas (JSONC), which rewriting it would lose;"
-                " remove them or add lorebook's entry by hand (docs/agents.md), then run again",
+                " remove them or add lorebook's entry by hand (docs/hooks.md), then run again",
                 path,
             ) from None
         raise LoreError(
