@@ -34,8 +34,9 @@ class Context:
         from .. import Lorebook
 
         self.hook = hook
-        self.book: Lorebook = Lorebook.open(hook.root)
-        self.book.install_subscribers()  # acting for the agent, like every `lore` command
+        self.book: Lorebook = hook.book or Lorebook.open(hook.root)
+        if hook.book is None:  # an import installs them once on its own store
+            self.book.install_subscribers()  # acting for the agent, like every `lore` command
         self.settings = self.book.config.hooks
         hook.budget = self.settings.budget_seconds
         raw = hook.payload.get("session_id")
@@ -53,6 +54,9 @@ class Context:
         hook = self.hook
         waited = hook.elapsed_ms() if hook.waited_ms is None else hook.waited_ms
         meta = {"source": f"{hook.source}:{hook.event}", "overhead_ms": waited, **extra}
+        if hook.at is not None:  # replayed from the client's session file: cost it nothing
+            del meta["overhead_ms"]
+            meta["imported"] = True
         if hook.detached:
             meta["background_ms"] = hook.elapsed_ms()  # the whole write, after the agent moved on
         return meta
@@ -64,6 +68,7 @@ class Context:
             agent=self.agent,
             project=self.project,
             clip=True,
+            now=self.hook.at,
             **fields,
         )
 
@@ -82,11 +87,12 @@ def session_start(hook: Hook) -> str | None:
     """The last session's brief and the learnings it touches; then this session's start
     (recorded even with `hooks.session_start: false`, which only stops the brief)."""
     ctx = Context(hook)
-    pieces = _brief(ctx) if ctx.settings.session_start else []
+    past = hook.at is not None  # imported: no brief to give, no client to bind
+    pieces = _brief(ctx) if ctx.settings.session_start and not past else []
     if ctx.session:
         from .. import head_branch, issue_in_branch
 
-        branch = head_branch(str(ctx.book.root))
+        branch = ctx.text("git_branch") if past else head_branch(str(ctx.book.root))
         meta = ctx.meta(
             claude_source=ctx.text("source") or "startup",
             model=ctx.text("model"),
@@ -99,8 +105,10 @@ def session_start(hook: Hook) -> str | None:
             project=ctx.project,
             session_type="hook",
             meta={k: v for k, v in meta.items() if v},
+            now=hook.at,
         )
-        _one_session(ctx, ctx.session)
+        if not past:
+            _one_session(ctx, ctx.session)
     return ctx.cap("\n\n".join(pieces)) if pieces else None
 
 
@@ -246,7 +254,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
             )
         except Exception as exc:  # a read-only store, say: the lessons still come
             note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
-    if not ctx.settings.user_prompt:
+    if not ctx.settings.user_prompt or hook.at is not None:
         return None
     with hook.guarded():
         found, ids = _learnings(ctx, [prompt], "Lessons the team recorded about this", prompt=True)
@@ -384,8 +392,10 @@ def _end(hook: Hook, reason: str) -> None:
         agent=ctx.agent,
         project=ctx.project,
         meta=ctx.meta(claude_reason=reason[:64]),
+        now=hook.at,
     )
-    if reason != "stop":  # the session is over: its MCP server no longer logs into it
+    # the session is over: its MCP server no longer logs into it (an import binds none)
+    if reason != "stop" and hook.at is None:
         ctx.book.release_client(ctx.session)
 
 
