@@ -99,7 +99,7 @@ def events(
     the Task's, its session the parent's."""
     found = results(lines)
     pending: dict[Any, tuple[dict[str, Any], str]] = {}
-    first = next((str(line["timestamp"]) for line in lines if line.get("timestamp")), "")
+    first = min((str(line["timestamp"]) for line in lines if line.get("timestamp")), default="")
     if not sidechain:
         start = {"source": "startup", "model": _model(lines)}
         yield Event("session-start", "SessionStart", first, {k: v for k, v in start.items() if v})

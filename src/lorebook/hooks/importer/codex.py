@@ -68,13 +68,9 @@ def _has_cwd(line: dict[str, Any]) -> bool:
 
 
 def events(lines: list[dict[str, Any]]) -> Iterator[Event]:
-    """The hook events of a rollout's lines, in order."""
-    outputs = {
-        p.get("call_id"): p.get("output")
-        for p in map(_payload, lines)
-        if p.get("type") in OUTPUTS and p.get("call_id")
-    }
-    first = next((str(x["timestamp"]) for x in lines if x.get("timestamp")), "")
+    """The hook events of a rollout's lines, in order; a call's when its output came."""
+    calls: dict[Any, dict[str, Any]] = {}
+    first = min((str(x["timestamp"]) for x in lines if x.get("timestamp")), default="")
     yield Event("session-start", "SessionStart", first, {"source": "startup"})
     in_turn, last = False, first
     for line in lines:
@@ -92,9 +88,12 @@ def events(lines: list[dict[str, Any]]) -> Iterator[Event]:
         elif kind == "compacted":
             yield Event("pre-compact", "PreCompact", at, {"trigger": "auto"})
         elif kind == "response_item" and inner in CALLS:
-            call = payload.get("call_id") or payload.get("id")
-            if isinstance(call, str) and call in outputs:
-                yield _post(payload, call, outputs[call], at)
+            calls[payload.get("call_id") or payload.get("id")] = payload
+        elif kind == "response_item" and inner in OUTPUTS:
+            call = payload.get("call_id")
+            item = calls.pop(call, None)
+            if isinstance(call, str) and item is not None:
+                yield _post(item, call, payload.get("output"), at)
     if in_turn:
         yield Event("stop", "Stop", last, {"stop_hook_active": False})
 

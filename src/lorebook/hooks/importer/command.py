@@ -118,7 +118,7 @@ class _Line:
         from ...render.progress import progress_line
 
         try:
-            width = os.get_terminal_size(sys.stderr.fileno()).columns
+            width = os.get_terminal_size(sys.stderr.fileno()).columns or 80
         except (OSError, ValueError):
             width = 80
         text = progress_line(task, done, total, time.monotonic() - self.started, width=width)
