@@ -375,3 +375,35 @@ def test_a_bad_codex_line_is_named(store: Path, tmp_path: Path, bad: str) -> Non
     assert done.code == 1
     assert done.err.strip().splitlines()[0].startswith(f"lore import: {path}:3: not a JSON")
     assert len([r for r in stored(store) if r.get("type") == "tool_call"]) == 2
+
+
+def test_a_subagents_calls_land_in_its_session(store: Path, tmp_path: Path) -> None:
+    """Claude Code keeps a subagent's transcript beside its session; its hooks fire in the
+    parent session, so its calls are imported there, in time order."""
+    session = picked()[0]
+    path = place(session, tmp_path / "claude", store)
+    base = {"sessionId": session["id"], "isSidechain": True, "agentId": "a1b2c3",
+            "cwd": str(store), "timestamp": "2026-02-03T04:00:00.000Z"}  # fmt: skip
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "look at the tests"}},
+        {**base, "type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_01SUBAGENT", "name": "Grep",
+             "input": {"pattern": "TestRun"}}]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01SUBAGENT", "content": "a_test.go"}]},
+         "toolUseResult": {"mode": "files_with_matches", "filenames": ["a_test.go"]}},
+    ]  # fmt: skip
+    folder = path.parent / session["id"] / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-a1b2c3.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    done = run_import(store, tmp_path, "claude")
+    assert done.code == 0, done.err
+    records = stored(store)
+    calls = [r for r in records if r.get("type") == "tool_call"]
+    assert len(calls) == len(hooked_calls(path)) + 1
+    sub = [c for c in calls if c["context"]["tool_use_id"] == "toolu_01SUBAGENT"]
+    assert len(sub) == 1 and sub[0]["session"] == session["id"]
+    assert sub[0]["ts"] == "2026-02-03T04:00:00.000Z"
+    # the subagent's prompt is its Task's, not the person's
+    assert "look at the tests" not in [(r.get("context") or {}).get("prompt") for r in records]
+    assert run_import(store, tmp_path, "claude").json()["actions_written"] == 0

@@ -97,11 +97,15 @@ def import_sessions(
             result.actions_written += len(plan)
             result.sessions_imported += 1
             continue
-        problem = _fire(book, root, client, found, plan)
+        problem, unwritten = _fire(book, root, client, found, plan, written)
         if problem:
             result.problems.append(problem)
+        result.duplicates_skipped += unwritten
         result.actions_written += written[0] - before
-        result.sessions_imported += written[0] > before
+        if written[0] > before:
+            result.sessions_imported += 1
+        else:
+            result.sessions_skipped += 1
     if progress is not None and files:
         progress(TASK, len(files), len(files))
     # a line of a file, an exception's text: redacted as everything else lorebook prints
@@ -124,9 +128,11 @@ def _missing(book: Lorebook, found: Transcript, info: Any) -> tuple[list[Event],
     }
     newest = max(filter(None, (info.started, info.last_activity, info.ended)), default="")
     plan = []
+    redact = book.sanitizer.redact_text
     for event in found.events:
-        if event.call is not None:
-            keep = event.call not in calls
+        if event.call is not None:  # an id stored redacted (random, as some clients' are)
+            # cannot be matched here: the hooks' deliveries ledger decides
+            keep = event.call not in calls or redact(event.call)[0] != event.call
         else:  # no id of its own: new only past what the log holds of the session
             keep = not newest or (bool(event.at) and _when(event.at) > _when(newest))
         if keep:
@@ -134,9 +140,17 @@ def _missing(book: Lorebook, found: Transcript, info: Any) -> tuple[list[Event],
     return plan, len(found.events) - len(plan)
 
 
-def _fire(book: Lorebook, root: Path, client: str, found: Transcript, plan: list[Event]) -> str:
+def _fire(
+    book: Lorebook,
+    root: Path,
+    client: str,
+    found: Transcript,
+    plan: list[Event],
+    written: list[int],
+) -> tuple[str, int]:
     """Run each event's handler, in order; the first failure stops the session (a rerun
-    completes it) and is returned as one line."""
+    completes it) and is returned as one line; with the tool calls the hooks' deliveries
+    ledger held back (`written[0]` counts the records written)."""
     from ..clients import CLIENTS
     from ..failopen import Hook
     from ..handlers import HANDLERS
@@ -144,6 +158,7 @@ def _fire(book: Lorebook, root: Path, client: str, found: Transcript, plan: list
     common = {"session_id": found.session, "cwd": str(root), "transcript_path": str(found.path)}
     if found.branch:
         common["git_branch"] = found.branch
+    held = 0
     for event in plan:
         hook = Hook(event.event, {**common, "hook_event_name": event.name, **event.fields},
                     root, time.perf_counter())  # fmt: skip
@@ -151,11 +166,13 @@ def _fire(book: Lorebook, root: Path, client: str, found: Transcript, plan: list
         hook.at = _when(event.at) if event.at else None
         if hook.at is None or hook.at.year < 2000:
             continue  # a line with no readable time: nothing to date a record with
+        before = written[0]
         try:
             HANDLERS[event.event](hook)
         except Exception as exc:  # named to the user; the other sessions go on
-            return f"{found.path}: {type(exc).__name__}: {exc}; the session stopped there"
-    return ""
+            return f"{found.path}: {type(exc).__name__}: {exc}; the session stopped there", held
+        held += event.call is not None and written[0] == before
+    return "", held
 
 
 def _when(text: str) -> datetime:
