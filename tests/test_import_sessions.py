@@ -407,3 +407,18 @@ def test_a_subagents_calls_land_in_its_session(store: Path, tmp_path: Path) -> N
     # the subagent's prompt is its Task's, not the person's
     assert "look at the tests" not in [(r.get("context") or {}).get("prompt") for r in records]
     assert run_import(store, tmp_path, "claude").json()["actions_written"] == 0
+
+
+def test_usage_errors_are_one_line(repo: Path, tmp_path: Path) -> None:
+    env = env_for(repo, tmp_path)
+    no_store = lore("import", "claude", env=env)
+    assert no_store.code == 1 and no_store.out == ""
+    assert no_store.err.strip().splitlines() == [
+        f"lore: error: no lorebook store in {repo}: run `lore init` first"
+    ]
+    assert lore("init", env=env).code == 0
+    bad = lore("import", "claude", "--since", "lately", env=env)
+    assert bad.code == 1 and len(bad.err.strip().splitlines()) == 1
+    assert bad.err.startswith("lore: error: --since 'lately'")
+    unknown = lore("import", "cursor", env=env)
+    assert unknown.code == 1 and "invalid choice: 'cursor'" in unknown.err
