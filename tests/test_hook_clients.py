@@ -525,3 +525,15 @@ def test_cline_which_reads_no_answer_at_a_prompt_gets_none_and_still_the_record(
     assert (done.code, done.out, done.err) == (0, "", "")
     (prompt,) = [a for a in stored_actions(store) if a["type"] == "prompt"]
     assert prompt["meta"]["source"] == "cline:user-prompt-submit"
+
+
+def test_a_real_codex_call_id_is_kept_so_an_import_can_match_it(store: Path) -> None:
+    """Codex's ids are OpenAI's `call_` + 24 random characters: an id, not a secret; kept
+    whole, a fresh clone's `lore import codex` finds the call in the log (no ledger there)."""
+    call = "call_Xk3mQ9vLr2TzA7bWc5YpN8dE"
+    given = codex_tool(store, "pytest -q", call=call)
+    given["tool_input"]["command"] = f"GH_TOKEN={SECRET} pytest -q"
+    assert run("codex", "PostToolUse", given, store).code == 0
+    (action,) = stored_actions(store)
+    assert action["context"]["tool_use_id"] == call
+    assert SECRET not in json.dumps(stored(store))

@@ -130,6 +130,8 @@ _SOURCES: dict[str, str] = {
     # the ids of Anthropic's API that Claude Code logs: tool-use, server tool-use, message,
     # request, batch, file and environment ids, "01" then 22 base58 characters
     "ANTHROPIC_ID": r"(?:toolu|srvtoolu|msg|msgbatch|req|file|env)_01[1-9A-HJ-NP-Za-km-z]{22}",
+    # the tool-call ids of OpenAI's API that Codex CLI logs: "call_" then 24 base62 characters
+    "OPENAI_CALL_ID": r"call_[0-9A-Za-z]{24}",
     # a session id under a session-named key: a ULID or a UUID, maybe after a lower-case or
     # date prefix ("session-<ULID>", "2026-01-20-<UUID>")
     "SESSION_ID": r"(?:[0-9a-z][0-9a-z\-]{0,31}[-_])?"
@@ -330,6 +332,8 @@ def looks_random(tok: str) -> bool:
         return False  # digests, UUIDs, ULIDs
     if "_01" in core and R.ANTHROPIC_ID.fullmatch(core):
         return False  # toolu_01…, msg_01…, req_01…: ids the API hands out, not keys
+    if core.startswith("call_") and R.OPENAI_CALL_ID.fullmatch(core):
+        return False  # call_…: a tool call's id in OpenAI's API, not a key
     segments = [s for s in R.SEPARATORS.split(core) if s]
     if len(segments) > 1:
         wordish = sum(len(s) for s in segments if R.WORDISH.fullmatch(s))

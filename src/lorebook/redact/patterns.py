@@ -145,6 +145,8 @@ _SOURCES: dict[str, str] = {
     # the ids of Anthropic's API that Claude Code logs: tool-use, server tool-use, message,
     # request, batch, file and environment ids, "01" then 22 base58 characters
     "ANTHROPIC_ID": r"(?:toolu|srvtoolu|msg|msgbatch|req|file|env)_01[1-9A-HJ-NP-Za-km-z]{22}",
+    # the tool-call ids of OpenAI's API that Codex CLI logs: "call_" then 24 base62 characters
+    "OPENAI_CALL_ID": r"call_[0-9A-Za-z]{24}",
     # a session id under a session-named key: a ULID or a UUID, maybe after a lower-case or
     # date prefix ("session-<ULID>", "2026-01-20-<UUID>")
     "SESSION_ID": r"(?:[0-9a-z][0-9a-z\-]{0,31}[-_])?"
@@ -418,6 +420,8 @@ def looks_random(tok: str) -> bool:
         return False  # digests, UUIDs, ULIDs
     if "_01" in core and R.ANTHROPIC_ID.fullmatch(core):
         return False  # toolu_01…, msg_01…, req_01…: ids the API hands out, not keys
+    if core.startswith("call_") and R.OPENAI_CALL_ID.fullmatch(core):
+        return False  # call_…: a tool call's id in OpenAI's API, not a key
     threshold = 3.8 if n < 32 else 4.1 if n < 48 else 4.3
     if n > 256 and entropy(core) < threshold:
         return False  # (first when long: "aZ9+" * 60000 has 60000 segments below)
