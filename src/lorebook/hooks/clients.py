@@ -340,6 +340,8 @@ def _opencode(event: str, payload: Payload) -> tuple[str, Payload]:
         or props.get("sessionID")
         or (info.get("id") if isinstance(info, dict) else None)
     )
+    if isinstance(session, str):  # ses_<12 hex><14 base62>: its capitals read as a generated
+        session = session.lower()  # key to the identifier check, which refuses it
     out = _common(payload, session=session, cwd=payload.get("directory"))
     if event == "user-prompt-submit":
         parts = result.get("parts")

@@ -1,0 +1,341 @@
+"""The real Codex, Gemini, Copilot, Cline and OpenCode CLIs, headless and offline against a
+scripted model on 127.0.0.1 (tests/scripted_wires.py), each with lorebook's hooks wired in its
+own config format: what lorebook logs from the client's real payloads, and what context of
+lorebook's reaches the client's model.
+
+One run per client (a module-scoped fixture), several assertions on it. The clients are
+installed, pinned, by .ci/run into $LORE_AGENTS_DIR; a missing one is skipped here and fails
+under LORE_REQUIRE_REAL=1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import clean_env, git, lore, require_real, stored
+from lorebook import Lorebook
+from lorebook.hooks import launcher
+from scripted_wires import Wires, scripted_wires
+
+VERSIONS = {  # the npm package and the version each client is tested at (.ci/run installs them)
+    "codex": ("@openai/codex", "0.171.0"),
+    "gemini": ("@google/gemini-cli", "0.61.0"),
+    "copilot": ("@github/copilot", "1.0.102"),
+    "cline": ("cline", "3.0.65"),
+    "opencode": ("opencode-ai", "1.18.33"),
+}
+SOURCES = {"codex": "codex", "gemini": "gemini-cli", "copilot": "copilot-cli", "cline": "cline",
+           "opencode": "opencode"}  # fmt: skip
+# the events each client fires in a one-shot headless run (agent-clients.md): Cline and OpenCode
+# have no session end there (Cline's SessionShutdown does not fire, OpenCode has none)
+ENDS = {"codex", "gemini", "copilot"}
+# where the client reads context from a hook's answer at session start or prompt (Cline only at
+# PostToolUse, where lorebook answers nothing)
+INJECTS = {"codex", "gemini", "copilot", "opencode"}
+
+SECRET = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
+COMMAND = 'echo "deploy note: $DEPLOY_NOTE"'  # the secret reaches the output through the env
+PROMPT = "Why does the supabase insert fail with RLS? Run the deploy note check."
+
+
+def agents_dir() -> Path:
+    return Path(os.environ.get("LORE_AGENTS_DIR") or
+                Path.home() / ".cache" / "lorebook-test" / "agents")  # fmt: skip
+
+
+def agent_bin(client: str) -> Path:
+    found = agents_dir() / "node_modules" / ".bin" / client
+    if not found.exists():
+        package, version = VERSIONS[client]
+        require_real(f"{client} CLI not installed: npm install --prefix {agents_dir()} "
+                     f"{package}@{version}")  # fmt: skip
+    return found
+
+
+@dataclass
+class Outcome:
+    """One headless run of a client: its store, home, output and the model's requests."""
+
+    client: str
+    repo: Path
+    home: Path
+    wires: Wires
+    out: str
+    err: str
+    lesson: str
+
+    def records(self) -> list[dict[str, Any]]:
+        return stored(self.repo)
+
+    def calls(self) -> list[dict[str, Any]]:
+        return [r for r in self.records() if r.get("type") == "tool_call"]
+
+    def diagnose(self) -> str:
+        log = self.repo / ".lore" / "cache" / "hooks.log"
+        hooks = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        return f"stdout: {self.out[-1500:]}\nstderr: {self.err[-1500:]}\nhooks.log: {hooks}"
+
+
+def wait_for(check: Any, seconds: float = 30) -> Any:
+    """Capture hooks write from a detached child that may outlive the CLI."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = check()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.3)
+
+
+def lore_store(repo: Path) -> str:
+    """A store with one published lesson about the prompt, and the launcher recording a
+    command that runs this tree's lorebook (its PYTHONPATH kept even where a client trims the
+    hook's environment). The lesson's id: the marker looked for in the model's requests."""
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("# sample\n")
+    Lorebook.init(repo, env={})
+    # a loaded CI machine may take longer than the 1 s default to import the search stack
+    (repo / ".lore" / "config.yaml").write_text("hooks:\n  budget_seconds: 60\n")
+    book = Lorebook.open(repo, env={})
+    lesson = book.learnings.new(
+        title="Supabase RLS blocks INSERT with the anon key", category="database",
+        tags=["rls", "supabase"], publish=True,
+        body="## Problem\nInserts fail under RLS.\n\n## Key Takeaway\n"
+             "Use the service role key for server-side inserts under RLS.\n").id  # fmt: skip
+    runner = repo.parent / "run-lore"
+    path = os.environ.get("PYTHONPATH")
+    runner.write_text("#!/bin/sh\n" + (f"PYTHONPATH='{path}'; export PYTHONPATH\n" if path else "")
+                      + f"exec '{sys.executable}' -m lorebook \"$@\"\n")  # fmt: skip
+    runner.chmod(0o755)
+    launcher.install(repo, [str(runner)])
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "lorebook")
+    return lesson
+
+
+def hook_command(repo: Path, client: str, event: str) -> str:
+    return f"sh {repo}/.lore/bin/lore hook {client} {event}"
+
+
+def write_json(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=2) + "\n")
+
+
+# -- each client: its wiring, its model endpoint, its headless command -------------------------
+def codex(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    events = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd")
+    write_json(repo / ".codex" / "hooks.json", {"hooks": {
+        e: [{"hooks": [{"type": "command", "command": hook_command(repo, "codex", e),
+                        "timeout": 60}]}] for e in events}})  # fmt: skip
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True)
+    (codex_home / "config.toml").write_text(
+        'model = "fake-model"\nmodel_provider = "fake"\n'
+        f'[model_providers.fake]\nname = "fake"\nbase_url = "{url}/v1"\n'
+        'env_key = "FAKE_API_KEY"\nwire_api = "responses"\n'
+        f'[projects."{repo}"]\ntrust_level = "trusted"\n')  # fmt: skip
+    command = [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check",
+               "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
+               PROMPT]  # fmt: skip
+    return command, {"CODEX_HOME": str(codex_home), "FAKE_API_KEY": "sk-fake"}
+
+
+def gemini(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    events = ("SessionStart", "BeforeAgent", "AfterTool", "PreCompress", "AfterAgent",
+              "SessionEnd")  # fmt: skip
+    hooks = {e: [{"hooks": [{"type": "command", "name": f"lore-{e}", "timeout": 60000,
+                             "command": hook_command(repo, "gemini", e)}]}]
+             for e in events}  # fmt: skip
+    write_json(repo / ".gemini" / "settings.json", {"hooksConfig": {"enabled": True},
+                                                    "hooks": hooks})  # fmt: skip
+    write_json(home / ".gemini" / "settings.json",
+               {"security": {"auth": {"selectedType": "gemini-api-key"}}})  # fmt: skip
+    command = [str(agent_bin("gemini")), "-p", PROMPT, "-m", "gemini-2.5-flash", "--yolo",
+               "--output-format", "json"]  # fmt: skip
+    return command, {"GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": "fake-key",
+                     "GOOGLE_GEMINI_BASE_URL": url,
+                     "GEMINI_CLI_TRUST_WORKSPACE": "true"}  # fmt: skip
+
+
+def copilot(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    events = ("sessionStart", "userPromptSubmitted", "postToolUse", "postToolUseFailure",
+              "agentStop", "sessionEnd")  # fmt: skip
+    write_json(repo / ".github" / "hooks" / "lorebook.json", {"version": 1, "hooks": {
+        e: [{"type": "command", "bash": hook_command(repo, "copilot", e), "timeoutSec": 60}]
+        for e in events}})  # fmt: skip
+    command = [str(agent_bin("copilot")), "-p", PROMPT, "--allow-all-tools", "--trust-folder",
+               "--output-format", "json"]  # fmt: skip
+    return command, {"COPILOT_HOME": str(home / ".copilot"), "COPILOT_OFFLINE": "true",
+                     "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
+                     "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_MODEL": "gpt-4.1",
+                     "COPILOT_AUTO_UPDATE": "false"}  # fmt: skip
+
+
+def cline(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    for event in ("TaskStart", "TaskResume", "UserPromptSubmit", "PostToolUse", "TaskComplete",
+                  "TaskCancel", "TaskError", "SessionShutdown"):  # fmt: skip
+        script = repo / ".clinerules" / "hooks" / event
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(f"#!/bin/sh\nexec {hook_command(repo, 'cline', event)}\n")
+        script.chmod(0o755)
+    env = clean_env(HOME=str(home), CLINE_SESSION_BACKEND_MODE="local", CLINE_NO_AUTO_UPDATE="1")
+    binary = str(agent_bin("cline"))
+    done = subprocess.run(
+        [binary, "auth", "-p", "openai-compatible", "-k", "sk-fake", "-m", "fake-model", "-b",
+         f"{url}/v1"], cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    return [binary, PROMPT, "--json", "-c", str(repo)], {
+        "CLINE_SESSION_BACKEND_MODE": "local", "CLINE_NO_AUTO_UPDATE": "1"}  # fmt: skip
+
+
+OPENCODE_PLUGIN = """// lorebook's hooks, by hand: each hook's JSON to `lore hook opencode EVENT`
+const LAUNCHER = %s;
+const FORWARDED = ["session.created", "session.idle", "session.deleted", "session.compacted"];
+export const Lorebook = async ({ directory }) => {
+  const context = [];
+  const lore = (event, payload) => {
+    const done = Bun.spawnSync(["sh", LAUNCHER, "hook", "opencode", event], {
+      cwd: directory, stdin: Buffer.from(JSON.stringify({ ...payload, directory })),
+      stdout: "pipe", stderr: "inherit" });
+    const text = done.stdout.toString().trim();
+    if (!text) return;
+    try {
+      const answer = JSON.parse(text);
+      if (answer.additionalContext) context.push(answer.additionalContext);
+    } catch (e) { console.error("lorebook: " + e); }
+  };
+  return {
+    event: async ({ event }) => {
+      if (FORWARDED.includes(event.type)) lore(event.type, { event });
+    },
+    "chat.message": async (input, output) => lore("chat.message", { input, output }),
+    "tool.execute.after": async (input, output) => lore("tool.execute.after", { input, output }),
+    "experimental.chat.system.transform": async (input, output) => {
+      output.system.push(...context);
+    },
+  };
+};
+"""
+
+
+def opencode(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    plugin = repo / ".opencode" / "plugins" / "lorebook.js"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(OPENCODE_PLUGIN % json.dumps(f"{repo}/.lore/bin/lore"))
+    write_json(home / ".config" / "opencode" / "opencode.json", {
+        "model": "fake/fake-model",
+        "provider": {"fake": {"npm": "@ai-sdk/openai-compatible",
+                              "options": {"baseURL": f"{url}/v1", "apiKey": "sk-fake"},
+                              "models": {"fake-model": {"tool_call": True}}}},
+        "permission": {"bash": "allow", "edit": "allow"}})  # fmt: skip
+    command = [str(agent_bin("opencode")), "run", PROMPT, "--format", "json", "--auto"]
+    return command, {
+        "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local/state"),
+        "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_SHARE": "1",
+        # its startup npm install of the plugin SDK fails at once, offline (not after a minute
+        # of retries); the plugin imports nothing
+        "npm_config_registry": "http://127.0.0.1:9/", "npm_config_offline": "true",
+        "npm_config_fetch_retries": "0"}  # fmt: skip
+
+
+SETUP = {"codex": codex, "gemini": gemini, "copilot": copilot, "cline": cline,
+         "opencode": opencode}  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=list(SETUP))
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Outcome:
+    """One headless session of the client, in a temp HOME and a temp repo with a store."""
+    client: str = request.param
+    agent_bin(client)
+    base = tmp_path_factory.mktemp(client)
+    repo, home = base / "repo", base / "home"
+    repo.mkdir()
+    home.mkdir()
+    lesson = lore_store(repo)
+    with scripted_wires() as wires:
+        wires.commands = [COMMAND]
+        wires.final = "The insert fails under RLS."
+        command, extra = SETUP[client](repo, home, wires.url)
+        # PWD too: OpenCode takes its project from $PWD, not from the working directory
+        env = clean_env(HOME=str(home), PWD=str(repo), DEPLOY_NOTE=SECRET, **extra)
+        done = subprocess.run(command, cwd=repo, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        shutil.rmtree(home / ".cache" / "copilot", ignore_errors=True)  # 235 MB it unpacked
+        outcome = Outcome(client, repo, home, wires, done.stdout, done.stderr, lesson)
+        assert done.returncode == 0, outcome.diagnose()
+        # the detached capture of the last events may still be writing
+        wait_for(lambda: outcome.calls() and len(
+            [r for r in outcome.records() if r.get("event") == "end"]
+        ) >= (2 if client in ENDS else 1))  # fmt: skip
+    return outcome
+
+
+def test_the_scripted_command_is_logged_once_as_bash(run: Outcome) -> None:
+    assert run.wires.calls, f"the model was never offered a shell tool\n{run.diagnose()}"
+    calls = run.calls()
+    assert len(calls) == 1, f"{calls}\n{run.diagnose()}"
+    call = calls[0]
+    assert call["context"]["tool"] == "Bash", call
+    assert call["context"]["command"] == COMMAND, call
+    assert call["meta"]["source"].startswith(SOURCES[run.client] + ":"), call["meta"]
+    assert call["outcome"] == "success", call
+
+
+def test_the_session_is_one_and_started_and_ended(run: Outcome) -> None:
+    records = run.records()
+    call = run.calls()[0]
+    session = [r for r in records if r["session"] == call["session"]]
+    starts = [r for r in session if r.get("event") == "start" and r["session_type"] == "hook"]
+    assert starts, records
+    assert all(r["meta"]["source"].startswith(SOURCES[run.client] + ":") for r in session
+               if r.get("meta", {}).get("source"))  # fmt: skip
+    ends = [r.get("reason") for r in session if r.get("event") == "end"]
+    assert "stop" in ends, records  # the turn's end: Stop, AfterAgent, agentStop, TaskComplete…
+    if run.client in ENDS:
+        assert [e for e in ends if e != "stop"], records  # and the session's
+
+
+def test_no_secret_reaches_the_store(run: Outcome) -> None:
+    everything = "\n".join(p.read_text(errors="replace") for p in run.repo.rglob("*")
+                           if p.is_file() and ".git" not in p.parts)  # fmt: skip
+    assert SECRET not in everything and SECRET[:12] not in everything
+    # the command printed it (Copilot masks it for its model, not for its hooks): redacted
+    assert "[REDACTED" in json.dumps(run.calls()[0]["context"].get("response")), run.calls()
+
+
+def test_a_published_lesson_reaches_the_model(run: Outcome) -> None:
+    if run.client not in INJECTS:
+        pytest.skip(f"{run.client} takes no added context at session start or prompt")
+    assert run.wires.seen(run.lesson), run.diagnose()
+
+
+def test_an_opencode_session_id_is_not_refused_as_a_secret(store: Path) -> None:
+    """OpenCode's session ids (`ses_` + 12 hex + 14 base62, capitals included) read as a
+    generated key to the identifier check: every hook of a real OpenCode session was refused
+    ("looks like a secret") and nothing was logged. The payload is one OpenCode 1.18 sent."""
+    payload = {"input": {"tool": "bash", "sessionID": "ses_ddf98efd6ffeym8TGJ0rxu0Ccx",
+                         "callID": "call_3", "args": {"command": "echo hello-from-fake"}},
+               "output": {"title": "echo hello-from-fake", "output": "hello-from-fake\n",
+                          "metadata": {"output": "hello-from-fake\n", "exit": 0,
+                                       "truncated": False}},
+               "directory": str(store)}  # fmt: skip
+    done = lore("hook", "opencode", "tool.execute.after", cwd=store, env=clean_env(),
+                stdin=json.dumps(payload))  # fmt: skip
+    assert done.code == 0, done.err
+    calls = wait_for(lambda: [r for r in stored(store) if r.get("type") == "tool_call"])
+    log = store / ".lore" / "cache" / "hooks.log"
+    assert calls, log.read_text() if log.exists() else "no record, no hooks.log"
+    assert calls[0]["session"] == "ses_ddf98efd6ffeym8tgj0rxu0ccx"
+    assert calls[0]["context"]["command"] == "echo hello-from-fake"
