@@ -63,7 +63,7 @@ def resume(store: Path) -> tuple[dict[str, Any], str, str]:
     done = lore("resume", "--json", cwd=store)
     assert done.code == 0, done.err
     text = lore("resume", cwd=store).out
-    start = payload("SessionStart", store, source="startup", session_id="next-session-1")
+    start = payload("SessionStart", store, source="startup", session_id=f"next-{next(CALLS)}")
     injected = json.loads(hook("session-start", start, store).out)
     return json.loads(done.out), text, injected["hookSpecificOutput"]["additionalContext"]
 

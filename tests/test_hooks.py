@@ -398,7 +398,7 @@ def test_user_scope_writes_home_settings(repo: Path, tmp_path: Path) -> None:
 def test_unknown_event_and_usage_errors_are_one_line(repo: Path) -> None:
     assert_one_error_line(lore("hook", "bogus", cwd=repo, env=clean_env(), stdin="{}"),
                           "session-start")
-    assert_one_error_line(admin(repo, "install", "cursor"), "invalid choice")
+    assert_one_error_line(admin(repo, "install", "emacs"), "invalid choice")
     helped = lore("--help", env=clean_env())
     assert "  hook " in helped.out and "  hooks " in helped.out
 
@@ -406,7 +406,7 @@ def test_unknown_event_and_usage_errors_are_one_line(repo: Path) -> None:
 def test_every_event_has_a_handler() -> None:
     from lorebook.hooks.entry import EVENTS
     from lorebook.hooks.handlers import HANDLERS
-    from lorebook.hooks.install import OUR_EVENTS
+    from lorebook.hooks.wire_claude import OUR_EVENTS
 
     assert set(EVENTS) == set(HANDLERS) == OUR_EVENTS
 

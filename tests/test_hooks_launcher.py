@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,10 @@ from typing import Any
 
 from conftest import clean_env, lore, stored_actions
 from lorebook.hooks.launcher import FIX, LAUNCHER, RECORD
+from lorebook.hooks.wirekit import project_script
 from test_hooks import bash_payload
+
+LAUNCHED = shlex.join(["sh", "-c", project_script("CLAUDE_PROJECT_DIR"), "lore"])
 
 
 def install(repo: Path, *extra: str) -> Any:
@@ -49,7 +53,7 @@ def test_project_hooks_run_the_launcher_and_it_reaches_the_recorded_lore(
 ) -> None:
     install(repo)
     command = post_tool_use_command(repo)
-    assert command == 'sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore hook post-tool-use'
+    assert command == f"{LAUNCHED} hook post-tool-use"
     assert (repo / LAUNCHER).is_file() and (repo / RECORD).is_file()
     assert "cache/" in (repo / ".lore" / ".gitignore").read_text()  # the record stays local
     empty = tmp_path / "bin"  # only `sh`: no lore, no python3; only the record can be reached
@@ -114,10 +118,19 @@ def test_dry_run_shows_the_launcher_and_writes_nothing(repo: Path) -> None:
     assert not (repo / ".lore").exists()
 
 
-def test_an_explicit_command_or_user_scope_needs_no_launcher(repo: Path) -> None:
+def test_an_explicit_command_is_recorded_for_the_launcher_and_user_scope_needs_none(
+    repo: Path,
+) -> None:
+    """A committed config never holds one machine's path: `--command` is what the launcher
+    runs here; a user's own config gets it as is."""
     install(repo, "--command", "/opt/lore/bin/lore")
-    assert post_tool_use_command(repo) == "/opt/lore/bin/lore hook post-tool-use"
-    assert not (repo / LAUNCHER).exists()
+    assert post_tool_use_command(repo) == f"{LAUNCHED} hook post-tool-use"
+    assert (repo / RECORD).read_text() == "/opt/lore/bin/lore\n"
+    home = repo.parent / "home"
+    install(repo, "--scope", "user", "--command", "/opt/lore/bin/lore")
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["PostToolUse"][-1]["hooks"][0]["command"]
+    assert command == "/opt/lore/bin/lore hook post-tool-use"
 
 
 def test_the_launcher_is_never_written_through_a_symlink(repo: Path, tmp_path: Path) -> None:

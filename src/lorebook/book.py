@@ -191,12 +191,15 @@ class Lorebook:
 
         release(self.layout.cache, session)
 
-    def first_delivery(self, client: str, session: str | None, call: str | None) -> bool:
+    def first_delivery(
+        self, client: str, session: str | None, call: str | None, *, within: float | None = None
+    ) -> bool:
         """True when this is the first time `client` reports tool call `call` of `session`
-        (log it); False for a repeat (see `lorebook.log.deliveries`)."""
+        (log it); False for a repeat (see `lorebook.log.deliveries`); with `within`, a repeat
+        only that many seconds from the first (for what has no id: a prompt)."""
         from .log.deliveries import claim
 
-        return claim(self.layout.cache, client, session, call)
+        return claim(self.layout.cache, client, session, call, within)
 
     # -- writing ---------------------------------------------------------------------------
     def start_session(

@@ -230,12 +230,13 @@ class WatchSettings(Section):
 
 
 class HookSettings(Section):
-    """Claude Code hooks (docs/claude-code.md): what each may cost and which pieces are on."""
+    """Agents' hooks (docs/claude-code.md, docs/agents.md): what each may cost and which
+    pieces are on."""
 
     context_tokens: int = 1500
     budget_seconds: float = 1.0
     learnings: int = 3
-    agent: str = "claude-code"
+    agent: str | None = None  # else the agent's own name: claude-code, codex, gemini-cli...
     session_start: bool = True
     user_prompt: bool = True
     record_prompts: bool = True

@@ -436,11 +436,24 @@ class Launcher(TypedDict):
     recorded: NotRequired[str]
 
 
+class WiredClient(TypedDict):
+    """One agent in one scope: its own events wired to `lore hook`, whether lorebook's MCP
+    server is registered, the files that say so, and one line per problem found."""
+
+    client: str
+    scope: Literal["project", "user"]
+    hooks: list[str]
+    mcp: bool
+    files: list[str]
+    problems: list[str]
+
+
 class HooksStatus(TypedDict):
-    """`lore hooks status --json`."""
+    """`lore hooks status --json` (`settings` and `mcp`: Claude Code's, as before `clients`)."""
 
     root: str
     store: bool
+    clients: list[WiredClient]
     settings: list[SettingsFile]
     mcp: McpRegistration
     hook_errors: int

@@ -1,30 +1,55 @@
-"""The `lore hooks` command: install, uninstall and status for Claude Code."""
+"""The `lore hooks` command: install, uninstall and status for every client.
+
+Each client's installer is a module `wire_<client>.py` answering `plan(action, scope, root,
+home, machine) -> [Edit]` (reads files, writes nothing) and `status(scope, root, home) ->
+Wired`; this skin shows (`--dry-run`) or applies their edits, and keeps the committed launcher
+`.lore/bin/lore` while any client's project config runs it.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import importlib
+import importlib.util
 import json
 import os
 import shlex
 import sys
+import tempfile
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 from .. import LoreError, error_line, store_sanitizer
 from ..cmdline.parser import Shown, no_subcommand, parse, split_group
 from ..cmdline.spec import Arg, Command, Group, Opt
-from . import install as I
 from . import launcher as L
+from . import wire_claude as C
+from . import wirekit as K
+from .wiring import Edit, Wired
 
-CLIENTS = ("claude",)
+# client -> its installer module (Cline and OpenCode join with theirs)
+WIRES = {
+    "claude": "wire_claude",
+    "codex": "wire_codex",
+    "gemini": "wire_gemini",
+    "copilot": "wire_copilot",
+    "cursor": "wire_cursor",
+}
+for _name in ("cline", "opencode"):  # their installers join the table when they are there
+    if importlib.util.find_spec(f"{__package__}.wire_{_name}") is not None:
+        WIRES[_name] = f"wire_{_name}"
+CLIENTS = tuple(WIRES)
+SCOPES = ("project", "user")
+HOMES = ("CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME")  # a client's own home, when set
 
 
 _SCOPE = Opt(
     "--scope",
     "scope",
-    "project: .claude/settings.json here; user: ~/.claude/settings.json.",
-    choices=("project", "user"),
+    "project: this repository's config files (committed); user: your own, for every project.",
+    choices=SCOPES,
     default="project",
 )
 _DRY_RUN = Opt("--dry-run", "dry_run", "Print the diff; write nothing.", kind="flag")
@@ -36,7 +61,7 @@ HOOKS = Group(
         Command(
             "install",
             "",  # served by this skin, as every `lore hooks` command
-            summary="Merge lorebook's hooks (and its MCP server) into Claude Code's settings.",
+            summary="Merge lorebook's hooks and its MCP server into an agent's config files.",
             args=(_CLIENT,),
             options=(
                 _SCOPE,
@@ -44,7 +69,7 @@ HOOKS = Group(
                 Opt(
                     "--command",
                     "command",
-                    "How Claude Code runs lore (default: this lore).",
+                    "How this machine runs lore (default: this lore, absolute).",
                     metavar="CMD",
                 ),
             ),
@@ -61,12 +86,13 @@ HOOKS = Group(
         Command(
             "status",
             "",
-            summary="Show what is wired.",
+            summary="Show what is wired, for every agent (or one) in both scopes.",
+            args=(Arg("client", "Only this agent.", choices=CLIENTS, nargs="?"),),
             options=(Opt("--json", "json", "Machine-readable output.", kind="flag"),),
             book=False,
         ),
     ),
-    help="Wire lorebook into Claude Code.",
+    help="Wire lorebook into coding agents: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor.",
 )
 
 HOOK = Command(
@@ -77,7 +103,7 @@ HOOK = Command(
         Arg(
             "event",
             "The hook event; its JSON payload comes on stdin.",
-            choices=tuple(ours for _, ours, _, _ in I.EVENTS),
+            choices=tuple(ours for _, ours, _, _ in C.EVENTS),
         ),
     ),
     help="Run one Claude Code hook: reads its JSON on stdin; never blocks the agent.",
@@ -95,24 +121,21 @@ def parse_args(argv: list[str]) -> SimpleNamespace:
     return SimpleNamespace(action=command.name, **values)
 
 
+def wire(client: str) -> ModuleType:
+    return importlib.import_module(f".{WIRES[client]}", __package__)
+
+
 def project_root(env: Any) -> Path:
     from .. import find_root
 
     return find_root(env=dict(env))
 
 
-def targets(scope: str, root: Path, env: Any) -> tuple[Path, Path | None]:
-    """(settings.json, .mcp.json or None) for the scope."""
-    if scope == "user":
-        home = Path(env.get("HOME") or Path.home())
-        return home / ".claude" / "settings.json", None
-    return root / ".claude" / "settings.json", root / ".mcp.json"
+def home_of(env: Any) -> Path:
+    return Path(env.get("HOME") or Path.home())
 
 
-def diff(path: Path, old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
-    return diff_text(path, I.render(old), I.render(new or None))
-
-
+# -- applying edits --------------------------------------------------------------------------
 def diff_text(path: Path, before: str, after: str) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), str(path), str(path)
@@ -120,76 +143,112 @@ def diff_text(path: Path, before: str, after: str) -> str:
     return "".join(lines)
 
 
-def change(args: SimpleNamespace, env: Any) -> int:
-    root = project_root(env)
-    settings_path, mcp_path = targets(args.scope, root, env)
-    installing = args.action == "install"
-    given = getattr(args, "command", None)
-    command = shlex.split(given) if given else I.lore_command(args.scope)
-    # project hooks without --command run the committed launcher (lore found per machine)
-    launched = installing and args.scope == "project" and not given
-    prefix = L.HOOK_PREFIX if launched else shlex.join(command)
-    if launched:
-        L.refuse_links(root)
-    plan: list[tuple[Path, dict[str, Any] | None, dict[str, Any] | None]] = []
-    old = I.read_json(settings_path)  # every file is read (and refused) before any is written
-    new: dict[str, Any] | None
-    if installing:
-        new = I.with_hooks(old or {}, settings_path, prefix)
-    else:
-        new = I.without_hooks(old, settings_path) if old is not None else None
-    plan.append((settings_path, old, new))
-    if mcp_path is not None:
-        old_mcp = I.read_json(mcp_path)
-        new_mcp: dict[str, Any] | None
-        if installing:
-            new_mcp = I.with_server(old_mcp or {}, mcp_path, command)
-        else:
-            new_mcp = I.without_server(old_mcp, mcp_path) if old_mcp is not None else None
-        plan.append((mcp_path, old_mcp, new_mcp))
-    changed = [(p, o, n) for p, o, n in plan if (o or None) != (n or None)]
-    for path, before, after in changed:
-        if args.dry_run:
-            sys.stdout.write(diff(path, before, after))
-        else:
-            I.write(path, after)
-            print(f"{'updated' if after else 'removed'} {path}")
-    if launched and args.dry_run and L.current(root) != L.SCRIPT:
-        sys.stdout.write(diff_text(root / L.LAUNCHER, L.current(root) or "", L.SCRIPT))
-    if launched and args.dry_run:
-        print(f"would record {' '.join(L.machine_command())} in {root / L.RECORD}")
-    if not changed:
-        print(f"nothing to change: lorebook's hooks are {'already' if installing else 'not'} "
-              f"in {settings_path}")  # fmt: skip
-    # uninstall: the launcher goes with the last handler that runs it
-    if not installing and args.scope == "project" and not L.in_use(new):
-        if not args.dry_run:
-            for line in L.uninstall(root):
-                print(line)
-        elif L.current(root) is not None:
-            print(f"would remove {root / L.LAUNCHER} and {root / L.RECORD}")
-    if installing and not args.dry_run:
-        if args.scope == "project" and not (root / ".lore").is_dir():
-            from .. import Lorebook
+def refuse_links(edit: Edit, bases: set[Path]) -> None:
+    """LoreError when the file or a folder on its way (below the repository or a home) is a
+    symlink: lorebook never writes through one."""
+    for path in (edit.path, *edit.path.parents):
+        if path in bases:
+            return
+        if path.is_symlink():
+            raise LoreError("{}: is a symlink; lorebook does not write through symlinks", path)
 
-            Lorebook.init(root)
-            print(f"created the lorebook store in {root}")
-        if launched:
-            for line in L.install(root, L.machine_command()):
-                print(line)
-        if mcp_path is None:
-            print(f"MCP server: run `claude mcp add --scope user {I.SERVER} -- "
-                  f"{shlex.join([*command, 'mcp'])}` to use it in every project")  # fmt: skip
+
+def put(edit: Edit, bases: set[Path]) -> None:
+    """Apply one edit: atomically (a temp file renamed over it), or remove the file (and its
+    folder when that leaves it empty, never the repository or a home)."""
+    path = edit.path
+    if edit.after is None:
+        path.unlink(missing_ok=True)
+        if path.parent not in bases:
+            with contextlib.suppress(OSError):  # not empty: something else lives there
+                path.parent.rmdir()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mask = os.umask(0)
+    os.umask(mask)
+    if edit.executable:
+        mode = 0o777 & ~mask
+    else:
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~mask
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(edit.after)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def launcher_edits(args: SimpleNamespace, root: Path, home: Path, machine: list[str]) -> list[Edit]:
+    """The launcher with a project install; without it when no client's project config runs
+    it any more (a config that cannot be read keeps it)."""
+    if args.scope != "project":
+        return []
+    if args.action == "install":
+        return L.edits(root, machine)
+    for client in CLIENTS:
+        if client != args.client:
+            found = wire(client).status("project", root, home)
+            if found.hooks or found.mcp or found.problems:
+                return []
+    return L.removals(root)
+
+
+def say(edit: Edit, root: Path, dry_run: bool) -> str:
+    if edit.path == root / L.RECORD and edit.after is not None:
+        words = " ".join(edit.after.split())
+        return (f"would record {words} in {edit.path}" if dry_run
+                else f"recorded {words} in {edit.path} (this machine only)")  # fmt: skip
+    if dry_run:
+        if edit.after is None:
+            return f"would remove {edit.path}"
+        return diff_text(edit.path, edit.before or "", edit.after).rstrip("\n")
+    if edit.after is None:
+        return f"removed {edit.path}"
+    return f"{'updated' if edit.before is not None else 'wrote'} {edit.path}"
+
+
+def change(args: SimpleNamespace, env: Any) -> int:
+    root, home = project_root(env), home_of(env)
+    given = getattr(args, "command", None)
+    machine = shlex.split(given) if given else L.machine_command()
+    edits = wire(args.client).plan(args.action, args.scope, root, home, machine)
+    ours = list(edits)
+    edits += launcher_edits(args, root, home, machine)
+    bases = {root, home, *(Path(env[v]) for v in HOMES if env.get(v))}
+    for edit in edits:  # every path is checked before anything is written
+        refuse_links(edit, bases)
+    installing = args.action == "install"
+    fresh = not (root / ".lore").is_dir()
+    if installing and not args.dry_run and args.scope == "project" and fresh:
+        from .. import Lorebook
+
+        Lorebook.init(root)
+        print(f"created the lorebook store in {root}")
+    for edit in edits:
+        if not args.dry_run:
+            put(edit, bases)
+        print(say(edit, root, args.dry_run))
+    if not ours:
+        state = "already" if installing else "not"
+        print(f"nothing to change: lorebook's {args.client} hooks are {state} in the "
+              f"{args.scope} config")  # fmt: skip
+    note = getattr(wire(args.client), "note", None)
+    if installing and note is not None and (line := note(args.scope, machine)):
+        print(line)
     return 0
 
 
-def wired(path: Path) -> dict[str, Any]:
-    """What one settings file wires to lorebook."""
+# -- status ------------------------------------------------------------------------------------
+def legacy_settings(path: Path) -> dict[str, Any]:
+    """What one Claude Code settings file wires (the `settings` of `--json`, kept stable)."""
     try:
-        settings = I.read_json(path)
+        settings = K.load_json(path, K.read(path))
     except LoreError as exc:
         return {"path": str(path), "error": str(exc), "events": []}
-    if settings is None:
+    if not path.exists():
         return {"path": str(path), "exists": False, "events": []}
     hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
     events = []
@@ -197,47 +256,53 @@ def wired(path: Path) -> dict[str, Any]:
         for group in groups if isinstance(groups, list) else []:
             handlers = group.get("hooks") if isinstance(group, dict) else None
             for handler in handlers if isinstance(handlers, list) else []:
-                if I.is_ours(handler):
+                if C.ours(handler):
                     events.append({"event": event, "command": handler["command"],
                                    "async": bool(handler.get("async"))})  # fmt: skip
     return {"path": str(path), "exists": True, "events": events,
             "disabled": settings.get("disableAllHooks") is True}  # fmt: skip
 
 
+def describe(found: Wired) -> str:
+    """One client in one scope, as a line."""
+    what = [", ".join(found.hooks) if found.hooks else "no lorebook hooks"]
+    what.append("MCP server lore registered" if found.mcp else "no lore MCP server")
+    line = f"{found.client} ({found.scope}): " + "; ".join(what)
+    if found.files:
+        line += " — " + ", ".join(str(f) for f in found.files)
+    return "\n".join([line, *(f"  problem: {p}" for p in found.problems)])
+
+
 def status(args: SimpleNamespace, env: Any) -> int:
-    root = project_root(env)
-    files = [wired(targets(scope, root, env)[0]) for scope in ("project", "user")]
+    root, home = project_root(env), home_of(env)
+    clients = [args.client] if getattr(args, "client", None) else list(CLIENTS)
+    wired = [wire(c).status(scope, root, home) for c in clients for scope in SCOPES]
+    claude = [legacy_settings(C.files(scope, root, home)[0]) for scope in SCOPES]
     mcp: dict[str, Any] = {"path": str(root / ".mcp.json"), "registered": False}
     try:
-        config = I.read_json(root / ".mcp.json") or {}
-        servers = config.get("mcpServers")
-        mcp["registered"] = isinstance(servers, dict) and I.is_our_server(servers.get(I.SERVER))
+        mcp["registered"] = K.has_server(K.load_json(root / ".mcp.json",
+                                                     K.read(root / ".mcp.json")))  # fmt: skip
     except LoreError as exc:
         mcp["error"] = str(exc)
     log = root / ".lore" / "cache" / "hooks.log"
     errors = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.is_file() else []
     found: dict[str, Any] = {
-             "root": str(root), "store": (root / ".lore").is_dir(), "settings": files, "mcp": mcp,
+             "root": str(root), "store": (root / ".lore").is_dir(),
+             "clients": [w.to_dict() for w in wired], "settings": claude, "mcp": mcp,
              "hook_errors": len(errors), "last_error": errors[-1] if errors else None,
              "launcher": L.resolves(root, env)}  # fmt: skip
     if args.json:
         print(json.dumps(found, indent=2))
         return 0
     print(f"store: {root / '.lore'} ({'present' if found['store'] else 'missing: run lore init'})")
-    for item in files:
-        events = ", ".join(e["event"] + (" (async)" if e["async"] else "") for e in item["events"])
-        state = item.get("error") or (events if events else "no lorebook hooks")
-        if item.get("disabled"):
-            state += " — but disableAllHooks is true"
-        print(f"{item['path']}: {state}")
-    server = "MCP server lore registered" if mcp["registered"] else "no lore MCP server"
-    print(f"{mcp['path']}: {mcp.get('error') or server}")
+    for item in wired:
+        print(describe(item))
     launcher = found["launcher"]
     if launcher["present"]:
         runs = launcher["runs"]
         print(f"launcher {launcher['path']}: runs " + (f"{runs} ({launcher['via']})" if runs else
               "python3 -m lorebook if python3 can import it, else nothing: activate the virtual "
-              "environment or run `lore hooks install claude` here"))  # fmt: skip
+              "environment or run `lore hooks install CLIENT` here"))  # fmt: skip
     print(f"hook errors in {log}: {len(errors)}" + (f"; last: {errors[-1]}" if errors else ""))
     return 0
 

@@ -414,8 +414,9 @@ CLIENTS = {
     "codex": Client("codex", "codex", CODEX_EVENTS, _CONTEXT, _codex, _nested),
     "gemini": Client("gemini", "gemini-cli", GEMINI_EVENTS, _CONTEXT, _gemini, _nested),
     "copilot": Client("copilot", "copilot-cli", COPILOT_EVENTS, _CONTEXT, _copilot, _top),
-    # Cline 3.0 dropped TaskStart's context in our runs: the prompt's still goes
-    "cline": Client("cline", "cline", CLINE_EVENTS, _CONTEXT, _cline, _cline_answer),
+    # Cline 3.0.65 runs TaskStart/TaskResume/UserPromptSubmit without waiting and reads an
+    # answer only from Pre/PostToolUse (which lorebook detaches): capture only, no context
+    "cline": Client("cline", "cline", CLINE_EVENTS, frozenset(), _cline, _cline_answer),
     "cursor": Client(
         "cursor", "cursor", CURSOR_EVENTS, frozenset({"session-start"}), _cursor, _cursor_answer
     ),

@@ -24,6 +24,8 @@ CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
 # with a learning): a lower similarity floor than a prompt's, the count still capped
 TOPIC_THRESHOLD = 0.05
 PROMPT_CHARS = 500  # a prompt as recorded: enough to say what was asked
+PROMPT_TWIN_S = 10  # the same prompt this close is one prompt delivered twice
+TWIN_S = 3  # a stop, compaction or end this close to the same one is a second delivery
 END_REASONS = {"prompt_input_exit": "user_exit", "logout": "user_exit"}
 
 
@@ -40,7 +42,7 @@ class Context:
         hook.budget = self.settings.budget_seconds
         raw = hook.payload.get("session_id")
         self.session = raw if isinstance(raw, str) and SESSION_RE.match(raw) else None
-        self.agent = self.book.default_agent(self.settings.agent)
+        self.agent = self.book.default_agent(self.settings.agent or hook.source)
         self.project = self.book.default_project()
 
     def text(self, key: str) -> str:
@@ -82,13 +84,16 @@ def session_start(hook: Hook) -> str | None:
     """The last session's brief and the learnings it touches; then this session's start
     (recorded even with `hooks.session_start: false`, which only stops the brief)."""
     ctx = Context(hook)
+    source = ctx.text("source") or "startup"
+    if not _once(ctx, f"start:{source}"):
+        return None  # the same start delivered twice: one brief, one record
     pieces = _brief(ctx) if ctx.settings.session_start else []
     if ctx.session:
         from .. import head_branch, issue_in_branch
 
         branch = head_branch(str(ctx.book.root))
         meta = ctx.meta(
-            claude_source=ctx.text("source") or "startup",
+            **{_named(hook, "source"): source},
             model=ctx.text("model"),
             branch=branch,
             issue=issue_in_branch(branch),  # what the session works on, as its branch says
@@ -237,7 +242,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
         return None
     # redacted before it is cut (a cut secret is no longer recognised), then recorded
     shown = ctx.book.sanitizer.redact_text(prompt)[0][:PROMPT_CHARS]
-    if ctx.settings.record_prompts:
+    if ctx.settings.record_prompts and _first_prompt(ctx, prompt):
         try:
             from .. import issue_in_text
 
@@ -262,6 +267,26 @@ def user_prompt_submit(hook: Hook) -> str | None:
         meta=ctx.meta(),
     )
     return ctx.cap(found)
+
+
+def _first_prompt(ctx: Context, prompt: str) -> bool:
+    """False when the same prompt of this session came in seconds ago from another config of
+    the same client (Cursor runs Claude Code's hooks beside its own): it is recorded once."""
+    from hashlib import blake2b
+
+    digest = blake2b(prompt.encode("utf-8", "replace"), digest_size=12).hexdigest()
+    return _once(ctx, f"prompt:{digest}", PROMPT_TWIN_S)
+
+
+def _once(ctx: Context, what: str, within: float = TWIN_S) -> bool:
+    """False for an event without an id of its own that this client already reported for
+    this session `within` seconds ago (two configs of one client: see log.deliveries)."""
+    return ctx.book.first_delivery(ctx.hook.source, ctx.session, what, within=within)
+
+
+def _named(hook: Hook, key: str) -> str:
+    """`claude_source`, `claude_reason` for Claude Code (as ever); `client_…` for the others."""
+    return f"claude_{key}" if hook.client == "claude" else f"client_{key}"
 
 
 # -- capture hooks ---------------------------------------------------------------------------
@@ -332,6 +357,8 @@ def post_tool_use_failure(hook: Hook) -> None:
 
 def subagent_start(hook: Hook) -> None:
     ctx = Context(hook)
+    if not _once(ctx, f"spawn:{ctx.text('agent_id')}"):
+        return
     ctx.log("spawn", outcome="in_progress", context=_agent(ctx), meta=ctx.meta())
 
 
@@ -339,6 +366,8 @@ def subagent_stop(hook: Hook) -> None:
     """The spawn's outcome, linked to its in_progress action when this session logged one."""
     ctx = Context(hook)
     agent = _agent(ctx)
+    if not _once(ctx, f"spawned:{ctx.text('agent_id')}"):
+        return
     parent = None
     if ctx.session and agent.get("agent_id"):
         for action in ctx.book.actions(type="spawn", session=ctx.session, limit=200):
@@ -365,6 +394,8 @@ def _agent(ctx: Context) -> dict[str, Any]:
 
 def pre_compact(hook: Hook) -> None:
     ctx = Context(hook)
+    if not _once(ctx, "compact"):
+        return
     context = {"trigger": ctx.text("trigger") or "auto"}
     if ctx.text("custom_instructions"):
         context["instructions"] = ctx.text("custom_instructions")
@@ -373,7 +404,7 @@ def pre_compact(hook: Hook) -> None:
 
 def _end(hook: Hook, reason: str) -> None:
     ctx = Context(hook)
-    if not ctx.session:
+    if not ctx.session or not _once(ctx, f"end:{reason}"):
         return
     word = END_REASONS.get(reason, reason)
     if not re.match(r"^[a-z][a-z0-9_]{0,63}$", word):
@@ -383,7 +414,7 @@ def _end(hook: Hook, reason: str) -> None:
         reason=word,
         agent=ctx.agent,
         project=ctx.project,
-        meta=ctx.meta(claude_reason=reason[:64]),
+        meta=ctx.meta(**{_named(hook, "reason"): reason[:64]}),
     )
     if reason != "stop":  # the session is over: its MCP server no longer logs into it
         ctx.book.release_client(ctx.session)

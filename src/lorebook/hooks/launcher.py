@@ -2,29 +2,26 @@
 
 A committed `.claude/settings.json` can name neither one person's absolute path (teammates
 differ) nor a bare `lore` (Claude Code started without the virtual environment finds none,
-and every capture is lost). So project hooks run `sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore`,
-a small POSIX-sh script that tries, in order: a lorebook `lore` on PATH; the command this
-machine recorded in `.lore/cache/lore-command` (gitignored: per machine) at install; `python3
--m lorebook`. With none it says once what is wrong (stderr, Claude Code's `systemMessage`,
-`.lore/cache/hooks.log`), reads its payload and exits 0: a hook never blocks the agent.
-"""
+and every capture is lost). So project hooks run `.lore/bin/lore` through `sh`, found from the
+client's project directory (`wirekit.project_script`): a small POSIX-sh script that tries, in
+order: a lorebook `lore` on PATH; the command this machine recorded in `.lore/cache/lore-command`
+(gitignored: per machine) at install; `python3 -m lorebook`. With none it says once what is
+wrong (stderr, Claude Code's `systemMessage`, `.lore/cache/hooks.log`), reads its payload and
+exits 0: a hook never blocks the agent."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 from .. import LoreError
+from .wiring import Edit
 
 LAUNCHER = Path(".lore") / "bin" / "lore"
 RECORD = Path(".lore") / "cache" / "lore-command"  # one word per line: program, then arguments
 WARNED = Path(".lore") / "cache" / "launcher-warned"
-# how a committed settings file runs it: `sh` so a checkout without the exec bit still works
-HOOK_PREFIX = 'sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore'
 HEADER = "# lorebook launcher"  # how uninstall knows the file is ours
 
 FIX = (
@@ -102,12 +99,6 @@ def _refuse_links(root: Path, rel: Path) -> None:
             raise LoreError("{}: is a symlink; lorebook does not write through symlinks", current)
 
 
-def refuse_links(root: Path) -> None:
-    """LoreError before anything is written when a path install would write is a symlink."""
-    for rel in (LAUNCHER, RECORD):
-        _refuse_links(root, rel)
-
-
 def _put(root: Path, rel: Path, text: str, mode: int) -> None:
     """Write `root/rel` atomically (a temp file renamed over it), never through a link."""
     _refuse_links(root, rel)
@@ -123,11 +114,6 @@ def _put(root: Path, rel: Path, text: str, mode: int) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def in_use(settings: dict[str, object] | None) -> bool:
-    """True when a handler in these Claude Code settings runs the launcher."""
-    return json.dumps(HOOK_PREFIX)[1:-1] in json.dumps(settings or {})
 
 
 def recorded_words(command: list[str]) -> str:
@@ -150,6 +136,35 @@ def current(root: Path) -> str | None:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
+def edits(root: Path, command: list[str]) -> list[Edit]:
+    """What install changes: the launcher (when it differs), this machine's record, and the
+    marker of a failure already said (removed: a later failure is said again)."""
+    found: list[Edit] = []
+    for rel in (LAUNCHER, RECORD):
+        _refuse_links(root, rel)
+    if current(root) != SCRIPT:
+        found.append(Edit(root / LAUNCHER, current(root), SCRIPT, executable=True))
+    record, path = recorded_words(command), root / RECORD
+    before = path.read_text(encoding="utf-8") if path.is_file() else None
+    if before != record:
+        found.append(Edit(path, before, record))
+    if (root / WARNED).is_file():
+        found.append(Edit(root / WARNED, "", None))
+    return found
+
+
+def removals(root: Path) -> list[Edit]:
+    """What uninstall removes: the launcher (only when it is ours) and this machine's record."""
+    found = []
+    text = current(root)
+    if text is not None and text.splitlines()[1:2] and text.splitlines()[1].startswith(HEADER):
+        found.append(Edit(root / LAUNCHER, text, None, executable=True))
+    for rel in (RECORD, WARNED):
+        if (root / rel).is_file() and not (root / rel).is_symlink():
+            found.append(Edit(root / rel, (root / rel).read_text(encoding="utf-8"), None))
+    return found
+
+
 def install(root: Path, command: list[str]) -> list[str]:
     """Write the launcher (when it differs) and this machine's record; what changed, said."""
     said = []
@@ -162,21 +177,6 @@ def install(root: Path, command: list[str]) -> list[str]:
         _put(root, RECORD, record, 0o644)
         said.append(f"recorded {' '.join(command[:3])} in {path} (this machine only)")
     (root / WARNED).unlink(missing_ok=True)  # a later failure is said again
-    return said
-
-
-def uninstall(root: Path) -> list[str]:
-    """Remove the launcher (only when it is ours) and this machine's record."""
-    said = []
-    text = current(root)
-    if text is not None and text.splitlines()[1:2] and text.splitlines()[1].startswith(HEADER):
-        (root / LAUNCHER).unlink()
-        said.append(f"removed {root / LAUNCHER}")
-        with contextlib.suppress(OSError):  # something else lives there
-            (root / LAUNCHER).parent.rmdir()
-    for rel in (RECORD, WARNED):
-        if (root / rel).is_file() or (root / rel).is_symlink():
-            (root / rel).unlink()
     return said
 
 

@@ -12,6 +12,8 @@ Invariants:
 2. A call without an id, or a session without one, is never refused (nothing to key on).
 3. The ledger is never written through a symbolic link; one it cannot use claims nothing
    and refuses nothing (a lost dedupe, never a lost record).
+4. Ledgers untouched for two days are removed when a new session starts one: the folder
+   holds the sessions of the last days, not of the repository's life.
 
 Core module: standard library only, see docs/architecture.md#core.
 """
@@ -19,6 +21,7 @@ Core module: standard library only, see docs/architecture.md#core.
 from __future__ import annotations
 
 import os
+import time
 
 TYPE_CHECKING = False  # typing costs milliseconds on the hook path; mypy still sees it
 if TYPE_CHECKING:
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 
 FOLDER = "deliveries"
 MAX_ID = 200  # characters of a tool-use id kept as the key (ids are far shorter)
+KEEP_S = 2 * 86400  # a ledger untouched this long is of a session that is over
 
 
 def ledger(cache: Path, client: str, session: str) -> str:
@@ -36,18 +40,29 @@ def ledger(cache: Path, client: str, session: str) -> str:
     return os.path.join(str(cache), FOLDER, name)
 
 
-def claim(cache: Path, client: str, session: str | None, call: str | None) -> bool:
-    """True when this delivery of the call is the first (log it); False for a repeat."""
+def claim(
+    cache: Path, client: str, session: str | None, call: str | None, within: float | None = None
+) -> bool:
+    """True when this delivery of the call is the first (log it); False for a repeat.
+    `within` seconds: a repeat only that close to the first (a prompt has no id of its own,
+    and a user may well type the same one again later)."""
     if not session or not call:
         return True
-    key = " ".join(call.split())[:MAX_ID]
+    key = "_".join(call.split())[:MAX_ID]
     if not key:
         return True
+    from ..errors import LoreError
+    from ..store import refuse_symlinks
+
     path = ledger(cache, client, session)
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        refuse_symlinks(path)  # a linked cache or folder must not take our writes elsewhere
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        if not os.path.exists(path):  # a new session: ledgers of sessions long over go
+            _prune(folder, time.time() - KEEP_S)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
-    except OSError:
+    except (OSError, LoreError):
         return True
     try:
         import fcntl
@@ -56,11 +71,40 @@ def claim(cache: Path, client: str, session: str | None, call: str | None) -> bo
         seen = b""
         while chunk := os.read(fd, 1 << 16):
             seen += chunk
-        if key.encode() in seen.split(b"\n"):
+        now = time.time()
+        if _seen(seen.decode("utf-8", "replace"), key, now, within):
             return False
-        os.write(fd, key.encode() + b"\n")
+        os.write(fd, (f"{key}\t{now:.3f}" if within is not None else key).encode() + b"\n")
         return True
     except OSError:
         return True
     finally:
         os.close(fd)
+
+
+def _seen(lines: str, key: str, now: float, within: float | None) -> bool:
+    for line in lines.split("\n"):
+        name, _, stamp = line.partition("\t")
+        if name != key:
+            continue
+        if within is None:
+            return True
+        try:
+            if abs(now - float(stamp)) <= within:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def _prune(folder: str, before: float) -> None:
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < before:
+                        os.unlink(entry.path)
+                except OSError:
+                    continue  # another hook removed it first, or it is not ours to remove
+    except OSError:
+        return
