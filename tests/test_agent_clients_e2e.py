@@ -1,7 +1,7 @@
 """The real Codex, Gemini, Copilot, Cline and OpenCode CLIs, headless and offline against a
-scripted model on 127.0.0.1 (tests/scripted_wires.py), each with lorebook's hooks wired in its
-own config format: what lorebook logs from the client's real payloads, and what context of
-lorebook's reaches the client's model.
+scripted model on 127.0.0.1 (tests/scripted_wires.py), each with lorebook's hooks wired by
+`lore hooks install CLIENT --scope project`: what lorebook logs from the client's real payloads,
+and what context of lorebook's reaches the client's model.
 
 One run per client (a module-scoped fixture), several assertions on it. The clients are
 installed, pinned, by .ci/run into $LORE_AGENTS_DIR; a missing one is skipped here and fails
@@ -96,9 +96,8 @@ def wait_for(check: Any, seconds: float = 30) -> Any:
 
 
 def lore_store(repo: Path) -> str:
-    """A store with one published lesson about the prompt, and the launcher recording a
-    command that runs this tree's lorebook (its PYTHONPATH kept even where a client trims the
-    hook's environment). The lesson's id: the marker looked for in the model's requests."""
+    """A store with one published lesson about the prompt; its id is the marker looked for in
+    the model's requests."""
     git(repo, "init", "-q", "-b", "main")
     (repo / "README.md").write_text("# sample\n")
     Lorebook.init(repo, env={})
@@ -110,19 +109,28 @@ def lore_store(repo: Path) -> str:
         tags=["rls", "supabase"], publish=True,
         body="## Problem\nInserts fail under RLS.\n\n## Key Takeaway\n"
              "Use the service role key for server-side inserts under RLS.\n").id  # fmt: skip
-    runner = repo.parent / "run-lore"
-    path = os.environ.get("PYTHONPATH")
-    runner.write_text("#!/bin/sh\n" + (f"PYTHONPATH='{path}'; export PYTHONPATH\n" if path else "")
-                      + f"exec '{sys.executable}' -m lorebook \"$@\"\n")  # fmt: skip
-    runner.chmod(0o755)
-    launcher.install(repo, [str(runner)])
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "lorebook")
     return lesson
 
 
-def hook_command(repo: Path, client: str, event: str) -> str:
-    return f"sh {repo}/.lore/bin/lore hook {client} {event}"
+def install_hooks(client: str, repo: Path, env: dict[str, str]) -> None:
+    """`lore hooks install CLIENT --scope project`, recording a command that runs this tree's
+    lorebook (its PYTHONPATH kept even where a client trims a hook's environment)."""
+    runner = repo.parent / "run-lore"
+    path = os.environ.get("PYTHONPATH")
+    runner.write_text("#!/bin/sh\n" + (f"PYTHONPATH='{path}'; export PYTHONPATH\n" if path else "")
+                      + f"exec '{sys.executable}' -m lorebook \"$@\"\n")  # fmt: skip
+    runner.chmod(0o755)
+    if client in HAND_WIRED:
+        launcher.install(repo, [str(runner)])
+        {"cline": wire_cline, "opencode": wire_opencode}[client](repo)
+    else:
+        done = lore("hooks", "install", client, "--scope", "project", "--command", str(runner),
+                    cwd=repo, env=env)  # fmt: skip
+        assert done.code == 0, done.err
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", f"lorebook hooks for {client}")
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -130,72 +138,22 @@ def write_json(path: Path, value: Any) -> None:
     path.write_text(json.dumps(value, indent=2) + "\n")
 
 
-# -- each client: its wiring, its model endpoint, its headless command -------------------------
-def codex(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
-    events = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd")
-    write_json(repo / ".codex" / "hooks.json", {"hooks": {
-        e: [{"hooks": [{"type": "command", "command": hook_command(repo, "codex", e),
-                        "timeout": 60}]}] for e in events}})  # fmt: skip
-    codex_home = home / ".codex"
-    codex_home.mkdir(parents=True)
-    (codex_home / "config.toml").write_text(
-        'model = "fake-model"\nmodel_provider = "fake"\n'
-        f'[model_providers.fake]\nname = "fake"\nbase_url = "{url}/v1"\n'
-        'env_key = "FAKE_API_KEY"\nwire_api = "responses"\n'
-        f'[projects."{repo}"]\ntrust_level = "trusted"\n')  # fmt: skip
-    command = [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check",
-               "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
-               PROMPT]  # fmt: skip
-    return command, {"CODEX_HOME": str(codex_home), "FAKE_API_KEY": "sk-fake"}
+# -- hand-written wiring, in each client's own format, where `lore hooks install` cannot wire it
+# yet: the hooks run `sh <repo>/.lore/bin/lore hook CLIENT EVENT` (what the installers write)
+HAND_WIRED = {"cline", "opencode"}
 
 
-def gemini(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
-    events = ("SessionStart", "BeforeAgent", "AfterTool", "PreCompress", "AfterAgent",
-              "SessionEnd")  # fmt: skip
-    hooks = {e: [{"hooks": [{"type": "command", "name": f"lore-{e}", "timeout": 60000,
-                             "command": hook_command(repo, "gemini", e)}]}]
-             for e in events}  # fmt: skip
-    write_json(repo / ".gemini" / "settings.json", {"hooksConfig": {"enabled": True},
-                                                    "hooks": hooks})  # fmt: skip
-    write_json(home / ".gemini" / "settings.json",
-               {"security": {"auth": {"selectedType": "gemini-api-key"}}})  # fmt: skip
-    command = [str(agent_bin("gemini")), "-p", PROMPT, "-m", "gemini-2.5-flash", "--yolo",
-               "--output-format", "json"]  # fmt: skip
-    return command, {"GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": "fake-key",
-                     "GOOGLE_GEMINI_BASE_URL": url,
-                     "GEMINI_CLI_TRUST_WORKSPACE": "true"}  # fmt: skip
+def hook_command(repo: Path, client: str, event: str) -> str:
+    return f"sh {repo}/.lore/bin/lore hook {client} {event}"
 
 
-def copilot(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
-    events = ("sessionStart", "userPromptSubmitted", "postToolUse", "postToolUseFailure",
-              "agentStop", "sessionEnd")  # fmt: skip
-    write_json(repo / ".github" / "hooks" / "lorebook.json", {"version": 1, "hooks": {
-        e: [{"type": "command", "bash": hook_command(repo, "copilot", e), "timeoutSec": 60}]
-        for e in events}})  # fmt: skip
-    command = [str(agent_bin("copilot")), "-p", PROMPT, "--allow-all-tools", "--trust-folder",
-               "--output-format", "json"]  # fmt: skip
-    return command, {"COPILOT_HOME": str(home / ".copilot"), "COPILOT_OFFLINE": "true",
-                     "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
-                     "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_MODEL": "gpt-4.1",
-                     "COPILOT_AUTO_UPDATE": "false"}  # fmt: skip
-
-
-def cline(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def wire_cline(repo: Path) -> None:
     for event in ("TaskStart", "TaskResume", "UserPromptSubmit", "PostToolUse", "TaskComplete",
                   "TaskCancel", "TaskError", "SessionShutdown"):  # fmt: skip
         script = repo / ".clinerules" / "hooks" / event
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(f"#!/bin/sh\nexec {hook_command(repo, 'cline', event)}\n")
         script.chmod(0o755)
-    env = clean_env(HOME=str(home), CLINE_SESSION_BACKEND_MODE="local", CLINE_NO_AUTO_UPDATE="1")
-    binary = str(agent_bin("cline"))
-    done = subprocess.run(
-        [binary, "auth", "-p", "openai-compatible", "-k", "sk-fake", "-m", "fake-model", "-b",
-         f"{url}/v1"], cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-        text=True, timeout=120)  # fmt: skip
-    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
-    return [binary, PROMPT, "--json", "-c", str(repo)], {
-        "CLINE_SESSION_BACKEND_MODE": "local", "CLINE_NO_AUTO_UPDATE": "1"}  # fmt: skip
 
 
 OPENCODE_PLUGIN = """// lorebook's hooks, by hand: each hook's JSON to `lore hook opencode EVENT`
@@ -228,10 +186,59 @@ export const Lorebook = async ({ directory }) => {
 """
 
 
-def opencode(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def wire_opencode(repo: Path) -> None:
     plugin = repo / ".opencode" / "plugins" / "lorebook.js"
     plugin.parent.mkdir(parents=True)
     plugin.write_text(OPENCODE_PLUGIN % json.dumps(f"{repo}/.lore/bin/lore"))
+
+
+# -- each client: its model endpoint, its trust gates, its headless command ---------------------
+def codex(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True)
+    (codex_home / "config.toml").write_text(
+        'model = "fake-model"\nmodel_provider = "fake"\n'
+        f'[model_providers.fake]\nname = "fake"\nbase_url = "{url}/v1"\n'
+        'env_key = "FAKE_API_KEY"\nwire_api = "responses"\n'
+        f'[projects."{repo}"]\ntrust_level = "trusted"\n')  # fmt: skip
+    command = [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check",
+               "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
+               PROMPT]  # fmt: skip
+    return command, {"CODEX_HOME": str(codex_home), "FAKE_API_KEY": "sk-fake"}
+
+
+def gemini(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    write_json(home / ".gemini" / "settings.json",
+               {"security": {"auth": {"selectedType": "gemini-api-key"}}})  # fmt: skip
+    command = [str(agent_bin("gemini")), "-p", PROMPT, "-m", "gemini-2.5-flash", "--yolo",
+               "--output-format", "json"]  # fmt: skip
+    return command, {"GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": "fake-key",
+                     "GOOGLE_GEMINI_BASE_URL": url,
+                     "GEMINI_CLI_TRUST_WORKSPACE": "true"}  # fmt: skip
+
+
+def copilot(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    command = [str(agent_bin("copilot")), "-p", PROMPT, "--allow-all-tools", "--trust-folder",
+               "--output-format", "json"]  # fmt: skip
+    return command, {"COPILOT_HOME": str(home / ".copilot"), "COPILOT_OFFLINE": "true",
+                     "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
+                     "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_MODEL": "gpt-4.1",
+                     "COPILOT_AUTO_UPDATE": "false"}  # fmt: skip
+
+
+def cline(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    env = clean_env(HOME=str(home), CLINE_SESSION_BACKEND_MODE="local", CLINE_NO_AUTO_UPDATE="1")
+    binary = str(agent_bin("cline"))
+    done = subprocess.run(
+        [binary, "auth", "-p", "openai-compatible", "-k", "sk-fake", "-m", "fake-model", "-b",
+         f"{url}/v1"], cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    return [binary, PROMPT, "--json", "-c", str(repo)], {
+        "CLINE_SESSION_BACKEND_MODE": "local", "CLINE_NO_AUTO_UPDATE": "1"}  # fmt: skip
+
+
+def opencode(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
     write_json(home / ".config" / "opencode" / "opencode.json", {
         "model": "fake/fake-model",
         "provider": {"fake": {"npm": "@ai-sdk/openai-compatible",
@@ -270,6 +277,7 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         command, extra = SETUP[client](repo, home, wires.url)
         # PWD too: OpenCode takes its project from $PWD, not from the working directory
         env = clean_env(HOME=str(home), PWD=str(repo), DEPLOY_NOTE=SECRET, **extra)
+        install_hooks(client, repo, env)
         done = subprocess.run(command, cwd=repo, env=env, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=300)  # fmt: skip
         shutil.rmtree(home / ".cache" / "copilot", ignore_errors=True)  # 235 MB it unpacked
