@@ -347,3 +347,70 @@ def test_an_opencode_session_id_is_not_refused_as_a_secret(store: Path) -> None:
     assert calls, log.read_text() if log.exists() else "no record, no hooks.log"
     assert calls[0]["session"] == "ses_ddf98efd6ffeym8tgj0rxu0ccx"
     assert calls[0]["context"]["command"] == "echo hello-from-fake"
+
+
+def test_copilot_reporting_a_call_both_ways_logs_it_once(tmp_path: Path) -> None:
+    """Copilot CLI also runs Claude-compatible (flat PascalCase) hook entries, with Claude-like
+    payloads: a repository wired both ways (lorebook's Copilot hooks, and Claude-style entries
+    calling `lore hook post-tool-use`) reports each call twice, and neither payload carries a
+    call id (it was logged twice); the hook's timestamp, the same in both, keys it: once."""
+    agent_bin("copilot")
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    repo.mkdir()
+    home.mkdir()
+    lore_store(repo)
+    with scripted_wires() as wires:
+        wires.commands = [COMMAND]
+        command, extra = copilot(repo, home, wires.url)
+        env = clean_env(HOME=str(home), PWD=str(repo), DEPLOY_NOTE=SECRET, **extra)
+        install_hooks("copilot", repo, env)
+        claude_style = {e: [{"type": "command", "bash": f"sh {repo}/.lore/bin/lore hook {n}"}]
+                        for e, n in (("PostToolUse", "post-tool-use"),
+                                     ("SessionStart", "session-start"))}  # fmt: skip
+        write_json(repo / ".github" / "hooks" / "claude-style.json",
+                   {"version": 1, "hooks": claude_style})  # fmt: skip
+        done = subprocess.run(command, cwd=repo, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        shutil.rmtree(home / ".cache" / "copilot", ignore_errors=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+    outcome = Outcome("copilot", repo, home, wires, done.stdout, done.stderr, "")
+    assert wait_for(lambda: len([r for r in outcome.records() if r.get("event") == "end"]) >= 2)
+    time.sleep(1)  # a second delivery, were there one, has had time to land
+    calls = outcome.calls()
+    assert len(calls) == 1, calls
+    assert calls[0]["meta"]["source"].startswith("copilot-cli:")
+    starts = [r for r in outcome.records() if r.get("event") == "start"]
+    assert len(starts) == 1, starts
+
+
+def test_a_copilot_call_in_both_payload_forms_is_logged_once(store: Path) -> None:
+    """The two payloads Copilot CLI 1.0.102 sent for one call (its camelCase hook and its
+    Claude-like PascalCase one), with no call id in either: one record."""
+    args = {"command": "echo hello-from-fake", "description": "say hello"}
+    camel = {
+        "sessionId": "34f836af-0c2e-4a8e-9d0e-7d3b1c2a9f10",
+        "timestamp": 1795840801243,
+        "cwd": str(store),
+        "toolName": "bash",
+        "toolArgs": args,
+        "toolResult": {"resultType": "success", "textResultForLlm": "hello-from-fake\n"},
+    }
+    result = {"result_type": "success", "text_result_for_llm": "hello-from-fake\n"}
+    pascal = {
+        "hook_event_name": "PostToolUse",
+        "session_id": camel["sessionId"],
+        "timestamp": "2026-11-28T04:40:01.243Z",
+        "cwd": str(store),
+        "tool_name": "Bash",
+        "tool_input": args,
+        "tool_result": result,
+    }
+    env = clean_env(COPILOT_HOOK_DIR=str(store / ".github" / "hooks"))
+    for args_, payload in ((("copilot", "postToolUse"), camel), (("post-tool-use",), pascal)):
+        done = lore("hook", *args_, cwd=store, env=env, stdin=json.dumps(payload))
+        assert done.code == 0, done.err
+    assert wait_for(lambda: [r for r in stored(store) if r.get("type") == "tool_call"])
+    time.sleep(1)  # the other delivery's detached write has landed, were it logged
+    calls = [r for r in stored(store) if r.get("type") == "tool_call"]
+    assert len(calls) == 1, calls
+    assert calls[0]["meta"]["source"] == "copilot-cli:post-tool-use"
