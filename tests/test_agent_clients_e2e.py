@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -223,7 +222,9 @@ def copilot(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]
     return command, {"COPILOT_HOME": str(home / ".copilot"), "COPILOT_OFFLINE": "true",
                      "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
                      "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_MODEL": "gpt-4.1",
-                     "COPILOT_AUTO_UPDATE": "false"}  # fmt: skip
+                     "COPILOT_AUTO_UPDATE": "false",
+                     # where it unpacks itself (235 MB) on a first run: once, beside the install
+                     "XDG_CACHE_HOME": str(agents_dir() / ".copilot-cache")}  # fmt: skip
 
 
 def cline(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
@@ -280,7 +281,6 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         install_hooks(client, repo, env)
         done = subprocess.run(command, cwd=repo, env=env, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=300)  # fmt: skip
-        shutil.rmtree(home / ".cache" / "copilot", ignore_errors=True)  # 235 MB it unpacked
         outcome = Outcome(client, repo, home, wires, done.stdout, done.stderr, lesson)
         assert done.returncode == 0, outcome.diagnose()
         # the detached capture of the last events may still be writing
@@ -371,7 +371,6 @@ def test_copilot_reporting_a_call_both_ways_logs_it_once(tmp_path: Path) -> None
                    {"version": 1, "hooks": claude_style})  # fmt: skip
         done = subprocess.run(command, cwd=repo, env=env, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=300)  # fmt: skip
-        shutil.rmtree(home / ".cache" / "copilot", ignore_errors=True)
         assert done.returncode == 0, done.stderr[-2000:]
     outcome = Outcome("copilot", repo, home, wires, done.stdout, done.stderr, "")
     assert wait_for(lambda: len([r for r in outcome.records() if r.get("event") == "end"]) >= 2)
