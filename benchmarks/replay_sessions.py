@@ -64,22 +64,13 @@ sys.path.insert(0, str(REPO / "src"))
 from lorebook import Lorebook
 from lorebook.hooks.failopen import Hook
 from lorebook.hooks.handlers import HANDLERS
+from lorebook.hooks.importer.claude import events, remap, replayable, results, tool_uses
+from lorebook.hooks.importer.events import Event
 from lorebook.render.framing import FRAME_CHARS
 
 DATA = Path("../shared/data/claude-sessions")  # relative to the repository root
 LAST_FILES = 5
 EMIT_MAX = 9_500  # failopen.emit's cut of additionalContext
-NOT_PROMPT = (
-    "[Request interrupted",
-    "<command-",
-    "<local-command",
-    "Caveat:",
-    "<bash-input>",
-    "<bash-stdout>",
-    "<bash-stderr>",
-    "<task-notification",
-)
-REJECTED = "The user doesn't want to proceed"
 EDITS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 HIGH = "[REDACTED:high_entropy"
 
@@ -90,62 +81,8 @@ def load(folder: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in lines if line.strip()]
 
 
-def text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
-
-
-def human_prompt(line: dict[str, Any]) -> str | None:
-    """The README's rule for a human prompt line; its text, else None."""
-    if line.get("type") != "user" or line.get("isMeta") or line.get("isCompactSummary"):
-        return None
-    content = (line.get("message") or {}).get("content")
-    if isinstance(content, list) and any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
-    ):
-        return None
-    text = text_of(content).strip()
-    if not text or text.startswith(NOT_PROMPT):
-        return None
-    return text
-
-
-def results(lines: list[dict[str, Any]]) -> dict[str, tuple[dict[str, Any], Any]]:
-    """tool_use_id -> (tool_result block, the line's toolUseResult)."""
-    found = {}
-    for line in lines:
-        content = (line.get("message") or {}).get("content")
-        if line.get("type") != "user" or not isinstance(content, list):
-            continue
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                found[block.get("tool_use_id")] = (block, line.get("toolUseResult"))
-    return found
-
-
-def replayable(block: dict[str, Any], result: tuple[dict[str, Any], Any] | None) -> bool:
-    """A call that fires a post-tool hook: it has a result and was not refused."""
-    return result is not None and not text_of(result[0].get("content")).startswith(REJECTED)
-
-
 def cut_fraction(session_id: str) -> float:
     return 0.6 + 0.2 * int(hashlib.sha256(session_id.encode()).hexdigest()[:8], 16) / 2**32
-
-
-def remap(value: Any, old: str, new: str) -> Any:
-    """`value` with the session's working directory `old` replaced by the store's `new`."""
-    if isinstance(value, str):
-        return value.replace(old, new) if old else value
-    if isinstance(value, list):
-        return [remap(v, old, new) for v in value]
-    if isinstance(value, dict):
-        return {k: remap(v, old, new) for k, v in value.items()}
-    return value
 
 
 # -- running the hooks -----------------------------------------------------------------------
@@ -179,100 +116,41 @@ class Replayer:
 def replay(
     folder: Path, meta: dict[str, Any], root: Path, latency: dict[str, list[float]]
 ) -> dict[str, Any]:
-    """Replay one session into the store at `root` up to its cut; what happened before it."""
+    """Replay one session into the store at `root` up to its cut; what happened before it.
+    The events are the importer's (`lorebook.hooks.importer.claude.events`), fired live."""
     lines = load(folder)
     found = results(lines)
-    calls = [
-        b
-        for line in lines
-        if line.get("type") == "assistant"
-        for b in (line.get("message") or {}).get("content") or []
-        if isinstance(b, dict) and b.get("type") == "tool_use"
-    ]
-    total = sum(1 for b in calls if replayable(b, found.get(b.get("id"))))
+    total = sum(1 for b in tool_uses(lines) if replayable(found.get(b.get("id"))))
     cut = max(1, round(total * cut_fraction(meta["id"])))
     rp = Replayer(root, meta["id"], meta.get("cwd") or "", latency)
-    rp.fire("session-start", "SessionStart", source="startup", model="claude-opus-4-5")
-    pending: dict[str, dict[str, Any]] = {}
-    seen = {"replayed": 0, "prompt": None, "edited": [], "read": [], "failed_bash": None}
-    in_turn = False
-    for line in lines:
-        kind = line.get("type")
-        if kind == "system" and line.get("subtype") == "compact_boundary":
-            trigger = (line.get("compactMetadata") or {}).get("trigger") or "auto"
-            rp.fire("pre-compact", "PreCompact", trigger=trigger, custom_instructions="")
-            rp.fire("session-start", "SessionStart", source="compact")
+    seen: dict[str, Any] = {
+        "replayed": 0, "prompt": None, "edited": [], "read": [], "failed_bash": None
+    }  # fmt: skip
+    for event in events(lines, final_stop=False):
+        fields = event.fields
+        if event.event == "session-start" and fields.get("source") == "startup":
+            fields = {**fields, "model": "claude-opus-4-5"}
+        rp.fire(event.event, event.name, **fields)
+        if event.event == "user-prompt-submit":
+            seen["prompt"] = fields["prompt"]
+        if event.call is None:
             continue
-        prompt = human_prompt(line)
-        if prompt is not None:
-            if in_turn:
-                rp.fire("stop", "Stop", stop_hook_active=False)
-            rp.fire("user-prompt-submit", "UserPromptSubmit", prompt=prompt)
-            seen["prompt"], in_turn = prompt, True
-            continue
-        content = (line.get("message") or {}).get("content")
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            if kind == "assistant" and block.get("type") == "tool_use":
-                pending[block.get("id")] = block
-                if block.get("name") == "Task":
-                    out = (found.get(block.get("id")) or ({}, None))[1]
-                    agent = out.get("agentId") if isinstance(out, dict) else None
-                    block["_agent"] = agent or f"agent-{block.get('id', '')[-8:]}"
-                    rp.fire(
-                        "subagent-start",
-                        "SubagentStart",
-                        agent_id=block["_agent"],
-                        agent_type=(block.get("input") or {}).get("subagent_type") or "",
-                    )
-            elif kind == "user" and block.get("type") == "tool_result":
-                call = pending.pop(block.get("tool_use_id"), None)
-                if call is None or not replayable(call, (block, None)):
-                    continue
-                post(rp, call, block, line.get("toolUseResult"), seen)
-                if seen["replayed"] >= cut:
-                    return {**seen, "total": total, "cut": cut, "sources": rp.sources}
+        track(rp, event, seen)
+        if seen["replayed"] >= cut:
+            break
     return {**seen, "total": total, "cut": cut, "sources": rp.sources}
 
 
-def post(
-    rp: Replayer, call: dict[str, Any], block: dict[str, Any], structured: Any, seen: dict[str, Any]
-) -> None:
-    name, tool_input = call.get("name") or "", call.get("input") or {}
-    failed = bool(block.get("is_error"))
-    if name == "Task":
-        rp.fire(
-            "subagent-stop",
-            "SubagentStop",
-            agent_id=call.get("_agent"),
-            agent_type=tool_input.get("subagent_type") or "",
-            stop_hook_active=False,
-        )
-    fields: dict[str, Any] = {
-        "tool_name": name,
-        "tool_input": tool_input,
-        "tool_use_id": call.get("id"),
-    }
-    if failed:
-        rp.fire(
-            "post-tool-use-failure",
-            "PostToolUseFailure",
-            **fields,
-            error=text_of(block.get("content")) or str(structured or ""),
-            is_interrupt=False,
-        )
-        if name == "Bash" and isinstance(tool_input.get("command"), str):  # as it was sent
+def track(rp: Replayer, event: Event, seen: dict[str, Any]) -> None:
+    """What a scorer wants of one replayed call: the files edited and read, the last failed
+    command (as sent: the working directory mapped onto the store's repository)."""
+    name, tool_input = event.fields["tool_name"], event.fields["tool_input"]
+    if not isinstance(tool_input, dict):
+        tool_input = {}
+    if event.event == "post-tool-use-failure":
+        if name == "Bash" and isinstance(tool_input.get("command"), str):
             seen["failed_bash"] = remap(tool_input["command"], rp.cwd, str(rp.root))
     else:
-        rp.fire(
-            "post-tool-use",
-            "PostToolUse",
-            **fields,
-            tool_response=structured if structured is not None else block.get("content"),
-        )
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
         if name in EDITS and isinstance(path, str):
             seen["edited"] = [p for p in seen["edited"] if p != path] + [path]

@@ -57,6 +57,8 @@ EXITS: dict[tuple[str, str], str] = {
              "lorebook.mcp.entry", "lorebook.tui.entry"),
     **_exits("lorebook.hooks.entry", "`lore hooks install|uninstall|status` set a client up",
              "lorebook.hooks.admin"),
+    **_exits("lorebook.hooks.entry", "`lore import` reads a client's past sessions: long work, "
+             "run by hand", "lorebook.hooks.importer.command"),
     **_exits("lorebook.cli.longwork", "the note shown while a fresh clone's catalog is built",
              "lorebook.render.catalog"),
     **_exits("lorebook.book", "the facade opens each domain on first use; no cold path asks "

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import clean_env, stored, stored_actions
 from lorebook import Lorebook, LoreError
-from lorebook.hooks import wire_cline, wire_common, wire_opencode
+from lorebook.hooks import admin, wire_cline, wire_opencode
 from lorebook.hooks.clients import CLINE_EVENTS, OPENCODE_EVENTS
 from lorebook.hooks.launcher import LAUNCHER, RECORD
 from lorebook.hooks.wiring import Edit
@@ -35,8 +35,22 @@ def tree(root: Path) -> Tree:
             for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.parts}  # fmt: skip
 
 
+def plan(client: str, action: str, scope: str, root: Path, home: Path) -> list[Edit]:
+    """What `lore hooks install|uninstall CLIENT` plans: the client's edits, the launcher's."""
+    ours, launcher = admin.planned(client, action, scope, root, home, MACHINE)
+    return ours + launcher
+
+
 def apply(plan: list[Edit], base: Path) -> None:
-    wire_common.apply(plan, base)
+    """As `lore hooks install|uninstall` applies a plan: every path checked, then written."""
+    for edit in plan:
+        admin.refuse_links(edit, {base})
+    for edit in plan:
+        admin.put(edit, {base})
+
+
+def diff(plan: list[Edit], root: Path) -> str:
+    return "\n".join(admin.say(edit, root, dry_run=True) for edit in plan) + "\n"
 
 
 def no_venv(tmp: Path, **extra: str) -> dict[str, str]:
@@ -98,9 +112,9 @@ def test_cline_project_install_writes_one_hook_per_event_and_the_launcher(
     store: Path, home: Path
 ) -> None:
     before = tree(store)
-    plan = wire_cline.plan("install", "project", store, home, MACHINE)
+    planned = plan("cline", "install", "project", store, home)
     assert tree(store) == before  # a plan writes nothing
-    apply(plan, store)
+    apply(planned, store)
     folder = store / ".clinerules" / "hooks"
     assert sorted(p.name for p in folder.iterdir()) == sorted(CLINE_EVENTS)
     for event in CLINE_EVENTS:
@@ -109,7 +123,7 @@ def test_cline_project_install_writes_one_hook_per_event_and_the_launcher(
         assert f"hook cline {event}" in text and (folder / event).stat().st_mode & 0o777 == 0o755
         assert sys.executable not in text and str(store) not in text  # committed: no machine path
     assert (store / LAUNCHER).is_file() and (store / RECORD).read_text().splitlines() == MACHINE
-    assert wire_cline.plan("install", "project", store, home, MACHINE) == []  # idempotent
+    assert plan("cline", "install", "project", store, home) == []  # idempotent
     assert not (home / ".cline").exists()  # no project MCP file: Cline keeps one per user
 
 
@@ -117,7 +131,7 @@ def test_every_installed_cline_hook_runs_for_real_without_the_venv(
     store: Path, home: Path, tmp_path: Path
 ) -> None:
     (store / ".lore" / "config.yaml").write_text(GENEROUS)
-    apply(wire_cline.plan("install", "project", store, home, MACHINE), store)
+    apply(plan("cline", "install", "project", store, home), store)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = no_venv(tmp_path)
@@ -138,7 +152,7 @@ def test_every_installed_cline_hook_runs_for_real_without_the_venv(
 def test_a_cline_hook_says_nothing_and_exits_0_when_the_launcher_is_gone(
     repo: Path, home: Path, tmp_path: Path
 ) -> None:
-    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "install", "project", repo, home), repo)
     (repo / LAUNCHER).unlink()
     path = repo / ".clinerules" / "hooks" / "PostToolUse"
     done = run_cline_hook(path, cline_payload("PostToolUse", repo) * 1000, no_venv(tmp_path), repo)
@@ -156,7 +170,7 @@ def test_cline_user_install_runs_this_machines_lore_and_registers_the_mcp_server
     theirs = {"mcpServers": {"fs": {"command": "npx", "args": ["fs"], "disabled": True}},
               "other": 1}  # fmt: skip
     settings.write_text(json.dumps(theirs, indent=2) + "\n")
-    apply(wire_cline.plan("install", "user", store, home, MACHINE), home)
+    apply(plan("cline", "install", "user", store, home), home)
     config = json.loads(settings.read_text())
     assert config["other"] == 1 and config["mcpServers"]["fs"] == theirs["mcpServers"]["fs"]
     assert config["mcpServers"]["lore"] == {
@@ -173,7 +187,7 @@ def test_cline_user_install_runs_this_machines_lore_and_registers_the_mcp_server
     assert call["meta"]["source"] == "cline:post-tool-use"
     wired = wire_cline.status("user", store, home)
     assert wired.mcp and wired.hooks == list(CLINE_EVENTS) and wired.problems == []
-    apply(wire_cline.plan("uninstall", "user", store, home, MACHINE), home)
+    apply(plan("cline", "uninstall", "user", store, home), home)
     assert json.loads(settings.read_text()) == theirs and not (home / ".cline" / "hooks").exists()
 
 
@@ -184,12 +198,12 @@ def test_a_users_own_cline_hook_is_never_overwritten(repo: Path, home: Path) -> 
     (folder / "TaskStart.sh").write_text("#!/bin/sh\necho mine\n")  # beside ours: Cline runs both
     before = tree(repo)
     with pytest.raises(LoreError) as refused:
-        wire_cline.plan("install", "project", repo, home, MACHINE)
+        plan("cline", "install", "project", repo, home)
     assert str(refused.value).startswith(f"{folder / 'PostToolUse'}: a hook of your own")
     assert "PostToolUse.sh" in str(refused.value) and "\n" not in str(refused.value)
     assert tree(repo) == before
     (folder / "PostToolUse").rename(folder / "PostToolUse.sh")
-    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "install", "project", repo, home), repo)
     assert (folder / "TaskStart.sh").read_text() == "#!/bin/sh\necho mine\n"
 
 
@@ -199,44 +213,44 @@ def test_cline_uninstall_restores_the_tree_exactly(repo: Path, home: Path) -> No
     (folder / "PostToolUse.sh").write_text("#!/bin/sh\nexit 0\n")
     (repo / ".clinerules" / "rules.md").write_text("be brief\n")
     before = tree(repo)
-    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "install", "project", repo, home), repo)
     assert wire_cline.status("project", repo, home).hooks == list(CLINE_EVENTS)
     stale = folder / "TaskStart"
     stale.write_text(stale.read_text().replace("exit 0", "exit 1"))
     assert wire_cline.status("project", repo, home).problems == [
         f"{stale}: written by another lorebook version; install again"
     ]
-    plan = wire_cline.plan("uninstall", "project", repo, home, MACHINE)
-    assert {e.path for e in plan} >= {repo / LAUNCHER, repo / RECORD}
-    apply(plan, repo)
+    planned = plan("cline", "uninstall", "project", repo, home)
+    assert {e.path for e in planned} >= {repo / LAUNCHER, repo / RECORD}
+    apply(planned, repo)
     assert tree(repo) == before and not (repo / ".lore").exists()
-    assert wire_cline.plan("uninstall", "project", repo, home, MACHINE) == []
+    assert plan("cline", "uninstall", "project", repo, home) == []
     assert wire_cline.status("project", repo, home).hooks == []
 
 
 def test_cline_uninstall_keeps_a_launcher_in_use_or_not_lorebooks(repo: Path, home: Path) -> None:
-    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "install", "project", repo, home), repo)
     claude = repo / ".claude" / "settings.json"
     claude.parent.mkdir()
     claude.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command",
         "command": 'sh "$CLAUDE_PROJECT_DIR"/.lore/bin/lore hook stop'}]}]}}))  # fmt: skip
-    apply(wire_cline.plan("uninstall", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "uninstall", "project", repo, home), repo)
     assert (repo / LAUNCHER).is_file() and not (repo / ".clinerules").exists()
     claude.unlink()
     (repo / LAUNCHER).write_text("#!/bin/sh\n# my own lore wrapper\n")  # not lorebook's
-    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "install", "project", repo, home), repo)
     (repo / LAUNCHER).write_text("#!/bin/sh\n# my own lore wrapper\n")
-    apply(wire_cline.plan("uninstall", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "uninstall", "project", repo, home), repo)
     assert (repo / LAUNCHER).read_text() == "#!/bin/sh\n# my own lore wrapper\n"
     assert not (repo / RECORD).exists()
 
 
 def test_cline_writes_to_dot_cline_when_clinerules_is_a_rules_file(repo: Path, home: Path) -> None:
     (repo / ".clinerules").write_text("- keep answers short\n")
-    apply(wire_cline.plan("install", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "install", "project", repo, home), repo)
     assert sorted(p.name for p in (repo / ".cline" / "hooks").iterdir()) == sorted(CLINE_EVENTS)
     assert wire_cline.status("project", repo, home).hooks == list(CLINE_EVENTS)
-    apply(wire_cline.plan("uninstall", "project", repo, home, MACHINE), repo)
+    apply(plan("cline", "uninstall", "project", repo, home), repo)
     assert not (repo / ".cline").exists() and (repo / ".clinerules").is_file()
 
 
@@ -254,7 +268,7 @@ def test_a_broken_cline_mcp_file_is_refused_untouched(
     settings.write_text(text)
     before = tree(home)
     with pytest.raises(LoreError) as refused:
-        wire_cline.plan("install", "user", repo, home, MACHINE)
+        plan("cline", "install", "user", repo, home)
     assert needle in str(refused.value) and str(settings) in str(refused.value)
     assert tree(home) == before
     problems = wire_cline.status("user", repo, home).problems
@@ -266,26 +280,26 @@ def test_cline_never_writes_through_a_symlink(repo: Path, home: Path, tmp_path: 
     outside.mkdir()
     (repo / ".clinerules").mkdir()
     (repo / ".clinerules" / "hooks").symlink_to(outside)
-    with pytest.raises(LoreError, match="is a symlink"):
-        wire_cline.plan("install", "project", repo, home, MACHINE)
+    with pytest.raises(LoreError, match="is a symlink"):  # every path checked, then written
+        apply(plan("cline", "install", "project", repo, home), repo)
     assert list(outside.iterdir()) == [] and not (repo / ".lore").exists()
     planned = [Edit(repo / ".clinerules" / "hooks" / "TaskStart", None, "x", True)]
     with pytest.raises(LoreError, match="is a symlink"):  # apply checks again before writing
-        wire_common.apply(planned, repo)
+        apply(planned, repo)
     assert list(outside.iterdir()) == []
 
 
 def test_the_dry_run_diff_is_the_plan(repo: Path, home: Path) -> None:
-    plan = wire_cline.plan("install", "project", repo, home, MACHINE)
-    shown = wire_common.diff(plan)
-    for edit in plan:
-        assert f"+++ {edit.path}\n" in shown
+    planned = plan("cline", "install", "project", repo, home)
+    shown = diff(planned, repo)
+    for edit in planned:  # a diff for each file; this machine's record said in words
+        assert f"+++ {edit.path}\n" in shown or f"would record {sys.executable}" in shown
     assert f"# {repo / '.clinerules' / 'hooks' / 'PostToolUse'}: mode 755" in shown
     assert '+exec sh "$launcher" hook cline PostToolUse' in shown
     assert tree(repo) == {"README.md": ((repo / "README.md").read_bytes(), 0o644)}
-    apply(plan, repo)
-    removal = wire_common.diff(wire_cline.plan("uninstall", "project", repo, home, MACHINE))
-    assert f"--- {repo / '.clinerules' / 'hooks' / 'PostToolUse'}\n+++ /dev/null" in removal
+    apply(planned, repo)
+    removal = diff(plan("cline", "uninstall", "project", repo, home), repo)
+    assert f"would remove {repo / '.clinerules' / 'hooks' / 'PostToolUse'}\n" in removal
 
 
 # -- OpenCode ---------------------------------------------------------------------------------
@@ -367,9 +381,9 @@ def test_opencode_project_install_merges_into_the_users_opencode_json(
     }
     config.write_text(json.dumps(theirs, indent=2) + "\n")
     before = tree(repo)
-    plan = wire_opencode.plan("install", "project", repo, home, MACHINE)
+    planned = plan("opencode", "install", "project", repo, home)
     assert tree(repo) == before
-    apply(plan, repo)
+    apply(planned, repo)
     merged = json.loads(config.read_text())
     assert merged["model"] == theirs["model"] and merged["mcp"]["fs"] == theirs["mcp"]["fs"]
     assert merged["mcp"]["lore"]["type"] == "local" and merged["mcp"]["lore"]["enabled"] is True
@@ -378,10 +392,10 @@ def test_opencode_project_install_merges_into_the_users_opencode_json(
         assert (
             sys.executable not in committed.read_text() and str(repo) not in committed.read_text()
         )
-    assert wire_opencode.plan("install", "project", repo, home, MACHINE) == []
+    assert plan("opencode", "install", "project", repo, home) == []
     wired = wire_opencode.status("project", repo, home)
     assert (wired.hooks, wired.mcp, wired.problems) == (list(OPENCODE_EVENTS), True, [])
-    apply(wire_opencode.plan("uninstall", "project", repo, home, MACHINE), repo)
+    apply(plan("opencode", "uninstall", "project", repo, home), repo)
     assert tree(repo) == before
 
 
@@ -392,7 +406,7 @@ def test_the_installed_plugin_captures_and_injects_the_brief_and_lessons(
     lesson = publish(Lorebook.open(store, env={}), "Supabase RLS blocks INSERT with the anon key",
                      "Use the service role key for server-side inserts under RLS.",
                      ["rls", "supabase"])  # fmt: skip
-    apply(wire_opencode.plan("install", "project", store, home, MACHINE), store)
+    apply(plan("opencode", "install", "project", store, home), store)
     plugin = store / ".opencode" / "plugins" / "lorebook.js"
     env = no_venv(tmp_path)
     first = [created("ses_first", store), tool_after("ses_first", "call_3", "echo hello-from-fake"),
@@ -420,7 +434,7 @@ def test_a_capture_through_the_plugin_lands_when_lore_detaches(
 ) -> None:
     """By default lore reads the payload, forks and returns: the plugin waits for that, not
     for the write, and the record still lands."""
-    apply(wire_opencode.plan("install", "project", store, home, MACHINE), store)
+    apply(plan("opencode", "install", "project", store, home), store)
     plugin = store / ".opencode" / "plugins" / "lorebook.js"
     env = {k: v for k, v in no_venv(tmp_path).items() if k != "LORE_HOOK_DETACH"}
     run_plugin(node, plugin, store, [tool_after("ses_d", "c1", "echo detached")], env)
@@ -435,7 +449,7 @@ def test_a_capture_through_the_plugin_lands_when_lore_detaches(
 def test_the_plugin_returns_at_once_and_never_throws_when_lore_is_missing(
     repo: Path, home: Path, tmp_path: Path, node: tuple[str, Path]
 ) -> None:
-    apply(wire_opencode.plan("install", "project", repo, home, MACHINE), repo)
+    apply(plan("opencode", "install", "project", repo, home), repo)
     (repo / LAUNCHER).unlink()
     plugin = repo / ".opencode" / "plugins" / "lorebook.js"
     steps = [
@@ -456,7 +470,7 @@ def test_opencode_user_install_pins_this_machines_lore(
 ) -> None:
     xdg = home / "xdg"
     monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
-    apply(wire_opencode.plan("install", "user", store, home, MACHINE), home)
+    apply(plan("opencode", "install", "user", store, home), home)
     plugin = xdg / "opencode" / "plugins" / "lorebook.js"
     assert f"const LORE = {json.dumps(MACHINE)};" in plugin.read_text()
     config = json.loads((xdg / "opencode" / "opencode.json").read_text())
@@ -467,7 +481,7 @@ def test_opencode_user_install_pins_this_machines_lore(
     assert call["meta"]["source"] == "opencode:post-tool-use"
     wired = wire_opencode.status("user", store, home)
     assert (wired.hooks, wired.mcp, wired.problems) == (list(OPENCODE_EVENTS), True, [])
-    apply(wire_opencode.plan("uninstall", "user", store, home, MACHINE), home)
+    apply(plan("opencode", "uninstall", "user", store, home), home)
     assert not xdg.exists()
 
 
@@ -479,7 +493,7 @@ def test_the_project_mcp_command_reaches_lore_from_a_subfolder(
     import anyio
     from mcp import Client, StdioServerParameters
 
-    apply(wire_opencode.plan("install", "project", store, home, MACHINE), store)
+    apply(plan("opencode", "install", "project", store, home), store)
     command = json.loads((store / "opencode.json").read_text())["mcp"]["lore"]["command"]
     sub = store / "src" / "deep"
     sub.mkdir(parents=True)
@@ -507,7 +521,7 @@ def test_a_broken_or_commented_opencode_json_is_refused_untouched(
     (repo / "opencode.json").write_text(text)
     before = tree(repo)
     with pytest.raises(LoreError) as refused:
-        wire_opencode.plan("install", "project", repo, home, MACHINE)
+        plan("opencode", "install", "project", repo, home)
     line = str(refused.value)
     assert needle in line and str(repo / "opencode.json") in line and "\n" not in line
     assert tree(repo) == before
@@ -520,27 +534,27 @@ def test_opencode_refuses_a_plugin_of_the_users_and_symlinks(
     plugins.mkdir(parents=True)
     (plugins / "lorebook.js").write_text("export const Mine = async () => ({})\n")
     with pytest.raises(LoreError, match="a plugin of your own"):
-        wire_opencode.plan("install", "project", repo, home, MACHINE)
+        plan("opencode", "install", "project", repo, home)
     shutil.rmtree(repo / ".opencode")
     outside = tmp_path / "outside"
     outside.mkdir()
     (repo / ".opencode").symlink_to(outside)
     with pytest.raises(LoreError, match="is a symlink"):
-        wire_opencode.plan("install", "project", repo, home, MACHINE)
+        apply(plan("opencode", "install", "project", repo, home), repo)
     (repo / ".opencode").unlink()
     (repo / "opencode.json").symlink_to(outside / "opencode.json")
     with pytest.raises(LoreError, match="is a symlink"):
-        wire_opencode.plan("install", "project", repo, home, MACHINE)
+        apply(plan("opencode", "install", "project", repo, home), repo)
     assert list(outside.iterdir()) == []
 
 
 def test_opencode_status_flags_an_outdated_plugin(repo: Path, home: Path) -> None:
-    apply(wire_opencode.plan("install", "project", repo, home, MACHINE), repo)
+    apply(plan("opencode", "install", "project", repo, home), repo)
     plugin = repo / ".opencode" / "plugins" / "lorebook.js"
     plugin.write_text(plugin.read_text().replace("CAPTURE_MS = 10000", "CAPTURE_MS = 1"))
     [problem] = wire_opencode.status("project", repo, home).problems
     assert problem.startswith(f"{plugin}: written by another lorebook version")
-    assert [e.path for e in wire_opencode.plan("install", "project", repo, home, MACHINE)] == [
+    assert [e.path for e in plan("opencode", "install", "project", repo, home)] == [
         plugin
     ]
     (repo / "opencode.json").write_text("{")

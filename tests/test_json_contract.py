@@ -46,7 +46,8 @@ RUNS = [
     ("report daily", "report-written"), ("report weekly", "report-written"), ("export", "export"),
     ("archive", "retention"), ("prune", "retention"), ("index", "index"), ("search", "search"),
     ("search --explain", "search"), ("preflight", "preflight"), ("eval", "eval"),
-    ("hooks status", "hooks-status"), ("learnings", "learnings"), ("drafts", "learnings"),
+    ("hooks status", "hooks-status"), ("import", "import"), ("learnings", "learnings"),
+    ("drafts", "learnings"),
     ("show", "learning"), ("stale", "stale"), ("history", "history"), ("stats", "stats"),
     ("stats ID", "stats-one"), ("learn new", "learning"), ("pattern new", "learning"),
     ("pattern record", "action"), ("preflight, a pattern", "preflight"), ("apply", "action"),
@@ -113,6 +114,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (files / "golden.yaml").write_text(GOLDEN, encoding="utf-8")
     run("eval", "eval", "--queries", str(files / "golden.yaml"), "--mode", "keyword")
     run("hooks status", "hooks", "status")
+    (files / "claude" / "projects").mkdir(parents=True)  # no session of this repository yet
+    run("import", "import", "claude", CLAUDE_CONFIG_DIR=str(files / "claude"))
     run("learnings", "learnings")
     run("drafts", "drafts")
     run("show", "show", published)

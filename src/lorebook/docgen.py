@@ -1,6 +1,7 @@
 """docs/cli.md's synopses and option tables, generated from the commands' declarations: the
 CLI's command table and the entries of the skins the launcher hands commands to (`lore mcp`,
-`lore tui`, `lore hooks`, `lore hook`). It sits beside the launcher, above every skin.
+`lore tui`, `lore hooks`, `lore hook`, `lore import`). It sits beside the launcher, above every
+skin.
 
 Each command has one block in the reference, between `<!-- lore NAME: generated -->` and
 `<!-- end of lore NAME -->`; the prose around the blocks is written by hand. `update` rewrites
@@ -30,10 +31,11 @@ _BLOCK = re.compile(
 def skins() -> dict[str, Command | Group]:
     """The entries the other skins declare, by command name."""
     from .hooks.admin import HOOK, HOOKS
+    from .hooks.importer.command import IMPORT
     from .mcp.entry import MCP
     from .tui.entry import TUI
 
-    return {"mcp": MCP, "tui": TUI, "hooks": HOOKS, "hook": HOOK}
+    return {"mcp": MCP, "tui": TUI, "hooks": HOOKS, "hook": HOOK, "import": IMPORT}
 
 
 def commands() -> Iterator[tuple[str, Command, str]]:

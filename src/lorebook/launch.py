@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 # commands served by a skin other than the CLI
-OTHER_SKINS: frozenset[str] = frozenset({"mcp", "hook", "hooks", "tui"})
+OTHER_SKINS: frozenset[str] = frozenset({"mcp", "hook", "hooks", "import", "tui"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         from .mcp.entry import main as mcp_main
 
         return mcp_main(args[1:])
-    if args and args[0] in ("hook", "hooks"):
+    if args and args[0] in ("hook", "hooks", "import"):
         from .hooks.entry import main as hooks_main
 
         return hooks_main(args)

@@ -125,6 +125,7 @@ SKIN_COMMANDS = {
     "mcp": "Serve lorebook's tools to agents over MCP (stdio).",
     "hook": "Run one Claude Code hook (reads its JSON on stdin; never blocks).",
     "hooks": "Install, uninstall or show the Claude Code hooks (install claude).",
+    "import": "Bring in the sessions Claude Code or Codex already wrote (idempotent).",
     "tui": "Browse sessions, actions, drafts, learnings, reports and expertise (Textual).",
 }
 

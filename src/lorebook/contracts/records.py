@@ -459,3 +459,19 @@ class HooksStatus(TypedDict):
     hook_errors: int
     last_error: str | None
     launcher: Launcher
+
+
+class ImportReport(TypedDict):
+    """`lore import claude|codex --json`: sessions of this repository in the client's files
+    (`sessions_seen`), those that gained records, those with nothing new or older than
+    `--since`, the records written (or, with `dry_run`, that would be), the events the log
+    already held, and one line per file or line that could not be read."""
+
+    client: str
+    dry_run: bool
+    sessions_seen: int
+    sessions_imported: int
+    sessions_skipped: int
+    actions_written: int
+    duplicates_skipped: int
+    problems: list[str]

@@ -8,10 +8,8 @@ Wired`; this skin shows (`--dry-run`) or applies their edits, and keeps the comm
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import importlib
-import importlib.util
 import json
 import os
 import shlex
@@ -29,17 +27,16 @@ from . import wire_claude as C
 from . import wirekit as K
 from .wiring import Edit, Wired
 
-# client -> its installer module (Cline and OpenCode join with theirs)
+# client -> its installer module
 WIRES = {
     "claude": "wire_claude",
     "codex": "wire_codex",
     "gemini": "wire_gemini",
     "copilot": "wire_copilot",
     "cursor": "wire_cursor",
+    "cline": "wire_cline",
+    "opencode": "wire_opencode",
 }
-for _name in ("cline", "opencode"):  # their installers join the table when they are there
-    if importlib.util.find_spec(f"{__package__}.wire_{_name}") is not None:
-        WIRES[_name] = f"wire_{_name}"
 CLIENTS = tuple(WIRES)
 SCOPES = ("project", "user")
 HOMES = ("CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME")  # a client's own home, when set
@@ -154,14 +151,18 @@ def refuse_links(edit: Edit, bases: set[Path]) -> None:
 
 
 def put(edit: Edit, bases: set[Path]) -> None:
-    """Apply one edit: atomically (a temp file renamed over it), or remove the file (and its
-    folder when that leaves it empty, never the repository or a home)."""
+    """Apply one edit: atomically (a temp file renamed over it), or remove the file (and the
+    folders that leaves empty, up to but never the repository or a home)."""
     path = edit.path
     if edit.after is None:
         path.unlink(missing_ok=True)
-        if path.parent not in bases:
-            with contextlib.suppress(OSError):  # not empty: something else lives there
-                path.parent.rmdir()
+        folder = path.parent
+        while folder not in bases and any(base in folder.parents for base in bases):
+            try:  # the folders install made, as they are left empty; never a base
+                folder.rmdir()
+            except OSError:  # not empty: something else lives there
+                break
+            folder = folder.parent
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     mask = os.umask(0)
@@ -181,19 +182,29 @@ def put(edit: Edit, bases: set[Path]) -> None:
         raise
 
 
-def launcher_edits(args: SimpleNamespace, root: Path, home: Path, machine: list[str]) -> list[Edit]:
-    """The launcher with a project install; without it when no client's project config runs
-    it any more (a config that cannot be read keeps it)."""
-    if args.scope != "project":
+def launcher_edits(
+    client: str, action: str, scope: str, root: Path, home: Path, machine: list[str]
+) -> list[Edit]:
+    """The launcher with a project install; without it when no other client's project config
+    runs it any more (a config that cannot be read keeps it)."""
+    if scope != "project":
         return []
-    if args.action == "install":
+    if action == "install":
         return L.edits(root, machine)
-    for client in CLIENTS:
-        if client != args.client:
-            found = wire(client).status("project", root, home)
+    for other in CLIENTS:
+        if other != client:
+            found = wire(other).status("project", root, home)
             if found.hooks or found.mcp or found.problems:
                 return []
     return L.removals(root)
+
+
+def planned(
+    client: str, action: str, scope: str, root: Path, home: Path, machine: list[str]
+) -> tuple[list[Edit], list[Edit]]:
+    """(the client's own edits, the launcher's) for `lore hooks install|uninstall CLIENT`."""
+    ours = wire(client).plan(action, scope, root, home, machine)
+    return ours, launcher_edits(client, action, scope, root, home, machine)
 
 
 def say(edit: Edit, root: Path, dry_run: bool) -> str:
@@ -204,7 +215,8 @@ def say(edit: Edit, root: Path, dry_run: bool) -> str:
     if dry_run:
         if edit.after is None:
             return f"would remove {edit.path}"
-        return diff_text(edit.path, edit.before or "", edit.after).rstrip("\n")
+        shown = diff_text(edit.path, edit.before or "", edit.after).rstrip("\n")
+        return f"# {edit.path}: mode 755\n{shown}" if edit.executable else shown
     if edit.after is None:
         return f"removed {edit.path}"
     return f"{'updated' if edit.before is not None else 'wrote'} {edit.path}"
@@ -214,9 +226,8 @@ def change(args: SimpleNamespace, env: Any) -> int:
     root, home = project_root(env), home_of(env)
     given = getattr(args, "command", None)
     machine = shlex.split(given) if given else L.machine_command()
-    edits = wire(args.client).plan(args.action, args.scope, root, home, machine)
-    ours = list(edits)
-    edits += launcher_edits(args, root, home, machine)
+    ours, launcher = planned(args.client, args.action, args.scope, root, home, machine)
+    edits = ours + launcher
     bases = {root, home, *(Path(env[v]) for v in HOMES if env.get(v))}
     for edit in edits:  # every path is checked before anything is written
         refuse_links(edit, bases)

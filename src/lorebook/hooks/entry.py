@@ -1,5 +1,5 @@
 """`lore hook <event>` (the handlers: kept cold-fast, no CLI, nothing but `os`, `sys` and
-`time` before a capture hook detaches) and `lore hooks install|uninstall|status`.
+`time` before a capture hook detaches), `lore hooks install|uninstall|status` and `lore import`.
 
 Core module: standard library only, see docs/architecture.md#core.
 """
@@ -19,10 +19,14 @@ EVENTS = (  # `lore hook` events, as handlers.HANDLERS serves them (imported onl
 
 
 def main(argv: list[str]) -> int:
-    """`argv` starts with `hook` or `hooks`; returns the exit code."""
+    """`argv` starts with `hook`, `hooks` or `import`; returns the exit code."""
     command, args = argv[0], argv[1:]
     if command == "hook":
         return hook(args)
+    if command == "import":
+        from .importer.command import main as import_main
+
+        return import_main(args)
     from .admin import main as admin
 
     return admin(args)

@@ -18,8 +18,11 @@ import time
 TYPE_CHECKING = False  # typing costs milliseconds on the capture path; mypy still sees it
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import datetime
     from pathlib import Path
     from typing import Any
+
+    from .. import Lorebook
 
 STORE_DIR = ".lore"
 MAX_STDIN = 64 << 20  # a payload above this is not parsed at all
@@ -53,6 +56,10 @@ class Hook:
         self.waited_ms: int | None = None  # what the agent waited for, when detached
         self.client = "claude"  # hooks.clients: the agent that sent the payload
         self.source = "claude-code"  # its name in meta.source
+        # set by `lore import` (hooks.importer): when the event happened (records carry it and
+        # say they were imported; no brief, no lessons), and the store it opened once
+        self.at: datetime | None = None
+        self.book: Lorebook | None = None
 
     def elapsed_ms(self) -> int:
         return round((time.perf_counter() - self.started) * 1000)

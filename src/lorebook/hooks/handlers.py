@@ -36,8 +36,9 @@ class Context:
         from .. import Lorebook
 
         self.hook = hook
-        self.book: Lorebook = Lorebook.open(hook.root)
-        self.book.install_subscribers()  # acting for the agent, like every `lore` command
+        self.book: Lorebook = hook.book or Lorebook.open(hook.root)
+        if hook.book is None:  # an import installs them once on its own store
+            self.book.install_subscribers()  # acting for the agent, like every `lore` command
         self.settings = self.book.config.hooks
         hook.budget = self.settings.budget_seconds
         raw = hook.payload.get("session_id")
@@ -55,6 +56,9 @@ class Context:
         hook = self.hook
         waited = hook.elapsed_ms() if hook.waited_ms is None else hook.waited_ms
         meta = {"source": f"{hook.source}:{hook.event}", "overhead_ms": waited, **extra}
+        if hook.at is not None:  # replayed from the client's session file: cost it nothing
+            del meta["overhead_ms"]
+            meta["imported"] = True
         if hook.detached:
             meta["background_ms"] = hook.elapsed_ms()  # the whole write, after the agent moved on
         return meta
@@ -66,6 +70,7 @@ class Context:
             agent=self.agent,
             project=self.project,
             clip=True,
+            now=self.hook.at,
             **fields,
         )
 
@@ -87,11 +92,12 @@ def session_start(hook: Hook) -> str | None:
     source = ctx.text("source") or "startup"
     if not _once(ctx, f"start:{source}"):
         return None  # the same start delivered twice: one brief, one record
-    pieces = _brief(ctx) if ctx.settings.session_start else []
+    past = hook.at is not None  # imported: no brief to give, no client to bind
+    pieces = _brief(ctx) if ctx.settings.session_start and not past else []
     if ctx.session:
         from .. import head_branch, issue_in_branch
 
-        branch = head_branch(str(ctx.book.root))
+        branch = ctx.text("git_branch") if past else head_branch(str(ctx.book.root))
         meta = ctx.meta(
             **{_named(hook, "source"): source},
             model=ctx.text("model"),
@@ -104,8 +110,10 @@ def session_start(hook: Hook) -> str | None:
             project=ctx.project,
             session_type="hook",
             meta={k: v for k, v in meta.items() if v},
+            now=hook.at,
         )
-        _one_session(ctx, ctx.session)
+        if not past:
+            _one_session(ctx, ctx.session)
     return ctx.cap("\n\n".join(pieces)) if pieces else None
 
 
@@ -251,7 +259,7 @@ def user_prompt_submit(hook: Hook) -> str | None:
             )
         except Exception as exc:  # a read-only store, say: the lessons still come
             note_error(hook.root, hook.event, f"{type(exc).__name__}: {exc}")
-    if not ctx.settings.user_prompt:
+    if not ctx.settings.user_prompt or hook.at is not None:
         return None
     with hook.guarded():
         found, ids = _learnings(ctx, [prompt], "Lessons the team recorded about this", prompt=True)
@@ -280,7 +288,10 @@ def _first_prompt(ctx: Context, prompt: str) -> bool:
 
 def _once(ctx: Context, what: str, within: float = TWIN_S) -> bool:
     """False for an event without an id of its own that this client already reported for
-    this session `within` seconds ago (two configs of one client: see log.deliveries)."""
+    this session `within` seconds ago (two configs of one client: see log.deliveries). An
+    import replays a session in moments: its events are its own, never twins."""
+    if ctx.hook.at is not None:
+        return True
     return ctx.book.first_delivery(ctx.hook.source, ctx.session, what, within=within)
 
 
@@ -415,8 +426,10 @@ def _end(hook: Hook, reason: str) -> None:
         agent=ctx.agent,
         project=ctx.project,
         meta=ctx.meta(**{_named(hook, "reason"): reason[:64]}),
+        now=hook.at,
     )
-    if reason != "stop":  # the session is over: its MCP server no longer logs into it
+    # the session is over: its MCP server no longer logs into it (an import binds none)
+    if reason != "stop" and hook.at is None:
         ctx.book.release_client(ctx.session)
 
 

@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import LoreError
-from . import install as I
 from . import launcher as L
-from . import wire_common as W
+from . import wirekit as K
 from .clients import CLINE_EVENTS
 from .wiring import Edit, Wired
 
@@ -62,10 +61,6 @@ def is_ours(text: str | None) -> bool:
     return len(lines) > 1 and lines[1].startswith(HEADER)
 
 
-def _base(scope: str, root: Path, home: Path) -> Path:
-    return root if scope == "project" else home
-
-
 def _folders(scope: str, root: Path, home: Path) -> list[Path]:
     if scope == "user":
         return [home / USER_FOLDER]
@@ -81,13 +76,12 @@ def _folder(root: Path) -> Path:
 
 
 def _hook_edits(action: str, scope: str, root: Path, home: Path, machine: list[str]) -> list[Edit]:
-    base = _base(scope, root, home)
     edits = []
     if action == "install":
         folder = _folder(root) if scope == "project" else home / USER_FOLDER
         for event in CLINE_EVENTS:
             path = folder / event
-            before = W.read_text(base, path)
+            before = K.read(path)
             if before is not None and not is_ours(before):
                 raise LoreError(
                     "{}: a hook of your own is already there; lorebook does not overwrite it:"
@@ -104,7 +98,7 @@ def _hook_edits(action: str, scope: str, root: Path, home: Path, machine: list[s
             continue
         for event in CLINE_EVENTS:
             path = folder / event
-            before = W.read_text(base, path)
+            before = K.read(path)
             if is_ours(before):
                 edits.append(Edit(path, before, None))
     return edits
@@ -121,17 +115,17 @@ def _server(machine: list[str]) -> dict[str, Any]:
 
 def _mcp_edits(action: str, home: Path, machine: list[str]) -> list[Edit]:
     path = home / MCP_FILE
-    text = W.read_text(home, path)
-    old = W.parse_json(path, text)
-    if old is None and action == "uninstall":
+    text = K.read(path)
+    old = K.load_json(path, text)
+    if text is None and action == "uninstall":
         return []
-    new: dict[str, Any] = {**(old or {})}
+    new: dict[str, Any] = {**old}
     servers = new.get("mcpServers", {})
     if not isinstance(servers, dict):
         raise LoreError('{}: "mcpServers" must be a JSON object; fix it, then run again', path)
     servers = dict(servers)
     if action == "install":
-        if SERVER in servers and not I.is_our_server(servers[SERVER]):
+        if SERVER in servers and not K.is_our_server(servers[SERVER]):
             raise LoreError(
                 "{}: an MCP server named {!r} is already registered and is not lorebook's;"
                 " rename it, then run again",
@@ -140,13 +134,13 @@ def _mcp_edits(action: str, home: Path, machine: list[str]) -> list[Edit]:
             )
         servers[SERVER] = _server(machine)
         new["mcpServers"] = servers
-    elif I.is_our_server(servers.get(SERVER)):
+    elif K.is_our_server(servers.get(SERVER)):
         del servers[SERVER]
         if servers:
             new["mcpServers"] = servers
         else:
             new.pop("mcpServers", None)
-    return W.json_edit(path, text, old, new)
+    return K.json_edit(path, text, new)
 
 
 def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) -> list[Edit]:
@@ -157,25 +151,20 @@ def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) ->
     edits = _hook_edits(action, scope, root, home, machine)
     if scope == "user":
         edits += _mcp_edits(action, home, machine)
-    elif action == "install":
-        edits += W.launcher_install(root, machine)
-    else:
-        edits += W.launcher_uninstall(root, edits)
-    return edits
+    return edits  # the project launcher: admin.py adds and removes it for every client
 
 
 def status(scope: str, root: Path, home: Path) -> Wired:
     """Which events run lorebook's hook files, whether the MCP server is registered (user
     scope: Cline has no project MCP file), and what is wrong."""
     hooks, files, problems = [], [], []
-    base = _base(scope, root, home)
     for folder in _folders(scope, root, home):
         if not folder.is_dir():
             continue
         for event in CLINE_EVENTS:
             path = folder / event
             try:
-                text = W.read_text(base, path)
+                text = K.read(path)
             except LoreError as exc:
                 problems.append(str(exc))
                 continue
@@ -192,14 +181,13 @@ def status(scope: str, root: Path, home: Path) -> Wired:
     if scope == "user":
         path = home / MCP_FILE
         try:
-            config = W.parse_json(path, W.read_text(home, path)) or {}
+            config = K.load_json(path, K.read(path))
         except LoreError as exc:
             problems.append(str(exc))
             config = {}
-        servers = config.get("mcpServers", {})
-        if not isinstance(servers, dict):
+        if "mcpServers" in config and not isinstance(config["mcpServers"], dict):
             problems.append(f'{path}: "mcpServers" must be a JSON object')
-        mcp = isinstance(servers, dict) and I.is_our_server(servers.get(SERVER))
+        mcp = K.has_server(config)
         if mcp:
             files.append(path)
     return Wired("cline", scope, hooks, mcp, files, problems)

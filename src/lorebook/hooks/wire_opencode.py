@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import LoreError
-from . import install as I
 from . import launcher as L
-from . import wire_common as W
+from . import wirekit as K
 from .clients import OPENCODE_EVENTS
 from .wiring import Edit, Wired
 
@@ -57,13 +56,12 @@ def is_ours(text: str | None) -> bool:
     return (text or "").startswith(MARK)
 
 
-def _places(scope: str, root: Path, home: Path) -> tuple[Path, Path, Path]:
-    """(the folder files are written under, the plugin, opencode.json)."""
+def _places(scope: str, root: Path, home: Path) -> tuple[Path, Path]:
+    """(the plugin, opencode.json)."""
     if scope == "project":
-        return root, root / ".opencode" / "plugins" / PLUGIN, root / "opencode.json"
+        return root / ".opencode" / "plugins" / PLUGIN, root / "opencode.json"
     folder = config_home(home)
-    base = home if home in folder.parents else folder
-    return base, folder / "plugins" / PLUGIN, folder / "opencode.json"
+    return folder / "plugins" / PLUGIN, folder / "opencode.json"
 
 
 def server_entry(scope: str, machine: list[str]) -> dict[str, Any]:
@@ -77,15 +75,15 @@ def is_our_server(entry: Any) -> bool:
     words = [w for w in entry["command"] if isinstance(w, str)]
     if not words or not (words[-1] == "mcp" or words[-1].endswith(" mcp")):
         return False
-    return I.is_lore(words) or any(W.LAUNCHER_TEXT in w for w in words)
+    return K.is_lore(words) or any(str(L.LAUNCHER) in w for w in words)
 
 
-def _mcp_edits(action: str, scope: str, base: Path, path: Path, machine: list[str]) -> list[Edit]:
-    text = W.read_text(base, path)
-    old = W.parse_json(path, text, jsonc=True)
-    if old is None and action == "uninstall":
+def _mcp_edits(action: str, scope: str, path: Path, machine: list[str]) -> list[Edit]:
+    text = K.read(path)
+    old = K.load_json(path, text, jsonc=True)
+    if text is None and action == "uninstall":
         return []
-    new: dict[str, Any] = {**(old or {})}
+    new: dict[str, Any] = {**old}
     servers = new.get("mcp", {})
     if not isinstance(servers, dict):
         raise LoreError('{}: "mcp" must be a JSON object; fix it, then run again', path)
@@ -106,7 +104,7 @@ def _mcp_edits(action: str, scope: str, base: Path, path: Path, machine: list[st
             new["mcp"] = servers
         else:
             new.pop("mcp", None)
-    return W.json_edit(path, text, old, new)
+    return K.json_edit(path, text, new)
 
 
 def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) -> list[Edit]:
@@ -114,8 +112,8 @@ def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) ->
     writes nothing; a broken file raises LoreError naming it and nothing is written."""
     if action not in ("install", "uninstall") or scope not in ("project", "user"):
         raise LoreError("opencode: unknown action or scope: {} {}", action, scope)
-    base, plugin, config = _places(scope, root, home)
-    before = W.read_text(base, plugin)
+    plugin, config = _places(scope, root, home)
+    before = K.read(plugin)
     edits = []
     if action == "install":
         if before is not None and not is_ours(before):
@@ -129,24 +127,19 @@ def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) ->
             edits.append(Edit(plugin, before, after))
     elif is_ours(before):
         edits.append(Edit(plugin, before, None))
-    edits += _mcp_edits(action, scope, base, config, machine)
-    if scope == "project":
-        if action == "install":
-            edits += W.launcher_install(root, machine)
-        else:
-            edits += W.launcher_uninstall(root, edits)
-    return edits
+    edits += _mcp_edits(action, scope, config, machine)
+    return edits  # the project launcher: admin.py adds and removes it for every client
 
 
 def status(scope: str, root: Path, home: Path) -> Wired:
     """The hooks lorebook's plugin serves (all or none), whether the MCP server is
     configured, and what is wrong (an outdated plugin, a broken opencode.json)."""
-    base, plugin, config = _places(scope, root, home)
+    plugin, config = _places(scope, root, home)
     hooks: list[str] = []
     files: list[Path] = []
     problems: list[str] = []
     try:
-        text = W.read_text(base, plugin)
+        text = K.read(plugin)
     except LoreError as exc:
         problems.append(str(exc))
         text = None
@@ -158,7 +151,7 @@ def status(scope: str, root: Path, home: Path) -> Wired:
             problems.append(f"{root / L.LAUNCHER}: missing; the plugin runs it: install again")
     mcp = False
     try:
-        found = W.parse_json(config, W.read_text(base, config), jsonc=True) or {}
+        found = K.load_json(config, K.read(config), jsonc=True)
         servers = found.get("mcp")
         mcp = isinstance(servers, dict) and is_our_server(servers.get(SERVER))
     except LoreError as exc:

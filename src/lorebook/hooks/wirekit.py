@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -40,13 +41,21 @@ def read(path: Path) -> str | None:
         raise LoreError("{}: cannot be read ({}); nothing was changed", path, exc) from None
 
 
-def load_json(path: Path, text: str | None) -> dict[str, Any]:
-    """The file's JSON object ({} for no file or an empty one); LoreError naming the line."""
+def load_json(path: Path, text: str | None, *, jsonc: bool = False) -> dict[str, Any]:
+    """The file's JSON object ({} for no file or an empty one); LoreError naming the line.
+    `jsonc`: the client reads the file as JSON with comments; one that has them is refused
+    (rewriting it would lose them)."""
     if text is None or not text.strip():
         return {}
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
+        if jsonc and _parses_as_jsonc(text):
+            raise LoreError(
+                "{}: holds comments or trailing commas (JSONC), which rewriting it would lose;"
+                " remove them or add lorebook's entry by hand (docs/hooks.md), then run again",
+                path,
+            ) from None
         raise LoreError(
             "{}:{}: invalid JSON ({}); fix it, then run again (nothing was changed)",
             path,
@@ -56,6 +65,41 @@ def load_json(path: Path, text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise LoreError("{}: must hold a JSON object; fix it, then run again", path)
     return value
+
+
+def _parses_as_jsonc(text: str) -> bool:
+    """True when `text` is JSON once its // and /* */ comments and trailing commas go."""
+    out: list[str] = []
+    i, n, quoted = 0, len(text), False
+    while i < n:
+        c = text[i]
+        if quoted:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+            out.append(c)
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        else:
+            out.append(c)
+        i += 1
+    cleaned = re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+    try:
+        json.loads(cleaned)
+    except ValueError:
+        return False
+    return True
 
 
 def dump_json(value: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "index.build": ("Indexing learnings", "files"),
     "catalog.build": ("Building the action catalog", ""),  # shards, then its indexes
     "catalog.check": ("Checking the action catalog", "shards"),
+    "import.sessions": ("Importing sessions", "files"),
 }
 BAR_MIN = 10  # narrower than this, the bar is left out
 BAR_MAX = 30
