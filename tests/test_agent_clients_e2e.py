@@ -22,7 +22,6 @@ import pytest
 
 from conftest import clean_env, git, lore, require_real, stored
 from lorebook import Lorebook
-from lorebook.hooks import launcher
 from scripted_wires import Wires, scripted_wires
 
 VERSIONS = {  # the npm package and the version each client is tested at (.ci/run installs them)
@@ -121,13 +120,9 @@ def install_hooks(client: str, repo: Path, env: dict[str, str]) -> None:
     runner.write_text("#!/bin/sh\n" + (f"PYTHONPATH='{path}'; export PYTHONPATH\n" if path else "")
                       + f"exec '{sys.executable}' -m lorebook \"$@\"\n")  # fmt: skip
     runner.chmod(0o755)
-    if client in HAND_WIRED:
-        launcher.install(repo, [str(runner)])
-        {"cline": wire_cline, "opencode": wire_opencode}[client](repo)
-    else:
-        done = lore("hooks", "install", client, "--scope", "project", "--command", str(runner),
-                    cwd=repo, env=env)  # fmt: skip
-        assert done.code == 0, done.err
+    done = lore("hooks", "install", client, "--scope", "project", "--command", str(runner),
+                cwd=repo, env=env)  # fmt: skip
+    assert done.code == 0, done.err
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", f"lorebook hooks for {client}")
 
@@ -135,60 +130,6 @@ def install_hooks(client: str, repo: Path, env: dict[str, str]) -> None:
 def write_json(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, indent=2) + "\n")
-
-
-# -- hand-written wiring, in each client's own format, where `lore hooks install` cannot wire it
-# yet: the hooks run `sh <repo>/.lore/bin/lore hook CLIENT EVENT` (what the installers write)
-HAND_WIRED = {"cline", "opencode"}
-
-
-def hook_command(repo: Path, client: str, event: str) -> str:
-    return f"sh {repo}/.lore/bin/lore hook {client} {event}"
-
-
-def wire_cline(repo: Path) -> None:
-    for event in ("TaskStart", "TaskResume", "UserPromptSubmit", "PostToolUse", "TaskComplete",
-                  "TaskCancel", "TaskError", "SessionShutdown"):  # fmt: skip
-        script = repo / ".clinerules" / "hooks" / event
-        script.parent.mkdir(parents=True, exist_ok=True)
-        script.write_text(f"#!/bin/sh\nexec {hook_command(repo, 'cline', event)}\n")
-        script.chmod(0o755)
-
-
-OPENCODE_PLUGIN = """// lorebook's hooks, by hand: each hook's JSON to `lore hook opencode EVENT`
-const LAUNCHER = %s;
-const FORWARDED = ["session.created", "session.idle", "session.deleted", "session.compacted"];
-export const Lorebook = async ({ directory }) => {
-  const context = [];
-  const lore = (event, payload) => {
-    const done = Bun.spawnSync(["sh", LAUNCHER, "hook", "opencode", event], {
-      cwd: directory, stdin: Buffer.from(JSON.stringify({ ...payload, directory })),
-      stdout: "pipe", stderr: "inherit" });
-    const text = done.stdout.toString().trim();
-    if (!text) return;
-    try {
-      const answer = JSON.parse(text);
-      if (answer.additionalContext) context.push(answer.additionalContext);
-    } catch (e) { console.error("lorebook: " + e); }
-  };
-  return {
-    event: async ({ event }) => {
-      if (FORWARDED.includes(event.type)) lore(event.type, { event });
-    },
-    "chat.message": async (input, output) => lore("chat.message", { input, output }),
-    "tool.execute.after": async (input, output) => lore("tool.execute.after", { input, output }),
-    "experimental.chat.system.transform": async (input, output) => {
-      output.system.push(...context);
-    },
-  };
-};
-"""
-
-
-def wire_opencode(repo: Path) -> None:
-    plugin = repo / ".opencode" / "plugins" / "lorebook.js"
-    plugin.parent.mkdir(parents=True)
-    plugin.write_text(OPENCODE_PLUGIN % json.dumps(f"{repo}/.lore/bin/lore"))
 
 
 # -- each client: its model endpoint, its trust gates, its headless command ---------------------
