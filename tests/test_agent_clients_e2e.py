@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -203,12 +204,9 @@ SETUP = {"codex": codex, "gemini": gemini, "copilot": copilot, "cline": cline,
          "opencode": opencode}  # fmt: skip
 
 
-@pytest.fixture(scope="module", params=list(SETUP))
-def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Outcome:
+def headless(client: str, base: Path) -> Outcome:
     """One headless session of the client, in a temp HOME and a temp repo with a store."""
-    client: str = request.param
     agent_bin(client)
-    base = tmp_path_factory.mktemp(client)
     repo, home = base / "repo", base / "home"
     repo.mkdir()
     home.mkdir()
@@ -229,6 +227,12 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
             [r for r in outcome.records() if r.get("event") == "end"]
         ) >= (2 if client in ENDS else 1))  # fmt: skip
     return outcome
+
+
+@pytest.fixture(scope="module", params=list(SETUP))
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Outcome:
+    client: str = request.param
+    return headless(client, tmp_path_factory.mktemp(client))
 
 
 def test_the_scripted_command_is_logged_once_as_bash(run: Outcome) -> None:
@@ -354,3 +358,35 @@ def test_a_copilot_call_in_both_payload_forms_is_logged_once(store: Path) -> Non
     calls = [r for r in stored(store) if r.get("type") == "tool_call"]
     assert len(calls) == 1, calls
     assert calls[0]["meta"]["source"] == "copilot-cli:post-tool-use"
+
+
+def test_lore_import_codex_adds_nothing_the_hooks_logged_and_the_rest_from_the_rollout(
+    tmp_path: Path,
+) -> None:
+    """`lore import codex` on Codex's real rollout file: after a session the hooks logged it adds
+    nothing; on the store as it was before the hooks ran it brings the same tool call in."""
+    run = headless("codex", tmp_path)
+    env = clean_env(HOME=str(run.home), CODEX_HOME=str(run.home / ".codex"))
+    assert list((run.home / ".codex" / "sessions").rglob("rollout-*.jsonl")), run.diagnose()
+    before = run.records()
+    done = lore("import", "codex", cwd=run.repo, env=env)
+    assert done.code == 0, done.err
+    assert run.records() == before, done.out
+    assert len(run.calls()) == 1
+
+    for shard in (run.repo / "actionlog").rglob("*.jsonl"):  # as if no hook had run
+        shard.unlink()
+    shutil.rmtree(run.repo / ".lore" / "cache", ignore_errors=True)
+    done = lore("import", "codex", cwd=run.repo, env=env)
+    assert done.code == 0, done.err
+    calls = run.calls()
+    assert len(calls) == 1, (done.out, calls)
+    assert calls[0]["context"]["tool"] == "Bash"
+    assert calls[0]["context"]["command"] == COMMAND
+    assert calls[0]["session"] == before[0]["session"]
+    assert calls[0]["meta"]["source"].startswith("codex"), calls[0]["meta"]
+    everything = "\n".join(p.read_text(errors="replace") for p in run.repo.rglob("*")
+                           if p.is_file() and ".git" not in p.parts)  # fmt: skip
+    assert SECRET not in everything and SECRET[:12] not in everything
+    again = lore("import", "codex", cwd=run.repo, env=env)
+    assert again.code == 0 and len(run.calls()) == 1, again.out
