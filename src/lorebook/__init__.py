@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .problems import Problem
     from .redact.sanitize import Sanitizer
     from .repoid import head_branch
-    from .timeutil import format_ts, parse_when
+    from .timeutil import format_ts, parse_ts, parse_when
 
 __all__ = [
     "END_REASONS",
@@ -67,6 +67,7 @@ __all__ = [
     "issue_in_branch",
     "issue_in_text",
     "open_appender",
+    "parse_ts",
     "parse_when",
     "read_input",
     "redact_message",
@@ -98,6 +99,7 @@ _LAZY = {
     "END_REASONS": ("model", "END_REASONS"),
     "format_ts": ("timeutil", "format_ts"),
     "parse_when": ("timeutil", "parse_when"),
+    "parse_ts": ("timeutil", "parse_ts"),
     "read_input": ("knowledge.docload", "read_input"),
     "redact_message": ("notices", "redact_message"),
     "error_line": ("notices", "error_line"),

@@ -22,7 +22,9 @@ from .events import Event, Transcript
 
 if TYPE_CHECKING:
     from ... import Lorebook
-    from ...progress import Progress
+    from collections.abc import Callable
+
+    Progress = Callable[[str, int, int], None]  # lorebook.progress: (task, done, total)
 
 READERS: dict[str, ModuleType] = {"claude": claude, "codex": codex}
 TASK = "import.sessions"  # its label: lorebook.render.progress.LABELS
@@ -179,7 +181,7 @@ def _when(text: str) -> datetime:
     """A line's time; a time that cannot be read sorts first (so it is never "newer")."""
     from datetime import UTC
 
-    from ...timeutil import parse_ts
+    from ... import parse_ts
 
     try:
         return parse_ts(text)
