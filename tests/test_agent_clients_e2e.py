@@ -134,9 +134,11 @@ def write_json(path: Path, value: Any) -> None:
 
 
 # -- each client: its model endpoint, its trust gates, its headless command ---------------------
-def codex(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def codex(
+    repo: Path, home: Path, url: str, prompt: str = PROMPT
+) -> tuple[list[str], dict[str, str]]:
     codex_home = home / ".codex"
-    codex_home.mkdir(parents=True)
+    codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(
         'model = "fake-model"\nmodel_provider = "fake"\n'
         f'[model_providers.fake]\nname = "fake"\nbase_url = "{url}/v1"\n'
@@ -144,22 +146,26 @@ def codex(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
         f'[projects."{repo}"]\ntrust_level = "trusted"\n')  # fmt: skip
     command = [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check",
                "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
-               PROMPT]  # fmt: skip
+               prompt]  # fmt: skip
     return command, {"CODEX_HOME": str(codex_home), "FAKE_API_KEY": "sk-fake"}
 
 
-def gemini(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def gemini(
+    repo: Path, home: Path, url: str, prompt: str = PROMPT
+) -> tuple[list[str], dict[str, str]]:
     write_json(home / ".gemini" / "settings.json",
                {"security": {"auth": {"selectedType": "gemini-api-key"}}})  # fmt: skip
-    command = [str(agent_bin("gemini")), "-p", PROMPT, "-m", "gemini-2.5-flash", "--yolo",
+    command = [str(agent_bin("gemini")), "-p", prompt, "-m", "gemini-2.5-flash", "--yolo",
                "--output-format", "json"]  # fmt: skip
     return command, {"GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": "fake-key",
                      "GOOGLE_GEMINI_BASE_URL": url,
                      "GEMINI_CLI_TRUST_WORKSPACE": "true"}  # fmt: skip
 
 
-def copilot(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
-    command = [str(agent_bin("copilot")), "-p", PROMPT, "--allow-all-tools", "--trust-folder",
+def copilot(
+    repo: Path, home: Path, url: str, prompt: str = PROMPT
+) -> tuple[list[str], dict[str, str]]:
+    command = [str(agent_bin("copilot")), "-p", prompt, "--allow-all-tools", "--trust-folder",
                "--output-format", "json"]  # fmt: skip
     return command, {"COPILOT_HOME": str(home / ".copilot"), "COPILOT_OFFLINE": "true",
                      "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
@@ -169,7 +175,9 @@ def copilot(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]
                      "XDG_CACHE_HOME": str(agents_dir() / ".copilot-cache")}  # fmt: skip
 
 
-def cline(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def cline(
+    repo: Path, home: Path, url: str, prompt: str = PROMPT
+) -> tuple[list[str], dict[str, str]]:
     env = clean_env(HOME=str(home), CLINE_SESSION_BACKEND_MODE="local", CLINE_NO_AUTO_UPDATE="1")
     binary = str(agent_bin("cline"))
     done = subprocess.run(
@@ -177,18 +185,20 @@ def cline(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
          f"{url}/v1"], cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True,
         text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
-    return [binary, PROMPT, "--json", "-c", str(repo)], {
+    return [binary, prompt, "--json", "-c", str(repo)], {
         "CLINE_SESSION_BACKEND_MODE": "local", "CLINE_NO_AUTO_UPDATE": "1"}  # fmt: skip
 
 
-def opencode(repo: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def opencode(
+    repo: Path, home: Path, url: str, prompt: str = PROMPT
+) -> tuple[list[str], dict[str, str]]:
     write_json(home / ".config" / "opencode" / "opencode.json", {
         "model": "fake/fake-model",
         "provider": {"fake": {"npm": "@ai-sdk/openai-compatible",
                               "options": {"baseURL": f"{url}/v1", "apiKey": "sk-fake"},
                               "models": {"fake-model": {"tool_call": True}}}},
         "permission": {"bash": "allow", "edit": "allow"}})  # fmt: skip
-    command = [str(agent_bin("opencode")), "run", PROMPT, "--format", "json", "--auto"]
+    command = [str(agent_bin("opencode")), "run", prompt, "--format", "json", "--auto"]
     return command, {
         "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
         "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local/state"),
@@ -277,7 +287,8 @@ def test_a_published_lesson_reaches_the_model(run: Outcome) -> None:
 def test_an_opencode_session_id_is_not_refused_as_a_secret(store: Path) -> None:
     """OpenCode's session ids (`ses_` + 12 hex + 14 base62, capitals included) read as a
     generated key to the identifier check: every hook of a real OpenCode session was refused
-    ("looks like a secret") and nothing was logged. The payload is one OpenCode 1.18 sent."""
+    ("looks like a secret") and nothing was logged. The payload is one OpenCode 1.18 sent. The
+    id recorded is named as it is in a brief, not redacted (lower-cased, it mostly was)."""
     payload = {"input": {"tool": "bash", "sessionID": "ses_ddf98efd6ffeym8TGJ0rxu0Ccx",
                          "callID": "call_3", "args": {"command": "echo hello-from-fake"}},
                "output": {"title": "echo hello-from-fake", "output": "hello-from-fake\n",
@@ -290,7 +301,9 @@ def test_an_opencode_session_id_is_not_refused_as_a_secret(store: Path) -> None:
     calls = wait_for(lambda: [r for r in stored(store) if r.get("type") == "tool_call"])
     log = store / ".lore" / "cache" / "hooks.log"
     assert calls, log.read_text() if log.exists() else "no record, no hooks.log"
-    assert calls[0]["session"] == "ses_ddf98efd6ffeym8tgj0rxu0ccx"
+    session = calls[0]["session"]
+    assert session.startswith("ses_"), session
+    assert bytes.fromhex(session[4:]) == b"ddf98efd6ffeym8TGJ0rxu0Ccx"  # OpenCode's id, back
     assert calls[0]["context"]["command"] == "echo hello-from-fake"
 
 
@@ -360,6 +373,24 @@ def test_a_copilot_call_in_both_payload_forms_is_logged_once(store: Path) -> Non
     assert calls[0]["meta"]["source"] == "copilot-cli:post-tool-use"
 
 
+def test_the_next_sessions_first_request_carries_the_brief(run: Outcome) -> None:
+    """A second session in the same repository: the brief of the first (its session id) is in
+    the first request the model gets, where the agent takes context at session start."""
+    if run.client not in INJECTS:
+        pytest.skip(f"{run.client} takes no added context at session start")
+    first = run.calls()[0]["session"]
+    with scripted_wires() as wires:
+        wires.final = "Noted."
+        command, extra = SETUP[run.client](run.repo, run.home, wires.url, "Where were we?")
+        env = clean_env(HOME=str(run.home), PWD=str(run.repo), **extra)
+        done = subprocess.run(command, cwd=run.repo, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, (done.stdout[-1500:], done.stderr[-1500:])
+    asked = [r for r in wires.requests if r.body.get("tools") and "Where were we?" in r.text()]
+    assert asked, [r.path for r in wires.requests]
+    assert f"Resume: session {first}" in asked[0].text(), asked[0].text()[-3000:]
+
+
 def test_lore_import_codex_adds_nothing_the_hooks_logged_and_the_rest_from_the_rollout(
     tmp_path: Path,
 ) -> None:
@@ -390,3 +421,29 @@ def test_lore_import_codex_adds_nothing_the_hooks_logged_and_the_rest_from_the_r
     assert SECRET not in everything and SECRET[:12] not in everything
     again = lore("import", "codex", cwd=run.repo, env=env)
     assert again.code == 0 and len(run.calls()) == 1, again.out
+
+
+def opencode_hook(store: Path, event: str, payload: dict[str, Any]) -> str:
+    done = lore("hook", "opencode", event, cwd=store, env=clean_env(),
+                stdin=json.dumps({**payload, "directory": str(store)}))  # fmt: skip
+    assert done.code == 0, done.err
+    return done.out
+
+
+def test_an_opencode_session_is_named_in_the_next_brief(store: Path) -> None:
+    """The next session's brief names the OpenCode session it resumes (`Resume: session …`),
+    not a redaction marker, whatever random letters OpenCode's id holds."""
+    for n, sid in enumerate(("ses_ddf826946ffeCBCo5wBeszcvk6", "ses_ddf9d43c6ffeyYRCJbHGk8RU7f")):
+        created = {"type": "session.created", "properties": {"info": {"id": sid}}}
+        opencode_hook(store, "session.created", {"event": created})
+        opencode_hook(store, "tool.execute.after", {
+            "input": {"tool": "bash", "sessionID": sid, "callID": f"call_{n}",
+                      "args": {"command": "make test"}},
+            "output": {"output": "ok\n", "metadata": {"exit": 0}}})  # fmt: skip
+        calls = wait_for(lambda n=n: [r for r in stored(store) if r.get("type") == "tool_call"][n:])
+        assert calls, n
+        following = {"type": "session.created", "properties": {"info": {"id": f"ses_next{n}"}}}
+        brief = json.loads(opencode_hook(store, "session.created", {"event": following}))
+        text = brief["additionalContext"]
+        assert f"Resume: session {calls[0]['session']}" in text, text
+        assert "REDACTED" not in text, text

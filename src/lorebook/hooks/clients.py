@@ -348,6 +348,18 @@ def _cursor(event: str, payload: Payload) -> tuple[str, Payload]:
     return event, out
 
 
+def opencode_session(session: Any) -> Any:
+    """OpenCode's session id as lorebook records it: `ses_` and the hex of the rest. Its own
+    (`ses_` + 12 hex + 14 base62) reads as a generated key: the identifier check refuses it,
+    and lower-cased it is still redacted wherever a brief or a report names it. The hex is
+    never taken for a secret, and `bytes.fromhex` gives OpenCode's id back."""
+    if not isinstance(session, str) or not session:
+        return session
+    head, sep, tail = session.partition("_")
+    mapped = f"{head}_{tail.encode().hex()}" if sep else session.encode().hex()
+    return mapped if len(mapped) <= 128 else session
+
+
 def _opencode(event: str, payload: Payload) -> tuple[str, Payload]:
     """The lorebook plugin forwards `{"input": …, "output": …}` (a hook) or `{"event": …}` (a
     bus event) with the directory it runs in; see hooks/opencode_plugin.js."""
@@ -364,9 +376,7 @@ def _opencode(event: str, payload: Payload) -> tuple[str, Payload]:
         or props.get("sessionID")
         or (info.get("id") if isinstance(info, dict) else None)
     )
-    if isinstance(session, str):  # ses_<12 hex><14 base62>: its capitals read as a generated
-        session = session.lower()  # key to the identifier check, which refuses it
-    out = _common(payload, session=session, cwd=payload.get("directory"))
+    out = _common(payload, session=opencode_session(session), cwd=payload.get("directory"))
     if event == "user-prompt-submit":
         parts = result.get("parts")
         texts = [
