@@ -348,16 +348,20 @@ def _cursor(event: str, payload: Payload) -> tuple[str, Payload]:
     return event, out
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
 def opencode_session(session: Any) -> Any:
     """OpenCode's session id as lorebook records it: `ses_` and the hex of the rest. Its own
     (`ses_` + 12 hex + 14 base62) reads as a generated key: the identifier check refuses it,
     and lower-cased it is still redacted wherever a brief or a report names it. The hex is
-    never taken for a secret, and `bytes.fromhex` gives OpenCode's id back."""
-    if not isinstance(session, str) or not session:
+    never taken for a secret, and `bytes.fromhex` gives OpenCode's id back. Other ids pass."""
+    if not isinstance(session, str) or not session.startswith("ses_"):
         return session
-    head, sep, tail = session.partition("_")
-    mapped = f"{head}_{tail.encode().hex()}" if sep else session.encode().hex()
-    return mapped if len(mapped) <= 128 else session
+    tail = session[4:]
+    if len(tail) != 26 or not tail.isascii() or not tail.isalnum() or set(tail[:12]) - _HEX:
+        return session
+    return f"ses_{tail.encode().hex()}"
 
 
 def _opencode(event: str, payload: Payload) -> tuple[str, Payload]:
