@@ -264,6 +264,9 @@ def test_the_session_is_one_and_started_and_ended(run: Outcome) -> None:
     assert starts, records
     assert all(r["meta"]["source"].startswith(SOURCES[run.client] + ":") for r in session
                if r.get("meta", {}).get("source"))  # fmt: skip
+    if run.client in INJECTS:  # Cline fires no UserPromptSubmit for a one-shot prompt
+        prompts = [r["context"]["prompt"] for r in session if r.get("type") == "prompt"]
+        assert len(prompts) == 1 and PROMPT in prompts[0], prompts  # OpenCode quotes it
     ends = [r.get("reason") for r in session if r.get("event") == "end"]
     assert "stop" in ends, records  # the turn's end: Stop, AfterAgent, agentStop, TaskComplete…
     if run.client in ENDS:
