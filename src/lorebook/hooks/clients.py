@@ -210,6 +210,27 @@ def _gemini(event: str, payload: Payload) -> tuple[str, Payload]:
     return event, out
 
 
+def copilot_call_id(stamp: Any, args: Any) -> str | None:
+    """A stand-in id for a Copilot CLI tool call, whose payloads carry none in either of its
+    forms (camelCase, or the Claude-like one of its PascalCase entries): the hook's timestamp
+    (epoch ms, or the same instant in ISO form) and a checksum of the call's input, equal in
+    both, so a call reported both ways is logged once."""
+    if isinstance(stamp, int) and not isinstance(stamp, bool) and stamp > 0:
+        import time
+
+        whole = time.strftime("%Y%m%dT%H%M%S", time.gmtime(stamp // 1000))
+        stamp = f"{whole}{stamp % 1000:03d}Z"
+    elif isinstance(stamp, str) and len(stamp) == 24 and stamp.endswith("Z"):
+        stamp = stamp.translate({ord(c): None for c in "-:."})  # 2026-11-28T04:40:01.243Z
+    else:
+        return None
+    import json
+    import zlib
+
+    given = json.dumps(_object(args), sort_keys=True, default=str).encode()
+    return f"copilot-{stamp}-{zlib.crc32(given):08x}"
+
+
 def _copilot(event: str, payload: Payload) -> tuple[str, Payload]:
     out = _common(payload, session=payload.get("sessionId"), cwd=payload.get("cwd"))
     if event == "session-start":
@@ -218,6 +239,9 @@ def _copilot(event: str, payload: Payload) -> tuple[str, Payload]:
         out["prompt"] = _text(payload.get("prompt"))
     elif event in ("post-tool-use", "post-tool-use-failure"):
         out.update(tool_call(payload.get("toolName"), payload.get("toolArgs")))
+        call = copilot_call_id(payload.get("timestamp"), payload.get("toolArgs"))
+        if call:
+            out["tool_use_id"] = call
         result = payload.get("toolResult")
         result = result if isinstance(result, dict) else {}
         text = result.get("textResultForLlm")
@@ -324,6 +348,22 @@ def _cursor(event: str, payload: Payload) -> tuple[str, Payload]:
     return event, out
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def opencode_session(session: Any) -> Any:
+    """OpenCode's session id as lorebook records it: `ses_` and the hex of the rest. Its own
+    (`ses_` + 12 hex + 14 base62) reads as a generated key: the identifier check refuses it,
+    and lower-cased it is still redacted wherever a brief or a report names it. The hex is
+    never taken for a secret, and `bytes.fromhex` gives OpenCode's id back. Other ids pass."""
+    if not isinstance(session, str) or not session.startswith("ses_"):
+        return session
+    tail = session[4:]
+    if len(tail) != 26 or not tail.isascii() or not tail.isalnum() or set(tail[:12]) - _HEX:
+        return session
+    return f"ses_{tail.encode().hex()}"
+
+
 def _opencode(event: str, payload: Payload) -> tuple[str, Payload]:
     """The lorebook plugin forwards `{"input": …, "output": …}` (a hook) or `{"event": …}` (a
     bus event) with the directory it runs in; see hooks/opencode_plugin.js."""
@@ -340,7 +380,7 @@ def _opencode(event: str, payload: Payload) -> tuple[str, Payload]:
         or props.get("sessionID")
         or (info.get("id") if isinstance(info, dict) else None)
     )
-    out = _common(payload, session=session, cwd=payload.get("directory"))
+    out = _common(payload, session=opencode_session(session), cwd=payload.get("directory"))
     if event == "user-prompt-submit":
         parts = result.get("parts")
         texts = [
@@ -442,5 +482,10 @@ def normalise(client: Client, event: str, payload: Payload) -> tuple[str, Payloa
         and ("tool_response" in payload or "tool_result" in payload or "session_id" in payload)
     ):
         event, payload = _claude(event, payload)
-        return _codex(event, payload)
+        event, payload = _codex(event, payload)
+        if client.name == "copilot" and "tool_use_id" not in payload:
+            call = copilot_call_id(payload.get("timestamp"), payload.get("tool_input"))
+            if call and event in ("post-tool-use", "post-tool-use-failure"):
+                payload = {**payload, "tool_use_id": call}
+        return event, payload
     return client.payload(event, payload)

@@ -21,8 +21,9 @@ from . import claude, codex
 from .events import Event, Transcript
 
 if TYPE_CHECKING:
-    from ... import Lorebook
     from collections.abc import Callable
+
+    from ... import Lorebook
 
     Progress = Callable[[str, int, int], None]  # lorebook.progress: (task, done, total)
 
