@@ -85,7 +85,7 @@ CLIENTS = {
         ".gemini/settings.json", None, lambda home: home / "gemini-home" / ".gemini",
         {"model": {"name": "gemini-2.5-pro"}, "hooks": {"AfterTool": [{"matcher": "write_file",
          "hooks": [{"type": "command", "command": "./fmt.sh"}]}]}, **USER_MCP},
-        None, 6, grouped("AfterTool"),
+        None, 5, grouped("AfterTool"),
         lambda repo: {"GEMINI_PROJECT_DIR": str(repo), "CLAUDE_PROJECT_DIR": str(repo)},
         lambda repo: json.dumps({
             "session_id": "e9efec34-gemini", "transcript_path": str(repo / "s.jsonl"),

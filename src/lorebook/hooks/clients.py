@@ -40,7 +40,8 @@ GEMINI_EVENTS = {
     "SessionStart": "session-start",
     "BeforeAgent": "user-prompt-submit",
     "AfterTool": "post-tool-use",  # a failed call: tool_response.error, see _gemini
-    "PreCompress": "pre-compact",
+    # no PreCompress: Gemini CLI 0.61 fires it before every compression check (each turn),
+    # whether or not it compresses, so it would leave a false checkpoint per turn
     "AfterAgent": "stop",
     "SessionEnd": "session-end",
 }
