@@ -419,6 +419,10 @@ def test_lore_import_codex_adds_nothing_the_hooks_logged_and_the_rest_from_the_r
     assert calls[0]["context"]["command"] == COMMAND
     assert calls[0]["session"] == before[0]["session"]
     assert calls[0]["meta"]["source"].startswith("codex"), calls[0]["meta"]
+    records = run.records()  # the turn around the call: its prompt, then its end
+    (prompt,) = [r for r in records if r.get("type") == "prompt"]
+    assert prompt["context"]["prompt"].startswith("Why does the supabase insert fail")
+    assert [r.get("reason") for r in records if r.get("event") == "end"] == ["stop"]
     everything = "\n".join(p.read_text(errors="replace") for p in run.repo.rglob("*")
                            if p.is_file() and ".git" not in p.parts)  # fmt: skip
     assert SECRET not in everything and SECRET[:12] not in everything

@@ -422,3 +422,28 @@ def test_usage_errors_are_one_line(repo: Path, tmp_path: Path) -> None:
     assert bad.err.startswith("lore: error: --since 'lately'")
     unknown = lore("import", "cursor", env=env)
     assert unknown.code == 1 and "invalid choice: 'cursor'" in unknown.err
+
+
+def test_a_codex_prompt_in_either_form_is_one_prompt() -> None:
+    """Codex 0.171 writes the prompt as an `item_completed` UserMessage; older versions as a
+    `user_message` event; a version writing both gives one prompt, then the turn's end."""
+    from lorebook.hooks.importer import codex
+
+    at = "2026-11-28T05:06:58.000Z"
+    item = {
+        "type": "UserMessage",
+        "id": "u1",
+        "content": [{"type": "text", "text": "run the tests", "text_elements": []}],
+    }
+    lines = [
+        {"timestamp": at, "type": "session_meta", "payload": {"id": "s1"}},
+        {"timestamp": at, "type": "event_msg", "payload": {"type": "item_completed", "item": item}},
+        {
+            "timestamp": at,
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "run the tests"},
+        },
+        {"timestamp": at, "type": "event_msg", "payload": {"type": "task_complete"}},
+    ]
+    names = [(e.name, e.fields.get("prompt")) for e in codex.events(lines)]
+    assert names == [("SessionStart", None), ("UserPromptSubmit", "run the tests"), ("Stop", None)]

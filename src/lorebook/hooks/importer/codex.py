@@ -67,19 +67,38 @@ def _has_cwd(line: dict[str, Any]) -> bool:
     return line.get("type") == "turn_context" and isinstance(_payload(line).get("cwd"), str)
 
 
+def _prompt(kind: Any, inner: Any, payload: dict[str, Any]) -> str | None:
+    """The user's prompt in a line: `event_msg` `user_message` (its `message`), or, as Codex
+    0.171 writes it, `event_msg` `item_completed` of a `UserMessage` item (its text parts);
+    None for any other line."""
+    if kind != "event_msg":
+        return None
+    if inner == "user_message":
+        text = payload.get("message")
+        return text if isinstance(text, str) else ""
+    item = payload.get("item")
+    if inner != "item_completed" or not isinstance(item, dict) or item.get("type") != "UserMessage":
+        return None
+    parts = item.get("content")
+    parts = parts if isinstance(parts, list) else []
+    texts = [p.get("text") for p in parts if isinstance(p, dict) and p.get("type") == "text"]
+    return "\n".join(t for t in texts if isinstance(t, str))
+
+
 def events(lines: list[dict[str, Any]]) -> Iterator[Event]:
     """The hook events of a rollout's lines, in order; a call's when its output came."""
     calls: dict[Any, dict[str, Any]] = {}
     first = min((str(x["timestamp"]) for x in lines if x.get("timestamp")), default="")
     yield Event("session-start", "SessionStart", first, {"source": "startup"})
-    in_turn, last = False, first
+    in_turn, last, asked = False, first, ""
     for line in lines:
         at = last = str(line.get("timestamp") or last)
         payload, kind = _payload(line), line.get("type")
         inner = payload.get("type")
-        if kind == "event_msg" and inner == "user_message":
-            text = payload.get("message")
-            if isinstance(text, str) and text.strip():
+        text = _prompt(kind, inner, payload)
+        if text is not None:
+            if text.strip() and not (in_turn and text == asked):  # a version writing both forms
+                asked = text
                 yield Event("user-prompt-submit", "UserPromptSubmit", at, {"prompt": text})
                 in_turn = True
         elif kind == "event_msg" and inner in TURN_ENDS and in_turn:
