@@ -122,6 +122,7 @@ TINY: dict[str, list[str]] = {
         "--actions",
         "2000",
     ],
+    "bench_deliveries.py": ["--calls", "20", "--json"],
     "bench_import.py": ["--sessions", "2", "--json"],
     "bench_sync_concurrent.py": ["--clones", "2", "--rounds", "1"],
     "bench_tui.py": ["--runs", "1"],
