@@ -77,7 +77,7 @@ def test_with_nothing_to_run_it_says_so_once_and_never_blocks(repo: Path) -> Non
     first = run_as_claude(repo, command, bash_payload(repo, "x" * 200_000), env)
     assert first.returncode == 0
     assert first.stderr.splitlines() == [FIX]
-    assert "lore hooks install claude" in FIX and "virtual environment" in FIX
+    assert "lore hooks install CLIENT" in FIX and "virtual environment" in FIX
     assert not set("'\"\\") & set(FIX)  # the script quotes it in '…' and in JSON as is
     assert "lorebook: cannot run lore" in json.loads(first.stdout)["systemMessage"]
     assert FIX in (repo / ".lore" / "cache" / "hooks.log").read_text()

@@ -123,7 +123,7 @@ TABLE: dict[str, tuple[str, str, str]] = {
 # as text only (the CLI never imports another skin)
 SKIN_COMMANDS = {
     "mcp": "Serve lorebook's tools to agents over MCP (stdio).",
-    "hook": "Run one Claude Code hook (reads its JSON on stdin; never blocks).",
+    "hook": "Run one agent hook (reads its JSON on stdin; never blocks).",
     "hooks": "Install, uninstall or show the Claude Code hooks (install claude).",
     "import": "Bring in the sessions Claude Code or Codex already wrote (idempotent).",
     "tui": "Browse sessions, actions, drafts, learnings, reports and expertise (Textual).",

@@ -103,7 +103,8 @@ HOOK = Command(
             choices=tuple(ours for _, ours, _, _ in C.EVENTS),
         ),
     ),
-    help="Run one Claude Code hook: reads its JSON on stdin; never blocks the agent.",
+    help="Run one agent hook (`lore hook EVENT` for Claude Code, `lore hook CLIENT EVENT` for"
+    " the others): reads its JSON on stdin; never blocks the agent.",
     book=False,
 )
 

@@ -28,11 +28,11 @@ FIX = (
     "lorebook: cannot run lore on this machine (no lorebook lore on PATH, none recorded in"
     " .lore/cache/lore-command, python3 cannot import lorebook); its hooks capture nothing"
     " until you activate the virtual environment lorebook is installed in before starting"
-    " Claude Code, or run `lore hooks install claude` here (said once)"
+    " the agent, or run `lore hooks install CLIENT` here (said once)"
 )
 
 SCRIPT = f"""#!/bin/sh
-{HEADER}, written by `lore hooks install claude` (commit it; edits are overwritten).
+{HEADER}, written by `lore hooks install` (commit it; edits are overwritten).
 # Runs, in order: a lorebook `lore` on PATH; the command `lore hooks install` recorded for
 # this machine in .lore/cache/lore-command (gitignored); `python3 -m lorebook`. With none it
 # says once what is wrong, reads the hook's payload and exits 0: a hook never blocks the agent.
