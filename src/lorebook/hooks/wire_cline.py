@@ -114,33 +114,7 @@ def _server(machine: list[str]) -> dict[str, Any]:
 
 
 def _mcp_edits(action: str, home: Path, machine: list[str]) -> list[Edit]:
-    path = home / MCP_FILE
-    text = K.read(path)
-    old = K.load_json(path, text)
-    if text is None and action == "uninstall":
-        return []
-    new: dict[str, Any] = {**old}
-    servers = new.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise LoreError('{}: "mcpServers" must be a JSON object; fix it, then run again', path)
-    servers = dict(servers)
-    if action == "install":
-        if SERVER in servers and not K.is_our_server(servers[SERVER]):
-            raise LoreError(
-                "{}: an MCP server named {!r} is already registered and is not lorebook's;"
-                " rename it, then run again",
-                path,
-                SERVER,
-            )
-        servers[SERVER] = _server(machine)
-        new["mcpServers"] = servers
-    elif K.is_our_server(servers.get(SERVER)):
-        del servers[SERVER]
-        if servers:
-            new["mcpServers"] = servers
-        else:
-            new.pop("mcpServers", None)
-    return K.json_edit(path, text, new)
+    return K.server_edits(action, home / MCP_FILE, _server(machine))
 
 
 def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) -> list[Edit]:

@@ -48,21 +48,10 @@ def handlers(scope: str, root: Path, machine: list[str]) -> list[tuple[str, K.Ha
 
 def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) -> list[Edit]:
     hooks_path, mcp_path = files(scope, root, home)
-    before, mcp_before = K.read(hooks_path), K.read(mcp_path)
-    config, servers = K.load_json(hooks_path, before), K.load_json(mcp_path, mcp_before)
-    if action == "install":
-        new = K.with_flat(config, hooks_path, handlers(scope, root, machine), ours)
-        entry = {"type": "local", **K.server_entry(scope, machine, VARIABLE), "tools": ["*"]}
-        new_servers = K.with_server(servers, mcp_path, entry)
-    else:
-        new = K.without_flat(config, hooks_path, ours)
-        new_servers = K.without_server(servers, mcp_path)
-    return K.json_edit(hooks_path, before, new) + K.json_edit(mcp_path, mcp_before, new_servers)
+    entry = {"type": "local", **K.server_entry(scope, machine, VARIABLE), "tools": ["*"]}
+    given = handlers(scope, root, machine) if action == "install" else None
+    return K.flat_edits(action, hooks_path, mcp_path, given, ours, entry)
 
 
 def status(scope: str, root: Path, home: Path) -> Wired:
-    hooks_path, mcp_path = files(scope, root, home)
-    problems: list[str] = []
-    hooks = K.wired_flat(K.look(hooks_path, problems), ours)
-    mcp = K.has_server(K.look(mcp_path, problems))
-    return K.wired(NAME, scope, hooks, mcp, [hooks_path, mcp_path], problems)
+    return K.flat_status(NAME, scope, *files(scope, root, home), ours)

@@ -79,32 +79,8 @@ def is_our_server(entry: Any) -> bool:
 
 
 def _mcp_edits(action: str, scope: str, path: Path, machine: list[str]) -> list[Edit]:
-    text = K.read(path)
-    old = K.load_json(path, text, jsonc=True)
-    if text is None and action == "uninstall":
-        return []
-    new: dict[str, Any] = {**old}
-    servers = new.get("mcp", {})
-    if not isinstance(servers, dict):
-        raise LoreError('{}: "mcp" must be a JSON object; fix it, then run again', path)
-    servers = dict(servers)
-    if action == "install":
-        if SERVER in servers and not is_our_server(servers[SERVER]):
-            raise LoreError(
-                "{}: an MCP server named {!r} is already configured and is not lorebook's;"
-                " rename it, then run again",
-                path,
-                SERVER,
-            )
-        servers[SERVER] = server_entry(scope, machine)
-        new["mcp"] = servers
-    elif is_our_server(servers.get(SERVER)):
-        del servers[SERVER]
-        if servers:
-            new["mcp"] = servers
-        else:
-            new.pop("mcp", None)
-    return K.json_edit(path, text, new)
+    entry = server_entry(scope, machine)
+    return K.server_edits(action, path, entry, key="mcp", ours=is_our_server, jsonc=True)
 
 
 def plan(action: str, scope: str, root: Path, home: Path, machine: list[str]) -> list[Edit]:

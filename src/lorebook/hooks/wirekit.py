@@ -319,11 +319,15 @@ def wired_flat(config: dict[str, Any], ours: Ours) -> list[str]:
 
 # -- MCP servers as {"mcpServers": {name: entry}} -----------------------------------------------
 def with_server(
-    config: dict[str, Any], path: Path, entry: dict[str, Any], key: str = "mcpServers"
+    config: dict[str, Any],
+    path: Path,
+    entry: dict[str, Any],
+    key: str = "mcpServers",
+    ours: Ours = is_our_server,
 ) -> dict[str, Any]:
     out = copy(config)
     servers = member(out, key, dict, path)
-    if SERVER in servers and not is_our_server(servers[SERVER]):
+    if SERVER in servers and not ours(servers[SERVER]):
         raise LoreError(
             "{}: an MCP server named {!r} is already registered and is not lorebook's;"
             " rename it, then run again",
@@ -335,19 +339,62 @@ def with_server(
     return out
 
 
-def without_server(config: dict[str, Any], path: Path, key: str = "mcpServers") -> dict[str, Any]:
+def without_server(
+    config: dict[str, Any], path: Path, key: str = "mcpServers", ours: Ours = is_our_server
+) -> dict[str, Any]:
     out = copy(config)
     servers = member(out, key, dict, path)
-    if is_our_server(servers.get(SERVER)):
+    if ours(servers.get(SERVER)):
         del servers[SERVER]
         if not servers:
             del out[key]
     return out
 
 
-def has_server(config: dict[str, Any], key: str = "mcpServers") -> bool:
+def has_server(config: dict[str, Any], key: str = "mcpServers", ours: Ours = is_our_server) -> bool:
     servers = config.get(key)
-    return isinstance(servers, dict) and is_our_server(servers.get(SERVER))
+    return isinstance(servers, dict) and ours(servers.get(SERVER))
+
+
+def server_edits(
+    action: str,
+    path: Path,
+    entry: dict[str, Any],
+    *,
+    key: str = "mcpServers",
+    ours: Ours = is_our_server,
+    jsonc: bool = False,
+) -> list[Edit]:
+    """Register (install) or remove (uninstall) lorebook's MCP server in one JSON file of
+    servers under `key`; `ours` knows our entry; `jsonc`: see `load_json`."""
+    text = read(path)
+    config = load_json(path, text, jsonc=jsonc)
+    if action == "install":
+        return json_edit(path, text, with_server(config, path, entry, key, ours))
+    if text is None:
+        return []
+    return json_edit(path, text, without_server(config, path, key, ours))
+
+
+def flat_edits(
+    action: str, hooks_path: Path, mcp_path: Path, handlers: Any, ours: Ours, entry: dict[str, Any]
+) -> list[Edit]:
+    """A client with a flat hooks file (`{"version":1,"hooks":{event:[handler]}}`: Copilot
+    CLI, Cursor) and a separate MCP file: both files' edits."""
+    before = read(hooks_path)
+    config = load_json(hooks_path, before)
+    if action == "install":
+        new = with_flat(config, hooks_path, handlers, ours)
+    else:
+        new = without_flat(config, hooks_path, ours)
+    return json_edit(hooks_path, before, new) + server_edits(action, mcp_path, entry)
+
+
+def flat_status(name: str, scope: str, hooks_path: Path, mcp_path: Path, ours: Ours) -> Wired:
+    problems: list[str] = []
+    hooks = wired_flat(look(hooks_path, problems), ours)
+    mcp = has_server(look(mcp_path, problems))
+    return wired(name, scope, hooks, mcp, [hooks_path, mcp_path], problems)
 
 
 # -- status ------------------------------------------------------------------------------------
