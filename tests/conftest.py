@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -222,3 +223,14 @@ def read_only_mount(source: Path) -> Iterator[Path]:
         yield target
     finally:
         subprocess.run(["umount", str(target)], check=True)
+
+
+def wait_for(check: Any, seconds: float = 60) -> Any:
+    """`check()` once it is truthy, else its last answer after `seconds`: a capture hook
+    writes from a detached child that may outlive the agent's CLI."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = check()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.3)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, git, lore, require_real, stored
+from conftest import clean_env, git, lore, require_real, stored, wait_for
 from lorebook import Lorebook
 from scripted_wires import Wires, scripted_wires
 
@@ -82,16 +82,6 @@ class Outcome:
         log = self.repo / ".lore" / "cache" / "hooks.log"
         hooks = log.read_text(errors="replace")[-2000:] if log.exists() else ""
         return f"stdout: {self.out[-1500:]}\nstderr: {self.err[-1500:]}\nhooks.log: {hooks}"
-
-
-def wait_for(check: Any, seconds: float = 30) -> Any:
-    """Capture hooks write from a detached child that may outlive the CLI."""
-    deadline = time.monotonic() + seconds
-    while True:
-        found = check()
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.3)
 
 
 def lore_store(repo: Path) -> str:
@@ -281,10 +271,15 @@ def test_no_secret_reaches_the_store(run: Outcome) -> None:
     assert "[REDACTED" in json.dumps(run.calls()[0]["context"].get("response")), run.calls()
 
 
-def test_a_published_lesson_reaches_the_model(run: Outcome) -> None:
-    if run.client not in INJECTS:
-        pytest.skip(f"{run.client} takes no added context at session start or prompt")
-    assert run.wires.seen(run.lesson), run.diagnose()
+def test_a_published_lesson_reaches_the_model_where_the_agent_takes_context(
+    run: Outcome,
+) -> None:
+    """Where the agent reads a hook's answer at the prompt, the lesson is in a request; Cline
+    3.0.65 reads none there (docs/agents.md), and the lesson is in none of its requests."""
+    if run.client in INJECTS:
+        assert run.wires.seen(run.lesson), run.diagnose()
+    else:
+        assert not run.wires.seen(run.lesson), run.diagnose()
 
 
 def test_an_opencode_session_id_is_not_refused_as_a_secret(store: Path) -> None:
@@ -379,8 +374,6 @@ def test_a_copilot_call_in_both_payload_forms_is_logged_once(store: Path) -> Non
 def test_the_next_sessions_first_request_carries_the_brief(run: Outcome) -> None:
     """A second session in the same repository: the brief of the first (its session id) is in
     the first request the model gets, where the agent takes context at session start."""
-    if run.client not in INJECTS:
-        pytest.skip(f"{run.client} takes no added context at session start")
     first = run.calls()[0]["session"]
     with scripted_wires() as wires:
         wires.final = "Noted."
@@ -391,7 +384,8 @@ def test_the_next_sessions_first_request_carries_the_brief(run: Outcome) -> None
         assert done.returncode == 0, (done.stdout[-1500:], done.stderr[-1500:])
     asked = [r for r in wires.requests if r.body.get("tools") and "Where were we?" in r.text()]
     assert asked, [r.path for r in wires.requests]
-    assert f"Resume: session {first}" in asked[0].text(), asked[0].text()[-3000:]
+    briefed = f"Resume: session {first}" in asked[0].text()
+    assert briefed == (run.client in INJECTS), asked[0].text()[-3000:]  # Cline takes none
 
 
 def test_lore_import_codex_adds_nothing_the_hooks_logged_and_the_rest_from_the_rollout(

@@ -9,13 +9,12 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import clean_env, git, lore, require_real, stored, stored_actions
+from conftest import clean_env, git, lore, require_real, stored, stored_actions, wait_for
 from lorebook import Lorebook
 from scripted_model import Model, scripted_model, tool_results
 
@@ -56,16 +55,6 @@ def run_claude(claude: Path, repo: Path, model: Model, prompt: str, *extra: str)
     result: dict[str, Any] = json.loads(done.stdout)
     assert result["is_error"] is False, result
     return result
-
-
-def wait_for(check: Any, seconds: float = 60) -> Any:
-    """Async hooks may still be writing when the CLI exits."""
-    deadline = time.monotonic() + seconds
-    while True:
-        found = check()
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
 
 
 def test_claude_code_sessions_are_logged_and_briefed(claude: Path, repo: Path) -> None:
