@@ -26,8 +26,8 @@ from _common import REPO, machine
 
 sys.path.insert(0, str(REPO / "src"))
 
-from lorebook import Lorebook  # noqa: E402
-from lorebook.log.deliveries import claim  # noqa: E402
+from lorebook import Lorebook
+from lorebook.log.deliveries import claim
 
 
 def run(calls: int) -> dict[str, Any]:
