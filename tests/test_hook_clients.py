@@ -459,7 +459,12 @@ def test_the_agents_page_lists_every_clients_every_event() -> None:
 def test_a_start_and_a_stop_delivered_both_ways_are_one_each(store: Path) -> None:
     """Cursor firing Claude Code's SessionStart/Stop beside its own sessionStart/stop: one
     start record, one brief, one end; a later stop of the next turn is recorded again."""
-    common = {"conversation_id": "conv-5", "cursor_version": "2.0.77", "cwd": str(store)}
+    common = {
+        "conversation_id": "conv-5",
+        "generation_id": "gen-1",
+        "cursor_version": "2.0.77",
+        "cwd": str(store),
+    }
     env = clean_env(LORE_HOOK_DETACH="0")
     claude_start = {**common, "session_id": "conv-5", "hook_event_name": "SessionStart"}
     assert (

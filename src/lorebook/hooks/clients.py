@@ -304,6 +304,8 @@ def _cursor(event: str, payload: Payload) -> tuple[str, Payload]:
     out = _common(
         payload, session=session, cwd=payload.get("cwd") or payload.get("workspace_roots")
     )
+    if isinstance(payload.get("generation_id"), str):
+        out["turn_id"] = payload["generation_id"]  # one per turn: tells a stop's twin apart
     name = _text(payload.get("hook_event_name"))
     if event == "session-start":
         out["source"] = _text(payload.get("source")) or "startup"

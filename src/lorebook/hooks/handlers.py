@@ -24,7 +24,9 @@ CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
 # with a learning): a lower similarity floor than a prompt's, the count still capped
 TOPIC_THRESHOLD = 0.05
 PROMPT_CHARS = 500  # a prompt as recorded: enough to say what was asked
-PROMPT_TWIN_S = 10  # the same prompt this close is one prompt delivered twice
+# the same prompt this close is one prompt delivered twice (the second config's hook starts
+# once the first has answered: within its budget); a person asking again takes longer
+PROMPT_TWIN_S = 5
 TWIN_S = 3  # a stop, compaction or end this close to the same one is a second delivery
 END_REASONS = {"prompt_input_exit": "user_exit", "logout": "user_exit"}
 
@@ -282,15 +284,16 @@ def _first_prompt(ctx: Context, prompt: str) -> bool:
     the same client (Cursor runs Claude Code's hooks beside its own): it is recorded once."""
     from hashlib import blake2b
 
-    digest = blake2b(prompt.encode("utf-8", "replace"), digest_size=12).hexdigest()
+    turn = ctx.text("turn_id") or ctx.text("generation_id")  # where the agent gives one
+    digest = blake2b(f"{turn}\0{prompt}".encode("utf-8", "replace"), digest_size=12).hexdigest()
     return _once(ctx, f"prompt:{digest}", PROMPT_TWIN_S)
 
 
-def _once(ctx: Context, what: str, within: float = TWIN_S) -> bool:
+def _once(ctx: Context, what: str | None, within: float = TWIN_S) -> bool:
     """False for an event without an id of its own that this client already reported for
     this session `within` seconds ago (two configs of one client: see log.deliveries). An
     import replays a session in moments: its events are its own, never twins."""
-    if ctx.hook.at is not None:
+    if ctx.hook.at is not None or what is None:  # nothing to tell a twin from a new one by
         return True
     return ctx.book.first_delivery(ctx.hook.source, ctx.session, what, within=within)
 
@@ -368,7 +371,7 @@ def post_tool_use_failure(hook: Hook) -> None:
 
 def subagent_start(hook: Hook) -> None:
     ctx = Context(hook)
-    if not _once(ctx, f"spawn:{ctx.text('agent_id')}"):
+    if not _once(ctx, f"spawn:{ctx.text('agent_id')}" if ctx.text("agent_id") else None):
         return
     ctx.log("spawn", outcome="in_progress", context=_agent(ctx), meta=ctx.meta())
 
@@ -377,7 +380,7 @@ def subagent_stop(hook: Hook) -> None:
     """The spawn's outcome, linked to its in_progress action when this session logged one."""
     ctx = Context(hook)
     agent = _agent(ctx)
-    if not _once(ctx, f"spawned:{ctx.text('agent_id')}"):
+    if not _once(ctx, f"spawned:{ctx.text('agent_id')}" if ctx.text("agent_id") else None):
         return
     parent = None
     if ctx.session and agent.get("agent_id"):
@@ -415,7 +418,7 @@ def pre_compact(hook: Hook) -> None:
 
 def _end(hook: Hook, reason: str) -> None:
     ctx = Context(hook)
-    if not ctx.session or not _once(ctx, f"end:{reason}"):
+    if not ctx.session or not _once(ctx, _end_key(ctx, reason)):
         return
     word = END_REASONS.get(reason, reason)
     if not re.match(r"^[a-z][a-z0-9_]{0,63}$", word):
@@ -431,6 +434,21 @@ def _end(hook: Hook, reason: str) -> None:
     # the session is over: its MCP server no longer logs into it (an import binds none)
     if reason != "stop" and hook.at is None:
         ctx.book.release_client(ctx.session)
+
+
+def _end_key(ctx: Context, reason: str) -> str | None:
+    """A turn's stop is one of many in a session: a twin only with the same turn (its id, or
+    the answer it ended with); without one, never taken for a twin (a lost stop is worse than
+    a second one). A session's end is one per session."""
+    if reason != "stop":
+        return f"end:{reason}"
+    keys = ("turn_id", "generation_id", "last_assistant_message", "prompt_response")
+    turn = next((ctx.text(key) for key in keys if ctx.text(key)), "")
+    if not turn:
+        return None
+    from hashlib import blake2b
+
+    return "end:stop:" + blake2b(turn.encode("utf-8", "replace"), digest_size=12).hexdigest()
 
 
 def stop(hook: Hook) -> None:
