@@ -76,6 +76,11 @@ def test_text_report_prints_durations_for_people(history: Path) -> None:
     assert done.code == 0, done.err
     assert "commit  avg 30m 40s  max 30m 40s  (n=3)" in done.out
     assert "1840.000 s" not in done.out
+    day = (NOW - timedelta(days=1, minutes=50)).strftime("%Y-%m-%d")
+    written = lore("report", "daily", "--date", day, "--json", env=clean_env(history))
+    assert written.code == 0, written.err
+    daily = (history / json.loads(written.out)["path"]).read_text()
+    assert "| commit | 1 | 30m 40s | 30m 40s |" in daily and "1840" not in daily
 
 
 @pytest.mark.parametrize("catalog", [True, False])

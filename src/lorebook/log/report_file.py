@@ -163,10 +163,11 @@ def render_markdown(
     else:
         out.append("No actions.")
     if report["average_duration"]:
-        out += ["", "## Average duration by type", "", "| type | n | avg (s) | max (s) |",
+        out += ["", "## Average duration by type", "", "| type | n | average | longest |",
                 "|---|---|---|---|"]  # fmt: skip
         out += [
-            f"| {a['type']} | {a['count']} | {a['avg_seconds']:.3f} | {a['max_seconds']:.3f} |"
+            f"| {a['type']} | {a['count']} | {duration(a['avg_seconds'])} | "
+            f"{duration(a['max_seconds'])} |"
             for a in report["average_duration"]
         ]
     if report["overhead"]:
