@@ -123,6 +123,8 @@ TINY: dict[str, list[str]] = {
         "2000",
     ],
     "bench_deliveries.py": ["--calls", "20", "--json"],
+    "bench_report_html.py": ["--workdir", "{tmp}", "--actions", "500", "--days", "3",
+                             "--runs", "1"],
     "bench_import.py": ["--sessions", "2", "--json"],
     "bench_sync_concurrent.py": ["--clones", "2", "--rounds", "1"],
     "bench_tui.py": ["--runs", "1"],

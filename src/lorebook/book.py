@@ -773,6 +773,22 @@ class Lorebook:
             self.layout.actionlog, self.root, days=days, now=utcnow(), dry_run=dry_run
         )
 
+    def write_document(self, path: str | Path, text: str) -> dict[str, Any]:
+        """Write a document made from the store (`lore report --html`) to `path`, a file the
+        caller names: redacted again, atomically (readers see the old or the new file), never
+        through a symlink. A bad path is a one-line LoreError naming it; nothing is written."""
+        from .store import atomic_write, refuse_symlinks, refused_symlink
+
+        target = Path(os.path.abspath(path))
+        if target.is_symlink():
+            raise refused_symlink(target)
+        if target.is_dir():
+            raise LoreError("{}: is a directory; give the path of a file to write", target)
+        refuse_symlinks(target)
+        data, redactions = self.sanitizer.redact_text(text)
+        atomic_write(target, data.encode("utf-8"))
+        return {"path": str(target), "bytes": len(data.encode("utf-8")), "redactions": redactions}
+
     def write_report(
         self,
         kind: str = "daily",

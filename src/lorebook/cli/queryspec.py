@@ -59,6 +59,12 @@ REPORT_OPTIONS = (
         "Also count lorebook's own bookkeeping (drafts, reviews, applications, searches).",
         kind="flag",
     ),
+    Opt(
+        "--html",
+        "html",
+        "Also write the report as one self-contained HTML file (inline CSS and SVG charts).",
+        metavar="FILE",
+    ),
     JSON,
 )
 
@@ -68,8 +74,12 @@ REPORT_HELP = (
 lorebook's own bookkeeping (learning_draft, learning_promoted, learning_rejected,
 apply_learning, occurrence, search) is left out unless --include-internal.
 
+--html FILE writes the report as one HTML page (no network, nothing external) to
+attach to a pull request or a CI run; the text (or --json) is printed as usual.
+
 Examples:
   lore report --days 7 --group-by type
+  lore report --days 30 --html report.html
   lore report --since 2026-11-01 --until 2026-11-08 --project consilio --json
   lore report daily                 write docs/reports/daily/<yesterday>.md
   lore report weekly --week 2026-W47
@@ -159,11 +169,25 @@ def _report(book: Lorebook, values: Mapping[str, Any]) -> str:
             include_archive=bool(values.get("include_archive")),
             include_internal=bool(values.get("include_internal")),
         )
+        written = _write_html(book, values, data) if values.get("html") else None
     if values.get("as_json"):
         return to_json(data)
     from ..render.report import render_text
 
-    return render_text(data)
+    return render_text(data) + (f"\n\nHTML report written to {written}" if written else "")
+
+
+def _write_html(book: Lorebook, values: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """`--html FILE`: the report and the sessions active in its window, as one HTML page."""
+    from ..render.report_html import render_html
+
+    w = data["window"]
+    sessions = [
+        s.to_dict()
+        for s in book.sessions(project=values.get("project"), agent=values.get("agent"))
+        if (s.last_activity or s.started or "") >= w["since"] and (s.started or "") < w["until"]
+    ]
+    return str(book.write_document(values["html"], render_html(data, sessions))["path"])
 
 
 ACTIONS = Command(

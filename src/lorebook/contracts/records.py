@@ -270,6 +270,22 @@ class DayCount(TypedDict):
     count: int
 
 
+class DaySeries(TypedDict):
+    """One day of a report: its actions and, of them, the failures."""
+
+    day: str
+    count: int
+    failure: int
+
+
+class InternalLeftOut(TypedDict):
+    """lorebook's own bookkeeping actions a report left out (`--include-internal` keeps them)."""
+
+    count: int
+    by_type: list[TypeCount]
+    why: str
+
+
 class ProjectCount(TypedDict):
     project: str
     count: int
@@ -317,7 +333,8 @@ class ReportSections(TypedDict):
     breakdown: list[BreakdownRow]
     by_type: list[TypeCount]
     by_project: list[ProjectCount]
-    by_day: list[DayCount]
+    by_day: list[DaySeries]
+    failures_by_type: list[TypeCount]
     by_hour: list[int]
     average_duration: list[DurationRow]
     overhead: dict[str, Any] | None
@@ -326,6 +343,7 @@ class ReportSections(TypedDict):
 class ReportBody(ReportSections):
     """The aggregates and the newest deployments and failures."""
 
+    internal_left_out: InternalLeftOut | None
     deployments: Deployments
     recent_failures: list[dict[str, Any]]
 

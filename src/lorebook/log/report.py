@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from ..contracts.records import (
         ActivityReport,
+        InternalLeftOut,
         KpisReport,
         OutcomeCounts,
         ReportBody,
@@ -146,17 +147,24 @@ def slim_rows(
     agent: str | None,
     include_archive: bool,
     include_internal: bool = False,
+    left_out: Counter[str] | None = None,
 ) -> Iterator[tuple[Any, ...]]:
     """(ts, type, outcome, project, agent, session, duration, overhead) of every action, a
-    tracked action once (`track_pairs.Links`: its start is left out once its outcome is in)."""
+    tracked action once (`track_pairs.Links`: its start is left out once its outcome is in).
+    Internal actions left out are counted by type in `left_out` (each tracked one once)."""
     from .query import ActionFilter  # the scan paths only: a catalog report needs no filter
     from .track_pairs import Links, start_finder
 
     query = ActionFilter(project=project, agent=agent, since=window.since_ts, until=window.until_ts)
     links = Links(start_finder(log))
+    internal = Links()  # their own pairs: never closes one of the counted rows
+    skipped: list[tuple[str, str]] = []
     rows: list[tuple[Any, ...]] = []
     for r in log.iter_actions(query, newest_first=False, include_archive=include_archive):
         if not include_internal and r["type"] in INTERNAL_TYPES:
+            if left_out is not None:
+                internal.see(r)
+                skipped.append((r["type"], r["id"]))
             continue
         links.see(r)
         duration = r.get("duration_s")
@@ -167,6 +175,9 @@ def slim_rows(
             duration, overhead_of(r), r["id"],
         ))  # fmt: skip
     closed = links.finish()
+    if left_out is not None:
+        gone = internal.finish()
+        left_out.update(kind for kind, rid in skipped if rid not in gone)
     for *row, duration, cost, rid in rows:
         if rid in closed:
             continue
@@ -210,6 +221,9 @@ def aggregate(
         t.outcomes[outcome] += 1
         t.types[kind] += 1
         t.days[ts[:10]] += 1
+        if outcome == "failure":
+            t.day_failures[ts[:10]] += 1
+        t.by_type_outcome.setdefault(kind, Counter())[outcome] += 1
         t.hours[int(ts[11:13])] += 1
         t.projects[project or "-"] += 1
         t.agents.add(agent or "-")
@@ -271,7 +285,16 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> ReportS
         "by_project": [
             {"project": p, "count": n} for p, n in sorted(t.projects.items(), key=_by_count)
         ],
-        "by_day": [{"day": d, "count": t.days[d]} for d in window.days()],
+        "by_day": [
+            {"day": d, "count": t.days[d], "failure": t.day_failures[d]} for d in window.days()
+        ],
+        "failures_by_type": [
+            {"type": k, "count": n}
+            for k, n in sorted(
+                ((k, c["failure"]) for k, c in t.by_type_outcome.items() if c["failure"]),
+                key=_by_count,
+            )
+        ],
         "by_hour": t.hours,
         "average_duration": [
             {
@@ -361,7 +384,7 @@ def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> ReportBody:
     from .catalog_read import CleanReads
-    from .report_sql import Scope, newest, overhead_costs, tally
+    from .report_sql import Scope, internal_counts, newest, overhead_costs, tally
 
     scope = Scope(window.since_ts, window.until_ts, **options)
     counts = tally(conn, scope, group_by)
@@ -375,8 +398,13 @@ def _from_catalog(
     finally:
         reads.close()
     by_outcome = counts.by_type_outcome.get("deploy", Counter())
+    left_out = None
+    if not options["include_internal"]:
+        every = {**options, "include_internal": True}
+        left_out = internal_counts(conn, Scope(window.since_ts, window.until_ts, **every))
     return {
         **shape(counts, window, group_by, costs),
+        "internal_left_out": _left_out(left_out),
         "deployments": {
             "total": sum(by_outcome.values()),
             "by_outcome": _outcomes(by_outcome),
@@ -399,9 +427,10 @@ def scan_report(
     """The report's sections from the log's records (the reference for the SQL path)."""
     from .query import ActionFilter
 
+    left_out: Counter[str] | None = None if include_internal else Counter()
     rows = slim_rows(
         log, window, project=project, agent=agent, include_archive=include_archive,
-        include_internal=include_internal,
+        include_internal=include_internal, left_out=left_out,
     )  # fmt: skip
     costs = scan_overhead(
         log, window.since_ts, window.until_ts, project=project, agent=agent,
@@ -432,12 +461,25 @@ def scan_report(
     getattr(found, "close", lambda: None)()
     return {
         **sections,
+        "internal_left_out": _left_out(left_out),
         "deployments": {
             "total": sum(by_outcome.values()),
             "by_outcome": _outcomes(by_outcome),
             "recent": deploys,
         },
         "recent_failures": failures,
+    }
+
+
+def _left_out(counts: Counter[str] | None) -> InternalLeftOut | None:
+    """What the report left out of lorebook's own bookkeeping (None: nothing was, it was asked
+    for with `include_internal`), so its totals reconcile with `lore actions`."""
+    if counts is None:
+        return None
+    return {
+        "count": sum(counts.values()),
+        "by_type": [{"type": k, "count": n} for k, n in sorted(counts.items(), key=_by_count)],
+        "why": "lorebook's own bookkeeping (" + ", ".join(INTERNAL_TYPES) + ")",
     }
 
 

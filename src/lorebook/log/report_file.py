@@ -20,6 +20,38 @@ def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f}%"
 
 
+def duration(seconds: float | None) -> str:
+    """Seconds as people read them: `850ms`, `4.2s`, `30m 40s`, `2h 5m`, `3d 4h`; "-" unknown."""
+    if seconds is None:
+        return "-"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    whole = round(seconds)
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m {secs}s"
+
+
+def left_out_line(report: Mapping[str, Any]) -> str | None:
+    """What a report left out of lorebook's own bookkeeping, so its counts reconcile with
+    `lore actions` (None when nothing was left out)."""
+    left = report.get("internal_left_out")
+    if not left or not left["count"]:
+        return None
+    kinds = ", ".join(f"{t['type']} {t['count']}" for t in left["by_type"])
+    return (
+        f"Left out: {left['count']} internal actions ({kinds}), lorebook's own bookkeeping; "
+        "--include-internal counts them"
+    )
+
+
 def when(ts: str) -> str:
     """A canonical timestamp as "YYYY-MM-DD HH:MM"."""
     return f"{ts[:10]} {ts[11:16]}"
@@ -45,6 +77,7 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
         f"Busiest day: {busiest['day']} ({busiest['count']})" if busiest else "Busiest day: -",
         f"Active projects: {', '.join(s['active_projects']) or '-'}",
         f"Sessions: {s['sessions']}; agents: {', '.join(s['agents']) or '-'}",
+        *filter(None, [left_out_line(report)]),
     ]  # fmt: skip
 
 
@@ -130,10 +163,11 @@ def render_markdown(
     else:
         out.append("No actions.")
     if report["average_duration"]:
-        out += ["", "## Average duration by type", "", "| type | n | avg (s) | max (s) |",
+        out += ["", "## Average duration by type", "", "| type | n | average | longest |",
                 "|---|---|---|---|"]  # fmt: skip
         out += [
-            f"| {a['type']} | {a['count']} | {a['avg_seconds']:.3f} | {a['max_seconds']:.3f} |"
+            f"| {a['type']} | {a['count']} | {duration(a['avg_seconds'])} | "
+            f"{duration(a['max_seconds'])} |"
             for a in report["average_duration"]
         ]
     if report["overhead"]:

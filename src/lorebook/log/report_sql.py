@@ -28,13 +28,15 @@ class Tally:
 
     `durations[type]` is (count, sum, max) of `duration_s`; `overhead[type]` is (count, sum,
     max, p95) of the overhead in ms (`overhead.by_action_type`); `by_type_outcome[type]` counts
-    each type's actions by outcome (filled by SQL, where it also answers the deployments).
+    each type's actions by outcome (it also answers the deployments); `day_failures[day]` the
+    failures of each day (the failure series beside the total).
     """
 
     def __init__(self) -> None:
         self.outcomes: Counter[str] = Counter()
         self.types: Counter[str] = Counter()
         self.days: Counter[str] = Counter()
+        self.day_failures: Counter[str] = Counter()
         self.hours = [0] * 24
         self.projects: Counter[str] = Counter()
         self.agents: set[str] = set()
@@ -131,6 +133,8 @@ def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
         if part == 0:  # (hour, outcome)
             t.outcomes[other] += n
             t.days[key[:10]] += n
+            if other == "failure":
+                t.day_failures[key[:10]] += n
             t.hours[int(key[11:13])] += n
             if group_by == "day":
                 t.groups.setdefault(key[:10], Counter())[other] += n
@@ -184,3 +188,13 @@ def overhead_costs(
         args.append(kind)
     rows = conn.execute(sql + " AND overhead IS NOT NULL ORDER BY ts, id", args)
     return [(k, record_label(k, t, e), ms) for k, t, e, ms in rows]
+
+
+def internal_counts(conn: sqlite3.Connection, scope: Scope) -> Counter[str]:
+    """How many of lorebook's own bookkeeping actions (`model.INTERNAL_TYPES`) the window holds,
+    by type: what a report leaves out says so. `scope` is built with `include_internal=True`."""
+    marks = ", ".join("?" * len(INTERNAL_TYPES))
+    rows = scope.rows(
+        conn, "type, count(*)", f"AND records.type IN ({marks}) GROUP BY type", INTERNAL_TYPES
+    )
+    return Counter({kind: n for kind, n in rows})

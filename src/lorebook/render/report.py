@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..log.report_file import one_line, pct, summary_lines, when
+from ..log.report_file import duration, one_line, pct, summary_lines, when
 from .table import columns
 
 __all__ = ["render_text", "summary_lines"]
@@ -47,7 +47,8 @@ def render_text(report: Mapping[str, Any]) -> str:
     if report["average_duration"]:
         out += ["", "Average duration by type:"]
         out += columns(None, (
-            ("", a["type"], f"{a['avg_seconds']:.3f} s", f"(n={a['count']})")
+            ("", a["type"], f"avg {duration(a['avg_seconds'])}",
+             f"max {duration(a['max_seconds'])}", f"(n={a['count']})")
             for a in report["average_duration"]
         ), right=(2,))  # fmt: skip
     if report["overhead"]:
