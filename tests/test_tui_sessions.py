@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Input, Static
 from lorebook import Lorebook
 from lorebook.tui.app import make_app
 from lorebook.tui.sessions import ResumeScreen, SessionsTab
+from search_fixtures import age_learnings, write_learning
 from test_mcp_fresh import catalog_build_held, catalog_built, long_log
 from test_tui import settle
 
@@ -148,3 +149,32 @@ async def test_sessions_filter_and_sort_and_typing_fires_no_hotkey(
         assert [s.project for s in tab.sessions] == ["api", "api", "web", "web"]
         await pilot.press("1", "slash", *"status=bogus", "enter")
         await settle(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", SIZES)
+async def test_learnings_tab_lists_the_published_ones_newest_first_before_any_query(
+    store: Path, size: tuple[int, int]
+) -> None:
+    (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
+    for n, (created, word) in enumerate(
+        [("2026-09-01", "cache"), ("2026-11-01", "queue"), ("2026-10-01", "zebrafish")]
+    ):
+        write_learning(store, f"lesson-{n}", title=f"Lesson {n}", created=created,
+                       body=f"## Key Takeaway\nMind the {word}.")  # fmt: skip
+    write_learning(store, "a-draft", folder="learnings/drafts", title="Not yet", status="draft")
+    age_learnings(store)
+    book = Lorebook.open(store, env={})
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("3")
+        table = app.query_one("#learn-results", DataTable)
+        await settle(pilot, lambda: table.row_count == 3)
+        assert keys(table) == ["lesson-1", "lesson-2", "lesson-0"]
+        assert [str(table.get_row_at(0)[i]) for i in (0, 1, 2)] == ["-", "Lesson 1", "0"]
+        assert "3 published learning(s), newest first" in text_of(app, "#learn-mode")
+        await pilot.press("slash", *"zebrafish", "enter")
+        await settle(pilot, lambda: keys(table) == ["lesson-2"], timeout=20)
+        await pilot.press("slash", *["backspace"] * 9)  # an emptied query lists them again
+        await settle(pilot, lambda: table.row_count == 3)
+        assert "newest first" in text_of(app, "#learn-mode")
