@@ -467,11 +467,12 @@ class Lorebook:
 
         from .child import BUILD_CATALOG, run_child
 
-        index, view = self.index, self.action_log.catalog  # made here, never in the thread
+        view = self.action_log.catalog  # made here, never in the thread
         if self.catalog_building or not view.enabled or view.catalog.exists():
             return False
         if long_only and not view.long_history():
             return False
+        index = self.index  # where a failed build is said (and searches hear of it)
         done = self._catalog_building = threading.Event()
         view.enabled = False  # until the build is done: see the docstring
 
