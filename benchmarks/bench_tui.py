@@ -45,6 +45,13 @@ async def main():
             await pilot.pause(0.01)
         print("sessions", time.perf_counter(), flush=True)
         print("cpu", time.process_time(), flush=True)  # less sensitive to a shared machine
+        if len(sys.argv) > 2:  # --no-catalog: then the whole table, once the build is done
+            print("building", int(app.book.catalog_building), flush=True)
+            await asyncio.to_thread(app.book.wait_for_catalog)
+            status = app.query_one("#sessions-status")
+            while app.book.catalog_building or "Building" in str(status.render()):
+                await pilot.pause(0.05)  # the table is filled again once the build is done
+            print("built", time.perf_counter(), flush=True)
 
 asyncio.run(main())
 """
@@ -53,14 +60,31 @@ asyncio.run(main())
 def first_paint(store: Path) -> tuple[float, float, float]:
     """Seconds from spawning to the first paint and to the sessions table filled, and the
     CPU seconds the process had used by then (all threads)."""
+    marks = run_child(store)
+    return marks["painted"], marks["sessions"], marks["cpu"]
+
+
+def run_child(store: Path, *extra: str) -> dict[str, float]:
+    """The child's marks, times in seconds from spawning it."""
     started = time.perf_counter()  # perf_counter is CLOCK_MONOTONIC: comparable across processes
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(store)], capture_output=True, text=True, check=True,
-        env={**os.environ, "NO_COLOR": "1"},
+        [sys.executable, "-c", CHILD, str(store), *extra], capture_output=True, text=True,
+        check=True, env={**os.environ, "NO_COLOR": "1"},
     )
-    marks = dict(line.split() for line in done.stdout.splitlines())
-    painted, shown = float(marks["painted"]) - started, float(marks["sessions"]) - started
-    return painted, shown, float(marks["cpu"])
+    lines = (line.split() for line in done.stdout.splitlines())
+    marks = {key: float(value) for key, value in lines}
+    for key in ("painted", "sessions", "built"):
+        if key in marks:
+            marks[key] -= started
+    return marks
+
+
+def without_catalog(store: Path) -> dict[str, float]:
+    """A fresh clone's first screen: the catalog removed, the TUI shows the last days at once
+    and builds it in the background; sessions shown, and the whole table once built."""
+    for path in (store / ".lore" / "cache").glob("catalog.sqlite*"):
+        path.unlink()
+    return run_child(store, "--no-catalog")
 
 
 def rss_mib() -> float:
@@ -124,6 +148,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--session-actions", type=int, default=0)
     parser.add_argument("--pages", type=int, default=0)
+    parser.add_argument("--no-catalog", action="store_true",
+                        help="also time the first screen of --store with its catalog removed")
     parser.add_argument("--json-out")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -147,6 +173,15 @@ def main() -> None:
             opened = open_session(Path(tmp), args.session_actions)
             results["session_open_s"] = opened
             print(f"open a {args.session_actions}-action session: {fmt_ms(opened)}")
+        if args.no_catalog:
+            fresh = [without_catalog(store) for _ in range(max(1, args.runs // 2))]
+            results["no_catalog_sessions_p50_s"] = median([m["sessions"] for m in fresh])
+            results["no_catalog_built_p50_s"] = median([m["built"] for m in fresh])
+            results["no_catalog_building_at_first_paint"] = all(m["building"] for m in fresh)
+            print(f"without a catalog: sessions shown p50 "
+                  f"{fmt_ms(results['no_catalog_sessions_p50_s'])} (building in the background: "
+                  f"{results['no_catalog_building_at_first_paint']}), whole table p50 "
+                  f"{fmt_ms(results['no_catalog_built_p50_s'])} ({len(fresh)} runs)")
         if args.pages:
             memory = page_through(store, args.pages)
             results["rss_mib_by_page"] = memory

@@ -20,6 +20,7 @@ from .paths import require_store
 from .problems import ignore
 from .timeutil import utcnow
 
+PARTIAL_DAYS = 7  # what `partial_window` reads of the log while the catalog is being built
 TYPE_CHECKING = False  # typing costs milliseconds on every cold read; mypy still sees it
 if TYPE_CHECKING:
     import threading
@@ -340,17 +341,26 @@ class Lorebook:
         project: str | None = None,
         agent: str | None = None,
         status: str | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        text: str | None = None,
         now: datetime | None = None,
         limit: int | None = None,
         on_problem: OnProblem = ignore,
     ) -> list[SessionInfo]:
         """Every session with its status, most recently active first (only the first `limit`:
-        a viewer's first page without reading tens of thousands)."""
+        a viewer's first page without reading tens of thousands). `since`: active then or
+        later (without a catalog only the shards from that day on are read, so a session's
+        earlier days are not counted); `until`: started before; `text`: in its id, project,
+        agent, type, status or end reason (any case). Times as for `actions`."""
         return self.action_log.sessions(
             now=now or utcnow(),
             project=project,
             agent=agent,
             status=status,
+            since=since,
+            until=until,
+            text=text,
             limit=limit,
             on_problem=on_problem,
         )
@@ -427,37 +437,16 @@ class Lorebook:
 
     def prepare_in_background(self) -> None:
         """For a long-lived process whose calls must answer at once (`lore mcp`): build the
-        action catalog (a fresh clone of a long log has none, and every query reads all shards
-        until one exists) and the search index (`SearchIndex.build_in_background`; on a fresh
-        clone it embeds every learning), each by a child process (`lorebook.child`) that a
-        daemon thread waits for, so this process's calls never wait on them nor on the GIL. An
-        index that exists is refreshed in the thread itself (one process writes it at a time).
-        Until the catalog is built (`catalog_building`), this book's queries read the shards as
-        without one (never waiting on the build's write) and searches rank without the
-        application figures, which only the whole log could give."""
-        import threading
+        action catalog (`build_catalog_in_background`) and the search index
+        (`SearchIndex.build_in_background`; on a fresh clone it embeds every learning), each by
+        a child process (`lorebook.child`) that a daemon thread waits for, so this process's
+        calls never wait on them nor on the GIL. An index that exists is refreshed in the thread
+        itself (one process writes it at a time). Until the catalog is built, searches rank
+        without the application figures, which only the whole log could give."""
+        from .child import BUILD_INDEX, run_child
 
-        from .child import BUILD_CATALOG, BUILD_INDEX, run_child
-
-        index, view = self.index, self.action_log.catalog  # made here, never in the thread
-        if view.enabled and not view.catalog.exists():
-            done = self._catalog_building = threading.Event()
-            view.enabled = False  # until the build is done: see the docstring
-
-            def build() -> None:
-                try:
-                    problem = run_child(BUILD_CATALOG, self.root, self.env)
-                    if problem is not None:  # queries go on without a catalog, as before
-                        shown = self.sanitizer.redact_text(problem)[0]
-                        index.warn(
-                            Notice("the action catalog could not be built ({})", shown),
-                            standing=True,
-                        )
-                finally:
-                    view.enabled = True
-                    done.set()
-
-            threading.Thread(target=build, name="lore-catalog-build", daemon=True).start()
+        index = self.index  # made here, never in the thread
+        self.build_catalog_in_background()
 
         def build_index() -> None:
             problem = run_child(BUILD_INDEX, self.root, self.env)
@@ -465,6 +454,54 @@ class Lorebook:
                 raise LoreError("{}", self.sanitizer.redact_text(problem)[0])
 
         index.build_in_background(None if index.exists() else build_index)
+
+    def build_catalog_in_background(self, *, long_only: bool = False) -> bool:
+        """Build a missing action catalog (a fresh clone of a long log has none, and every
+        query reads all shards until one exists) by a child process that a daemon thread waits
+        for, reporting its progress to `on_progress`; True when a build was started. With
+        `long_only`, only for a log too long for a query to build it at once (more than
+        `catalog.auto_build_days` days; `lore tui`: a short one is read whole). Until it
+        is done (`catalog_building`), this book's queries read the shards as without one (never
+        waiting on the build's write): `partial_window` says how to keep them short."""
+        import threading
+
+        from .child import BUILD_CATALOG, run_child
+
+        view = self.action_log.catalog  # made here, never in the thread
+        if self.catalog_building or not view.enabled or view.catalog.exists():
+            return False
+        if long_only and not view.long_history():
+            return False
+        index = self.index  # where a failed build is said (and searches hear of it)
+        done = self._catalog_building = threading.Event()
+        view.enabled = False  # until the build is done: see the docstring
+
+        def build() -> None:
+            try:
+                problem = run_child(BUILD_CATALOG, self.root, self.env, self._progress)
+                if problem is not None:  # queries go on without a catalog, as before
+                    shown = self.sanitizer.redact_text(problem)[0]
+                    index.warn(
+                        Notice("the action catalog could not be built ({})", shown),
+                        standing=True,
+                    )
+            finally:
+                view.enabled = True
+                done.set()
+
+        threading.Thread(target=build, name="lore-catalog-build", daemon=True).start()
+        return True
+
+    def partial_window(self) -> tuple[str | None, str | None]:
+        """`(since, why)` for a question about the whole log: while the action catalog is
+        built in the background, the last `PARTIAL_DAYS` days of shards, read at once, and a
+        note saying so; else `(None, None)`, all of it."""
+        if not self.catalog_building:
+            return None, None
+        return f"{PARTIAL_DAYS}d", (
+            f"the action catalog is being built in the background: only the last {PARTIAL_DAYS} "
+            "days of the log were read; ask again shortly for all of it"
+        )
 
     @property
     def catalog_building(self) -> bool:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+Progress = Callable[[str, int, int], None]  # lorebook.progress's (task, done, total)
 
 # each script yields the CPU to the server's calls (a lower priority), opens the store at
 # argv[1] and does its work; a `LoreError` is one line on stderr and exit 1 (the message is the
@@ -29,26 +31,39 @@ try:
 except LoreError as exc:
     sys.exit(str(exc))
 """
-BUILD_CATALOG = _OPEN.format(work="book.sync_catalog()")
+# the build's progress, one `task<TAB>done<TAB>total` line a step on stdout (`run_child`)
+BUILD_CATALOG = _OPEN.format(
+    work='book.on_progress(lambda *step: print(*step, sep="\\t", flush=True))\n'
+    "    book.sync_catalog()"
+)
 BUILD_INDEX = _OPEN.format(work="book.index.update()")
 
 
-def run_child(script: str, root: Path, env: Mapping[str, str]) -> str | None:
+def run_child(
+    script: str, root: Path, env: Mapping[str, str], progress: Progress | None = None
+) -> str | None:
     """Run `script` on the store at `root` in a child process, to its end: None when it
-    succeeded, else the last line it wrote on stderr (not redacted: the caller does that)."""
+    succeeded, else the last line it wrote on stderr (not redacted: the caller does that).
+    The progress lines it writes on stdout go to `progress` as they come."""
     try:
-        done = subprocess.run(
+        child = subprocess.Popen(
             [sys.executable, "-c", script, str(root)],
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env={**os.environ, **env},  # the interpreter's paths, the store's settings
             cwd=root,
-            check=False,
         )
     except OSError as exc:
         return str(exc.strerror or exc)
-    if done.returncode == 0:
+    with child:
+        assert child.stdout is not None and child.stderr is not None
+        for line in child.stdout:  # the stderr pipe holds a line or a traceback: no deadlock
+            step = line.decode("utf-8", "replace").rstrip("\n").split("\t")
+            if progress is not None and len(step) == 3 and step[1].isdigit() and step[2].isdigit():
+                progress(step[0], int(step[1]), int(step[2]))
+        errors = child.stderr.read()
+    if child.returncode == 0:
         return None
-    text = done.stderr.decode("utf-8", "replace").strip()
-    return text.splitlines()[-1] if text else f"exit status {done.returncode}"
+    text = errors.decode("utf-8", "replace").strip()
+    return text.splitlines()[-1] if text else f"exit status {child.returncode}"

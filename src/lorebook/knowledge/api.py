@@ -60,9 +60,11 @@ class Learnings:
         category: str | None = None,
         tags: Iterable[str] = (),
         stale: bool | None = None,
+        newest_first: bool = False,
         on_problem: OnProblem | None = None,
     ) -> list[Learning]:
-        """Learnings matching every given filter (tags: all of them), oldest id first."""
+        """Learnings matching every given filter (tags: all of them), oldest id first (with
+        `newest_first`: the latest `created` first, ties by id, last first, as a browser lists)."""
         if status is not None and status not in STATUSES:
             raise UsageError("status {!r} is not one of: " + ", ".join(STATUSES), status)
         if kind is not None and kind not in KINDS:
@@ -79,6 +81,8 @@ class Learnings:
         if stale is not None:
             self.mark_stale(found)
             found = [learning for learning in found if learning.stale == stale]
+        if newest_first:
+            found.sort(key=lambda learning: (learning.created, learning.id), reverse=True)
         return found
 
     # -- review through git ----------------------------------------------------------------

@@ -214,25 +214,34 @@ class ActionLog:
         project: str | None = None,
         agent: str | None = None,
         status: str | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        text: str | None = None,
         limit: int | None = None,
         on_problem: OnProblem = ignore,
     ) -> list[SessionInfo]:
-        """Every session with its status, most recently active first (the first `limit`)."""
+        """Every session with its status, most recently active first (the first `limit`);
+        see `Lorebook.sessions` for the filters."""
         if status is not None and status not in STATUSES:
             raise UsageError("status {!r} is not one of: " + ", ".join(STATUSES), status)
         if limit is not None and limit < 1:
             raise UsageError("limit must be a positive number, not {}", limit)
+        first, last = as_timestamp(since, "since"), as_timestamp(until, "until")
+        needle = text.casefold() if text else None
         idle = self.config.sessions.idle_minutes
         infos = self.catalog.sessions(
             project=project,
             agent=agent,
             now=now,
             idle=idle,
-            limit=limit if status is None else None,  # the status is known after the query
+            # the status, times and text are matched after the query
+            limit=limit if status is None and first is last is needle is None else None,
             on_problem=on_problem,
         )
-        if infos is None:
-            records = iter_records(self.layout.actionlog, base=self.root, on_problem=on_problem)
+        if infos is None:  # a scan: only the days from `since` on are opened
+            records = iter_records(
+                self.layout.actionlog, base=self.root, since=first, on_problem=on_problem
+            )
             infos = summarize(redacted(self.sanitizer, records), now, idle)
         found = [
             s
@@ -240,8 +249,17 @@ class ActionLog:
             if (project is None or s.project == project)
             and (agent is None or s.agent == agent)
             and (status is None or s.status == status)
+            and (first is None or (s.last_activity or "") >= first)
+            and (last is None or (s.started or "") < last)
+            and (needle is None or needle in _haystack(s))
         ]
         return found if limit is None else found[:limit]
+
+
+def _haystack(info: SessionInfo) -> str:
+    """What a session's free-text filter looks in: its id, names and how it ended."""
+    fields = (info.id, info.project, info.agent, info.session_type, info.status, info.end_reason)
+    return " ".join(str(f) for f in fields if f).casefold()
 
 
 def _check_limit(limit: int | None) -> None:

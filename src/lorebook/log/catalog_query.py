@@ -98,7 +98,7 @@ class CatalogView:
         if not self.enabled:
             self.unavailable = "disabled by catalog.enabled: false"
             return None
-        if not (create or rebuild or self.catalog.exists()) and self._long_history():
+        if not (create or rebuild or self.catalog.exists()) and self.long_history():
             self.unavailable = (
                 f"no catalog yet and more than {self.auto_build_days} days of log: "
                 "run `lore catalog` once to build it"
@@ -119,7 +119,8 @@ class CatalogView:
         self.unavailable = None
         return conn
 
-    def _long_history(self) -> bool:
+    def long_history(self) -> bool:
+        """More day directories than a query builds a missing catalog for."""
         days = day_names(str(self.catalog.actionlog))
         return any(True for _ in islice(days, self.auto_build_days, None))
 

@@ -28,19 +28,11 @@ Outcome = Literal["success", "failure", "blocked", "in_progress"]
 Limit = Annotated[int, Field(ge=1, le=500)]
 When = Annotated[str, Field(description="7d, 12h, YYYY-MM-DD or a UTC timestamp")]
 SPAWN_SCAN = 2000  # newest spawn actions looked at for subagent status
-PARTIAL_DAYS = 7  # what is read of the log while the catalog is being built
 
 
 def partial_window(book: Lorebook) -> tuple[str | None, str | None]:
-    """`(since, why)` for a question about the whole log: while the action catalog is built
-    in the background (a fresh clone), the last `PARTIAL_DAYS` days of shards, read at once,
-    and a note saying so; else `(None, None)`, all of it."""
-    if not book.catalog_building:
-        return None, None
-    return f"{PARTIAL_DAYS}d", (
-        f"the action catalog is being built in the background: only the last {PARTIAL_DAYS} "
-        "days of the log were read; ask again shortly for all of it"
-    )
+    """`(since, why)` for a question about the whole log (`Lorebook.partial_window`)."""
+    return book.partial_window()
 
 
 class LogTools:

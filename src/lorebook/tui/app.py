@@ -42,8 +42,10 @@ HELP = """\
 | `q` | anywhere | quit |
 | `enter` | sessions | open the session's timeline (`escape` goes back) |
 | `r` | sessions, timeline | the session's resume brief |
-| `/` | actions, learnings | focus the filter / search box (`escape` leaves it) |
-| | | a filter: `type=deploy outcome=failure epic=… since=7d until=…` |
+| `/` | sessions, actions, learnings | focus the filter / search box (`escape` leaves it) |
+| | | sessions: `project=… agent=… status=… since=7d until=…` and words |
+| | | actions: `type=deploy outcome=failure epic=… since=7d until=…` |
+| `s` / `S` | sessions | sort by the next column / reverse (or click a header) |
 | `n` / `p` | sessions, actions, timeline | next / previous page |
 | `f` | actions | follow new actions on/off |
 | `a` | drafts | approve (publish; optional branch for a pull request) |

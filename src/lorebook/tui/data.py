@@ -11,6 +11,7 @@ from lorebook import Lorebook, LoreError, redact_message
 
 STATUS_STYLE = {"active": "green", "ended": "dim", "disconnected": "yellow"}
 OUTCOME_STYLE = {"success": "green", "failure": "red", "blocked": "yellow", "in_progress": "cyan"}
+SESSION_KEYS = ("project", "agent", "status", "since", "until")
 FILTER_KEYS = ("type", "outcome", "project", "agent", "epic", "issue", "session", "since", "until")
 
 
@@ -54,6 +55,26 @@ def parse_filters(text: str) -> dict[str, str]:
         if not value:
             raise LoreError("filter {!r} has no value: write {}=VALUE", key, key)
         found[key] = value
+    return found
+
+
+def parse_session_filters(text: str) -> dict[str, str]:
+    """`project=web status=failed since=7d deploy` -> filters for `Lorebook.sessions`; bare
+    words are free text (matched together). Unknown keys are a LoreError naming them."""
+    found: dict[str, str] = {}
+    words: list[str] = []
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep:
+            words.append(word)
+            continue
+        if key not in SESSION_KEYS:
+            raise LoreError("unknown filter {!r}: use one of {}", key, ", ".join(SESSION_KEYS))
+        if not value:
+            raise LoreError("filter {!r} has no value: write {}=VALUE", key, key)
+        found[key] = value
+    if words:
+        found["text"] = " ".join(words)
     return found
 
 

@@ -15,10 +15,12 @@ from textual.widgets import DataTable, Input, Markdown, Static
 from lorebook import Lorebook, LoreError
 from lorebook.render.progress import progress_status
 
-from .data import failure
+from .data import Collector, failure
+from .messages import StoreWarnings
 from .tables import Row, fill_table
 
 DEBOUNCE = 0.3  # seconds of quiet typing before a search runs
+LISTING = "listing"  # the mode of what is shown with no query: the published learnings
 
 
 def pct(value: float | None) -> str:
@@ -38,6 +40,7 @@ class LearningsTab(Vertical):
         self.mode = "keyword"
         self.results: dict[str, dict[str, Any]] = {}
         self.pending: Timer | None = None
+        self.asked = 0  # searches started: only the last one's results are shown
         self.model_state = ""  # after the mode on the status line: loading, unavailable
 
     def compose(self) -> ComposeResult:
@@ -54,6 +57,7 @@ class LearningsTab(Vertical):
             self.model_state = " (loading the model…)"
             self.label(None)
             self.warm()
+        self.search("")  # what the team knows, before anything is typed
 
     def action_focus_query(self) -> None:
         self.query_one(Input).focus()
@@ -93,6 +97,8 @@ class LearningsTab(Vertical):
         query = self.query_one(Input).value
         if query.strip():
             self.search(query)  # the results shown were keyword ones: rank them again
+        else:  # the listing stays: say so again
+            self.label((len(self.results), LISTING))
 
     def label(self, found: tuple[int, str] | None) -> None:
         """The status line: how the results shown were found, and the model's state."""
@@ -100,6 +106,8 @@ class LearningsTab(Vertical):
         if found is not None:
             count, mode = found
             text = f"{count} result(s) by {mode} search{self.model_state}"
+            if mode == LISTING:
+                text = f"{count} published learning(s), newest first (/ to search)"
         self.query_one("#learn-mode", Static).update(text)
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -114,10 +122,16 @@ class LearningsTab(Vertical):
         self.search(event.value)
         self.query_one(DataTable).focus()
 
-    @work(thread=True, exclusive=True, group="search")
     def search(self, query: str) -> None:
+        """Search (or list, for an empty query) in a worker; only the newest one's answer is
+        shown (a thread that was superseded still finishes and calls back)."""
+        self.asked += 1
+        self.run_search(query, self.asked)
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_search(self, query: str, asked: int) -> None:
         if not query.strip():
-            self.app.call_from_thread(self.show, [], self.mode)
+            self.listing(asked)
             return
         mode = self.mode  # hybrid only once the model has answered (see warm)
         try:
@@ -126,15 +140,47 @@ class LearningsTab(Vertical):
             self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
             return
         used = found.mode if mode == "hybrid" else "keyword"
-        self.app.call_from_thread(self.show, [r.to_dict() for r in found], used)
+        self.app.call_from_thread(self.show, [r.to_dict() for r in found], used, asked)
 
-    def show(self, results: list[dict[str, Any]], mode: str) -> None:
+    def listing(self, asked: int) -> None:
+        """With no query (in the search worker): every published learning, newest first, with
+        its figures from the log (none while the catalog is built: they would read it all)."""
+        problems = Collector()
+        try:
+            found = self.book.learnings.query(
+                status="published", newest_first=True, on_problem=problems
+            )
+            self.book.learnings.mark_stale(found)
+            figures = None if self.book.catalog_building else self.book.knowledge.ranking_figures()
+        except LoreError as exc:
+            self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
+            return
+        results = []
+        for learning in found:
+            applications, success, _ = figures(learning.id) if figures else (0, None, 0)
+            results.append(
+                {
+                    "id": learning.id,
+                    "title": learning.title,
+                    "similarity": None,
+                    "applications": applications,
+                    "success_rate": success,
+                    "stale": learning.stale,
+                }
+            )
+        if problems.lines:
+            self.post_message(StoreWarnings("learnings", problems.lines))
+        self.app.call_from_thread(self.show, results, LISTING, asked)
+
+    def show(self, results: list[dict[str, Any]], mode: str, asked: int | None = None) -> None:
+        if asked is not None and asked != self.asked:
+            return  # a newer search is under way
         self.label((len(results), mode))
         self.results = {r["id"]: r for r in results}
         rows: list[Row] = [
             (
                 (
-                    pct(r["similarity"]),
+                    "-" if r["similarity"] is None else pct(r["similarity"]),
                     r["title"],
                     str(r["applications"]),
                     pct(r.get("success_rate")),

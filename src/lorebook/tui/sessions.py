@@ -11,10 +11,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Header, Markdown, Static
+from textual.widgets import DataTable, Footer, Header, Input, Markdown, Static
 
 from lorebook import Lorebook, LoreError
 from lorebook.render.actions import resume_brief
+from lorebook.render.progress import progress_status
 
 from .data import (
     OUTCOME_STYLE,
@@ -22,6 +23,7 @@ from .data import (
     Collector,
     duration,
     failure,
+    parse_session_filters,
     pretty_record,
     selected_key,
     short_ts,
@@ -31,15 +33,36 @@ from .tables import Row, fill_table
 
 PAGE = 500  # timeline rows in the table at a time
 SESSIONS_PAGE = 200
+BUILD_POLL = 0.5  # seconds between looks at a background catalog build
 EMPTY = "No sessions yet: agents start them with `lore log`; try `lore demo DIR` for a sample."
+FILTER_HINT = "filter: project= agent= status= since=7d until= words (enter)"
+COLUMNS = ("project", "agent", "started", "last activity", "actions", "status")
+FIRST_DESCENDING = {"started", "last activity", "actions"}  # newest / most first
+
+
+def sort_value(session: Any, column: int) -> tuple[bool, Any]:
+    """A session's value in `COLUMNS[column]`, sortable (missing values last)."""
+    value = (
+        session.project,
+        session.agent,
+        session.started,
+        session.last_activity,
+        session.action_count,
+        session.status,
+    )[column]
+    return (value is None, value if value is not None else "")
 
 
 class SessionsTab(Vertical):
-    """The sessions table (most recently active first)."""
+    """The sessions table (most recently active first), a filter, and a status line."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Timeline"),
         Binding("r", "resume", "Resume brief"),
+        Binding("slash", "filter", "Filter"),
+        Binding("s", "sort", "Sort"),
+        Binding("S", "reverse", "Reverse", show=False),
+        Binding("escape", "leave_filter", "Back to the table", show=False),
         Binding("n", "next_page", "Next page", show=False),
         Binding("p", "previous_page", "Prev page", show=False),
     ]
@@ -51,34 +74,90 @@ class SessionsTab(Vertical):
         self.complete = False  # False: `sessions` is the first page (and one more) only
         self.page = 0
         self.loaded = False
+        self.filters: dict[str, str] = {}
+        self.sort: tuple[int, bool] | None = None  # (column, descending); None: last active
+        self.partial: str | None = None  # the days read while the catalog is being built
+        self.step: tuple[str, int, int] | None = None  # the build's last progress report
+        self.watch: Any = None
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield Input(placeholder=FILTER_HINT, id="sessions-filter")
+        yield Static("", id="sessions-status", classes="status")
         yield Static(EMPTY, id="sessions-empty", classes="empty")  # shown once read and empty
+        yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("project", "agent", "started", "last activity", "actions", "status")
+        self.query_one(DataTable).add_columns(*COLUMNS)
         self.query_one("#sessions-empty").display = False
+        self.book.on_progress(self.heard)  # before the build starts: it reports from a thread
+        try:
+            building = self.book.build_catalog_in_background(long_only=True)
+        except LoreError as exc:
+            self.app.notify(failure(exc, self.book), severity="warning")
+            building = False
+        if building:
+            self.watch = self.set_interval(BUILD_POLL, self.check_build)
+        self.show_status()
         self.reload()
+
+    def heard(self, task: str, done: int, total: int) -> None:
+        """The library's progress callback (any thread): kept for the next status line."""
+        self.step = (task, done, total)
+
+    def check_build(self) -> None:
+        """While the catalog is built: its progress; once built: every session, read again."""
+        if self.book.catalog_building:
+            self.show_status()
+            return
+        self.watch.stop()
+        self.step = None
+        self.reload()
+
+    def show_status(self) -> None:
+        parts: list[str] = []
+        if self.book.catalog_building:
+            step = progress_status(*self.step) if self.step else "Building the action catalog…"
+            parts.append(f"{step} in the background")
+            if self.partial:
+                parts.append(f"last {self.partial.removesuffix('d')} days")
+        elif self.loaded:  # while building, the line has no room for the count
+            count = f"{len(self.sessions)}" if self.complete else f"over {SESSIONS_PAGE}"
+            parts.append(f"{count} session(s)")
+        if self.sort is not None:
+            column, descending = self.sort
+            parts.append(f"by {COLUMNS[column]} {'↓' if descending else '↑'}")
+        self.query_one("#sessions-status", Static).update(" · ".join(parts))
+
+    def query_args(self) -> dict[str, Any]:
+        """The filter's arguments for `Lorebook.sessions`; while the catalog is built, only
+        the last days (`Lorebook.partial_window`) unless the filter names a `since`."""
+        args: dict[str, Any] = dict(self.filters)
+        since, _ = self.book.partial_window()
+        self.partial = since if since and "since" not in args else None
+        if self.partial:
+            args["since"] = self.partial
+        return args
 
     @work(thread=True, exclusive=True, group="sessions")
     def reload(self) -> None:
         """Read the first page of sessions off the UI thread (the frame paints first); a
-        store of two years holds tens of thousands, read only when `n` pages past them."""
+        store of two years holds tens of thousands, read only when `n` pages past them (or a
+        sort asks for all of them)."""
         problems = Collector()
+        limit = None if self.sort is not None else SESSIONS_PAGE + 1
         try:
-            sessions = self.book.sessions(limit=SESSIONS_PAGE + 1, on_problem=problems)
+            args = self.query_args()
+            sessions = self.book.sessions(limit=limit, on_problem=problems, **args)
         except LoreError as exc:
             self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
             return
-        self.app.call_from_thread(self.fill, sessions, problems.lines)
+        self.app.call_from_thread(self.fill, sessions, problems.lines, complete=limit is None)
 
     @work(thread=True, exclusive=True, group="sessions")
     def read_all(self, page: int) -> None:
-        """Every session, once, when the user pages past the first page."""
+        """Every matching session, once, when the user pages past the first page."""
         try:
-            sessions = self.book.sessions()
+            sessions = self.book.sessions(**self.query_args())
         except LoreError as exc:
             self.app.call_from_thread(self.app.notify, failure(exc, self.book), severity="error")
             return
@@ -90,11 +169,21 @@ class SessionsTab(Vertical):
         if problems:
             self.post_message(StoreWarnings("sessions", problems))
         self.loaded = True
+        if self.sort is not None:
+            column, descending = self.sort
+            sessions = sorted(sessions, key=lambda s: sort_value(s, column), reverse=descending)
         self.sessions = sessions
         self.complete = complete or len(sessions) <= SESSIONS_PAGE
         self.show_page(page)
-        self.query_one("#sessions-empty").display = not sessions
-        self.query_one(DataTable).display = bool(sessions)
+        empty = self.query_one("#sessions-empty", Static)
+        if self.filters:
+            empty.update("No sessions match the filter (escape, then / to change it).")
+        elif self.partial:
+            empty.update(f"No sessions in the last {self.partial.removesuffix('d')} days yet.")
+        else:
+            empty.update(EMPTY)
+        empty.display = not sessions
+        self.show_status()
 
     def show_page(self, page: int) -> None:
         """`SESSIONS_PAGE` sessions from `page` on, most recently active first (a table
@@ -116,6 +205,50 @@ class SessionsTab(Vertical):
         if len(self.sessions) > SESSIONS_PAGE:
             total = f"{len(self.sessions)}" if self.complete else f"over {SESSIONS_PAGE}"
             self.app.sub_title = f"{total} sessions · page {page + 1} (n/p) · {self.book.root}"
+
+    def action_filter(self) -> None:
+        self.query_one(Input).focus()
+
+    def action_leave_filter(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            self.filters = parse_session_filters(event.value)
+        except LoreError as exc:
+            self.app.notify(failure(exc, self.book), severity="error")
+            return
+        self.query_one(DataTable).focus()
+        self.reload()
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        column = event.column_index
+        if self.sort is not None and self.sort[0] == column:
+            self.action_reverse()
+        else:
+            self.sort_by(column, COLUMNS[column] in FIRST_DESCENDING)
+
+    def action_sort(self) -> None:
+        """The next column (after the last one: most recently active first again)."""
+        column = 0 if self.sort is None else self.sort[0] + 1
+        if column >= len(COLUMNS):
+            self.sort = None
+            self.reload()
+        else:
+            self.sort_by(column, COLUMNS[column] in FIRST_DESCENDING)
+
+    def action_reverse(self) -> None:
+        if self.sort is not None:
+            self.sort_by(self.sort[0], not self.sort[1])
+
+    def sort_by(self, column: int, descending: bool) -> None:
+        self.sort = (column, descending)
+        if self.complete:  # all of them are here: no need to read them again
+            self.fill(self.sessions, [], complete=True)
+        else:
+            self.reload()
 
     def action_next_page(self) -> None:
         if not self.complete:
