@@ -59,6 +59,8 @@ EXITS: dict[tuple[str, str], str] = {
              "lorebook.hooks.admin"),
     **_exits("lorebook.hooks.entry", "`lore import` reads a client's past sessions: long work, "
              "run by hand", "lorebook.hooks.importer.command"),
+    **_exits("lorebook.cli.queryspec", "`lore report --html` writes a page for people, not a "
+             "hook's or an agent's per-call answer", "lorebook.render.report_html"),
     **_exits("lorebook.cli.longwork", "the note shown while a fresh clone's catalog is built",
              "lorebook.render.catalog"),
     **_exits("lorebook.book", "the facade opens each domain on first use; no cold path asks "

@@ -3,8 +3,7 @@
 A lead attaches it to a pull request or a CI run, so it carries everything inline: CSS in a
 `<style>` element, the per-day chart as inline SVG, no script, no font, no link to anything.
 Pure: the report (`Lorebook.report`) and its sessions in, a string out; every value escaped.
-
-Core module: standard library only, see docs/architecture.md#core.
+Loaded only with `--html`, so not on the report's cold path.
 """
 
 from __future__ import annotations
