@@ -234,3 +234,17 @@ def wait_for(check: Any, seconds: float = 60) -> Any:
         if found or time.monotonic() > deadline:
             return found
         time.sleep(0.3)
+
+
+def rls_lesson(book: Any) -> str:
+    """Publish the lesson the real-agent tests ask about; its id is the marker looked for in
+    the requests the scripted model receives."""
+    found = book.learnings.new(
+        title="Supabase RLS blocks INSERT with the anon key",
+        category="database",
+        tags=["rls", "supabase"],
+        publish=True,
+        body="## Problem\nInserts fail under RLS.\n\n## Key Takeaway\n"
+        "Use the service role key for server-side inserts under RLS.\n",
+    )
+    return str(found.id)

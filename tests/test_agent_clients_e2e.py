@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, git, lore, require_real, stored, wait_for
+from conftest import clean_env, git, lore, require_real, rls_lesson, stored, wait_for
 from lorebook import Lorebook
 from scripted_wires import Wires, scripted_wires
 
@@ -93,11 +93,7 @@ def lore_store(repo: Path) -> str:
     # a loaded CI machine may take longer than the 1 s default to import the search stack
     (repo / ".lore" / "config.yaml").write_text("hooks:\n  budget_seconds: 60\n")
     book = Lorebook.open(repo, env={})
-    lesson = book.learnings.new(
-        title="Supabase RLS blocks INSERT with the anon key", category="database",
-        tags=["rls", "supabase"], publish=True,
-        body="## Problem\nInserts fail under RLS.\n\n## Key Takeaway\n"
-             "Use the service role key for server-side inserts under RLS.\n").id  # fmt: skip
+    lesson = rls_lesson(book)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "lorebook")
     return lesson

@@ -14,7 +14,16 @@ from typing import Any
 
 import pytest
 
-from conftest import clean_env, git, lore, require_real, stored, stored_actions, wait_for
+from conftest import (
+    clean_env,
+    git,
+    lore,
+    require_real,
+    rls_lesson,
+    stored,
+    stored_actions,
+    wait_for,
+)
 from lorebook import Lorebook
 from scripted_model import Model, scripted_model, tool_results
 
@@ -64,11 +73,7 @@ def test_claude_code_sessions_are_logged_and_briefed(claude: Path, repo: Path) -
     # the budget itself is tested in test_hooks.py
     (repo / ".lore" / "config.yaml").write_text("hooks:\n  budget_seconds: 60\n")
     book = Lorebook.open(repo, env={})
-    lesson = book.learnings.new(
-        title="Supabase RLS blocks INSERT with the anon key", category="database",
-        tags=["rls", "supabase"], publish=True,
-        body="## Problem\nInserts fail under RLS.\n\n## Key Takeaway\n"
-             "Use the service role key for server-side inserts under RLS.\n").id  # fmt: skip
+    lesson = rls_lesson(book)
     book.learnings.new(title="Docker builds miss the cache", tags=["docker"], publish=True,
                        body="## Key Takeaway\nCopy the lock file before the sources.\n")
     git(repo, "add", "-A")
