@@ -55,7 +55,12 @@ def test_the_api_and_the_text_report_agree(busy: Path) -> None:
     assert book.report(days=1)["summary"]["total_actions"] == 1
     assert book.report(days=1, include_internal=True)["summary"]["total_actions"] == 9
     text = lore("report", "--days", "1", env=clean_env(busy))
-    assert text.code == 0 and "learning_draft" not in text.out
+    assert text.code == 0 and "Total actions: 1\n" in text.out
+    # internal actions are not counted, and the report says so: 1 counted + 8 left out = 9
+    (note,) = [line for line in text.out.splitlines() if "learning_draft" in line]
+    assert "--include-internal" in note and "bookkeeping" in note
+    counted = text.out.replace(note, "")
+    assert "learning_draft" not in counted
 
 
 def test_internal_types_are_the_ones_lorebook_writes() -> None:

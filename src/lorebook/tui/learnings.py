@@ -108,6 +108,7 @@ class LearningsTab(Vertical):
             text = f"{count} result(s) by {mode} search{self.model_state}"
             if mode == LISTING:
                 text = f"{count} published learning(s), newest first (/ to search)"
+                text += self.model_state  # the model's state stays in view
         self.query_one("#learn-mode", Static).update(text)
 
     def on_input_changed(self, event: Input.Changed) -> None:
