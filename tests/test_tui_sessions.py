@@ -5,6 +5,11 @@ held by SIGSTOP (`catalog_build_held`) so that "not built yet" never depends on 
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +21,7 @@ from lorebook import Lorebook
 from lorebook.tui.app import make_app
 from lorebook.tui.sessions import ResumeScreen, SessionsTab
 from search_fixtures import age_learnings, write_learning
-from test_mcp_fresh import catalog_build_held, catalog_built, long_log
+from test_mcp_fresh import catalog_built, catalog_children, long_log
 from test_tui import settle
 
 SIZES = [(80, 24), (120, 32)]
@@ -30,17 +35,55 @@ def text_of(app: Any, selector: str) -> str:
     return str(app.query_one(selector, Static).render())
 
 
+
+class Stopped:
+    """The catalog build's child, which stops itself (SIGSTOP) as its first statement, until
+    `release`: it cannot end before the test sees it, however busy the app keeps the GIL."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.pids = root, list[int]()
+
+    def wait(self) -> None:
+        deadline = time.monotonic() + 120
+        while not self.pids:
+            assert time.monotonic() < deadline, "the app started no catalog build process"
+            self.pids = catalog_children(self.root)
+            time.sleep(0.01)
+
+    def release(self) -> None:
+        for pid in self.pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+
+@contextlib.contextmanager
+def stopped_children(monkeypatch: pytest.MonkeyPatch, root: Path) -> Iterator[Stopped]:
+    from lorebook import child
+
+    held, real = Stopped(root), child.run_child
+    stop = "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)\n"
+
+    def run_child(script: str, *args: Any, **kwargs: Any) -> Any:
+        return real(stop + script, *args, **kwargs)
+
+    monkeypatch.setattr(child, "run_child", run_child)
+    try:
+        yield held
+    finally:
+        held.release()
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("size", SIZES)
 async def test_without_a_catalog_the_last_days_show_at_once_and_every_session_once_built(
-    store: Path, size: tuple[int, int]
+    store: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seeded = long_log(store)  # 70 days: more than a query builds a catalog for
     every = {s.id for s in Lorebook.open(store, env={}).sessions()}
     assert not catalog_built(store)
     book = Lorebook.open(store, env={})
     app = make_app(book, load_model=False)
-    with catalog_build_held(store) as held:
+    with stopped_children(monkeypatch, store) as held:
         async with app.run_test(size=size) as pilot:
             tab = app.query_one(SessionsTab)
             table = app.query_one("#sessions-table", DataTable)
