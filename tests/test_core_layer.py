@@ -446,3 +446,16 @@ def test_dialect_checker_fails_on_each_core_trick_outside_the_core(
     found = dialect_violations(modules, core)
     assert len(found) == 1 and says in found[0], found
     assert dialect_violations(modules, core | {"pkg.plain"}) == []  # in the core: its dialect
+
+
+def test_the_architecture_doc_counts_the_core_as_the_markers_do(modules: dict[str, Path]) -> None:
+    """docs/architecture.md says how many modules are core; the markers are the truth."""
+    import re
+
+    text = (SRC.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    found = re.search(r"(\d+) of the (\d+) modules", text)
+    assert found, "docs/architecture.md#core no longer says 'N of the M modules'"
+    core = len(marked(modules))
+    assert (int(found[1]), int(found[2])) == (core, len(modules)), (
+        f"docs/architecture.md#core says {found[1]} of the {found[2]} modules are core; the "
+        f"markers say {core} of {len(modules)}: update the sentence")
