@@ -110,8 +110,8 @@ async def test_the_resume_brief_scrolls_from_the_keyboard_at_once(
     with book.session(agent="PS", project="shop") as session:
         for n in range(40):
             session.log("tool_call", context={"tool": "Edit", "file": f"src/module_{n}.py"})
-            session.log("tool_call", outcome="failure", error=f"test {n} failed",
-                        context={"tool": "Bash", "command": f"pytest tests/test_{n}.py"})  # fmt: skip
+            command = {"tool": "Bash", "command": f"pytest tests/test_{n}.py"}
+            session.log("tool_call", outcome="failure", error=f"test {n} failed", context=command)
     app = make_app(book, load_model=False)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, lambda: app.query_one("#sessions-table", DataTable).row_count == 1)
