@@ -107,11 +107,13 @@ def test_a_real_claude_code_session_with_subagents(store: Path, tmp_path: Path) 
         assert spawn.depth == 0 and spawn.duration is not None and spawn.duration > 50
         (task,) = spawn.children
         assert task.parent == spawn.id and task.depth == 1
-        assert task.what.startswith("Task ") and task.what.endswith(spawn.what.split(" ", 1)[1])
+        ran = task.records[0]["context"]["subagent"]
+        assert ran == spawn.records[0]["context"]["agent_type"] and spawn.what == f"spawn {ran}"
         assert tree.rows[tree.rows.index(spawn) + 1] is task  # right under its parent
     whats = [r.what for r in tree.rows]
     assert "Bash git diff main...HEAD" in whats
     assert "Edit cmd/entire/cli/strategy/common.go" in whats
     assert whats[0] == "prompt /workflows:review"
+    assert "Task Security review" in whats  # a subagent's call by its description
     assert all(r.depth == 0 for r in tree.rows if r.type != "tool_call" or r.parent is None)
     assert round(tree.span) == 1516  # 25 minutes from the first prompt to the last

@@ -92,10 +92,12 @@ def _context(record: dict[str, Any]) -> dict[str, Any]:
 
 def what_of(record: dict[str, Any]) -> str:
     """One line for `record`: a tool call's tool and its command, file, pattern... (as the
-    brief names it, `action_target`); another action's type and what it was about (its
-    description, prompt, subagent type, service or epic)."""
+    brief names it, `action_target`; a Task call its description); another action's type
+    and what it was about (its description, prompt, subagent type, service or epic)."""
     kind, target = action_target(record)
     context = _context(record)
+    if kind in SUBAGENT_TOOLS and isinstance(context.get("description"), str):
+        target = context["description"] or target  # its subagent's row names the type
     if target is None or record.get("type") != "tool_call":
         for key in ("description", "prompt", "agent_type", "summary"):
             value = context.get(key)

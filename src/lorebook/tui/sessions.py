@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from lorebook import Timeline, TimelineRow
 
 PAGE = 500  # timeline rows in the table at a time
+TEXT_MIN = 32  # a timeline row's text keeps this many columns before the bar has any
 SESSIONS_PAGE = 200
 BUILD_POLL = 0.5  # seconds between looks at a background catalog build
 EMPTY = "No sessions yet: agents start them with `lore log`; try `lore demo DIR` for a sample."
@@ -288,7 +289,7 @@ class TimelineScreen(Screen[None]):
     a trace waterfall; the selected row's records beside it. Only a page of the visible rows is
     in the table at a time (a table measures every cell it holds)."""
 
-    CSS = "#timeline { width: 2fr; }"
+    CSS = "#timeline { width: 3fr; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("space", "fold", "Fold"),
@@ -337,14 +338,14 @@ class TimelineScreen(Screen[None]):
         self.shown = visible
 
     def widths(self) -> tuple[int, int, int]:
-        """(text, duration, bar) column widths for the table's width: the text keeps its
-        room, the bar takes a third of the rest or is left out when too narrow."""
+        """(text, duration, bar) column widths for the table's width: the text keeps
+        TEXT_MIN columns, the bar takes up to a third of the room (none when too narrow)."""
         table = self.query_one(DataTable)
         width = table.size.width or (self.app.size.width * 2) // 3
-        room = max(width - 2 - 3 * 2, 20)  # its scrollbar, each column's padding
+        room = max(width - 2 - 3 * 2, TEXT_MIN)  # its scrollbar, each column's padding
         took = 7  # `30m 40s`
-        text = max(24, room - took - room // 3)
-        return text, took, waterfall.bar_width(room - took - text)
+        bar = waterfall.bar_width(min(room - took - TEXT_MIN, room // 3))
+        return room - took - bar, took, bar
 
     def show_page(self, page: int, cursor: int = 0) -> None:
         """The visible rows `page * PAGE` onwards."""
