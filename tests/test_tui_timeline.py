@@ -126,3 +126,22 @@ async def test_the_resume_brief_scrolls_from_the_keyboard_at_once(
         await pilot.press("pagedown")
         await pilot.pause()
         assert pane.scroll_y > 2
+
+
+@pytest.mark.asyncio
+async def test_a_narrow_terminal_drops_the_bar_and_keeps_the_text(store: Path) -> None:
+    book, _ = traced(store)
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(120, 32)) as pilot:
+        screen = await opened(pilot, app)
+        table = screen.query_one("#timeline", DataTable)
+        wide = [str(column.label) for column in table.columns.values()]
+        await pilot.resize_terminal(60, 24)
+        await settle(pilot, lambda: len(table.columns) == 2)
+        assert wide == ["action", "took", "waterfall"]
+        assert [row[0] for row in lines(table)][2:4] == [
+            "    ✓ Bash make build",
+            "    ✗ Bash make deploy",
+        ]
+        await pilot.resize_terminal(120, 32)
+        await settle(pilot, lambda: len(table.columns) == 3)

@@ -307,6 +307,7 @@ class TimelineScreen(Screen[None]):
         self.shown: list[int] = []  # indices of the rows not under a folded one
         self.rows: list[TimelineRow] = []  # the rows of the page on screen
         self.page = 0
+        self.columns = (0, 0, 0)  # the widths the page on screen was laid out for
         self.detail_text = ""
 
     def compose(self) -> ComposeResult:
@@ -341,7 +342,7 @@ class TimelineScreen(Screen[None]):
         """(text, duration, bar) column widths for the table's width: the text keeps
         TEXT_MIN columns, the bar takes up to a third of the room (none when too narrow)."""
         table = self.query_one(DataTable)
-        width = table.size.width or (self.app.size.width * 2) // 3
+        width = table.size.width or (self.app.size.width * 3) // 4  # before the first layout
         room = max(width - 2 - 3 * 2, TEXT_MIN)  # its scrollbar, each column's padding
         took = 7  # `30m 40s`
         bar = waterfall.bar_width(min(room - took - TEXT_MIN, room // 3))
@@ -353,7 +354,7 @@ class TimelineScreen(Screen[None]):
         self.page = page
         shown = self.shown[page * PAGE : (page + 1) * PAGE]
         self.rows = [self.timeline.rows[n] for n in shown]
-        text_w, took_w, bar_w = self.widths()
+        text_w, took_w, bar_w = self.columns = self.widths()
         table = self.query_one(DataTable)
         table.clear(columns=True)
         table.add_column("action", width=text_w)
@@ -385,8 +386,12 @@ class TimelineScreen(Screen[None]):
         self.sub_title = " · ".join([*parts, f"page {page + 1} of {pages}"])
 
     def on_resize(self) -> None:
-        if self.timeline is not None:
-            self.call_after_refresh(self.show_page, self.page, self.query_one(DataTable).cursor_row)
+        self.call_after_refresh(self.fit)
+
+    def fit(self) -> None:
+        """The page laid out again when the table's width changed the columns'."""
+        if self.timeline is not None and self.widths() != self.columns:
+            self.show_page(self.page, self.query_one(DataTable).cursor_row)
 
     def action_next_page(self) -> None:
         if (self.page + 1) * PAGE < len(self.shown):
