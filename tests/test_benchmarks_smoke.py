@@ -127,7 +127,7 @@ TINY: dict[str, list[str]] = {
                              "--runs", "1"],
     "bench_import.py": ["--sessions", "2", "--json"],
     "bench_sync_concurrent.py": ["--clones", "2", "--rounds", "1"],
-    "bench_tui.py": ["--runs", "1", "--no-catalog"],
+    "bench_tui.py": ["--runs", "1", "--no-catalog", "--session-actions", "120"],
     "generate_store.py": ["--actions", "500", "--days", "2", "{tmp}/store"],
     "replay_identity.py": ["--sessions", "1", "--json"],
     "replay_sessions.py": ["--sessions", "1", "--json"],

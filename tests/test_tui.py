@@ -56,9 +56,9 @@ async def test_sessions_timeline_detail_and_resume(store: Path) -> None:
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, TimelineScreen))
         timeline = app.screen.query_one("#timeline", DataTable)
-        assert [str(timeline.get_row_at(i)[1]) for i in range(timeline.row_count)] == [
-            "plan",
-            "deploy",
+        assert [str(timeline.get_row_at(i)[0]) for i in range(timeline.row_count)] == [
+            "  ✓ plan",
+            "  ✗ deploy epic-1",
         ]
         detail = app.screen.detail_text  # type: ignore[attr-defined]
         assert "checkout" in detail

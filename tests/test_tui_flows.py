@@ -192,10 +192,10 @@ async def test_timeline_pages_forth_and_back(store: Path, monkeypatch: pytest.Mo
             if key:
                 await pilot.press(key)
                 await pilot.pause()
-            shown.append([r["id"] for r in screen.rows])
+            shown.append([r.id for r in screen.rows])
         pages = [ids[0:3], ids[3:6], ids[6:7]]  # the timeline is oldest first
         assert shown == [*pages, pages[2], pages[1], pages[0]]  # no page past the last
-        assert screen.sub_title == "7 actions · page 1 of 3"
+        assert screen.sub_title == "7 actions · 6ms · page 1 of 3"
 
 
 @pytest.mark.asyncio

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .log.query import ActionFilter
     from .log.report import GROUPS as REPORT_GROUPS
     from .log.sessions import STATUSES as SESSION_STATUSES
+    from .log.timeline import Timeline, TimelineRow
     from .log.tool_activity import error_digest
     from .log.toolsummary import tool_summary
     from .log.workrefs import issue_in_branch, issue_in_text
@@ -56,6 +57,8 @@ __all__ = [
     "Sanitizer",
     "SearchFilters",
     "Session",
+    "Timeline",
+    "TimelineRow",
     "UsageError",
     "clip_json_text",
     "decode_context",
@@ -107,6 +110,8 @@ _LAZY = {
     "Notice": ("notices", "Notice"),
     "warning_line": ("notices", "warning_line"),
     "tool_summary": ("log.toolsummary", "tool_summary"),
+    "Timeline": ("log.timeline", "Timeline"),
+    "TimelineRow": ("log.timeline", "TimelineRow"),
     "error_digest": ("log.tool_activity", "error_digest"),
     "issue_in_branch": ("log.workrefs", "issue_in_branch"),
     "issue_in_text": ("log.workrefs", "issue_in_text"),

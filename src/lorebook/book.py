@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .log.report import Window
     from .log.retention import RetentionResult
     from .log.sessions import SessionInfo
+    from .log.timeline import Timeline
     from .log.writer import LogWriter
     from .paths import Layout
     from .problems import OnProblem
@@ -319,6 +320,20 @@ class Lorebook:
         return self.action_log.actions(
             limit=limit, on_problem=on_problem, include_archive=include_archive, **filters
         )
+
+    def timeline(
+        self, session: str, *, on_problem: OnProblem = ignore, include_archive: bool = False
+    ) -> Timeline:
+        """Session `session`'s actions as a tree (`log.timeline`): a tracked start and its
+        outcome as one row, children under their parent, each row's start, duration, outcome
+        and what it was; redacted, as `actions()` reads them."""
+        from .log.timeline import build_timeline
+
+        records = self.actions(
+            session=session, limit=None, on_problem=on_problem, include_archive=include_archive
+        )
+        records.reverse()  # oldest first
+        return build_timeline(records)
 
     def actions_json(
         self,

@@ -143,6 +143,12 @@ def _target(action: dict[str, Any]) -> tuple[str, str | None]:
     return str(action.get("type")), epic if isinstance(epic, str) else None
 
 
+def action_target(action: dict[str, Any]) -> tuple[str, str | None]:
+    """What `action` was of, on one line's terms: (its tool, else its type; the telling
+    argument: command, file, pattern, ..., else its service or epic, or None)."""
+    return _target(action)
+
+
 def _same_run(action: dict[str, Any]) -> tuple[str, str | None]:
     """`_target`, a command by its `command_key`: what a later run must match to retry it."""
     kind, target = _target(action)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -14,6 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, Static
 
 from lorebook import Lorebook, LoreError
+from lorebook.render import timeline as waterfall
 from lorebook.render.actions import resume_brief
 from lorebook.render.progress import progress_status
 
@@ -21,7 +22,6 @@ from .data import (
     OUTCOME_STYLE,
     STATUS_STYLE,
     Collector,
-    duration,
     failure,
     parse_session_filters,
     pretty_record,
@@ -31,7 +31,11 @@ from .data import (
 from .messages import StoreWarnings
 from .tables import Row, fill_table
 
+if TYPE_CHECKING:
+    from lorebook import Timeline, TimelineRow
+
 PAGE = 500  # timeline rows in the table at a time
+TEXT_MIN = 32  # a timeline row's text keeps this many columns before the bar has any
 SESSIONS_PAGE = 200
 BUILD_POLL = 0.5  # seconds between looks at a background catalog build
 EMPTY = "No sessions yet: agents start them with `lore log`; try `lore demo DIR` for a sample."
@@ -280,10 +284,15 @@ class SessionsTab(Vertical):
 
 
 class TimelineScreen(Screen[None]):
-    """One session's actions, oldest first, with the selected action's context."""
+    """One session as a tree (tracked steps and subagents under their parent), oldest first:
+    each row's outcome mark, what it was, how long it took and a bar placed by its start, like
+    a trace waterfall; the selected row's records beside it. Only a page of the visible rows is
+    in the table at a time (a table measures every cell it holds)."""
 
+    CSS = "#timeline { width: 3fr; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
+        Binding("space", "fold", "Fold"),
         Binding("r", "resume", "Resume brief"),
         Binding("n", "next_page", "Next page"),
         Binding("p", "previous_page", "Prev page"),
@@ -293,9 +302,12 @@ class TimelineScreen(Screen[None]):
         super().__init__()
         self.book = book
         self.session = session
-        self.records: list[dict[str, Any]] = []
-        self.rows: list[dict[str, Any]] = []
+        self.timeline: Timeline | None = None
+        self.folded_rows: set[int] = set()  # indices (in the tree's rows) of folded rows
+        self.shown: list[int] = []  # indices of the rows not under a folded one
+        self.rows: list[TimelineRow] = []  # the rows of the page on screen
         self.page = 0
+        self.columns = (0, 0, 0)  # the widths the page on screen was laid out for
         self.detail_text = ""
 
     def compose(self) -> ComposeResult:
@@ -308,51 +320,106 @@ class TimelineScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = f"session {self.session}"
-        table = self.query_one(DataTable)
-        table.add_columns("time", "type", "outcome", "duration", "epic")
         problems = Collector()
-        self.records = self.book.actions(session=self.session, limit=None, on_problem=problems)
-        self.records.reverse()  # oldest first
+        self.timeline = self.book.timeline(self.session, on_problem=problems)
+        self.unfold()
         self.show_page(0)
         if problems.lines:
             self.app.notify("\n".join(problems.lines[:5]), title="skipped", severity="warning")
-        table.focus()
+        self.query_one(DataTable).focus()
 
-    def show_page(self, page: int) -> None:
-        """Rows `page * PAGE` onwards: a table measures every cell it holds, so a session of
-        10,000 actions is shown a page at a time."""
-        self.page = page
-        self.rows = self.records[page * PAGE : (page + 1) * PAGE]
+    def unfold(self) -> None:
+        """The visible rows: every row but those under a folded one."""
+        rows = self.timeline.rows if self.timeline else []
+        visible: list[int] = []
+        n = 0
+        while n < len(rows):
+            visible.append(n)
+            n = rows[n].last + 1 if n in self.folded_rows else n + 1
+        self.shown = visible
+
+    def widths(self) -> tuple[int, int, int]:
+        """(text, duration, bar) column widths for the table's width: the text keeps
+        TEXT_MIN columns, the bar takes up to a third of the room (none when too narrow)."""
         table = self.query_one(DataTable)
-        table.clear()
-        table.add_rows(
-            (
-                short_ts(record.get("ts"))[11:],
-                record.get("type") or "-",
-                Text(
-                    record.get("outcome") or "-",
-                    style=OUTCOME_STYLE.get(record.get("outcome") or "", ""),
-                ),
-                duration(record.get("duration_s")),
-                record.get("epic") or "-",
-            )
-            for record in self.rows
-        )
-        pages = max(1, -(-len(self.records) // PAGE))
-        self.sub_title = f"{len(self.records)} actions · page {page + 1} of {pages}"
+        width = table.size.width or (self.app.size.width * 3) // 4  # before the first layout
+        room = max(width - 2 - 3 * 2, TEXT_MIN)  # its scrollbar, each column's padding
+        took = 7  # `30m 40s`
+        bar = waterfall.bar_width(min(room - took - TEXT_MIN, room // 3))
+        return room - took - bar, took, bar
+
+    def show_page(self, page: int, cursor: int = 0) -> None:
+        """The visible rows `page * PAGE` onwards."""
+        assert self.timeline is not None
+        self.page = page
+        shown = self.shown[page * PAGE : (page + 1) * PAGE]
+        self.rows = [self.timeline.rows[n] for n in shown]
+        text_w, took_w, bar_w = self.columns = self.widths()
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_column("action", width=text_w)
+        table.add_column("took", width=took_w)
+        if bar_w:
+            table.add_column("waterfall", width=bar_w)
+        span = self.timeline.span
+        for n, row in zip(shown, self.rows, strict=True):
+            style = OUTCOME_STYLE.get(row.outcome or "", "")
+            line = waterfall.label(row, n in self.folded_rows)
+            text = Text(line if len(line) <= text_w else line[: text_w - 1] + "…")
+            at = waterfall.mark_at(row)
+            text.stylize(f"bold {style}" if style else "", at, at + 1)
+            if row.failed:
+                text.stylize("red")
+            cells: list[Any] = [text, Text(waterfall.took(row), justify="right")]
+            if bar_w:
+                cells.append(Text(waterfall.bar(row.start, row.duration, span, bar_w), style))
+            table.add_row(*cells, key=str(n))
+        if self.rows:
+            table.move_cursor(row=min(cursor, len(self.rows) - 1))
+        pages = max(1, -(-len(self.shown) // PAGE))
+        failed = sum(1 for row in self.timeline.rows if row.failed)
+        parts = [f"{sum(len(r.records) for r in self.timeline.rows)} actions"]
+        if self.timeline.span:
+            parts.append(waterfall.length(self.timeline.span))
+        if failed:
+            parts.append(f"{failed} failed")
+        self.sub_title = " · ".join([*parts, f"page {page + 1} of {pages}"])
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit)
+
+    def fit(self) -> None:
+        """The page laid out again when the table's width changed the columns'."""
+        if self.timeline is not None and self.widths() != self.columns:
+            self.show_page(self.page, self.query_one(DataTable).cursor_row)
 
     def action_next_page(self) -> None:
-        if (self.page + 1) * PAGE < len(self.records):
+        if (self.page + 1) * PAGE < len(self.shown):
             self.show_page(self.page + 1)
 
     def action_previous_page(self) -> None:
         if self.page:
             self.show_page(self.page - 1)
 
+    def action_fold(self) -> None:
+        """Fold or unfold the row under the cursor (one with children), keeping it there."""
+        key = selected_key(self.query_one(DataTable))
+        if key is None or self.timeline is None or not self.timeline.rows[int(key)].children:
+            return
+        n = int(key)
+        self.folded_rows ^= {n}
+        self.unfold()
+        at = self.shown.index(n)
+        self.show_page(at // PAGE, at % PAGE)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_fold()
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if 0 <= event.cursor_row < len(self.rows):
-            record = self.rows[event.cursor_row]
-            self.detail_text = pretty_record(record)
+            records = self.rows[event.cursor_row].records
+            self.detail_text = "\n".join(pretty_record(record) for record in records)
             self.query_one("#detail", Static).update(Syntax(self.detail_text, "json"))
 
     def action_resume(self) -> None:
@@ -360,8 +427,9 @@ class TimelineScreen(Screen[None]):
 
 
 class ResumeScreen(ModalScreen[None]):
-    """`lore resume --session ID` as Markdown."""
+    """`lore resume --session ID` as Markdown, scrolled by the keys as soon as it opens."""
 
+    AUTO_FOCUS = "#resume"  # the app's own (its sessions table) is not on this screen
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,r,q", "app.pop_screen", "Close")]
 
     def __init__(self, book: Lorebook, session: str) -> None:

@@ -1,0 +1,119 @@
+"""`Lorebook.timeline`: a session's records as a tree of rows (a tracked action once, children
+under their parent, subagents' Task calls under their spawn), with start offsets, durations
+and what each row was; on records written through the API and on a real Claude Code session
+imported with `lore import claude`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from lorebook import Lorebook
+from lorebook.render import timeline as waterfall
+from test_import_sessions import picked, place, run_import
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def at(seconds: float) -> datetime:
+    return START + timedelta(seconds=seconds)
+
+
+def traced(store: Path) -> tuple[Lorebook, str]:
+    """A session: a plan, a tracked deploy (started at 10 s, failed at 70 s) holding two tool
+    calls, one of them failing, and a file read after it."""
+    book = Lorebook.open(store, env={})
+    session = book.start_session(agent="PS", project="shop", now=START).id
+    book.log("plan", session=session, context={"description": "ship the cart"}, now=at(1))
+    opened = book.log("deploy", session=session, outcome="in_progress", epic="e-1", now=at(10))
+    book.log(
+        "tool_call",
+        session=session,
+        parent=opened["id"],
+        context={"tool": "Bash", "command": "make build"},
+        duration_s=20,
+        now=at(35),
+    )
+    book.log(
+        "tool_call",
+        session=session,
+        parent=opened["id"],
+        outcome="failure",
+        error="exit 2",
+        context={"tool": "Bash", "command": "make deploy"},
+        duration_s=5,
+        now=at(60),
+    )
+    book.log("deploy", session=session, outcome="failure", parent=opened["id"], now=at(70))
+    book.log("tool_call", session=session, context={"tool": "Read", "file": "src/cart.py"},
+             now=at(80))  # fmt: skip
+    return book, session
+
+
+def test_a_tracked_action_is_one_row_with_its_children_under_it(store: Path) -> None:
+    book, session = traced(store)
+    tree = book.timeline(session)
+    shape = [("  " * r.depth + r.what, r.outcome, r.start, r.duration) for r in tree.rows]
+    assert shape == [
+        ("plan ship the cart", "success", 0.0, None),
+        ("deploy e-1", "failure", 9.0, 60.0),
+        ("  Bash make build", "success", 14.0, 20.0),
+        ("  Bash make deploy", "failure", 54.0, 5.0),
+        ("Read src/cart.py", "success", 79.0, None),
+    ]
+    deploy = tree.rows[1]
+    assert [r["outcome"] for r in deploy.records] == ["in_progress", "failure"]
+    assert [r.parent for r in tree.rows] == [None, None, deploy.id, deploy.id, None]
+    assert [r.last for r in tree.rows] == [0, 3, 2, 3, 4]
+    assert tree.span == 79.0 and tree.began == "2026-03-02T09:00:01.000Z"
+    assert sum(len(r.records) for r in tree.rows) == len(book.actions(session=session, limit=None))
+
+
+def test_an_open_start_lasts_until_its_last_child(store: Path) -> None:
+    book = Lorebook.open(store, env={})
+    session = book.start_session(agent="PS", now=START).id
+    opened = book.log("migrate", session=session, outcome="in_progress", now=at(0))
+    book.log("tool_call", session=session, parent=opened["id"], duration_s=4, now=at(30),
+             context={"tool": "Bash", "command": "alembic upgrade head"})  # fmt: skip
+    first, child = book.timeline(session).rows
+    assert (first.outcome, first.duration, child.depth) == ("in_progress", 30.0, 1)
+
+
+def test_the_waterfall_line_of_a_row() -> None:
+    assert waterfall.bar(0, 10, 40, 8) == "██      "
+    assert waterfall.bar(20, 20, 40, 8) == "    ████"
+    assert waterfall.bar(10, None, 40, 8) == "  │     "
+    assert waterfall.bar(39.99, 0, 40, 8) == "       ▕"  # a short call still shows
+    assert waterfall.bar(0, 0.1, 40, 8) == "▏       "
+    assert waterfall.bar(0, 10, 40, 0) == ""
+    assert waterfall.bar_width(3) == 0 and waterfall.bar_width(12) == 12
+
+
+def test_a_real_claude_code_session_with_subagents(store: Path, tmp_path: Path) -> None:
+    """9667a07f ran six review subagents through the Task tool: each one is one row (its
+    start and stop), its Task call under it; every record of the log is in one row."""
+    session = next(s for s in picked() if s["id"].startswith("9667a07f"))
+    place(session, tmp_path / "claude", store)
+    assert run_import(store, tmp_path, "claude").code == 0
+    book = Lorebook.open(store, env={})
+    tree = book.timeline(session["id"])
+    records = book.actions(session=session["id"], limit=None)
+    assert sum(len(r.records) for r in tree.rows) == len(records) == 37
+    assert len({id(rec) for r in tree.rows for rec in r.records}) == len(records)
+    spawns = [r for r in tree.rows if r.type == "spawn"]
+    assert len(spawns) == 6
+    for spawn in spawns:
+        assert [r["outcome"] for r in spawn.records] == ["in_progress", "success"]
+        assert spawn.depth == 0 and spawn.duration is not None and spawn.duration > 50
+        (task,) = spawn.children
+        assert task.parent == spawn.id and task.depth == 1
+        ran = task.records[0]["context"]["subagent"]
+        assert ran == spawn.records[0]["context"]["agent_type"] and spawn.what == f"spawn {ran}"
+        assert tree.rows[tree.rows.index(spawn) + 1] is task  # right under its parent
+    whats = [r.what for r in tree.rows]
+    assert "Bash git diff main...HEAD" in whats
+    assert "Edit cmd/entire/cli/strategy/common.go" in whats
+    assert whats[0] == "prompt /workflows:review"
+    assert "Task Security review" in whats  # a subagent's call by its description
+    assert all(r.depth == 0 for r in tree.rows if r.type != "tool_call" or r.parent is None)
+    assert round(tree.span) == 1516  # 25 minutes from the first prompt to the last
