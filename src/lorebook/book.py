@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .config import Config
-    from .contracts import ActivityReport, CatalogStatus, KpisReport, PreflightBrief, ResumeState
+    from .contracts import (
+        ActivityReport,
+        CatalogStatus,
+        KpisReport,
+        OtelExport,
+        PreflightBrief,
+        ResumeState,
+    )
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -710,7 +717,7 @@ class Lorebook:
         since_last: bool = False,
         content: str = "none",
         dry_run: bool = False,
-    ) -> dict[str, Any]:
+    ) -> OtelExport:
         """Send each session as an OpenTelemetry trace over OTLP/HTTP (see `lore otel
         export`; needs the `otel` extra unless `dry_run`); returns what was sent. `endpoint`
         else OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT, else

@@ -16,11 +16,12 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from ..contracts import OtelExport
     from ..paths import Layout
     from ..redact.sanitize import Sanitizer
 
 TRACES = "/v1/traces"
-BATCH = 2000  # spans per request: whole sessions are kept together in one batch
+BATCH = 5000  # spans per request (~1 MB of protobuf): whole sessions are kept together
 
 
 def resolve_endpoint(
@@ -107,7 +108,7 @@ def export(
     configured: object = None,
     environ: Mapping[str, str] | None = None,
     on_batch: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> OtelExport:
     """Send the sessions of the log under `layout` (with `since_last`, those that grew since
     the receiver last accepted them) as traces; return what was sent (see `lore otel
     export --json`). Nothing is sent with `dry_run`; the watermark moves only past batches the

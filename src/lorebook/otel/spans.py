@@ -218,7 +218,6 @@ def _action_span(
         "gen_ai.agent.name": str(record.get("agent") or "agent"),
         "lore.action.id": record["id"],
         "lore.action.type": action_type,
-        "lore.action.category": str(record.get("category") or ""),
         "lore.outcome": str(last.get("outcome") or ""),
     }
     for key in ("epic", "issue"):
@@ -229,7 +228,6 @@ def _action_span(
         name = f"execute_tool {tool}"
         attributes["gen_ai.operation.name"] = "execute_tool"
         attributes["gen_ai.tool.name"] = tool
-        attributes["gen_ai.tool.type"] = "function"
         if isinstance(context.get("tool_use_id"), str):
             attributes["gen_ai.tool.call.id"] = context["tool_use_id"]
         if redact is not None:
