@@ -22,7 +22,7 @@ import pytest
 from conftest import assert_one_error_line, clean_env, git, lore, require_real, stored
 from lorebook import Lorebook
 from lorebook.otel import spans
-from lorebook.otel.run import BATCH
+from lorebook.otel.batches import BATCH_BYTES
 from search_fixtures import free_port
 from test_import_sessions import env_for, picked, place
 
@@ -357,19 +357,28 @@ def test_since_last_sends_only_sessions_that_grew(store: Path, sink: Sink) -> No
     }
 
 
-def test_a_refused_batch_is_one_line_and_the_watermark_stops_before_it(store: Path) -> None:
-    write_session(store, "s-a", BATCH)
+def test_a_refused_batch_is_one_line_and_the_watermark_holds_only_accepted_ones(
+    store: Path,
+) -> None:
+    big = write_session(store, "s-a", BATCH_BYTES // 300 + 1)  # a batch of its own
+    assert big.stat().st_size >= BATCH_BYTES
     write_session(store, "s-b", 10)
-    refusing = Sink(answers=(200, 400))
+    refusing = Sink(answers=(200, 400))  # the batches may arrive in either order (2 workers)
     try:
         done = export(store, "--endpoint", refusing.url, "--since-last")
-        assert_one_error_line(done, f"{refusing.url}/v1/traces", "batch 2", "400")
-        assert len(refusing.requests) == 1
+        assert_one_error_line(done, f"{refusing.url}/v1/traces", "was not accepted", "400")
+        (request,) = refusing.requests
+        sent = {a.value.string_value for rs in request.resource_spans for ss in rs.scope_spans
+                for sp in ss.spans for a in sp.attributes if a.key == "session.id"}  # fmt: skip
+        assert len(sent) == 1
         (mark,) = marks(store).values()
-        assert list(mark["shards"]) == ["2026/11/20/s-a.jsonl"]  # only the accepted batch
+        assert list(mark["shards"]) == [f"2026/11/20/{sent.pop()}.jsonl"]  # the accepted one
         again = export(store, "--endpoint", refusing.url, "--since-last", "--json")
         assert again.code == 0, again.err
-        assert again.json()["sessions"] == 1 and again.json()["spans"] == 11
+        assert again.json()["sessions"] == 1 and again.json()["unchanged_sessions"] == 1
+        assert len(refusing.requests) == 2
+        (mark,) = marks(store).values()
+        assert sorted(mark["shards"]) == ["2026/11/20/s-a.jsonl", "2026/11/20/s-b.jsonl"]
     finally:
         refusing.close()
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import UsageError
-from . import CONTENT_MODES, SEMCONV, spans, watermark
+from ..errors import LoreError, UsageError
+from . import CONTENT_MODES, SEMCONV, batches, spans, watermark
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
     from pathlib import Path
     from typing import Any
 
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
 
 TRACES = "/v1/traces"
-BATCH = 5000  # spans per request (~1 MB of protobuf): whole sessions are kept together
 
 
 def resolve_endpoint(
@@ -107,14 +106,13 @@ def export(
     dry_run: bool = False,
     configured: object = None,
     environ: Mapping[str, str] | None = None,
-    on_batch: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
 ) -> OtelExport:
     """Send the sessions of the log under `layout` (with `since_last`, those that grew since
     the receiver last accepted them) as traces; return what was sent (see `lore otel
-    export --json`). Nothing is sent with `dry_run`; the watermark moves only past batches the
-    receiver accepted."""
-    from ..log.reader import read_shard
-
+    export --json`). Nothing is sent with `dry_run`; the watermark records exactly the batches
+    the receiver accepted. `workers`: processes posting batches (default: one per core, at
+    most WORKERS; 1 runs everything here)."""
     if content not in CONTENT_MODES:
         raise UsageError("--content {!r}: expected none or redacted", content)
     url, shown = resolve_endpoint(endpoint, os.environ if environ is None else environ, configured)
@@ -124,66 +122,87 @@ def export(
 
     redact = clean if content == "redacted" else None
     mark = watermark.path_for(layout.cache, url)
-    accepted = watermark.load(mark) if since_last else {}
-    sender = None
-    if not dry_run:
-        from .send import Sender
+    kept = watermark.load(mark)
+    planned, unchanged = batches.plan(
+        shards_by_session(layout.actionlog), kept if since_last else None
+    )
+    result: OtelExport = {
+        "endpoint": shown, "dry_run": dry_run, "content": content, "semconv": SEMCONV,
+        "sessions": 0, "unchanged_sessions": unchanged, "spans": 0, "batches": 0,
+        "skipped_lines": 0,
+    }  # fmt: skip
+    if dry_run:
+        for batch in planned:
+            made, sessions, skipped = batches.map_batch(batch, repo, redact)
+            _count(result, (len(made), sessions, skipped))
+        return result
+    count = min(workers or os.cpu_count() or 1, WORKERS, len(planned))
+    start = (url, shown, clean, redact is not None, repo)
+    if count <= 1:
+        batches.start(*start)
+        try:
+            for number, batch in enumerate(planned, 1):
+                _accepted(result, batch, batches.send_batch(batch), number, kept, mark)
+        finally:
+            batches.stop()
+        return result
+    _in_pool(planned, count, start, result, kept, mark)
+    return result
 
-        sender = Sender(url, shown, clean)
-    sessions = unchanged = sent_spans = batches = skipped = 0
-    pending: list[spans.SpanData] = []
-    pending_shards: dict[str, int] = {}
-    kept = dict(accepted) if since_last else watermark.load(mark)
 
-    def flush() -> None:
-        nonlocal batches, sent_spans
-        if not pending:
-            return
-        batches += 1
-        if sender is not None:
-            sender.send(pending, batches)
-            kept.update(pending_shards)
-            watermark.save(mark, kept)
-        sent_spans += len(pending)
-        if on_batch is not None:
-            on_batch(batches, len(pending))
-        pending.clear()
-        pending_shards.clear()
+WORKERS = 2  # the machine this is tuned on has 2 cores; more adds processes, not speed
 
-    def problem(_: object) -> None:
-        nonlocal skipped
-        skipped += 1
 
-    try:
-        for _, shards in sorted(shards_by_session(layout.actionlog).items()):
-            if since_last and all(accepted.get(rel) == size for rel, _, size in shards):
-                unchanged += 1
-                continue
-            by_session: dict[str, list[dict[str, Any]]] = {}
-            seen: set[str] = set()
-            for rel, path, _ in shards:
-                for _, record in read_shard(path, rel, problem):
-                    if record["id"] not in seen:
-                        seen.add(record["id"])
-                        by_session.setdefault(str(record.get("session")), []).append(record)
-            for session, records in sorted(by_session.items()):
-                pending.extend(spans.session_spans(session, records, repo, redact))
-                sessions += 1
-            pending_shards.update((rel, size) for rel, _, size in shards)
-            if len(pending) >= BATCH:
-                flush()
-        flush()
-    finally:
-        if sender is not None:
-            sender.close()
-    return {
-        "endpoint": shown,
-        "dry_run": dry_run,
-        "content": content,
-        "semconv": SEMCONV,
-        "sessions": sessions,
-        "unchanged_sessions": unchanged,
-        "spans": sent_spans,
-        "batches": batches,
-        "skipped_lines": skipped,
-    }
+def _in_pool(
+    planned: list[batches.Batch],
+    count: int,
+    start: tuple[Any, ...],
+    result: OtelExport,
+    kept: dict[str, int],
+    mark: Path,
+) -> None:
+    """The batches posted by `count` forked workers; each accepted one recorded as it comes
+    back, the first refusal raised once the others in flight have come back."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("fork")  # the closures and the sanitizer go as they are
+    failure: LoreError | None = None
+    with ProcessPoolExecutor(count, context, initializer=batches.start, initargs=start) as pool:
+        futures = {pool.submit(batches.send_batch, b): (n, b) for n, b in enumerate(planned, 1)}
+        for future in as_completed(futures):
+            number, batch = futures[future]
+            try:
+                _accepted(result, batch, future.result(), number, kept, mark)
+            except LoreError as exc:
+                if failure is None:
+                    failure = exc
+                    for waiting in futures:
+                        waiting.cancel()
+    if failure is not None:
+        raise failure
+
+
+def _count(result: OtelExport, sent: tuple[int, int, int]) -> None:
+    result["spans"] += sent[0]
+    result["sessions"] += sent[1]
+    result["skipped_lines"] += sent[2]
+
+
+def _accepted(
+    result: OtelExport,
+    batch: batches.Batch,
+    outcome: tuple[int, int, int, str | None],
+    number: int,
+    kept: dict[str, int],
+    mark: Path,
+) -> None:
+    """Record batch `number` as sent and its shards in the watermark, or raise its refusal."""
+    from .send import refused
+
+    if outcome[3] is not None:
+        raise refused(str(result["endpoint"]), number, outcome[0], outcome[3])
+    _count(result, outcome[:3])
+    result["batches"] += 1
+    kept.update((rel, size) for shards in batch for rel, _, size in shards)
+    watermark.save(mark, kept)

@@ -25,6 +25,13 @@ _LOGGERS = ("opentelemetry.exporter.otlp.proto.http.trace_exporter",
             "opentelemetry.exporter.otlp.common.http")  # fmt: skip
 
 
+def refused(shown: str, number: int, count: int, why: str) -> LoreError:
+    """The one line for batch `number` (from 1) of `count` spans that `shown` did not take."""
+    return LoreError(
+        "otel export: {}: batch {} ({} spans) was not accepted: {}", shown, number, count, why
+    )
+
+
 def missing() -> LoreError:
     return LoreError("otel export needs the OpenTelemetry SDK and exporter: {}", INSTALL)
 
@@ -110,26 +117,22 @@ class Sender:
             ))  # fmt: skip
         return out
 
-    def send(self, spans: Sequence[SpanData], number: int) -> None:
-        """Post one batch (`number` counts from 1); a refusal is a one-line LoreError."""
+    def post(self, spans: Sequence[SpanData]) -> str | None:
+        """Post one batch: None when the receiver accepted it, else why not (redacted, cut,
+        one line)."""
         from opentelemetry.sdk.trace.export import SpanExportResult
+
+        from ..redact.sanitize import clip
 
         self._kept.last = None
         try:
             result = self.exporter.export(self.build(spans))
         except Exception as exc:  # a transport error the exporter did not catch
             result, self._kept.last = SpanExportResult.FAILURE, f"{type(exc).__name__}: {exc}"
-        if result is not SpanExportResult.SUCCESS:
-            why = (self._kept.last or "not accepted").splitlines()[0] if self._kept.last else ""
-            from ..redact.sanitize import clip
-
-            raise LoreError(
-                "otel export: {}: batch {} ({} spans) was not accepted: {}",
-                self.shown,
-                number,
-                len(spans),
-                clip(self.redact(why or "not accepted"), 300),
-            )
+        if result is SpanExportResult.SUCCESS:
+            return None
+        why = self._kept.last.splitlines()[0] if self._kept.last else "not accepted"
+        return clip(self.redact(why), 300)
 
     def close(self) -> None:
         self.exporter.shutdown()  # type: ignore[no-untyped-call]
