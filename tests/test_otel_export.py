@@ -447,3 +447,25 @@ def test_the_library_call_returns_what_was_sent(store: Path, sink: Sink) -> None
     with Lorebook.open(store, env={}) as book:
         result = book.otel_export(sink.url, content="redacted")
     assert result["spans"] == 3 and result["semconv"] == "1.41.0" and len(sink.spans()) == 3
+
+
+def test_the_watermark_is_never_written_through_a_symlink(store: Path, sink: Sink,
+                                                          tmp_path: Path) -> None:  # fmt: skip
+    write_session(store, "s-a", 2)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    cache = store / ".lore" / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / "otel").symlink_to(outside)
+    done = export(store, "--endpoint", sink.url, "--since-last")
+    assert_one_error_line(done, "symlink")
+    assert list(outside.iterdir()) == []
+
+
+def test_a_damaged_watermark_is_one_line_naming_it(store: Path, sink: Sink) -> None:
+    write_session(store, "s-a", 2)
+    assert export(store, "--endpoint", sink.url).code == 0
+    (mark,) = (store / ".lore" / "cache" / "otel").glob("*.json")
+    mark.write_text("{not json", encoding="utf-8")
+    done = export(store, "--endpoint", sink.url, "--since-last")
+    assert_one_error_line(done, str(mark), "delete it to send everything again")

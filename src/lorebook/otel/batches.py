@@ -23,9 +23,7 @@ if TYPE_CHECKING:
 BATCH_BYTES = 2_000_000  # shard bytes per request: ~5,000 records, ~1-2 MB of protobuf
 
 
-def plan(
-    found: dict[str, list[Shard]], accepted: dict[str, int] | None
-) -> tuple[list[Batch], int]:
+def plan(found: dict[str, list[Shard]], accepted: dict[str, int] | None) -> tuple[list[Batch], int]:
     """(the batches to send, how many sessions are left out as unchanged): with `accepted`
     (`--since-last`), a session whose shards all have the size the receiver accepted stays
     out."""
