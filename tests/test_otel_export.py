@@ -430,7 +430,8 @@ def test_dry_run_sends_and_marks_nothing(store: Path, sink: Sink) -> None:
 
 
 def test_without_the_extra_it_says_what_to_install(store: Path) -> None:
-    write_session(store, "s-a", 1)
+    write_session(store, "s-a", BATCH_BYTES // 300 + 1)  # two batches: the workers' path
+    write_session(store, "s-b", 1)
     code = ("import sys; sys.modules['opentelemetry.exporter.otlp.proto.http.trace_exporter']"
             " = None; from lorebook.cli import main; sys.exit(main(sys.argv[1:]))")  # fmt: skip
     done = subprocess.run(["python" if False else __import__("sys").executable, "-c", code,

@@ -136,6 +136,9 @@ def export(
             made, sessions, skipped = batches.map_batch(batch, repo, redact)
             _count(result, (len(made), sessions, skipped))
         return result
+    from .send import require
+
+    require()
     count = min(workers or os.cpu_count() or 1, WORKERS, len(planned))
     start = (url, shown, clean, redact is not None, repo)
     if count <= 1:
@@ -165,6 +168,7 @@ def _in_pool(
     back, the first refusal raised once the others in flight have come back."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("fork")  # the closures and the sanitizer go as they are
     failure: LoreError | None = None
@@ -174,9 +178,15 @@ def _in_pool(
             number, batch = futures[future]
             try:
                 _accepted(result, batch, future.result(), number, kept, mark)
-            except LoreError as exc:
+            except (LoreError, BrokenProcessPool) as exc:
                 if failure is None:
-                    failure = exc
+                    failure = (
+                        exc
+                        if isinstance(exc, LoreError)
+                        else LoreError(
+                            "otel export: the worker posting batch {} stopped: {}", number, exc
+                        )
+                    )
                     for waiting in futures:
                         waiting.cancel()
     if failure is not None:

@@ -32,6 +32,15 @@ def refused(shown: str, number: int, count: int, why: str) -> LoreError:
     )
 
 
+def require() -> None:
+    """The extra's modules imported here (so forked workers share them), else one line."""
+    try:
+        import opentelemetry.exporter.otlp.proto.http.trace_exporter
+        import opentelemetry.sdk.trace  # noqa: F401
+    except ImportError:
+        raise missing() from None
+
+
 def missing() -> LoreError:
     return LoreError("otel export needs the OpenTelemetry SDK and exporter: {}", INSTALL)
 
