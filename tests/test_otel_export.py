@@ -426,6 +426,7 @@ def test_dry_run_sends_and_marks_nothing(store: Path, sink: Sink) -> None:
     done = export(store, "--endpoint", sink.url, "--dry-run", "--since-last", "--json")
     assert done.code == 0, done.err
     assert done.json()["spans"] == 5 and done.json()["dry_run"] is True
+    assert done.json()["batches"] == 1
     assert sink.requests == [] and marks(store) == {}
 
 
@@ -441,6 +442,14 @@ def test_without_the_extra_it_says_what_to_install(store: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         "lore: error: otel export needs the OpenTelemetry SDK and exporter: "
         "pip install 'lorebook[otel]'"]  # fmt: skip
+
+
+def test_the_endpoint_may_come_from_the_config(store: Path, sink: Sink) -> None:
+    write_session(store, "s-a", 1)
+    (store / ".lore" / "config.yaml").write_text(f"otel:\n  endpoint: {sink.url}\n")
+    done = export(store, "--json")
+    assert done.code == 0, done.err
+    assert done.json()["endpoint"] == f"{sink.url}/v1/traces" and len(sink.spans()) == 2
 
 
 def test_the_library_call_returns_what_was_sent(store: Path, sink: Sink) -> None:

@@ -15,5 +15,5 @@ class OtelExport(TypedDict):
     sessions: int  # sessions sent, one trace each
     unchanged_sessions: int  # left out by --since-last: the receiver has them as they are
     spans: int
-    batches: int  # requests the receiver accepted
+    batches: int  # requests the receiver accepted (with --dry-run: that would be sent)
     skipped_lines: int  # invalid log lines left out (lore check names them)

@@ -135,6 +135,7 @@ def export(
         for batch in planned:
             made, sessions, skipped = batches.map_batch(batch, repo, redact)
             _count(result, (len(made), sessions, skipped))
+        result["batches"] = len(planned)
         return result
     from .send import require
 
