@@ -126,6 +126,7 @@ TINY: dict[str, list[str]] = {
     "bench_report_html.py": ["--workdir", "{tmp}", "--actions", "500", "--days", "3",
                              "--runs", "1"],
     "bench_import.py": ["--sessions", "2", "--json"],
+    "bench_otel_export.py": ["--actions", "300", "--per-session", "50", "--runs", "1"],
     "bench_sync_concurrent.py": ["--clones", "2", "--rounds", "1"],
     "bench_tui.py": ["--runs", "1", "--no-catalog", "--session-actions", "120"],
     "generate_store.py": ["--actions", "500", "--days", "2", "{tmp}/store"],

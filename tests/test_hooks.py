@@ -232,11 +232,13 @@ def test_user_prompt_submit_brings_the_lesson_and_nothing_else(store: Path) -> N
 
 
 def test_context_hooks_never_import_torch(store: Path) -> None:
-    """The context hooks search by keywords: no model, no torch, no chromadb."""
+    """The context hooks search by keywords: no model, no torch, no chromadb (and never the
+    OpenTelemetry export: it runs from CI, not in a hook)."""
     generous(store)
     code = ("import sys, runpy; sys.argv = ['lore', 'hook', 'user-prompt-submit'];"
             "import lorebook.launch as l; rc = l.main(sys.argv[1:]);"
-            "bad = [m for m in ('torch', 'chromadb', 'onnxruntime', 'click') if m in sys.modules];"
+            "bad = [m for m in ('torch', 'chromadb', 'onnxruntime', 'click', 'opentelemetry',"
+            " 'lorebook.otel') if m in sys.modules];"
             "print(rc, bad, file=sys.stderr)")
     Lorebook.open(store, env={}).start_session(session_id="e").log("plan")
     for event, text in (("UserPromptSubmit", "fix the RLS insert"), ("SessionStart", "")):

@@ -36,7 +36,7 @@ LOG_NEVER = NEVER | {"sqlite3", "subprocess", "contextlib", "pathlib", "urllib",
                      "datetime"}
 # the heavy libraries of other commands (see tests/test_light_imports.py, test_search_cold.py)
 HEAVY = {"torch", "chromadb", "sentence_transformers", "onnxruntime", "pydantic", "yaml",
-         "ruamel", "frontmatter", "git", "textual", "mcp"}
+         "ruamel", "frontmatter", "git", "textual", "mcp", "opentelemetry"}
 
 
 def _run(root: Path, *args: str) -> tuple[str, set[str]]:

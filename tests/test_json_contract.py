@@ -58,7 +58,7 @@ RUNS = [
     ("expertise history", "expertise-history"), ("expertise prompt", "expertise-prompt"),
     ("expertise learn", "expertise-update"), ("expertise improve", "expertise-update"),
     ("expertise validate", "expertise-validate"), ("session end", "session-end"),
-    ("sync", "sync"),
+    ("sync", "sync"), ("otel export", "otel-export"),
 ]  # fmt: skip
 
 
@@ -152,6 +152,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     run("expertise validate", "expertise", "validate", "--all", "--no-commit")
     run("session end", "session", "end")
     run("sync", "sync", "--no-push")
+    run("otel export", "otel", "export", "--dry-run", "--endpoint", "http://127.0.0.1:9")
     return found
 
 

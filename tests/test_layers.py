@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, set[str], bool]] = [
     ("redaction and git", {"redact", "git"}, True),
     ("signals", {"events", "notices", "progress"}, False),
     ("log", {"log"}, False),
-    ("domains", {"knowledge", "expertise", "index"}, True),
+    ("domains", {"knowledge", "expertise", "index", "otel"}, True),
     ("facade", {"book", "init", "__init__"}, False),
     ("render", {"render"}, False),
     ("applications", {"demo", "demo_story"}, False),

@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import clean_env, lore
 
 HEAVY = {"torch", "sentence_transformers", "chromadb", "git", "textual", "mcp", "click",
-         "pydantic", "ruamel", "yaml", "frontmatter", "gitdb"}
+         "pydantic", "ruamel", "yaml", "frontmatter", "gitdb", "opentelemetry", "google"}
 
 LOG_WRAPPER = """
 import json, sys

@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .config import Config
-    from .contracts import ActivityReport, CatalogStatus, KpisReport, PreflightBrief, ResumeState
+    from .contracts import (
+        ActivityReport,
+        CatalogStatus,
+        KpisReport,
+        OtelExport,
+        PreflightBrief,
+        ResumeState,
+    )
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -717,6 +724,33 @@ class Lorebook:
         )
         options.setdefault("project", None)
         return export(self.action_log, fmt=fmt, path=target, **options)
+
+    def otel_export(
+        self,
+        endpoint: str | None = None,
+        *,
+        since_last: bool = False,
+        content: str = "none",
+        dry_run: bool = False,
+    ) -> OtelExport:
+        """Send each session as an OpenTelemetry trace over OTLP/HTTP (see `lore otel
+        export`; needs the `otel` extra unless `dry_run`); returns what was sent. `endpoint`
+        else OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT, else
+        `otel.endpoint` in the config; `content` "none" or "redacted"."""
+        from .otel.run import export, repository
+
+        otel = self.config.raw.get("otel")
+        return export(
+            self.layout,
+            self.sanitizer,
+            repository(self.root),
+            endpoint,
+            since_last=since_last,
+            content=content,
+            dry_run=dry_run,
+            configured=otel.get("endpoint") if isinstance(otel, dict) else None,
+            environ=self.env,
+        )
 
     def export_path(self, given: str | Path, *, anywhere_outside: bool = False) -> Path:
         """Where an export named `given` goes: a path relative to the export folder

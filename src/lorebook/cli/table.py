@@ -117,6 +117,11 @@ TABLE: dict[str, tuple[str, str, str]] = {
     ),
     "rca": ("commands.rca_cmd", "RCA", "Add an RCA report as an RCA lesson (idempotent)."),
     "sync": ("commands.sync_cmd", "SYNC", "Commit the store's changes, pull (union merge), push."),
+    "otel": (
+        "commands.otel_cmd",
+        "OTEL",
+        "Send the sessions as OpenTelemetry traces (OTLP/HTTP).",
+    ),
 }
 
 # commands that lorebook.launch hands to another skin before this CLI loads; listed in the help

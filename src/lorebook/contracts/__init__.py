@@ -37,6 +37,7 @@ from .knowledge import (
     SearchResultData,
     StaleReportData,
 )
+from .otel import OtelExport
 from .records import (
     ActionRecord,
     ActivityReport,
@@ -99,6 +100,7 @@ OUTPUTS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "expertise-validate": (list[ExpertiseUpdate], ("expertise validate",)),
     "expertise-history": (list[ExpertiseHistoryEntry], ("expertise history",)),
     "expertise-prompt": (ExpertisePrompt, ("expertise prompt",)),
+    "otel-export": (OtelExport, ("otel export",)),
 }
 
 __all__ = [
@@ -125,6 +127,7 @@ __all__ = [
     "LearningData",
     "LearningHistoryEntry",
     "LearningStats",
+    "OtelExport",
     "PreflightBrief",
     "Promoted",
     "RcaAdded",
