@@ -68,7 +68,8 @@ EXITS: dict[tuple[str, str], str] = {
              "lorebook.expertise.api", "lorebook.expertise.check", "lorebook.expertise.subscriber",
              "lorebook.knowledge.api", "lorebook.knowledge.check", "lorebook.knowledge.store",
              "lorebook.index.evaluate", "lorebook.index.watch", "lorebook.log.check",
-             "lorebook.log.export", "lorebook.log.kpis", "lorebook.log.retention"),
+             "lorebook.log.export", "lorebook.log.kpis", "lorebook.log.retention",
+             "lorebook.otel.run"),
     **_exits("lorebook.config", "a config.yaml is parsed once after it changes, then read from "
              "its cache", "ruamel"),
     **_exits("lorebook.config_check", "the line of a bad setting, for its error", "ruamel"),

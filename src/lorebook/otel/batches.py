@@ -9,9 +9,10 @@ the receiver accepted it, in whatever order they finish.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import spans
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path

@@ -5,12 +5,12 @@ a store it needs: the layout, the redaction and the repository."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import LoreError, UsageError
 from . import CONTENT_MODES, SEMCONV, batches, spans, watermark
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path

@@ -9,11 +9,11 @@ becomes one `LoreError` naming the endpoint and the batch, and nothing else reac
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from ..errors import LoreError
 from . import SCHEMA_URL
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any

@@ -21,8 +21,8 @@ from __future__ import annotations
 import calendar
 import json
 from hashlib import blake2b
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from hashlib import blake2b
+from typing import TYPE_CHECKING
 
 from ..errors import LoreError
 from ..store import atomic_write
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
