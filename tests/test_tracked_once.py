@@ -316,3 +316,23 @@ async def test_the_tui_reports_and_sessions_tabs_count_a_tracked_action_once(sto
         await pilot.pause()
         shown = str(app.query_one("#report-text", Static).render())
         assert "Deployments: 1 (1 success)" in shown
+
+
+def test_the_pairing_of_two_records_in_hand_agrees_with_the_window_rule() -> None:
+    """`track_pairs.outcomes` (the timeline's and the trace export's pairing) closes exactly
+    the starts `Links` (the reports' reference) does, on every mix of type, order and time."""
+    import itertools
+
+    from lorebook.log.track_pairs import Links, outcomes
+
+    times = ["2026-11-20T10:00:00.000Z", "2026-11-20T10:00:01.500Z"]
+    for types, stamps, outcome in itertools.product(
+        [("deploy", "deploy"), ("deploy", "test")], itertools.product(times, times),
+        ["success", "failure", "in_progress"],
+    ):
+        start = {"id": "s", "type": types[0], "ts": stamps[0], "outcome": "in_progress"}
+        end = {"id": "o", "type": types[1], "ts": stamps[1], "outcome": outcome, "parent": "s"}
+        links = Links()
+        for record in (start, end):
+            links.see(record)
+        assert set(outcomes([start, end])) == links.finish(), (types, stamps, outcome)

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from ..redact.sanitize import clip
 from ..timeutil import format_ts
 from .tool_activity import action_target
-from .track_pairs import OPEN
+from .track_pairs import OPEN, closes
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -131,12 +131,9 @@ def build_timeline(records: Iterable[dict[str, Any]]) -> Timeline:
         took = _number(record.get("duration_s"))
         if (
             owner is not None
-            and owner.outcome == OPEN
             and owner.id == parent_id
             and len(owner.records) == 1
-            and owner.type == record.get("type")
-            and record.get("outcome") != OPEN
-            and str(owner.records[0].get("ts")) <= str(record.get("ts"))
+            and closes(owner.records[0], record)
         ):  # a tracked action's outcome: the same row, closed
             owner.records.append(record)
             owner.outcome = record.get("outcome")

@@ -62,6 +62,34 @@ def _parent(record: dict[str, Any]) -> str | None:
     return parent if isinstance(parent, str) and parent else None
 
 
+def closes(start: dict[str, Any], outcome: dict[str, Any]) -> bool:
+    """Whether `outcome` is the outcome of the tracked `start` (the rule above, for two
+    records in hand)."""
+    return (
+        start.get("outcome") == OPEN
+        and outcome.get("outcome") != OPEN
+        and _parent(outcome) == start.get("id")
+        and start.get("type") == outcome.get("type")
+        and str(start.get("ts")) <= str(outcome.get("ts"))
+    )
+
+
+def outcomes(actions: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """start id -> the first outcome that closes it, among one session's `actions` (any order
+    of writing, oldest first)."""
+    kept = list(actions)
+    starts = {r["id"]: r for r in kept if r.get("outcome") == OPEN}
+    found: dict[str, dict[str, Any]] = {}
+    for record in kept:
+        parent = _parent(record)
+        if parent is None or parent in found:
+            continue
+        start = starts.get(parent)
+        if start is not None and closes(start, record):
+            found[parent] = record
+    return found
+
+
 class Links:
     """The tracked actions of one window's records, seen in any order: which starts their
     outcome superseded (`closed`, after `finish`) and each outcome's duration.

@@ -115,19 +115,11 @@ def _parent(record: dict[str, Any]) -> str | None:
 
 
 def pairs(actions: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """start id -> its outcome, for the tracked actions among one session's `actions` (the
-    rule of `log.track_pairs`: same type, outcome not in progress, not before the start)."""
-    starts = {r["id"]: r for r in actions if r.get("outcome") == OPEN}
-    found: dict[str, dict[str, Any]] = {}
-    for record in actions:
-        parent = _parent(record)
-        if parent is None or record.get("outcome") == OPEN:
-            continue
-        start = starts.get(parent)
-        if (start is not None and parent not in found and start.get("type") == record.get("type")
-                and start["ts"] <= record["ts"]):  # fmt: skip
-            found[parent] = record
-    return found
+    """start id -> its outcome, for the tracked actions among one session's `actions`
+    (`log.track_pairs`' rule)."""
+    from ..log.track_pairs import outcomes
+
+    return outcomes(actions)
 
 
 def session_spans(
