@@ -147,9 +147,10 @@ async def test_edit_without_editor_and_a_draft_removed_meanwhile(
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("4")
         await pilot.pause()
-        await pilot.press("e")
-        await pilot.pause()
-        assert any("$EDITOR" in n.message for n in app._notifications)
+        await pilot.press("e")  # no $EDITOR: the editor in the app
+        await settle(pilot, lambda: type(app.screen).__name__ == "EditScreen")
+        await pilot.press("escape")
+        await settle(pilot, lambda: type(app.screen).__name__ != "EditScreen")
         monkeypatch.setenv("EDITOR", "true")
         for path in (store / "learnings" / "drafts").glob(f"*{found}*"):
             path.unlink()  # someone else removed it

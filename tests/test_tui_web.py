@@ -315,3 +315,73 @@ def test_a_busy_port_or_a_bad_grace_is_one_error_line(store: Path) -> None:
     for grace in ("-1", "nan", "inf"):
         assert_one_error_line(lore("tui", "--web", "--grace", grace, cwd=store), "--grace")
     assert_one_error_line(lore("tui", "--web", "--port", "70000", cwd=store), "--port")
+
+
+async def _tab_centre(store: Path, tab: str, size: tuple[int, int]) -> tuple[int, int]:
+    """Where a tab's label is drawn at `size`: the same app laid out by Pilot."""
+    from lorebook import Lorebook
+    from lorebook.tui.app import make_app
+
+    app = make_app(Lorebook.open(store, env={}), load_model=False)
+    async with app.run_test(size=size):
+        region = app.query_one(f"#--content-tab-{tab}").region
+        return region.x + region.width // 2, region.y + region.height // 2
+
+
+async def _screen_until(ws: aiohttp.ClientWebSocketResponse, text: str, timeout: float) -> str:
+    """The app's output, read until `text` shows (escape sequences and all)."""
+    seen = b""
+    try:
+        async with asyncio.timeout(timeout):
+            async for message in ws:
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    seen += message.data
+                    if text.encode() in seen:
+                        return seen.decode("utf-8", "replace")
+                elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                    break
+    except TimeoutError:
+        pass
+    raise AssertionError(f"{text!r} never showed; the app said {seen[-400:]!r}")
+
+
+def test_a_clicked_tab_takes_its_keys_and_e_edits_a_draft_without_ending_the_session(
+    store: Path,
+) -> None:
+    """In the browser the app cannot give the terminal to $EDITOR (textual-serve cannot
+    suspend): `e` once ended the web session. A click on the Drafts tab, `e`, typed text and
+    ctrl+s now edit the draft in the app, and the session goes on."""
+    from lorebook import Lorebook
+
+    book = Lorebook.open(store, env={})
+    made = book.learnings.new(title="Retry payments", body="Retry the call with backoff.")
+    path = store / "learnings" / "drafts" / f"{made.id}.md"
+    x, y = asyncio.run(_tab_centre(store, "drafts", (80, 24)))
+
+    async def edit(served: Served) -> None:
+        async with aiohttp.ClientSession() as session:
+            url = f"{served.base}/ws?width=80&height=24&token={served.token}"
+            async with session.ws_connect(url, origin=served.origin) as ws:
+                await first_frame(ws)
+                await _screen_until(ws, "Sessions", 30)
+                click = f"\x1b[<0;{x + 1};{y + 1}M\x1b[<0;{x + 1};{y + 1}m"  # SGR, 1-based
+                await ws.send_json(["stdin", click])
+                await _screen_until(ws, "Retry payments", 30)
+                await ws.send_json(["stdin", "e"])  # the Drafts pane has the keys at once
+                await _screen_until(ws, "editing", 30)
+                await _screen_until(ws, "Retry the call with backoff.", 30)  # the text area
+                await asyncio.sleep(0.5)
+                # keys as a person types them (a pause between), not one burst of bytes
+                for keys in ("\x1b[6~", "\x1b[6~", "\x1b[F", "\r", "Edited in the browser.",
+                             "\x13"):  # pagedown, pagedown, end, enter, text, ctrl+s
+                    await ws.send_json(["stdin", keys])
+                    await asyncio.sleep(0.3)
+                async with asyncio.timeout(30):  # the screen's words come split by escapes
+                    while "Edited in the browser." not in path.read_text():
+                        await ws.receive(timeout=1)
+                apps = descendants(served.proc.pid)
+                assert apps and all(alive(pid) for pid in apps), "the session ended"
+
+    with serving(store, "--grace", "60") as served:
+        asyncio.run(edit(served))
+    assert Lorebook.open(store, env={}).learnings.get(made.id).title == "Retry payments"

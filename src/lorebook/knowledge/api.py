@@ -85,6 +85,24 @@ class Learnings:
             found.sort(key=lambda learning: (learning.created, learning.id), reverse=True)
         return found
 
+    def text(self, learning_id: str) -> str:
+        """A learning's file as text for an editor, redacted (what `edit` takes back)."""
+        from .fileformat import render_learning
+
+        return render_learning(self.get(learning_id))
+
+    def edit(self, learning_id: str, text: str) -> Learning:
+        """Replace a learning's file with `text`, checked as a learning file first: an invalid
+        text is refused (LoreError naming the file and line) and the file stays as it was; a
+        valid one is redacted and written atomically (never through a symlink)."""
+        from .fileformat import parse_learning
+
+        path = self.store.get(learning_id).path
+        assert path is not None  # read from a file
+        learning = parse_learning(text, path, self.layout.rel(path))
+        self.store.write(learning)
+        return learning
+
     # -- review through git ----------------------------------------------------------------
     def promote(
         self,

@@ -50,7 +50,7 @@ HELP = """\
 | `f` | actions | follow new actions on/off |
 | `a` | drafts | approve (publish; optional branch for a pull request) |
 | `x` | drafts | reject (asks for a reason) |
-| `e` | drafts | edit in `$EDITOR` |
+| `e` | drafts | edit in `$EDITOR` (in the app without one, or on the web: `ctrl+s` saves) |
 | `t` | reports | switch between 7 and 30 days |
 | `v` | expertise | validate the domain against the code |
 """
@@ -122,6 +122,13 @@ class LoreApp(App[None]):
             self.pop_screen()  # from a session's timeline, a tab key goes back to the tabs
         self.query_one(TabbedContent).active = tab
         self.focus_tab(tab)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """A tab chosen by a click (or the tab bar's arrows) hands the focus to its pane, where
+        the pane's keys (`/`, `a`, `x`, `e`, `n`, `p` …) live: left on the tab bar, they did
+        nothing, and a filter typed after `/` went nowhere."""
+        if event.pane.id is not None:
+            self.focus_tab(event.pane.id)
 
     def focus_tab(self, tab: str) -> None:
         pane = self.query_one(f"#{tab}", TabPane)

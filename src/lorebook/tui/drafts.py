@@ -1,6 +1,7 @@
 """Tab 4, drafts: review in one keystroke. `a` publishes (optionally on a branch for a pull
 request), `x` removes with a reason, `e` edits in $EDITOR: the same facade calls, commits and
-log records as `lore promote` / `lore reject`."""
+log records as `lore promote` / `lore reject`. Where the app cannot give the terminal to
+$EDITOR (the web view) or none is set, `e` edits in the app (`editor.EditScreen`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import subprocess
 from typing import Any, ClassVar
 
 from textual import work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -19,6 +20,7 @@ from textual.widgets import DataTable, Input, Label, Markdown, Static
 from lorebook import Lorebook, LoreError
 
 from .data import Collector, failure, selected_key
+from .editor import EditScreen
 from .messages import StoreChanged, StoreWarnings
 
 EMPTY = "No drafts to review. Drafts appear when agents record failures (or `lore learn new`)."
@@ -149,23 +151,34 @@ class DraftsTab(Vertical):
         if draft is None:
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if not editor:
-            self.app.notify("set $EDITOR (or $VISUAL) to edit drafts", severity="error")
-            return
         try:
             path = self.book.learnings.get(draft).path
+            text = self.book.learnings.text(draft)
         except LoreError as exc:  # removed by someone else since the list was read
             self.app.notify(failure(exc, self.book), severity="error")
             self.reload()
             return
-        with self.app.suspend():
+        if editor:
             try:
-                code = subprocess.call([*shlex.split(editor), str(path)])
-            except OSError as exc:
-                code = None
-                problem = f"could not run $EDITOR ({editor}): {exc.strerror}"
-        if code is None:
-            self.app.notify(problem, severity="error")
-        elif code:
-            self.app.notify(f"$EDITOR ({editor}) exited with {code}", severity="warning")
+                with self.app.suspend():
+                    try:
+                        code = subprocess.call([*shlex.split(editor), str(path)])
+                    except OSError as exc:
+                        code = None
+                        problem = f"could not run $EDITOR ({editor}): {exc.strerror}"
+            except SuspendNotSupported:  # the web view: no terminal to hand over
+                pass
+            else:
+                if code is None:
+                    self.app.notify(problem, severity="error")
+                elif code:
+                    self.app.notify(f"$EDITOR ({editor}) exited with {code}", severity="warning")
+                self.reload()
+                return
+        self.app.push_screen(EditScreen(self.book, draft, text), self.edited)
+
+    def edited(self, saved: bool | None) -> None:
+        if saved:
+            self.app.notify("draft saved")
+            self.post_message(StoreChanged("drafts"))
         self.reload()

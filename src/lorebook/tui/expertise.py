@@ -25,6 +25,8 @@ class ExpertiseTab(Vertical):
     def __init__(self, book: Lorebook, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.book = book
+        self.validated: dict[str, str] = {}  # domain -> its last validation's summary
+        self.last: dict[str, str] = {}  # domain -> when it was last validated, as listed
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -45,6 +47,7 @@ class ExpertiseTab(Vertical):
         table.clear()
         for row in self.book.expertise.list_domains():
             exists = row.get("exists")
+            self.last[row["domain"]] = str(row.get("last_validated") or "never")
             table.add_row(
                 row["domain"],
                 str(row.get("lines", "-")) if exists else "no file",
@@ -59,6 +62,8 @@ class ExpertiseTab(Vertical):
         self.show(str(event.row_key.value))
 
     def show(self, domain: str) -> None:
+        """The domain's YAML, and a status line about this domain (never the one before)."""
+        self.put_summary(domain, self.validated.get(domain))
         pane = self.query_one("#expertise-yaml", Static)
         try:
             content = self.book.expertise.get(domain)
@@ -73,10 +78,17 @@ class ExpertiseTab(Vertical):
         if domain is not None:
             self.validate(domain)
 
-    def put_summary(self, summary: str) -> None:
-        """On the app's thread: the tab may have closed (app quitting) while the worker ran."""
+    def put_summary(self, domain: str, summary: str | None) -> None:
+        """On the app's thread: the status line of `domain`, if it is still the one selected
+        (a validation that ends after the cursor moved on only keeps its result for later);
+        the tab may have closed (app quitting) while a worker ran."""
+        if summary is not None:
+            self.validated[domain] = summary
+        if self.selected() not in (domain, None):
+            return
+        text = summary or f"{domain}: last validated {self.last.get(domain, 'never')} · v validates"
         for pane in self.query("#expertise-summary").results(Static):
-            pane.update(summary)
+            pane.update(text)
 
     @work(thread=True, exclusive=True, group="validate")
     def validate(self, domain: str) -> None:
@@ -89,6 +101,7 @@ class ExpertiseTab(Vertical):
             update(r, "validated") if r["status"] == "validated" else f"{r['path']}: no file yet"
             for r in results
         )
-        self.app.call_from_thread(self.put_summary, summary)
-        self.app.call_from_thread(self.show, domain)
+        self.app.call_from_thread(self.put_summary, domain, summary)
+        if self.selected() == domain:
+            self.app.call_from_thread(self.show, domain)
         self.app.call_from_thread(self.post_message, StoreChanged("expertise"))
