@@ -37,6 +37,7 @@ from .knowledge import (
     SearchResultData,
     StaleReportData,
 )
+from .mirror import MirrorResult
 from .records import (
     ActionRecord,
     ActivityReport,
@@ -99,6 +100,7 @@ OUTPUTS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "expertise-validate": (list[ExpertiseUpdate], ("expertise validate",)),
     "expertise-history": (list[ExpertiseHistoryEntry], ("expertise history",)),
     "expertise-prompt": (ExpertisePrompt, ("expertise prompt",)),
+    "mirror-postgres": (MirrorResult, ("mirror postgres",)),
 }
 
 __all__ = [
@@ -122,6 +124,7 @@ __all__ = [
     "IndexReport",
     "InitResult",
     "KpisReport",
+    "MirrorResult",
     "LearningData",
     "LearningHistoryEntry",
     "LearningStats",

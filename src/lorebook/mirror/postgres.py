@@ -1,0 +1,331 @@
+"""`lore mirror postgres`: the store's actions, sessions, learnings and applications into a
+PostgreSQL database shared by many repositories (seed 000's schema plus `repository`).
+
+One run: check the database's schema (a newer one than this lorebook knows stops it before
+anything is written), migrate under a global advisory lock, take this repository's advisory
+lock (a second clone waits, then finds the watermark moved), then per batch, in ONE
+transaction: COPY the rows into a staging table, INSERT ... ON CONFLICT into the tables, upsert
+the sessions they touch and move the shards' watermarks. A crash between batches leaves every
+stored row covered by its watermark and nothing past it; the rerun's keys absorb the rest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from hashlib import blake2b
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from ..errors import LoreError
+from .dsn import mask_dsn, scrub
+from .source import (
+    ACTION_COLUMNS,
+    APPLICATION_COLUMNS,
+    Chunk,
+    Mark,
+    action_row,
+    application_row,
+    read_shard,
+    redacted,
+    shards,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import psycopg
+
+    from ..contracts.mirror import MirrorResult
+    from ..knowledge.model import Learning
+    from ..log.sessions import SessionInfo
+    from ..redact.sanitize import Sanitizer
+
+INSTALL = "pip install 'lorebook[postgres]'"
+BATCH_LINES = 50_000
+_MIGRATION_LOCK = 0x6C6F7265_00000001  # "lore" + 1: one migration at a time, any repository
+
+
+def migrations() -> list[tuple[int, str]]:
+    """(version, SQL) of this lorebook's migrations, in order."""
+    folder = resources.files(__package__).joinpath("migrations")
+    found = []
+    for entry in folder.iterdir():
+        name = entry.name
+        if name.endswith(".sql") and name[:4].isdigit():
+            found.append((int(name[:4]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+LATEST = max(v for v, _ in migrations())
+
+
+def _driver() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise LoreError("the PostgreSQL driver is not installed: " + INSTALL) from None
+    return psycopg
+
+
+def connect(dsn: str) -> psycopg.Connection[Any]:
+    """A connection (autocommit: transactions are explicit), or a one-line LoreError that
+    names the masked DSN and never the password."""
+    psycopg = _driver()
+    try:
+        conn: psycopg.Connection[Any] = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+    except (psycopg.Error, ValueError) as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise LoreError("cannot connect to PostgreSQL {}: {}", mask_dsn(dsn), scrub(reason, dsn))
+    return conn
+
+
+def schema_version(conn: psycopg.Connection[Any]) -> int:
+    """The database's lorebook schema version (0: none yet)."""
+    row = conn.execute("SELECT to_regclass('lorebook_schema') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return 0
+    found = conn.execute("SELECT coalesce(max(version), 0) FROM lorebook_schema").fetchone()
+    return int(found[0]) if found else 0
+
+
+def _refuse_newer(version: int, dsn: str) -> None:
+    if version > LATEST:
+        raise LoreError(
+            "the database at {} has lorebook schema version {}, newer than this lorebook knows"
+            " ({}): upgrade lorebook; nothing was written",
+            mask_dsn(dsn), version, LATEST,
+        )  # fmt: skip
+
+
+def migrate(conn: psycopg.Connection[Any], dsn: str) -> int:
+    """Apply the missing migrations (one transaction, one migrator at a time)."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS lorebook_schema (version INTEGER PRIMARY KEY,"
+            " applied_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now())"
+        )
+        version = schema_version(conn)
+        _refuse_newer(version, dsn)
+        for number, sql in migrations():
+            if number > version:
+                conn.execute(sql.encode())
+                conn.execute("INSERT INTO lorebook_schema(version) VALUES (%s)", (number,))
+        return max(version, LATEST)
+
+
+def repository_lock(repository: str) -> int:
+    """The advisory lock key of one repository (a signed 64-bit integer)."""
+    return int.from_bytes(blake2b(repository.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+class Mirror:
+    """One mirror of one repository; `run()` returns what it did (`lore mirror --json`)."""
+
+    def __init__(
+        self,
+        *,
+        dsn: str,
+        repository: str,
+        name: str,
+        root: Path,
+        actionlog: Path,
+        sanitizer: Sanitizer,
+        sessions: Callable[[], Iterable[SessionInfo]],
+        learnings: Callable[[], Iterable[Learning]],
+        batch_lines: int = BATCH_LINES,
+    ) -> None:
+        self.dsn, self.repository, self.name = dsn, repository, name
+        self.root, self.actionlog, self.sanitizer = root, actionlog, sanitizer
+        self._sessions_of, self._learnings_of = sessions, learnings
+        self._summaries: dict[str, SessionInfo] | None = None
+        self.batch_lines = max(int(batch_lines), 1)
+        self.result: MirrorResult = {
+            "repository": repository, "name": name, "dsn": mask_dsn(dsn), "dry_run": False,
+            "schema_version": 0, "actions": 0, "sessions": 0, "learnings": 0,
+            "applications": 0, "shards_read": 0, "shards_resynced": 0, "lines_skipped": 0,
+            "batches": 0, "seconds": 0.0,
+        }  # fmt: skip
+
+    # -- the run -------------------------------------------------------------------------------
+    def run(self, *, dry_run: bool = False) -> MirrorResult:
+        started = time.perf_counter()
+        self.result["dry_run"] = dry_run
+        conn = connect(self.dsn)
+        psycopg = _driver()
+        try:
+            version = schema_version(conn)
+            _refuse_newer(version, self.dsn)
+            if dry_run:
+                self.result["schema_version"] = version
+                self._dry(conn, version)
+            else:
+                self.result["schema_version"] = migrate(conn, self.dsn)
+                conn.execute("SELECT pg_advisory_lock(%s)", (repository_lock(self.repository),))
+                self._load(conn)
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise LoreError(
+                "mirror to PostgreSQL {} failed: {} (batches stored before it are kept and"
+                " marked; rerun to continue)",
+                mask_dsn(self.dsn), scrub(reason, self.dsn),
+            ) from None  # fmt: skip
+        finally:
+            conn.close()  # releases the advisory lock
+        self.result["seconds"] = round(time.perf_counter() - started, 3)
+        return self.result
+
+    def _marks(self, conn: psycopg.Connection[Any], version: int) -> dict[str, Mark]:
+        if version == 0:
+            return {}
+        rows = conn.execute(
+            "SELECT path, offset_bytes, lines, tail_hash FROM lorebook_shards"
+            " WHERE repository = %s",
+            (self.repository,),
+        ).fetchall()
+        return {path: Mark(int(o), int(n), str(h)) for path, o, n, h in rows}
+
+    def _chunks(self, marks: Mapping[str, Mark]) -> Iterable[Chunk]:
+        for rel, path, archived in shards(self.actionlog, self.root):
+            yield from read_shard(rel, path, archived, marks.get(rel), self.batch_lines)
+
+    def _dry(self, conn: psycopg.Connection[Any], version: int) -> None:
+        """Count what a run would send; write nothing."""
+        touched: set[str] = set()
+        for chunk in self._chunks(self._marks(conn, version)):
+            self._count(chunk)
+            actions = [r for r in chunk.records if r.get("kind") == "action"]
+            self.result["actions"] += len(actions)
+            self.result["applications"] += sum(
+                1 for r in actions if application_row("", r) is not None
+            )
+            touched.update(r["session"] for r in chunk.records)
+        self.result["sessions"] = len(touched)
+        self.result["learnings"] = sum(1 for _ in self._learnings_of())
+
+    def _count(self, chunk: Chunk) -> None:
+        self.result["shards_read"] += 1 if chunk.records or chunk.skipped else 0
+        self.result["shards_resynced"] += int(chunk.resynced)
+        self.result["lines_skipped"] += chunk.skipped
+
+    def _load(self, conn: psycopg.Connection[Any]) -> None:
+        conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS lorebook_stage_actions"
+            " (LIKE supervisor_actions) ON COMMIT DELETE ROWS"
+        )
+        marks = self._marks(conn, LATEST)  # read under the repository's lock
+        pending: list[Chunk] = []
+        lines = 0
+        for chunk in self._chunks(marks):
+            pending.append(chunk)
+            lines += len(chunk.records) + chunk.skipped
+            if lines >= self.batch_lines:
+                self._store(conn, pending)
+                pending, lines = [], 0
+        if pending:
+            self._store(conn, pending)
+        self._store_learnings(conn)
+
+    def _store(self, conn: psycopg.Connection[Any], chunks: list[Chunk]) -> None:
+        """One batch in one transaction: rows, the sessions they touch, the watermarks."""
+        repo = self.repository
+        records = redacted(self.sanitizer, [r for c in chunks for r in c.records])
+        actions = [action_row(repo, r) for r in records if r.get("kind") == "action"]
+        apps = [a for r in records if (a := application_row(repo, r)) is not None]
+        touched = sorted({r["session"] for r in records})
+        marks: dict[str, Mark] = {}
+        for chunk in chunks:
+            marks[chunk.rel] = chunk.mark
+            self._count(chunk)
+        with conn.transaction(), conn.cursor() as cur:
+            if actions:
+                with cur.copy(f"COPY lorebook_stage_actions ({ACTION_COLUMNS}) FROM STDIN") as cp:
+                    for row in actions:
+                        cp.write_row(row)
+                cur.execute(
+                    f"INSERT INTO supervisor_actions ({ACTION_COLUMNS}) SELECT {ACTION_COLUMNS}"
+                    " FROM lorebook_stage_actions ON CONFLICT (repository, id) DO NOTHING"
+                )
+                self.result["actions"] += max(cur.rowcount, 0)
+            if apps:
+                cur.executemany(
+                    f"INSERT INTO lorebook_applications ({APPLICATION_COLUMNS}) VALUES"
+                    " (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (repository, action_id)"
+                    " DO NOTHING",
+                    apps,
+                )
+                self.result["applications"] += max(cur.rowcount, 0)
+            self._store_sessions(cur, touched)
+            cur.executemany(
+                "INSERT INTO lorebook_shards (repository, path, offset_bytes, lines, tail_hash)"
+                " VALUES (%s,%s,%s,%s,%s) ON CONFLICT (repository, path) DO UPDATE SET"
+                " offset_bytes = excluded.offset_bytes, lines = excluded.lines,"
+                " tail_hash = excluded.tail_hash, mirrored_at = now()",
+                [(repo, rel, *mark) for rel, mark in marks.items()],
+            )
+        self.result["batches"] += 1
+
+    def _store_sessions(self, cur: psycopg.Cursor[Any], touched: list[str]) -> None:
+        """Upsert the summaries (as `lore sessions` folds them) of the sessions a batch touched."""
+        if not touched:
+            return
+        if self._summaries is None:
+            self._summaries = {info.id: info for info in self._sessions_of()}
+        rows = []
+        for sid in touched:
+            info = self._summaries.get(sid)
+            if info is None:
+                continue
+            agent, project, kind, reason = self._clean(
+                [info.agent or "", info.project, info.session_type or "", info.end_reason]
+            )
+            rows.append((self.repository, sid, agent, project, info.started, info.last_activity,
+                         info.ended, kind, reason, info.action_count))  # fmt: skip
+        cur.executemany(
+            "INSERT INTO supervisor_sessions (repository, session_id, supervisor_type, project,"
+            " started_at, last_activity, ended_at, session_type, disconnect_reason,"
+            " total_actions) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+            " ON CONFLICT (repository, session_id) DO UPDATE SET"
+            " supervisor_type = excluded.supervisor_type, project = excluded.project,"
+            " started_at = excluded.started_at, last_activity = excluded.last_activity,"
+            " ended_at = excluded.ended_at, session_type = excluded.session_type,"
+            " disconnect_reason = excluded.disconnect_reason,"
+            " total_actions = excluded.total_actions",
+            rows,
+        )
+        self.result["sessions"] += len(rows)
+
+    def _clean(self, values: list[Any]) -> list[Any]:
+        clean, _ = self.sanitizer.sanitize(values)
+        return list(clean)
+
+    def _store_learnings(self, conn: psycopg.Connection[Any]) -> None:
+        """Learnings are few and mutable: all of them, replaced, in one transaction."""
+        rows = []
+        for item in self._learnings_of():
+            title, category, tags = self._clean([item.title, item.category, list(item.tags)])
+            rows.append((self.repository, item.id, title, item.kind, category, item.severity,
+                         item.status, tags, item.created))  # fmt: skip
+        with conn.transaction(), conn.cursor() as cur:
+            cur.execute(
+                "INSERT INTO lorebook_repositories (repository, name) VALUES (%s, %s)"
+                " ON CONFLICT (repository) DO UPDATE SET name = excluded.name,"
+                " last_mirror = now()",
+                (self.repository, self.name),
+            )
+            cur.execute(
+                "DELETE FROM lorebook_learnings WHERE repository = %s AND NOT (id = ANY(%s))",
+                (self.repository, [r[1] for r in rows]),
+            )
+            if rows:
+                cur.executemany(
+                    "INSERT INTO lorebook_learnings (repository, id, title, kind, category,"
+                    " severity, status, tags, created) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+                    " ON CONFLICT (repository, id) DO UPDATE SET title = excluded.title,"
+                    " kind = excluded.kind, category = excluded.category,"
+                    " severity = excluded.severity, status = excluded.status,"
+                    " tags = excluded.tags, created = excluded.created",
+                    rows,
+                )
+        self.result["learnings"] = len(rows)
