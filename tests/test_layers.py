@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, set[str], bool]] = [
     ("signals", {"events", "notices", "progress"}, False),
     ("log", {"log"}, False),
     ("domains", {"knowledge", "expertise", "index"}, True),
+    ("org scale", {"mirror"}, False),
     ("facade", {"book", "init", "__init__"}, False),
     ("render", {"render"}, False),
     ("applications", {"demo", "demo_story"}, False),

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from .config import Config
     from .contracts import ActivityReport, CatalogStatus, KpisReport, PreflightBrief, ResumeState
+    from .contracts.mirror import MirrorResult
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from .log.retention import RetentionResult
     from .log.sessions import SessionInfo
     from .log.writer import LogWriter
-    from .contracts.mirror import MirrorResult
     from .paths import Layout
     from .problems import OnProblem
     from .progress import Progress

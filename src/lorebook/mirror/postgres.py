@@ -71,12 +71,14 @@ def _driver() -> Any:
 def connect(dsn: str) -> psycopg.Connection[Any]:
     """A connection (autocommit: transactions are explicit), or a one-line LoreError that
     names the masked DSN and never the password."""
-    psycopg = _driver()
+    driver = _driver()
     try:
-        conn: psycopg.Connection[Any] = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
-    except (psycopg.Error, ValueError) as exc:
+        conn: psycopg.Connection[Any] = driver.connect(dsn, autocommit=True, connect_timeout=10)
+    except (driver.Error, ValueError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise LoreError("cannot connect to PostgreSQL {}: {}", mask_dsn(dsn), scrub(reason, dsn))
+        raise LoreError(
+            "cannot connect to PostgreSQL {}: {}", mask_dsn(dsn), scrub(reason, dsn)
+        ) from None
     return conn
 
 

@@ -18,10 +18,16 @@ MIRROR = Group(
             summary="Mirror actions, sessions, learnings and applications into PostgreSQL.",
             args=(Arg("dsn", "libpq DSN or URL (else LORE_PG_DSN, mirror.postgres_dsn).", "?"),),
             options=(
-                Opt("--dry-run", "dry_run", "Count what would be sent; write nothing.",
-                    kind="flag"),  # fmt: skip
-                Opt("--batch", "batch", "Log lines per transaction (default 50000).",
-                    kind="int", metavar="N"),  # fmt: skip
+                Opt(
+                    "--dry-run", "dry_run", "Count what would be sent; write nothing.", kind="flag"
+                ),
+                Opt(
+                    "--batch",
+                    "batch",
+                    "Log lines per transaction (default 50000).",
+                    kind="int",
+                    metavar="N",
+                ),
                 JSON,
             ),
             help="""Mirror this repository's actions, sessions, learnings and applications into
