@@ -142,6 +142,12 @@ def test_new_lines_are_sent_once_and_a_rewritten_shard_is_resynced_by_key(
     with Lorebook.open(a, env={}) as book:
         book.log("validate", outcome="failure", error="3 tests failed")
     assert mirror(a, dsn)["actions"] == 1
+    # a union merge appends a line the shard already holds: new bytes, a key already stored
+    shard = max((a / "actionlog").rglob("*.jsonl"), key=lambda p: p.stat().st_size)
+    with shard.open("ab") as handle:
+        handle.write(shard.read_bytes().splitlines(keepends=True)[1])
+    repeat = mirror(a, dsn)
+    assert (repeat["actions"], repeat["shards_resynced"], repeat["batches"]) == (0, 0, 1)
     # a union merge reorders a shard: its stored tail no longer matches -> read again by key
     shard = max((a / "actionlog").rglob("*.jsonl"), key=lambda p: p.stat().st_size)
     lines = shard.read_bytes().splitlines(keepends=True)

@@ -12,7 +12,7 @@ stored row covered by its watermark and nothing past it; the rerun's keys absorb
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from hashlib import blake2b
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -230,26 +230,35 @@ class Mirror:
         self._store_learnings(conn)
 
     def _store(self, conn: psycopg.Connection[Any], chunks: list[Chunk]) -> None:
-        """One batch in one transaction: rows, the sessions they touch, the watermarks."""
-        repo = self.repository
-        records = redacted(self.sanitizer, [r for c in chunks for r in c.records])
-        actions = [action_row(repo, r) for r in records if r.get("kind") == "action"]
-        apps = [a for r in records if (a := application_row(repo, r)) is not None]
-        touched = sorted({r["session"] for r in records})
+        """One batch in one transaction: rows, the sessions they touch, the watermarks.
+
+        New lines (the usual case) are COPied straight into the table, in a savepoint, parsed
+        rows streamed while the server indexes the ones before; a key already there (a
+        re-synced or archived shard, a line repeated by a union merge) rolls the savepoint
+        back and the batch goes through a staging table and INSERT ... ON CONFLICT."""
+        records = [r for c in chunks for r in c.records]
+        apps: list[tuple[Any, ...]] = []
+        touched: set[str] = set()
         marks: dict[str, Mark] = {}
         for chunk in chunks:
             marks[chunk.rel] = chunk.mark
             self._count(chunk)
         with conn.transaction(), conn.cursor() as cur:
-            if actions:
+            stored = None
+            if not any(c.resynced for c in chunks):
+                stored = self._copy_new(conn, cur, records, apps, touched)
+            if stored is None:
+                apps.clear()
+                touched.clear()
                 with cur.copy(f"COPY lorebook_stage_actions ({ACTION_COLUMNS}) FROM STDIN") as cp:
-                    for row in actions:
+                    for row in self._rows(records, apps, touched):
                         cp.write_row(row)
                 cur.execute(
                     f"INSERT INTO supervisor_actions ({ACTION_COLUMNS}) SELECT {ACTION_COLUMNS}"
                     " FROM lorebook_stage_actions ON CONFLICT (repository, id) DO NOTHING"
                 )
-                self.result["actions"] += max(cur.rowcount, 0)
+                stored = max(cur.rowcount, 0)
+            self.result["actions"] += stored
             if apps:
                 cur.executemany(
                     f"INSERT INTO lorebook_applications ({APPLICATION_COLUMNS}) VALUES"
@@ -258,15 +267,53 @@ class Mirror:
                     apps,
                 )
                 self.result["applications"] += max(cur.rowcount, 0)
-            self._store_sessions(cur, touched)
+            self._store_sessions(cur, sorted(touched))
             cur.executemany(
                 "INSERT INTO lorebook_shards (repository, path, offset_bytes, lines, tail_hash)"
                 " VALUES (%s,%s,%s,%s,%s) ON CONFLICT (repository, path) DO UPDATE SET"
                 " offset_bytes = excluded.offset_bytes, lines = excluded.lines,"
                 " tail_hash = excluded.tail_hash, mirrored_at = now()",
-                [(repo, rel, *mark) for rel, mark in marks.items()],
+                [(self.repository, rel, *mark) for rel, mark in marks.items()],
             )
         self.result["batches"] += 1
+
+    def _rows(
+        self, records: list[dict[str, Any]], apps: list[tuple[Any, ...]], touched: set[str]
+    ) -> Iterator[tuple[Any, ...]]:
+        """Action rows of the records, redacted as the store shows them; their applications
+        and sessions noted on the way."""
+        repo = self.repository
+        for record in redacted(self.sanitizer, records):
+            touched.add(record["session"])
+            if record.get("kind") != "action":
+                continue
+            app = application_row(repo, record)
+            if app is not None:
+                apps.append(app)
+            yield action_row(repo, record)
+
+    def _copy_new(
+        self,
+        conn: psycopg.Connection[Any],
+        cur: psycopg.Cursor[Any],
+        records: list[dict[str, Any]],
+        apps: list[tuple[Any, ...]],
+        touched: set[str],
+    ) -> int | None:
+        """COPY the rows straight into the table (a savepoint); None when a key is there."""
+        errors = _driver().errors
+        count = 0
+        try:
+            with (
+                conn.transaction(),
+                cur.copy(f"COPY supervisor_actions ({ACTION_COLUMNS}) FROM STDIN") as cp,
+            ):
+                for row in self._rows(records, apps, touched):
+                    cp.write_row(row)
+                    count += 1
+        except errors.UniqueViolation:
+            return None
+        return count
 
     def _store_sessions(self, cur: psycopg.Cursor[Any], touched: list[str]) -> None:
         """Upsert the summaries (as `lore sessions` folds them) of the sessions a batch touched."""

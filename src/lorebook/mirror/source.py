@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..knowledge.stats import APPLY, OCCURRENCE, subject
+from ..log import writer
 from ..log.archive_io import iter_archives, read_archive_bytes
 from ..log.reader import shard_files, walk_days
 from ..model import decode_line
@@ -126,11 +127,11 @@ def _decode(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
     return records, skipped
 
 
-def redacted(sanitizer: Sanitizer, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records as the store shows them: redacted again (a line edited by hand, or written
-    before a rule existed, must not carry a secret into the database)."""
-    clean, found = sanitizer.sanitize(records)
-    return records if not found else list(clean)
+def redacted(sanitizer: Sanitizer, records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The records as the store shows them (`lore actions`): redacted again like the writer
+    does (a line edited by hand, or written before a rule existed, must not carry a secret
+    into the database), their structural fields (id, ts, session ...) as written."""
+    return writer.redacted(sanitizer, records)
 
 
 def _json(value: Any) -> str:
