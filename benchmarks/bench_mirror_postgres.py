@@ -27,10 +27,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import generate_store
 from _common import clean_env, lore_script, machine, write_results
 from _postgres import PrivatePostgres, missing
-
-import generate_store
 
 COLUMNS = (
     "repository, id, session_id, supervisor_type, project, action_type, action_category, "
@@ -94,16 +93,20 @@ def main(argv: list[str] | None = None) -> int:
             seconds, result = mirror(root, base + f"dbname=m{run}")
             stored = int(result["actions"])  # type: ignore[call-overload]
             buffer = io.BytesIO()
-            with psycopg.connect(base + f"dbname=m{run}") as conn, conn.cursor() as cur:
-                with cur.copy(f"COPY (SELECT {COLUMNS} FROM supervisor_actions) TO STDOUT") as cp:
-                    for block in cp:
-                        buffer.write(block)
+            export = f"COPY (SELECT {COLUMNS} FROM supervisor_actions) TO STDOUT"
+            with (
+                psycopg.connect(base + f"dbname=m{run}") as conn,
+                conn.cursor() as cur,
+                cur.copy(export) as cp,
+            ):
+                for block in cp:
+                    buffer.write(block)
             with psycopg.connect(base + f"dbname=c{run}", autocommit=True) as conn:
                 migrate(conn, "")
                 started = time.perf_counter()
-                with conn.transaction(), conn.cursor() as cur:
-                    with cur.copy(f"COPY supervisor_actions ({COLUMNS}) FROM STDIN") as cp:
-                        cp.write(buffer.getvalue())
+                load = f"COPY supervisor_actions ({COLUMNS}) FROM STDIN"
+                with conn.transaction(), conn.cursor() as cur, cur.copy(load) as cp:
+                    cp.write(buffer.getvalue())
                 copy_s = time.perf_counter() - started
             pairs.append((seconds, copy_s))
             # one new day, appended, mirrored incrementally

@@ -148,13 +148,22 @@ def test_new_lines_are_sent_once_and_a_rewritten_shard_is_resynced_by_key(
         handle.write(shard.read_bytes().splitlines(keepends=True)[1])
     repeat = mirror(a, dsn)
     assert (repeat["actions"], repeat["shards_resynced"], repeat["batches"]) == (0, 0, 1)
-    # a union merge reorders a shard: its stored tail no longer matches -> read again by key
-    shard = max((a / "actionlog").rglob("*.jsonl"), key=lambda p: p.stat().st_size)
+    # a union merge interleaves another clone's line: the stored tail no longer matches ->
+    # the shard is read again from the start, its keys drop what is already stored
+    from lorebook.ids import new_ulid
+    from lorebook.log.writer import encode
+
+    lines = shard.read_bytes().splitlines(keepends=True)
+    other = json.loads(lines[-1])
+    other.update(id=new_ulid(), kind="action", type="validate", outcome="failure")
+    shard.write_bytes(b"".join([*reversed(lines), encode(other)]))
+    redo = mirror(a, dsn)
+    assert (redo["shards_resynced"], redo["actions"]) == (1, 1)
+    assert count(dsn, "supervisor_actions") == len(all_actions(a))
+    # a reordering alone keeps the size and the rows: nothing to read
     lines = shard.read_bytes().splitlines(keepends=True)
     shard.write_bytes(b"".join(reversed(lines)))
-    redo = mirror(a, dsn)
-    assert redo["shards_resynced"] == 1 and redo["actions"] == 0
-    assert count(dsn, "supervisor_actions") == len(all_actions(a))
+    assert mirror(a, dsn)["batches"] == 0
 
 
 # -- the dashboard SQL of docs/org-scale.md ------------------------------------------------------

@@ -73,6 +73,8 @@ def read_shard(
 ) -> Iterator[Chunk]:
     """The records after `mark` (all of them when the shard changed under it), in chunks
     of at most `lines_per_chunk` lines, each with the mark that covers it."""
+    if mark is not None and not archived and _size(path) == mark.offset:
+        return  # nothing appended: a shard only grows (a reordering keeps its size and rows)
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         same = mark is not None and _still_there(handle, size, mark)
@@ -112,6 +114,13 @@ def read_shard(
                 before = again.read(min(position, _TAIL))
         yield Chunk(rel, records, Mark(position, lines, tail_hash(before)), resynced, skipped)
         resynced = False
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1
 
 
 def _decode(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
