@@ -87,6 +87,12 @@ def repository_of(root: Path) -> str:
     return key
 
 
+def totals_of(dsn: str, repository: str) -> dict[str, int]:
+    rows = query(dsn, "SELECT session_id, total_actions FROM supervisor_sessions"
+                      " WHERE repository = %s", repository)  # fmt: skip
+    return {str(sid): int(n) for sid, n in rows}
+
+
 def lore_json(root: Path, *args: str) -> Any:
     done = lore(*args, "--json", cwd=root)
     assert done.code == 0, done.err
@@ -127,6 +133,15 @@ def test_two_repositories_share_one_database_and_a_rerun_adds_nothing(
     again = mirror(a, dsn)
     assert (again["actions"], again["applications"], again["batches"]) == (0, 0, 0)
     assert count(dsn, "supervisor_actions", ra) == len(all_actions(a))
+    # the seed's helper functions run (as the seed wrote them, PostgreSQL 15 refused them)
+    last = query(dsn, "SELECT * FROM get_last_session('alpha', 'MS', %s)", ra)
+    session = last[0][0]
+    mine = [x for x in all_actions(a) if x["session"] == session]
+    newest = max(x["ts"] for x in mine)
+    assert last[0][3] in {x["type"] for x in mine if x["ts"] == newest}
+    assert {x["agent"] for x in mine} == {"MS"}
+    recent = query(dsn, "SELECT * FROM get_session_actions(%s, 20, %s)", session, ra)
+    assert len(recent) == totals_of(dsn, ra)[session]
     # the secret in a context never reaches the database
     dump = json.dumps(query(dsn, "SELECT context, metadata FROM supervisor_actions"))
     assert "sk-live-0123456789" not in dump

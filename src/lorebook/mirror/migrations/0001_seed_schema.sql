@@ -12,7 +12,7 @@
 --   lorebook and may be longer than the seed's limits;
 -- * `duration_seconds` is double precision (the log keeps fractions of a second);
 -- * the seed's indexes get IF NOT EXISTS and lead with `repository`;
--- * the seed's helper functions qualify their columns: as written, their RETURNS TABLE
+-- * the seed's helper functions (get_session_actions, get_last_session) qualify their columns: as written, their RETURNS TABLE
 --   names (`action_type`, `timestamp`, ...) are ambiguous with the table's columns, and
 --   PostgreSQL 15 refuses to run them ("column reference ... is ambiguous"); they take the
 --   repository as an optional first filter.
@@ -139,6 +139,37 @@ BEGIN
     AND (p_repository IS NULL OR sa.repository = p_repository)
   ORDER BY sa.timestamp DESC
   LIMIT p_limit;
+END;
+$$ LANGUAGE plpgsql;
+
+CREATE OR REPLACE FUNCTION get_last_session(
+  p_project TEXT,
+  p_supervisor_type TEXT DEFAULT 'PS',
+  p_repository TEXT DEFAULT NULL
+)
+RETURNS TABLE (
+  session_id TEXT,
+  last_activity TIMESTAMP WITH TIME ZONE,
+  total_actions INTEGER,
+  last_action_type TEXT,
+  last_action_context JSONB
+) AS $$
+BEGIN
+  RETURN QUERY
+  SELECT ss.session_id, ss.last_activity, ss.total_actions, sa.action_type, sa.context
+  FROM supervisor_sessions ss
+  LEFT JOIN LATERAL (
+    SELECT a.action_type, a.context
+    FROM supervisor_actions a
+    WHERE a.repository = ss.repository AND a.session_id = ss.session_id
+    ORDER BY a.timestamp DESC
+    LIMIT 1
+  ) sa ON true
+  WHERE ss.project = p_project
+    AND ss.supervisor_type = p_supervisor_type
+    AND (p_repository IS NULL OR ss.repository = p_repository)
+  ORDER BY ss.last_activity DESC
+  LIMIT 1;
 END;
 $$ LANGUAGE plpgsql;
 
