@@ -117,6 +117,31 @@ def migrate(conn: psycopg.Connection[Any], dsn: str) -> int:
         return max(version, LATEST)
 
 
+def _upsert(
+    cur: psycopg.Cursor[Any],
+    table: str,
+    columns: tuple[str, ...],
+    rows: list[tuple[Any, ...]],
+    key: tuple[str, ...],
+    also: str = "",
+) -> None:
+    """Insert or replace `rows` (unique by `key`): COPY into the table's staging copy (emptied
+    at commit), then one INSERT ... ON CONFLICT DO UPDATE (`also`: one more assignment)."""
+    if not rows:
+        return
+    names = ", ".join(columns)
+    with cur.copy(f"COPY lorebook_stage_{table} ({names}) FROM STDIN") as cp:
+        for row in rows:
+            cp.write_row(row)
+    updates = ", ".join(
+        [*(f"{c} = excluded.{c}" for c in columns if c not in key), *([also] if also else [])]
+    )
+    cur.execute(
+        f"INSERT INTO {table} ({names}) SELECT {names} FROM lorebook_stage_{table}"
+        f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+    )
+
+
 def repository_lock(repository: str) -> int:
     """The advisory lock key of one repository (a signed 64-bit integer)."""
     return int.from_bytes(blake2b(repository.encode(), digest_size=8).digest(), "big", signed=True)
@@ -216,6 +241,11 @@ class Mirror:
             "CREATE TEMP TABLE IF NOT EXISTS lorebook_stage_actions"
             " (LIKE supervisor_actions) ON COMMIT DELETE ROWS"
         )
+        for table in ("supervisor_sessions", "lorebook_shards"):
+            conn.execute(
+                f"CREATE TEMP TABLE IF NOT EXISTS lorebook_stage_{table}"
+                f" (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+            )
         marks = self._marks(conn, LATEST)  # read under the repository's lock
         pending: list[Chunk] = []
         lines = 0
@@ -268,12 +298,13 @@ class Mirror:
                 )
                 self.result["applications"] += max(cur.rowcount, 0)
             self._store_sessions(cur, sorted(touched))
-            cur.executemany(
-                "INSERT INTO lorebook_shards (repository, path, offset_bytes, lines, tail_hash)"
-                " VALUES (%s,%s,%s,%s,%s) ON CONFLICT (repository, path) DO UPDATE SET"
-                " offset_bytes = excluded.offset_bytes, lines = excluded.lines,"
-                " tail_hash = excluded.tail_hash, mirrored_at = now()",
+            _upsert(
+                cur,
+                "lorebook_shards",
+                ("repository", "path", "offset_bytes", "lines", "tail_hash"),
                 [(self.repository, rel, *mark) for rel, mark in marks.items()],
+                ("repository", "path"),
+                "mirrored_at = now()",
             )
         self.result["batches"] += 1
 
@@ -321,28 +352,23 @@ class Mirror:
             return
         if self._summaries is None:
             self._summaries = {info.id: info for info in self._sessions_of()}
-        rows = []
-        for sid in touched:
-            info = self._summaries.get(sid)
-            if info is None:
-                continue
-            agent, project, kind, reason = self._clean(
-                [info.agent or "", info.project, info.session_type or "", info.end_reason]
-            )
-            rows.append((self.repository, sid, agent, project, info.started, info.last_activity,
-                         info.ended, kind, reason, info.action_count))  # fmt: skip
-        cur.executemany(
-            "INSERT INTO supervisor_sessions (repository, session_id, supervisor_type, project,"
-            " started_at, last_activity, ended_at, session_type, disconnect_reason,"
-            " total_actions) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
-            " ON CONFLICT (repository, session_id) DO UPDATE SET"
-            " supervisor_type = excluded.supervisor_type, project = excluded.project,"
-            " started_at = excluded.started_at, last_activity = excluded.last_activity,"
-            " ended_at = excluded.ended_at, session_type = excluded.session_type,"
-            " disconnect_reason = excluded.disconnect_reason,"
-            " total_actions = excluded.total_actions",
+        infos = [self._summaries[sid] for sid in touched if sid in self._summaries]
+        texts = [[i.agent or "", i.project, i.session_type or "", i.end_reason] for i in infos]
+        clean = self._clean(texts)  # one walk for the batch: its strings are mostly clean
+        rows = [
+            (self.repository, info.id, agent, project, info.started, info.last_activity,
+             info.ended, kind, reason, info.action_count)
+            for info, (agent, project, kind, reason) in zip(infos, clean, strict=True)
+        ]  # fmt: skip
+        _upsert(
+            cur,
+            "supervisor_sessions",
+            ("repository", "session_id", "supervisor_type", "project", "started_at",
+             "last_activity", "ended_at", "session_type", "disconnect_reason",
+             "total_actions"),
             rows,
-        )
+            ("repository", "session_id"),
+        )  # fmt: skip
         self.result["sessions"] += len(rows)
 
     def _clean(self, values: list[Any]) -> list[Any]:
