@@ -149,6 +149,8 @@ POSTGRES = {  # these start a private PostgreSQL server (benchmarks/_postgres.py
         "1",
     ],
     "bench_resume_vs_postgres.py": ["--workdir", "{tmp}", "--actions", "1000", "--runs", "1"],
+    "bench_mirror_postgres.py": ["--workdir", "{tmp}", "--actions", "500", "--days", "2",
+                                 "--runs", "1"],
 }
 NOT_RUN = {"run_all.py": "runs the others at full size; each of them is run here"}
 

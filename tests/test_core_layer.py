@@ -70,6 +70,8 @@ EXITS: dict[tuple[str, str], str] = {
              "lorebook.index.evaluate", "lorebook.index.watch", "lorebook.log.check",
              "lorebook.log.export", "lorebook.log.kpis", "lorebook.log.retention",
              "lorebook.otel.run"),
+    **_exits("lorebook.book", "`lore mirror postgres` runs from CI, never from a hook or a "
+             "read", "lorebook.mirror.dsn", "lorebook.mirror.postgres"),
     **_exits("lorebook.config", "a config.yaml is parsed once after it changes, then read from "
              "its cache", "ruamel"),
     **_exits("lorebook.config_check", "the line of a bad setting, for its error", "ruamel"),

@@ -10,7 +10,8 @@ from pathlib import Path
 from conftest import clean_env, lore
 
 HEAVY = {"torch", "sentence_transformers", "chromadb", "git", "textual", "mcp", "click",
-         "pydantic", "ruamel", "yaml", "frontmatter", "gitdb", "opentelemetry", "google"}
+         "pydantic", "ruamel", "yaml", "frontmatter", "gitdb", "opentelemetry", "google",
+         "psycopg"}  # `lore mirror postgres` only: never the hooks, the append path or a read
 
 LOG_WRAPPER = """
 import json, sys

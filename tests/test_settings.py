@@ -137,6 +137,8 @@ watch:
   debounce_seconds: 0
 hooks:
   context_tokens: 800
+mirror:
+  postgres_dsn: host=db.internal dbname=lore
 """
 
 READ_BACK = {
@@ -148,6 +150,7 @@ READ_BACK = {
     "index.read_timeout": 1.0, "search.weights.recency": 1.0,
     "search.synonyms": (("rls", "row level security"), ("pg", "postgres")),
     "watch.debounce_seconds": 0.0, "hooks.context_tokens": 800,
+    "mirror.postgres_dsn": "host=db.internal dbname=lore",
 }  # fmt: skip
 
 
@@ -186,6 +189,7 @@ BAD = {
     "watch": ("watch:\n  debounce_seconds: .inf\n",
               ":2: watch.debounce_seconds: expected a number"),
     "hooks": ("hooks:\n  capture: off please\n", ":2: hooks.capture: expected true or false"),
+    "mirror": ("mirror:\n  postgres_dsn: [a]\n", ":2: mirror.postgres_dsn: expected text"),
 }  # fmt: skip
 MORE_BAD = [
     ("paths:\n  actionlogs: log\n", ":2: paths.actionlogs: unknown key, expected one of actionlog"),

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         PreflightBrief,
         ResumeState,
     )
+    from .contracts.mirror import MirrorResult
     from .events import EventBus
     from .expertise.api import Expertise
     from .index import SearchIndex
@@ -822,6 +823,37 @@ class Lorebook:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def mirror_postgres(
+        self, dsn: str | None = None, *, dry_run: bool = False, batch_lines: int | None = None
+    ) -> MirrorResult:
+        """Mirror this repository's actions, sessions, learnings and applications into
+        PostgreSQL (seed 000's schema plus `repository`; docs/org-scale.md): only the shards'
+        lines past the watermark kept in the database, each batch and its watermark in one
+        transaction. `dsn`: else LORE_PG_DSN, else `mirror.postgres_dsn`; never printed with
+        its password. `dry_run`: count what would be sent, write nothing."""
+        from .mirror.dsn import resolve_dsn
+        from .mirror.postgres import BATCH_LINES, Mirror
+
+        target = resolve_dsn(dsn, self.env, self.config.mirror.postgres_dsn)
+        repository = self.appender.repo_key()
+        if repository is None:
+            raise LoreError(
+                "{} is not in a git repository with a commit: a mirror needs the repository's"
+                " identity (its origin remote or first commit)",
+                str(self.root),
+            )
+        return Mirror(
+            dsn=target,
+            repository=repository,
+            name=self.default_project(),
+            root=self.root,
+            actionlog=self.layout.actionlog,
+            sanitizer=self.sanitizer,
+            sessions=lambda: self.sessions(),
+            learnings=lambda: self.learnings.all(),
+            batch_lines=batch_lines or BATCH_LINES,
+        ).run(dry_run=dry_run)
 
     def _retention_days(self, older_than: str | int | None, key: str) -> int:
         """`older_than` as days (`90d`, `12w` or a number of days), else the configured

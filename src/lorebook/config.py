@@ -24,6 +24,7 @@ from .settings import (
     HookSettings,
     IndexSettings,
     LogSettings,
+    MirrorSettings,
     PathsSettings,
     RcaSettings,
     RedactionSettings,
@@ -73,6 +74,7 @@ class Config(Section):
     search: SearchSettings = SearchSettings()
     watch: WatchSettings = WatchSettings()
     hooks: HookSettings = HookSettings()
+    mirror: MirrorSettings = MirrorSettings()
     raw: dict[str, Any]
 
     def __init__(self, data: dict[str, Any] | None = None) -> None:

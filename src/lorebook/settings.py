@@ -225,6 +225,12 @@ def synonym_groups(value: Any) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(str(word) for word in group) for group in value)
 
 
+class MirrorSettings(Section):
+    """`mirror.*`: where `lore mirror postgres` writes (docs/org-scale.md)."""
+
+    postgres_dsn: str | None = None  # else LORE_PG_DSN; keep the password out (use PGPASSWORD)
+
+
 class WatchSettings(Section):
     debounce_seconds: float = 2.0
 

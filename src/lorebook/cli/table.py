@@ -44,6 +44,11 @@ TABLE: dict[str, tuple[str, str, str]] = {
         "Move old shards to actionlog/archive/ as gzip.",
     ),
     "prune": ("commands.archive_cmd", "PRUNE", "Delete archived shards past the second cut-off."),
+    "mirror": (
+        "commands.mirror_cmd",
+        "MIRROR",
+        "Mirror the store into PostgreSQL (org scale; never from a hook).",
+    ),
     "eval": (
         "commands.eval_cmd",
         "EVAL",

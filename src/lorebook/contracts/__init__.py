@@ -37,6 +37,7 @@ from .knowledge import (
     SearchResultData,
     StaleReportData,
 )
+from .mirror import MirrorResult
 from .otel import OtelExport
 from .records import (
     ActionRecord,
@@ -101,6 +102,7 @@ OUTPUTS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "expertise-history": (list[ExpertiseHistoryEntry], ("expertise history",)),
     "expertise-prompt": (ExpertisePrompt, ("expertise prompt",)),
     "otel-export": (OtelExport, ("otel export",)),
+    "mirror-postgres": (MirrorResult, ("mirror postgres",)),
 }
 
 __all__ = [
@@ -127,6 +129,7 @@ __all__ = [
     "LearningData",
     "LearningHistoryEntry",
     "LearningStats",
+    "MirrorResult",
     "OtelExport",
     "PreflightBrief",
     "Promoted",

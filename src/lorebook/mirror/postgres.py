@@ -1,0 +1,406 @@
+"""`lore mirror postgres`: the store's actions, sessions, learnings and applications into a
+PostgreSQL database shared by many repositories (seed 000's schema plus `repository`).
+
+One run: check the database's schema (a newer one than this lorebook knows stops it before
+anything is written), migrate under a global advisory lock, take this repository's advisory
+lock (a second clone waits, then finds the watermark moved), then per batch, in ONE
+transaction: COPY the rows into a staging table, INSERT ... ON CONFLICT into the tables, upsert
+the sessions they touch and move the shards' watermarks. A crash between batches leaves every
+stored row covered by its watermark and nothing past it; the rerun's keys absorb the rest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from hashlib import blake2b
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from ..errors import LoreError
+from .dsn import mask_dsn, scrub
+from .source import (
+    ACTION_COLUMNS,
+    APPLICATION_COLUMNS,
+    Chunk,
+    Mark,
+    action_row,
+    application_row,
+    read_shard,
+    redacted,
+    shards,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import psycopg
+
+    from ..contracts.mirror import MirrorResult
+    from ..knowledge.model import Learning
+    from ..log.sessions import SessionInfo
+    from ..redact.sanitize import Sanitizer
+
+INSTALL = "pip install 'lorebook[postgres]'"
+BATCH_LINES = 50_000
+_MIGRATION_LOCK = 0x6C6F7265_00000001  # "lore" + 1: one migration at a time, any repository
+
+
+def migrations() -> list[tuple[int, str]]:
+    """(version, SQL) of this lorebook's migrations, in order."""
+    folder = resources.files(__package__).joinpath("migrations")
+    found = []
+    for entry in folder.iterdir():
+        name = entry.name
+        if name.endswith(".sql") and name[:4].isdigit():
+            found.append((int(name[:4]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+LATEST = max(v for v, _ in migrations())
+
+
+def _driver() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise LoreError("the PostgreSQL driver is not installed: " + INSTALL) from None
+    return psycopg
+
+
+def connect(dsn: str) -> psycopg.Connection[Any]:
+    """A connection (autocommit: transactions are explicit), or a one-line LoreError that
+    names the masked DSN and never the password."""
+    driver = _driver()
+    try:
+        conn: psycopg.Connection[Any] = driver.connect(dsn, autocommit=True, connect_timeout=10)
+    except (driver.Error, ValueError) as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise LoreError(
+            "cannot connect to PostgreSQL {}: {}", mask_dsn(dsn), scrub(reason, dsn)
+        ) from None
+    return conn
+
+
+def schema_version(conn: psycopg.Connection[Any]) -> int:
+    """The database's lorebook schema version (0: none yet)."""
+    row = conn.execute("SELECT to_regclass('lorebook_schema') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return 0
+    found = conn.execute("SELECT coalesce(max(version), 0) FROM lorebook_schema").fetchone()
+    return int(found[0]) if found else 0
+
+
+def _refuse_newer(version: int, dsn: str) -> None:
+    if version > LATEST:
+        raise LoreError(
+            "the database at {} has lorebook schema version {}, newer than this lorebook knows"
+            " ({}): upgrade lorebook; nothing was written",
+            mask_dsn(dsn), version, LATEST,
+        )  # fmt: skip
+
+
+def migrate(conn: psycopg.Connection[Any], dsn: str) -> int:
+    """Apply the missing migrations (one transaction, one migrator at a time)."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS lorebook_schema (version INTEGER PRIMARY KEY,"
+            " applied_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now())"
+        )
+        version = schema_version(conn)
+        _refuse_newer(version, dsn)
+        for number, sql in migrations():
+            if number > version:
+                conn.execute(sql.encode())
+                conn.execute("INSERT INTO lorebook_schema(version) VALUES (%s)", (number,))
+        return max(version, LATEST)
+
+
+def _upsert(
+    cur: psycopg.Cursor[Any],
+    table: str,
+    columns: tuple[str, ...],
+    rows: list[tuple[Any, ...]],
+    key: tuple[str, ...],
+    also: str = "",
+) -> None:
+    """Insert or replace `rows` (unique by `key`): COPY into the table's staging copy (emptied
+    at commit), then one INSERT ... ON CONFLICT DO UPDATE (`also`: one more assignment)."""
+    if not rows:
+        return
+    names = ", ".join(columns)
+    with cur.copy(f"COPY lorebook_stage_{table} ({names}) FROM STDIN") as cp:
+        for row in rows:
+            cp.write_row(row)
+    updates = ", ".join(
+        [*(f"{c} = excluded.{c}" for c in columns if c not in key), *([also] if also else [])]
+    )
+    cur.execute(
+        f"INSERT INTO {table} ({names}) SELECT {names} FROM lorebook_stage_{table}"
+        f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+    )
+
+
+def repository_lock(repository: str) -> int:
+    """The advisory lock key of one repository (a signed 64-bit integer)."""
+    return int.from_bytes(blake2b(repository.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+class Mirror:
+    """One mirror of one repository; `run()` returns what it did (`lore mirror --json`)."""
+
+    def __init__(
+        self,
+        *,
+        dsn: str,
+        repository: str,
+        name: str,
+        root: Path,
+        actionlog: Path,
+        sanitizer: Sanitizer,
+        sessions: Callable[[], Iterable[SessionInfo]],
+        learnings: Callable[[], Iterable[Learning]],
+        batch_lines: int = BATCH_LINES,
+    ) -> None:
+        self.dsn, self.repository, self.name = dsn, repository, name
+        self.root, self.actionlog, self.sanitizer = root, actionlog, sanitizer
+        self._sessions_of, self._learnings_of = sessions, learnings
+        self._summaries: dict[str, SessionInfo] | None = None
+        self.batch_lines = max(int(batch_lines), 1)
+        self.result: MirrorResult = {
+            "repository": repository, "name": name, "dsn": mask_dsn(dsn), "dry_run": False,
+            "schema_version": 0, "actions": 0, "sessions": 0, "learnings": 0,
+            "applications": 0, "shards_read": 0, "shards_resynced": 0, "lines_skipped": 0,
+            "batches": 0, "seconds": 0.0,
+        }  # fmt: skip
+
+    # -- the run -------------------------------------------------------------------------------
+    def run(self, *, dry_run: bool = False) -> MirrorResult:
+        started = time.perf_counter()
+        self.result["dry_run"] = dry_run
+        conn = connect(self.dsn)
+        psycopg = _driver()
+        try:
+            version = schema_version(conn)
+            _refuse_newer(version, self.dsn)
+            if dry_run:
+                self.result["schema_version"] = version
+                self._dry(conn, version)
+            else:
+                self.result["schema_version"] = migrate(conn, self.dsn)
+                conn.execute("SELECT pg_advisory_lock(%s)", (repository_lock(self.repository),))
+                self._load(conn)
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise LoreError(
+                "mirror to PostgreSQL {} failed: {} (batches stored before it are kept and"
+                " marked; rerun to continue)",
+                mask_dsn(self.dsn), scrub(reason, self.dsn),
+            ) from None  # fmt: skip
+        finally:
+            conn.close()  # releases the advisory lock
+        self.result["seconds"] = round(time.perf_counter() - started, 3)
+        return self.result
+
+    def _marks(self, conn: psycopg.Connection[Any], version: int) -> dict[str, Mark]:
+        if version == 0:
+            return {}
+        rows = conn.execute(
+            "SELECT path, offset_bytes, lines, tail_hash FROM lorebook_shards"
+            " WHERE repository = %s",
+            (self.repository,),
+        ).fetchall()
+        return {path: Mark(int(o), int(n), str(h)) for path, o, n, h in rows}
+
+    def _chunks(self, marks: Mapping[str, Mark]) -> Iterable[Chunk]:
+        for rel, path, archived in shards(self.actionlog, self.root):
+            yield from read_shard(rel, path, archived, marks.get(rel), self.batch_lines)
+
+    def _dry(self, conn: psycopg.Connection[Any], version: int) -> None:
+        """Count what a run would send; write nothing."""
+        touched: set[str] = set()
+        for chunk in self._chunks(self._marks(conn, version)):
+            self._count(chunk)
+            actions = [r for r in chunk.records if r.get("kind") == "action"]
+            self.result["actions"] += len(actions)
+            self.result["applications"] += sum(
+                1 for r in actions if application_row("", r) is not None
+            )
+            touched.update(r["session"] for r in chunk.records)
+        self.result["sessions"] = len(touched)
+        self.result["learnings"] = sum(1 for _ in self._learnings_of())
+
+    def _count(self, chunk: Chunk) -> None:
+        self.result["shards_read"] += 1 if chunk.records or chunk.skipped else 0
+        self.result["shards_resynced"] += int(chunk.resynced)
+        self.result["lines_skipped"] += chunk.skipped
+
+    def _load(self, conn: psycopg.Connection[Any]) -> None:
+        conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS lorebook_stage_actions"
+            " (LIKE supervisor_actions) ON COMMIT DELETE ROWS"
+        )
+        for table in ("supervisor_sessions", "lorebook_shards"):
+            conn.execute(
+                f"CREATE TEMP TABLE IF NOT EXISTS lorebook_stage_{table}"
+                f" (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+            )
+        marks = self._marks(conn, LATEST)  # read under the repository's lock
+        pending: list[Chunk] = []
+        lines = 0
+        for chunk in self._chunks(marks):
+            pending.append(chunk)
+            lines += len(chunk.records) + chunk.skipped
+            if lines >= self.batch_lines:
+                self._store(conn, pending)
+                pending, lines = [], 0
+        if pending:
+            self._store(conn, pending)
+        self._store_learnings(conn)
+
+    def _store(self, conn: psycopg.Connection[Any], chunks: list[Chunk]) -> None:
+        """One batch in one transaction: rows, the sessions they touch, the watermarks.
+
+        New lines (the usual case) are COPied straight into the table, in a savepoint, parsed
+        rows streamed while the server indexes the ones before; a key already there (a
+        re-synced or archived shard, a line repeated by a union merge) rolls the savepoint
+        back and the batch goes through a staging table and INSERT ... ON CONFLICT."""
+        records = [r for c in chunks for r in c.records]
+        apps: list[tuple[Any, ...]] = []
+        touched: set[str] = set()
+        marks: dict[str, Mark] = {}
+        for chunk in chunks:
+            marks[chunk.rel] = chunk.mark
+            self._count(chunk)
+        with conn.transaction(), conn.cursor() as cur:
+            stored = None
+            if not any(c.resynced for c in chunks):
+                stored = self._copy_new(conn, cur, records, apps, touched)
+            if stored is None:
+                apps.clear()
+                touched.clear()
+                with cur.copy(f"COPY lorebook_stage_actions ({ACTION_COLUMNS}) FROM STDIN") as cp:
+                    for row in self._rows(records, apps, touched):
+                        cp.write_row(row)
+                cur.execute(
+                    f"INSERT INTO supervisor_actions ({ACTION_COLUMNS}) SELECT {ACTION_COLUMNS}"
+                    " FROM lorebook_stage_actions ON CONFLICT (repository, id) DO NOTHING"
+                )
+                stored = max(cur.rowcount, 0)
+            self.result["actions"] += stored
+            if apps:
+                cur.executemany(
+                    f"INSERT INTO lorebook_applications ({APPLICATION_COLUMNS}) VALUES"
+                    " (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (repository, action_id)"
+                    " DO NOTHING",
+                    apps,
+                )
+                self.result["applications"] += max(cur.rowcount, 0)
+            self._store_sessions(cur, sorted(touched))
+            _upsert(
+                cur,
+                "lorebook_shards",
+                ("repository", "path", "offset_bytes", "lines", "tail_hash"),
+                [(self.repository, rel, *mark) for rel, mark in marks.items()],
+                ("repository", "path"),
+                "mirrored_at = now()",
+            )
+        self.result["batches"] += 1
+
+    def _rows(
+        self, records: list[dict[str, Any]], apps: list[tuple[Any, ...]], touched: set[str]
+    ) -> Iterator[tuple[Any, ...]]:
+        """Action rows of the records, redacted as the store shows them; their applications
+        and sessions noted on the way."""
+        repo = self.repository
+        for record in redacted(self.sanitizer, records):
+            touched.add(record["session"])
+            if record.get("kind") != "action":
+                continue
+            app = application_row(repo, record)
+            if app is not None:
+                apps.append(app)
+            yield action_row(repo, record)
+
+    def _copy_new(
+        self,
+        conn: psycopg.Connection[Any],
+        cur: psycopg.Cursor[Any],
+        records: list[dict[str, Any]],
+        apps: list[tuple[Any, ...]],
+        touched: set[str],
+    ) -> int | None:
+        """COPY the rows straight into the table (a savepoint); None when a key is there."""
+        errors = _driver().errors
+        count = 0
+        try:
+            with (
+                conn.transaction(),
+                cur.copy(f"COPY supervisor_actions ({ACTION_COLUMNS}) FROM STDIN") as cp,
+            ):
+                for row in self._rows(records, apps, touched):
+                    cp.write_row(row)
+                    count += 1
+        except errors.UniqueViolation:
+            return None
+        return count
+
+    def _store_sessions(self, cur: psycopg.Cursor[Any], touched: list[str]) -> None:
+        """Upsert the summaries (as `lore sessions` folds them) of the sessions a batch touched."""
+        if not touched:
+            return
+        if self._summaries is None:
+            self._summaries = {info.id: info for info in self._sessions_of()}
+        infos = [self._summaries[sid] for sid in touched if sid in self._summaries]
+        texts = [[i.agent or "", i.project, i.session_type or "", i.end_reason] for i in infos]
+        clean = self._clean(texts)  # one walk for the batch: its strings are mostly clean
+        rows = [
+            (self.repository, info.id, agent, project, info.started, info.last_activity,
+             info.ended, kind, reason, info.action_count)
+            for info, (agent, project, kind, reason) in zip(infos, clean, strict=True)
+        ]  # fmt: skip
+        _upsert(
+            cur,
+            "supervisor_sessions",
+            ("repository", "session_id", "supervisor_type", "project", "started_at",
+             "last_activity", "ended_at", "session_type", "disconnect_reason",
+             "total_actions"),
+            rows,
+            ("repository", "session_id"),
+        )  # fmt: skip
+        self.result["sessions"] += len(rows)
+
+    def _clean(self, values: list[Any]) -> list[Any]:
+        clean, _ = self.sanitizer.sanitize(values)
+        return list(clean)
+
+    def _store_learnings(self, conn: psycopg.Connection[Any]) -> None:
+        """Learnings are few and mutable: all of them, replaced, in one transaction."""
+        rows = []
+        for item in self._learnings_of():
+            title, category, tags = self._clean([item.title, item.category, list(item.tags)])
+            rows.append((self.repository, item.id, title, item.kind, category, item.severity,
+                         item.status, tags, item.created))  # fmt: skip
+        with conn.transaction(), conn.cursor() as cur:
+            cur.execute(
+                "INSERT INTO lorebook_repositories (repository, name) VALUES (%s, %s)"
+                " ON CONFLICT (repository) DO UPDATE SET name = excluded.name,"
+                " last_mirror = now()",
+                (self.repository, self.name),
+            )
+            cur.execute(
+                "DELETE FROM lorebook_learnings WHERE repository = %s AND NOT (id = ANY(%s))",
+                (self.repository, [r[1] for r in rows]),
+            )
+            if rows:
+                cur.executemany(
+                    "INSERT INTO lorebook_learnings (repository, id, title, kind, category,"
+                    " severity, status, tags, created) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+                    " ON CONFLICT (repository, id) DO UPDATE SET title = excluded.title,"
+                    " kind = excluded.kind, category = excluded.category,"
+                    " severity = excluded.severity, status = excluded.status,"
+                    " tags = excluded.tags, created = excluded.created",
+                    rows,
+                )
+        self.result["learnings"] = len(rows)

@@ -1,0 +1,198 @@
+"""What a mirror reads: the store's shards, each from where the last mirror stopped.
+
+The watermark is per shard, not a timestamp: agents append records with older `ts` than
+records already written (clocks and sessions differ), but a shard is an append-only file, so
+the bytes up to the last complete line are exactly what was stored. A shard whose stored tail
+no longer matches (a union merge reordered it, it was rewritten or shrank) is read again from
+the start: a keyed re-sync, the target's primary keys drop what it already holds. Archived
+(gzip) shards are whole files, read again when their size or tail changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from hashlib import blake2b
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..knowledge.stats import APPLY, OCCURRENCE, subject
+from ..log import writer
+from ..log.archive_io import iter_archives, read_archive_bytes
+from ..log.reader import shard_files, walk_days
+from ..model import decode_line
+from ..redact.sanitize import Sanitizer
+
+_TAIL = 4096
+
+
+class Mark(NamedTuple):
+    """How far one shard was stored: bytes up to the last complete line, lines, tail hash."""
+
+    offset: int
+    lines: int
+    tail_hash: str
+
+
+class Chunk(NamedTuple):
+    """Records read from one shard, and the shard's mark once they are stored."""
+
+    rel: str
+    records: list[dict[str, Any]]
+    mark: Mark
+    resynced: bool
+    skipped: int  # lines that are no record (torn, invalid): `lore check` reports them
+
+
+def tail_hash(data: bytes) -> str:
+    return blake2b(data[-_TAIL:], digest_size=12).hexdigest()
+
+
+def shards(actionlog: Path, root: Path) -> Iterator[tuple[str, Path, bool]]:
+    """(path relative to the root, path, archived) of every shard, live ones by day first."""
+    for _, day in walk_days(actionlog):
+        for path in shard_files(day):
+            if path.is_file() and not path.is_symlink():
+                yield path.relative_to(root).as_posix(), path, False
+    for _, _, path in iter_archives(actionlog / "archive"):
+        if path.is_file() and not path.is_symlink():
+            yield path.relative_to(root).as_posix(), path, True
+
+
+def _still_there(handle: Any, size: int, mark: Mark) -> bool:
+    """Whether the stored part of the shard is unchanged (same tail up to the mark)."""
+    if size < mark.offset:
+        return False
+    handle.seek(max(0, mark.offset - _TAIL))
+    return tail_hash(handle.read(min(mark.offset, _TAIL))) == mark.tail_hash
+
+
+def read_shard(
+    rel: str, path: Path, archived: bool, mark: Mark | None, lines_per_chunk: int
+) -> Iterator[Chunk]:
+    """The records after `mark` (all of them when the shard changed under it), in chunks
+    of at most `lines_per_chunk` lines, each with the mark that covers it."""
+    if mark is not None and not archived and _size(path) == mark.offset:
+        return  # nothing appended: a shard only grows (a reordering keeps its size and rows)
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        same = mark is not None and _still_there(handle, size, mark)
+        if archived:
+            if same and mark is not None and size == mark.offset:
+                return
+            handle.seek(0)
+            whole = handle.read()
+            data, error = read_archive_bytes(path)
+            if error is not None:
+                yield Chunk(rel, [], Mark(size, 0, tail_hash(whole)), mark is not None, 1)
+                return
+            records, skipped = _decode(data.split(b"\n"))
+            yield Chunk(rel, records, Mark(size, len(records), tail_hash(whole)), mark is not None,
+                        skipped)  # fmt: skip
+            return
+        start, lines = (mark.offset, mark.lines) if same and mark is not None else (0, 0)
+        if same and mark is not None and size == mark.offset:
+            return
+        handle.seek(start)
+        data = handle.read(size - start)
+    end = data.rfind(b"\n") + 1  # a torn last line waits for its end
+    if end == 0:
+        return
+    raw = data[:end].split(b"\n")[:-1]
+    resynced = mark is not None and not same
+    position = start
+    for first in range(0, len(raw), lines_per_chunk):
+        part = raw[first : first + lines_per_chunk]
+        position += sum(len(line) + 1 for line in part)
+        lines += len(part)
+        records, skipped = _decode(part)
+        before = data[max(0, position - start - _TAIL) : position - start]
+        if position - start < _TAIL and start > 0:  # the tail reaches back before this read
+            with open(path, "rb") as again:
+                again.seek(max(0, position - _TAIL))
+                before = again.read(min(position, _TAIL))
+        yield Chunk(rel, records, Mark(position, lines, tail_hash(before)), resynced, skipped)
+        resynced = False
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1
+
+
+def _decode(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
+    records, skipped = [], 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        record, _ = decode_line(raw)
+        if record is None:
+            skipped += 1
+        else:
+            records.append(record)
+    return records, skipped
+
+
+def redacted(sanitizer: Sanitizer, records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The records as the store shows them (`lore actions`): redacted again like the writer
+    does (a line edited by hand, or written before a rule existed, must not carry a secret
+    into the database), their structural fields (id, ts, session ...) as written."""
+    return writer.redacted(sanitizer, records)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value if isinstance(value, dict) else {}, ensure_ascii=False,
+                      separators=(",", ":"))  # fmt: skip
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def action_row(repository: str, rec: dict[str, Any]) -> tuple[Any, ...]:
+    """One supervisor_actions row (see migrations/0001_seed_schema.sql)."""
+    g = rec.get
+    return (
+        repository, rec["id"], rec["session"], g("agent") or "", g("project"), g("type") or "",
+        g("category"), _json(g("context")), g("outcome") or "success", g("error"),
+        _number(g("duration_s")), rec["ts"], _json(g("meta")), _text(g("parent")), g("epic"),
+        g("issue"),
+    )  # fmt: skip
+
+
+ACTION_COLUMNS = (
+    "repository, id, session_id, supervisor_type, project, action_type, action_category, "
+    "context, outcome, error_message, duration_seconds, timestamp, metadata, parent_action_id, "
+    "related_epic_id, related_issue_id"
+)
+
+
+def application_row(repository: str, rec: dict[str, Any]) -> tuple[Any, ...] | None:
+    """One lorebook_applications row for an `apply_learning` / `occurrence` action."""
+    if rec.get("type") not in (APPLY, OCCURRENCE):
+        return None
+    learning = subject(rec)
+    if learning is None:
+        return None
+    context = rec.get("context")
+    solution = context.get("solution") if isinstance(context, dict) else None
+    return (
+        repository, rec["id"], learning, rec["type"], _text(solution),
+        rec.get("outcome") or "success", rec["ts"], rec["session"], rec.get("epic"),
+        _text(rec.get("parent")),
+    )  # fmt: skip
+
+
+APPLICATION_COLUMNS = (
+    "repository, action_id, learning_id, kind, solution, outcome, timestamp, session_id, "
+    "related_epic_id, parent_action_id"
+)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
