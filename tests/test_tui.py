@@ -79,7 +79,7 @@ async def test_actions_filter_paging_and_live_follow(store: Path) -> None:
         await settle(pilot, lambda: table.row_count == 2)
         await pilot.press("slash", *"outcome=failure", "enter")
         await settle(pilot, lambda: table.row_count == 1)
-        assert str(table.get_row_at(0)[2]) == "deploy"
+        assert str(table.get_cell(table.coordinate_to_cell_key((0, 0)).row_key, "type")) == "deploy"
         await pilot.press("slash", "ctrl+u", *"bogus=1", "enter")  # a bad filter: a message
         await settle(pilot, lambda: any("bogus" in n.message for n in app._notifications))
         assert table.row_count == 1

@@ -185,7 +185,8 @@ async def test_sessions_filter_and_sort_and_typing_fires_no_hotkey(
         assert "by actions ↓" in text_of(app, "#sessions-status")
         await pilot.press("S")
         await settle(pilot, lambda: [s.action_count for s in tab.sessions] == [1, 2, 3, 4])
-        assert [str(table.get_row_at(i)[4]) for i in range(4)] == ["1", "2", "3", "4"]
+        counts = [table.get_cell(key, "actions") for key in table.rows]  # a column by its name:
+        assert [str(c) for c in counts] == ["1", "2", "3", "4"]  # a narrow table leaves some out
 
         await pilot.click("#sessions-table", offset=(2, 0))  # the project header
         await settle(pilot, lambda: tab.sort == (0, False))

@@ -14,7 +14,8 @@ from typing import Any
 from ..log.report_file import duration, one_line, pct, summary_lines, when
 from .table import columns
 
-__all__ = ["render_text", "summary_lines"]
+# duration and one_line: the skins format them as the reports do, through here
+__all__ = ["duration", "one_line", "render_text", "summary_lines"]
 
 
 def render_text(report: Mapping[str, Any]) -> str:
@@ -72,3 +73,25 @@ def render_text(report: Mapping[str, Any]) -> str:
 def _outcomes(counts: dict[str, int]) -> str:
     shown = [f"{n} {k}" for k, n in counts.items() if n]
     return ", ".join(shown) or "none"
+
+
+def day_axis(days: list[str], width: int) -> str:
+    """Labels (MM-DD) under a chart of `days` (ISO dates, one bar each) drawn `width` cells
+    wide: each under the middle of its day's bar, as many as fit two cells apart, the last
+    day always."""
+    if not days or width < 5:
+        return ""
+    n = len(days)
+    starts = [min(max(round((i + 0.5) * width / n) - 3, 0), width - 5) for i in range(n)]
+    picked: list[int] = []
+    for i in range(n):
+        if not picked or starts[i] >= starts[picked[-1]] + 7:
+            picked.append(i)
+    while picked and picked[-1] != n - 1 and starts[n - 1] < starts[picked[-1]] + 7:
+        picked.pop()  # make room for the last day
+    if not picked or picked[-1] != n - 1:
+        picked.append(n - 1)
+    line = [" "] * width
+    for i in picked:
+        line[starts[i] : starts[i] + 5] = days[i][5:10]
+    return "".join(line).rstrip()

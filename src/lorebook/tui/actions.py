@@ -14,12 +14,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Input, Static
 
 from lorebook import Lorebook, LoreError
+from lorebook.render.columns import Column
+from lorebook.render.report import duration, one_line
 
 from .data import (
     OUTCOME_STYLE,
     Boundary,
     Collector,
-    duration,
     failure,
     page_after,
     parse_filters,
@@ -27,9 +28,26 @@ from .data import (
     short_ts,
 )
 from .messages import StoreWarnings
-from .tables import Row, fill_table
+from .tables import FitTable, Row, fill_table
 
 PAGE = 200
+
+
+def seconds(value: Any) -> str:
+    """A record's `duration_s` as reports print it (`30m 40s`); "-" when it has none."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return duration(float(value) if number else None)
+
+
+COLUMNS = ("time", "agent", "type", "outcome", "dur", "project", "error", "epic")
+# time, type and outcome always; then the error (cut first), the agent, the project, …
+FITS = {
+    "error": Column("error", priority=1, narrowest=10),
+    "agent": Column("agent", priority=2),
+    "project": Column("project", priority=3, narrowest=8),
+    "dur": Column("dur", priority=4),
+    "epic": Column("epic", priority=5, narrowest=8),
+}
 FOLLOW_EVERY = 1.0  # seconds between looks for new lines
 HINT = "filter: type=deploy outcome=failure project=… epic=… since=7d until=2026-11-01"
 
@@ -61,13 +79,13 @@ class ActionsTab(Vertical):
     def compose(self) -> ComposeResult:
         yield Input(placeholder=HINT, id="actions-filter")
         with Horizontal():
-            yield DataTable(id="actions-table", cursor_type="row", zebra_stripes=True)
+            yield FitTable(id="actions-table", cursor_type="row", zebra_stripes=True, fits=FITS)
             with VerticalScroll(id="action-detail-pane"):
                 yield Static(id="action-detail")
         yield Static(id="actions-status", classes="status")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("time", "agent", "type", "outcome", "dur", "epic")
+        self.query_one(DataTable).add_columns(*COLUMNS)
 
     def on_show(self) -> None:
         """Rows are read when the tab is first shown, not at start (first paint stays fast)."""
@@ -119,11 +137,13 @@ class ActionsTab(Vertical):
             cells.append(
                 (
                     (
-                        short_ts(record.get("ts")),
+                        short_ts(record.get("ts"))[5:],  # the year is in the detail pane
                         record.get("agent") or "-",
                         record.get("type") or "-",
                         Text(outcome, style=OUTCOME_STYLE.get(outcome, "")),
-                        duration(record.get("duration_s")),
+                        seconds(record.get("duration_s")),
+                        record.get("project") or "-",
+                        one_line(record.get("error")),
                         record.get("epic") or "-",
                     ),
                     record["id"],

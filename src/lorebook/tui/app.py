@@ -60,12 +60,20 @@ DataTable { height: 1fr; width: 1fr; }
 #detail-pane, #action-detail-pane, #draft-preview-pane, #learn-preview-pane, #expertise-pane {
     width: 1fr; border-left: solid $primary-background;
 }
-#domains { width: 30; }
+#domains { width: 36; }
+#actions-table { width: 3fr; }
+#action-detail-pane { width: 2fr; }
 .status { height: 1; color: $text-muted; }
 .empty { padding: 1 2; color: $text-muted; }
-#report-chart { height: 4; margin: 0 1; }
-#ask { width: 70; height: auto; border: round $primary; padding: 1; background: $panel; }
+#report-chart { height: 3; margin: 0 1; }
+#report-failures { height: 2; margin: 0 1; }
+#report-failures > .sparkline--max-color { color: $error; }
+#report-failures > .sparkline--min-color { color: $error 50%; }
+#report-days { margin: 0 1; color: $text-muted; }
+#ask { width: 70; max-width: 95%; height: auto; border: round $primary; padding: 1;
+       background: $panel; }
 Ask, ResumeScreen, HelpScreen { align: center middle; }
+#ask Label { width: 1fr; }
 #resume, #help { width: 90%; height: 90%; border: round $primary; background: $panel; }
 """
 

@@ -34,14 +34,6 @@ def short_ts(ts: str | None) -> str:
     return f"{ts[:10]} {ts[11:19]}" if ts else "-"
 
 
-def duration(seconds: Any) -> str:
-    if not isinstance(seconds, int | float):
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    return f"{seconds / 60:.1f}m"
-
-
 def parse_filters(text: str) -> dict[str, str]:
     """`type=deploy outcome=failure since=7d` -> filters for `Lorebook.actions`; a bare word
     is a type. Unknown keys are a LoreError naming them."""

@@ -18,10 +18,12 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Markdown, Static
 
 from lorebook import Lorebook, LoreError
+from lorebook.render.columns import Column
 
 from .data import Collector, failure, selected_key
 from .editor import EditScreen
 from .messages import StoreChanged, StoreWarnings
+from .tables import FitTable, Row, fill_table
 
 EMPTY = "No drafts to review. Drafts appear when agents record failures (or `lore learn new`)."
 
@@ -67,7 +69,12 @@ class DraftsTab(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal():
-            yield DataTable(id="drafts-table", cursor_type="row", zebra_stripes=True)
+            yield FitTable(
+                id="drafts-table",
+                cursor_type="row",
+                zebra_stripes=True,
+                fits={"title": Column("title", narrowest=12)},
+            )
             with VerticalScroll(id="draft-preview-pane"):
                 yield Markdown(id="draft-preview")
         yield Static(EMPTY, id="drafts-empty", classes="empty")
@@ -80,12 +87,12 @@ class DraftsTab(Vertical):
         drafts = self.book.learnings.drafts(on_problem=problems)
         if problems.lines:
             self.post_message(StoreWarnings("drafts", problems.lines))
-        table = self.query_one(DataTable)
-        table.clear()
         self.bodies = {}
+        rows: list[Row] = []
         for draft in drafts:
             self.bodies[draft.id] = f"# {draft.title}\n\n{draft.body}"
-            table.add_row(str(draft.created), draft.title, key=draft.id)
+            rows.append(((str(draft.created), draft.title), draft.id))
+        fill_table(self.query_one(DataTable), rows)
         self.query_one("#drafts-empty").display = not drafts
         self.query_one(Horizontal).display = bool(drafts)
         if not drafts:

@@ -51,7 +51,7 @@ class ExpertiseTab(Vertical):
             table.add_row(
                 row["domain"],
                 str(row.get("lines", "-")) if exists else "no file",
-                str(row.get("last_validated") or "-"),
+                str(row.get("last_validated") or "-")[:10],  # the day; the pane says more
                 key=row["domain"],
             )
 

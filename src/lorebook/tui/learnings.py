@@ -13,12 +13,19 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Markdown, Static
 
 from lorebook import Lorebook, LoreError
+from lorebook.render.columns import Column
 from lorebook.render.progress import progress_status
 
 from .data import Collector, failure
 from .messages import StoreWarnings
-from .tables import Row, fill_table
+from .tables import FitTable, Row, fill_table
 
+# the stale flag is never left out; the title is cut first, then success and applied go
+FITS = {
+    "title": Column("title", narrowest=12),
+    "applied": Column("applied", priority=1),
+    "success": Column("success", priority=2),
+}
 DEBOUNCE = 0.3  # seconds of quiet typing before a search runs
 LISTING = "listing"  # the mode of what is shown with no query: the published learnings
 
@@ -47,7 +54,7 @@ class LearningsTab(Vertical):
         yield Input(placeholder="search learnings…", id="learn-query")
         yield Static("search: keyword", id="learn-mode", classes="status")
         with Horizontal():
-            yield DataTable(id="learn-results", cursor_type="row", zebra_stripes=True)
+            yield FitTable(id="learn-results", cursor_type="row", zebra_stripes=True, fits=FITS)
             with VerticalScroll(id="learn-preview-pane"):
                 yield Markdown(id="learn-preview")
 

@@ -1,4 +1,5 @@
-"""Tab 5, reports: the last 7 or 30 days (`t` switches) as a chart and `lore report`'s text."""
+"""Tab 5, reports: the last 7 or 30 days (`t` switches) as a chart (actions, and failures
+below them, over labelled days) and `lore report`'s text."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Label, Sparkline, Static
 
 from lorebook import Lorebook
-from lorebook.render.report import render_text
+from lorebook.render.report import day_axis, render_text
 
 PERIODS = (7, 30)
 
@@ -22,10 +23,14 @@ class ReportsTab(VerticalScroll):
         super().__init__(**kwargs)
         self.book = book
         self.days = PERIODS[0]
+        self.days_shown: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Label(id="report-title")
         yield Sparkline([], id="report-chart")
+        yield Label(id="report-failures-title")
+        yield Sparkline([], id="report-failures")
+        yield Static(id="report-days")
         yield Static(id="report-text")
 
     def on_show(self) -> None:
@@ -33,13 +38,31 @@ class ReportsTab(VerticalScroll):
 
     def reload(self) -> None:
         report = self.book.report(days=self.days)
-        per_day = [int(d["count"]) for d in report.get("by_day", [])]
-        self.query_one(Label).update(
+        by_day = report.get("by_day", [])
+        per_day = [int(d["count"]) for d in by_day]
+        failed = [int(d.get("failure", 0)) for d in by_day]
+        self.query_one("#report-title", Label).update(
             f"Actions per day, last {self.days} days (max {max(per_day, default=0)}) — "
             "`t` switches 7/30"
         )
-        self.query_one(Sparkline).data = per_day
+        self.query_one("#report-chart", Sparkline).data = per_day
+        self.query_one("#report-failures-title", Label).update(
+            f"Failures per day (max {max(failed, default=0)}, {sum(failed)} in all)"
+        )
+        self.query_one("#report-failures", Sparkline).data = failed
+        self.days_shown = [str(d["day"]) for d in by_day]
+        self.label_days()
         self.query_one("#report-text", Static).update(render_text(report))
+
+    def label_days(self) -> None:
+        chart = self.query_one("#report-chart", Sparkline)
+        self.query_one("#report-days", Static).update(
+            day_axis(self.days_shown, chart.size.width or self.app.size.width - 2)
+        )
+
+    def on_resize(self) -> None:
+        if self.days_shown:
+            self.label_days()
 
     def action_switch_period(self) -> None:
         self.days = PERIODS[(PERIODS.index(self.days) + 1) % len(PERIODS)]

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, Static
 from lorebook import Lorebook, LoreError
 from lorebook.render import timeline as waterfall
 from lorebook.render.actions import resume_brief
+from lorebook.render.columns import Column
 from lorebook.render.progress import progress_status
 
 from .data import (
@@ -29,7 +30,7 @@ from .data import (
     short_ts,
 )
 from .messages import StoreWarnings
-from .tables import Row, fill_table
+from .tables import FitTable, Row, fill_table
 
 if TYPE_CHECKING:
     from lorebook import Timeline, TimelineRow
@@ -42,6 +43,13 @@ EMPTY = "No sessions yet: agents start them with `lore log`; try `lore demo DIR`
 FILTER_HINT = "filter: project= agent= status= since=7d until= words (enter)"
 COLUMNS = ("project", "agent", "started", "last activity", "actions", "status")
 FIRST_DESCENDING = {"started", "last activity", "actions"}  # newest / most first
+# at 80 columns "started" goes first, then the count and the agent; a project may be cut
+FITS = {
+    "project": Column("project", narrowest=8),
+    "agent": Column("agent", priority=1),
+    "started": Column("started", priority=3),
+    "actions": Column("actions", priority=2),
+}
 
 
 def sort_value(session: Any, column: int) -> tuple[bool, Any]:
@@ -88,7 +96,7 @@ class SessionsTab(Vertical):
         yield Input(placeholder=FILTER_HINT, id="sessions-filter")
         yield Static("", id="sessions-status", classes="status")
         yield Static(EMPTY, id="sessions-empty", classes="empty")  # shown once read and empty
-        yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield FitTable(id="sessions-table", cursor_type="row", zebra_stripes=True, fits=FITS)
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*COLUMNS)
@@ -228,7 +236,7 @@ class SessionsTab(Vertical):
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         event.stop()
-        column = event.column_index
+        column = COLUMNS.index(str(event.column_key.value))  # a narrow table leaves some out
         if self.sort is not None and self.sort[0] == column:
             self.action_reverse()
         else:
