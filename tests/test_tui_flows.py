@@ -60,6 +60,31 @@ async def test_approve_on_a_branch_leaves_the_current_one_alone(store: Path) -> 
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+async def test_a_draft_published_on_a_branch_is_marked_and_not_published_twice(
+    store: Path, size: tuple[int, int]
+) -> None:
+    book = Lorebook.open(store, env={})
+    found = draft(book, "Payment retries need backoff")
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("4")
+        table = app.query_one("#drafts-table", DataTable)
+        await settle(pilot, lambda: table.row_count == 1)
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, Ask))
+        await pilot.press(*"review/retries", "enter")
+        await settle(pilot, lambda: notified(app, "on branch review/retries"))
+        await settle(pilot, lambda: "PR" in str(table.get_row_at(0)[0]))
+        assert "review/retries" in str(table.get_row_at(0)[0])
+        await pilot.press("a")
+        await settle(pilot, lambda: notified(app, "already published on branch review/retries"))
+        assert not isinstance(app.screen, Ask)  # nothing to answer: it is not published twice
+    assert git(store, "branch", "--list", "lore/learning/*").strip() == ""
+    assert (store / "learnings" / "drafts" / f"{found}.md").exists()
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize("verb", ["a", "x"])
 async def test_a_draft_removed_by_someone_else_while_open(store: Path, verb: str) -> None:
     book = Lorebook.open(store, env={})

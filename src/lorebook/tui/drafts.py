@@ -62,6 +62,7 @@ class DraftsTab(Vertical):
         super().__init__(**kwargs)
         self.book = book
         self.bodies: dict[str, str] = {}
+        self.on_branch: dict[str, str] = {}  # draft id -> branch it is published on (a PR)
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -71,11 +72,16 @@ class DraftsTab(Vertical):
         yield Static(EMPTY, id="drafts-empty", classes="empty")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("created", "title")  # rows: when first shown
+        self.query_one(DataTable).add_columns("review", "created", "title")  # rows: on show
 
     def reload(self) -> None:
         problems = Collector()
         drafts = self.book.learnings.drafts(on_problem=problems)
+        try:
+            self.on_branch = self.book.learnings.published_branches()
+        except LoreError as exc:  # not a git repository: nothing is published anywhere
+            self.on_branch = {}
+            problems.lines.append(failure(exc, self.book))
         if problems.lines:
             self.post_message(StoreWarnings("drafts", problems.lines))
         table = self.query_one(DataTable)
@@ -83,7 +89,9 @@ class DraftsTab(Vertical):
         self.bodies = {}
         for draft in drafts:
             self.bodies[draft.id] = f"# {draft.title}\n\n{draft.body}"
-            table.add_row(str(draft.created), draft.title, key=draft.id)
+            branch = self.on_branch.get(draft.id)
+            mark = f"PR {branch}" if branch else "draft"
+            table.add_row(mark, str(draft.created), draft.title, key=draft.id)
         self.query_one("#drafts-empty").display = not drafts
         self.query_one(Horizontal).display = bool(drafts)
         if not drafts:
@@ -102,6 +110,11 @@ class DraftsTab(Vertical):
     def action_approve(self) -> None:
         draft = self.selected()
         if draft is None:
+            return
+        if draft in self.on_branch:
+            branch = self.on_branch[draft]
+            message = f"{draft} is already published on branch {branch}: merge its pull request"
+            self.app.notify(message, severity="warning")
             return
 
         def answered(branch: str | None) -> None:
