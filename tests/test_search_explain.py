@@ -121,3 +121,11 @@ def test_python_api_explains_every_result(search_store: Path) -> None:
         assert hit.to_dict(explain=True)["explain"] == parts
         assert "explain" not in hit.to_dict()
     book.index.close()
+
+
+def test_relative_scores_are_shares_of_the_best_and_keep_the_order() -> None:
+    from lorebook.render.search import relative_scores
+
+    assert relative_scores([0.8, 0.4, 0.2]) == [1.0, 0.5, 0.25]
+    assert relative_scores([None, None]) == [None, None]
+    assert relative_scores([0.0]) == [0.0]

@@ -279,3 +279,31 @@ async def test_a_preview_answering_into_a_closed_pane_is_dropped(
         release.set()
         await settle(pilot, lambda: not app.workers._workers, timeout=20)
     assert app.return_code in (None, 0)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+async def test_search_shows_the_ranking_score_in_order_and_marks_drafts(
+    store: Path, size: tuple[int, int]
+) -> None:
+    (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
+    book = Lorebook.open(store, env={})
+    for title, body in (
+        ("Webhook retries need idempotency keys", "Idempotency keys for webhook retries."),
+        ("Idempotency in the payment queue", "Keys."),
+        ("Queue backoff", "Webhook idempotency retries keys: see the payment runbook."),
+    ):
+        book.learnings.new(title=title, body=body, publish=True)
+    drafted = book.learnings.new(title="Draft: webhook idempotency", body="Idempotency.").id
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("3")
+        await pilot.pause()
+        await pilot.press("slash", *"webhook idempotency", "enter")
+        table = app.query_one("#learn-results", DataTable)
+        await settle(pilot, lambda: drafted in keys(table), timeout=20)
+        shown = [int(str(table.get_row_at(i)[0]).rstrip("%")) for i in range(table.row_count)]
+        assert shown == sorted(shown, reverse=True) and shown[0] == 100
+        marks = {key: str(table.get_row_at(i)[2]) for i, key in enumerate(keys(table))}
+        assert marks[drafted] == "DRAFT"
+        assert [m for k, m in marks.items() if k != drafted] == [""] * (len(marks) - 1)

@@ -214,7 +214,7 @@ async def test_learnings_tab_lists_the_published_ones_newest_first_before_any_qu
         table = app.query_one("#learn-results", DataTable)
         await settle(pilot, lambda: table.row_count == 3)
         assert keys(table) == ["lesson-1", "lesson-2", "lesson-0"]
-        assert [str(table.get_row_at(0)[i]) for i in (0, 1, 2)] == ["-", "Lesson 1", "0"]
+        assert [str(table.get_row_at(0)[i]) for i in (0, 1, 2, 3)] == ["-", "Lesson 1", "", "0"]
         assert "3 published learning(s), newest first" in text_of(app, "#learn-mode")
         await pilot.press("slash", *"zebrafish", "enter")
         await settle(pilot, lambda: keys(table) == ["lesson-2"], timeout=20)
