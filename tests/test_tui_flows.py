@@ -307,3 +307,34 @@ async def test_search_shows_the_ranking_score_in_order_and_marks_drafts(
         marks = {key: str(table.get_row_at(i)[2]) for i, key in enumerate(keys(table))}
         assert marks[drafted] == "DRAFT"
         assert [m for k, m in marks.items() if k != drafted] == [""] * (len(marks) - 1)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+async def test_the_draft_preview_shows_source_tags_anchors_and_the_diff(
+    store: Path, size: tuple[int, int]
+) -> None:
+    from textual.widgets import Markdown
+
+    book = Lorebook.open(store, env={})
+    old = book.learnings.new(title="Retries", body="Retry three times.", publish=True).id
+    new = book.learnings.new(
+        title="Retries need backoff",
+        body="Retry with backoff.",
+        tags=["payments"],
+        anchors=["README.md"],
+        supersedes=[old],
+        source={"epic": "E-7", "session": "01JSESSION"},
+    ).id
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "learnings")
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("4")
+        pane = app.query_one("#draft-preview", Markdown)
+        await settle(pilot, lambda: "What it changes" in pane.source)
+        text = pane.source
+    assert "epic `E-7`" in text and "session `01JSESSION`" in text
+    assert "payments" in text and "`README.md` (ok)" in text
+    assert f"adds `learnings/{new}.md`" in text
+    assert "-Retry three times." in text and "+Retry with backoff." in text

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Markdown, Static
 
 from lorebook import Lorebook, LoreError
+from lorebook.render.learnings import draft_review
 
 from .data import Collector, failure, selected_key
 from .messages import StoreChanged, StoreWarnings
@@ -87,8 +88,9 @@ class DraftsTab(Vertical):
         table = self.query_one(DataTable)
         table.clear()
         self.bodies = {}
+        self.book.learnings.mark_stale(drafts)
         for draft in drafts:
-            self.bodies[draft.id] = f"# {draft.title}\n\n{draft.body}"
+            self.bodies[draft.id] = self.review_text(draft)
             branch = self.on_branch.get(draft.id)
             mark = f"PR {branch}" if branch else "draft"
             table.add_row(mark, str(draft.created), draft.title, key=draft.id)
@@ -96,6 +98,22 @@ class DraftsTab(Vertical):
         self.query_one(Horizontal).display = bool(drafts)
         if not drafts:
             self.query_one(Markdown).update("")
+
+    def review_text(self, draft: Any) -> str:
+        """The preview: source, tags, anchors and what publishing changes, redacted."""
+        shown = self.book.learnings.store.sanitized(draft)
+        replaces: dict[str, str] = {}
+        for old in shown.supersedes:
+            try:
+                replaces[old] = self.book.learnings.get(old).body
+            except LoreError:
+                continue  # not published (any more): nothing to diff against
+        return draft_review(
+            shown.to_dict() | {"body": shown.body},
+            stale=draft.stale,
+            branch=self.on_branch.get(draft.id),
+            replaces=replaces,
+        )
 
     def selected(self) -> str | None:
         return selected_key(self.query_one(DataTable))
