@@ -362,3 +362,32 @@ def test_two_branches_learning_the_same_thing_the_same_day_merge_cleanly(book: L
     git(root, "merge", "-q", "--no-edit", "other")
     assert {x.id for x in book.learnings.all()} == {ours, theirs}
     assert cli_run(["--root", str(root), "check"]).code == 0
+
+
+def test_the_reviewers_promote_and_reject_leave_no_active_session(store: Path) -> None:
+    """A review is one closed session: `lore sessions` lists no new active one after it."""
+    env = clean_env(store, **IDENTITY)
+    book = Lorebook.open(store, env={})
+    ids = [_draft(book, title) for title in ("Pin torch", "Drop cache")]
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "drafts")
+    assert lore("promote", ids[0], env=env).code == 0
+    assert lore("reject", ids[1], "--reason", "duplicate", env=env).code == 0
+    listed = lore("sessions", "--json", env=env).json()
+    assert isinstance(listed, list) and listed
+    assert [s["status"] for s in listed] == ["ended"] * len(listed)
+    logged = [a["type"] for a in stored_actions(store)]
+    assert "learning_promoted" in logged and "learning_rejected" in logged
+
+
+def test_a_draft_published_on_a_branch_is_known_and_not_published_twice(book: Lorebook) -> None:
+    lid, other = _draft(book), _draft(book, "Other")
+    git(book.root, "add", "-A")
+    git(book.root, "commit", "-q", "-m", "drafts")
+    assert book.learnings.published_branches() == {}
+    book.learnings.promote(lid, branch="review/one")
+    assert book.learnings.published_branches() == {lid: "review/one"}
+    with pytest.raises(UsageError, match="already published on branch review/one"):
+        book.learnings.promote(lid, branch="again")
+    assert book.learnings.published_branches() == {lid: "review/one"}
+    assert (book.layout.drafts / f"{other}.md").exists()

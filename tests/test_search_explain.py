@@ -121,3 +121,22 @@ def test_python_api_explains_every_result(search_store: Path) -> None:
         assert hit.to_dict(explain=True)["explain"] == parts
         assert "explain" not in hit.to_dict()
     book.index.close()
+
+
+def test_relative_scores_are_shares_of_the_best_and_keep_the_order() -> None:
+    from lorebook.render.search import relative_scores
+
+    assert relative_scores([0.8, 0.4, 0.2]) == [1.0, 0.5, 0.25]
+    assert relative_scores([None, None]) == [None, None]
+    assert relative_scores([0.0]) == [0.0]
+
+
+def test_draft_review_says_where_a_draft_came_from_and_what_it_changes() -> None:
+    from lorebook.render.learnings import draft_review
+
+    draft = {"id": "d1", "title": "T", "body": "new line", "tags": ["x"], "anchors": ["a.py"],
+             "source": {"epic": "E-1", "session": None}}  # fmt: skip
+    text = draft_review(draft, stale=True, branch="review/d1", replaces={"old": "old line"})
+    assert "epic `E-1`" in text and "session" not in text.split("**Tags")[0].split("E-1")[1]
+    assert "`a.py` (stale)" in text and "on branch `review/d1`" in text
+    assert "-old line" in text and "+new line" in text

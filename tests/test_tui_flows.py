@@ -60,6 +60,31 @@ async def test_approve_on_a_branch_leaves_the_current_one_alone(store: Path) -> 
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+async def test_a_draft_published_on_a_branch_is_marked_and_not_published_twice(
+    store: Path, size: tuple[int, int]
+) -> None:
+    book = Lorebook.open(store, env={})
+    found = draft(book, "Payment retries need backoff")
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("4")
+        table = app.query_one("#drafts-table", DataTable)
+        await settle(pilot, lambda: table.row_count == 1)
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, Ask))
+        await pilot.press(*"review/retries", "enter")
+        await settle(pilot, lambda: notified(app, "on branch review/retries"))
+        await settle(pilot, lambda: "PR" in str(table.get_row_at(0)[0]))
+        assert "review/retries" in str(table.get_row_at(0)[0])
+        await pilot.press("a")
+        await settle(pilot, lambda: notified(app, "already published on branch review/retries"))
+        assert not isinstance(app.screen, Ask)  # nothing to answer: it is not published twice
+    assert git(store, "branch", "--list", "lore/learning/*").strip() == ""
+    assert (store / "learnings" / "drafts" / f"{found}.md").exists()
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize("verb", ["a", "x"])
 async def test_a_draft_removed_by_someone_else_while_open(store: Path, verb: str) -> None:
     book = Lorebook.open(store, env={})
@@ -254,3 +279,62 @@ async def test_a_preview_answering_into_a_closed_pane_is_dropped(
         release.set()
         await settle(pilot, lambda: not app.workers._workers, timeout=20)
     assert app.return_code in (None, 0)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+async def test_search_shows_the_ranking_score_in_order_and_marks_drafts(
+    store: Path, size: tuple[int, int]
+) -> None:
+    (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
+    book = Lorebook.open(store, env={})
+    for title, body in (
+        ("Webhook retries need idempotency keys", "Idempotency keys for webhook retries."),
+        ("Idempotency in the payment queue", "Keys."),
+        ("Queue backoff", "Webhook idempotency retries keys: see the payment runbook."),
+    ):
+        book.learnings.new(title=title, body=body, publish=True)
+    drafted = book.learnings.new(title="Draft: webhook idempotency", body="Idempotency.").id
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("3")
+        await pilot.pause()
+        await pilot.press("slash", *"webhook idempotency", "enter")
+        table = app.query_one("#learn-results", DataTable)
+        await settle(pilot, lambda: drafted in keys(table), timeout=20)
+        shown = [int(str(table.get_row_at(i)[0]).rstrip("%")) for i in range(table.row_count)]
+        assert shown == sorted(shown, reverse=True) and shown[0] == 100
+        marks = {key: str(table.get_row_at(i)[2]) for i, key in enumerate(keys(table))}
+        assert marks[drafted] == "DRAFT"
+        assert [m for k, m in marks.items() if k != drafted] == [""] * (len(marks) - 1)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+async def test_the_draft_preview_shows_source_tags_anchors_and_the_diff(
+    store: Path, size: tuple[int, int]
+) -> None:
+    from textual.widgets import Markdown
+
+    book = Lorebook.open(store, env={})
+    old = book.learnings.new(title="Retries", body="Retry three times.", publish=True).id
+    new = book.learnings.new(
+        title="Retries need backoff",
+        body="Retry with backoff.",
+        tags=["payments"],
+        anchors=["README.md"],
+        supersedes=[old],
+        source={"epic": "E-7", "session": "01JSESSION"},
+    ).id
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "learnings")
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("4")
+        pane = app.query_one("#draft-preview", Markdown)
+        await settle(pilot, lambda: "What it changes" in pane.source)
+        text = pane.source
+    assert "epic `E-7`" in text and "session `01JSESSION`" in text
+    assert "payments" in text and "`README.md` (ok)" in text
+    assert f"adds `learnings/{new}.md`" in text
+    assert "-Retry three times." in text and "+Retry with backoff." in text

@@ -215,7 +215,11 @@ async def test_learnings_tab_lists_the_published_ones_newest_first_before_any_qu
         table = app.query_one("#learn-results", DataTable)
         await settle(pilot, lambda: table.row_count == 3)
         assert keys(table) == ["lesson-1", "lesson-2", "lesson-0"]
-        assert [str(table.get_row_at(0)[i]) for i in (0, 1, 2)] == ["-", "Lesson 1", "0"]
+        first = table.coordinate_to_cell_key((0, 0)).row_key  # columns by name: at 80 some go
+        assert [str(table.get_cell(first, name)) for name in ("match", "title", "status")] == [
+            "-", "Lesson 1", ""]  # fmt: skip
+        if size[0] >= 120:  # at 80 columns `applied` gives way to the title
+            assert str(table.get_cell(first, "applied")) == "0"
         assert "3 published learning(s), newest first" in text_of(app, "#learn-mode")
         await pilot.press("slash", *"zebrafish", "enter")
         await settle(pilot, lambda: keys(table) == ["lesson-2"], timeout=20)

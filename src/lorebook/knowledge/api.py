@@ -132,6 +132,13 @@ class Learnings:
 
         return reject(self.store, self.action_log, learning_id, reason=reason)
 
+    def published_branches(self) -> dict[str, str]:
+        """Draft id -> the local branch it is already published on (`promote --branch`),
+        for drafts waiting for that branch's merge."""
+        from .review import published_branches
+
+        return published_branches(self.store)
+
     def history(self, learning_id: str) -> list[HistoryEntry]:
         """The commits that touched the learning, newest first, across drafts/ -> learnings/."""
         from .review import history

@@ -30,10 +30,12 @@ from ..git.repo import (
     path_history,
     push_branch,
     rel_path,
+    run,
     tracked_in_head,
     work_tree,
 )
 from ..store import refuse_symlinks
+from ..timeutil import utcnow
 from .fileformat import render_learning
 from .model import Learning
 
@@ -142,6 +144,14 @@ def promote(
         raise UsageError("--pr needs --branch: a pull request is opened from a new branch")
     draft = _draft(store, learning_id)
     repo = open_repo(store.layout.root)
+    waiting = published_branches(store).get(draft.id)
+    if waiting is not None:
+        raise UsageError(
+            "{} is already published on branch {} (merge it, or delete that branch to publish "
+            "again)",
+            draft.id,
+            waiting,
+        )
     if branch is not None:
         branch = branch or f"lore/learning/{draft.id}"
         _check_branch_name(repo, branch)
@@ -186,10 +196,10 @@ def promote(
         if pr:
             _open_pr(repo, result, base=current_branch(repo))
     finally:  # the commit exists whatever happens to the push or the pull request
-        action_log.log(
+        _log_review(
+            action_log,
             "learning_promoted",
-            outcome="success",
-            context={
+            {
                 "learning": draft.id,
                 "title": published.title,
                 "commit": commit,
@@ -199,6 +209,41 @@ def promote(
             },
         )
     return result
+
+
+def _log_review(action_log: ActionLog, action_type: str, context: dict[str, object]) -> None:
+    """Log a reviewer's action: in the caller's session when one is named (LORE_SESSION),
+    else in a session of its own that ends at once (the shared automatic session would stay
+    listed as active for the day although the reviewer is done)."""
+    if action_log.appender.default_session(None):
+        action_log.log(action_type, outcome="success", context=context)
+        return
+    moment = utcnow()
+    sid = action_log.start(session_type="cli", meta={"review": True}, now=moment)["session"]
+    action_log.log(action_type, session=sid, outcome="success", context=context, now=moment)
+    action_log.end(sid, reason="normal", now=moment)
+
+
+def published_branches(store: LearningStore) -> dict[str, str]:
+    """Draft id -> a local branch (not the current one) that already holds the draft as a
+    published learning: published there with `promote --branch`, waiting for its merge."""
+    drafts = {path.stem for path in store.layout.drafts.glob("*.md")}
+    if not drafts:
+        return {}
+    repo = open_repo(store.layout.root)
+    here = current_branch(repo)
+    folder = rel_path(repo, store.layout.learnings)
+    found: dict[str, str] = {}
+    refs = run(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads")
+    for branch in sorted(refs.split()):
+        if branch == here:
+            continue
+        names = run(repo, "ls-tree", "--name-only", f"refs/heads/{branch}", "--", f"{folder}/")
+        for name in names.splitlines():
+            stem = name.rsplit("/", 1)[-1].removesuffix(".md")
+            if stem in drafts:
+                found.setdefault(stem, branch)
+    return found
 
 
 def _check_branch_name(repo: Repo, branch: str) -> None:
@@ -256,10 +301,10 @@ def reject(
         commit = commit_changes(repo, message, writes={}, removes=[draft.path], rels=[])
     else:  # never committed: nothing to record in git, the log keeps the reason
         draft.path.unlink()
-    action_log.log(
+    _log_review(
+        action_log,
         "learning_rejected",
-        outcome="success",
-        context={
+        {
             "learning": draft.id,
             "title": draft.title,
             "reason": reason_text,

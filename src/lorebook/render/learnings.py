@@ -138,3 +138,43 @@ def rca_added(learning: dict[str, Any], root: str | Path) -> str:
     """`lore rca add`: whether the lesson is new (`created_now`), its id and file."""
     verb = "added" if learning["created_now"] else "already present"
     return f"{verb}: {pattern_written(learning, root)}"
+
+
+def draft_review(
+    draft: Mapping[str, Any], *, stale: bool, branch: str | None, replaces: Mapping[str, str]
+) -> str:
+    """A draft's review pane (Markdown): where it came from (epic, session, task), its tags and
+    anchors (stale or ok), and what publishing it changes: the file it adds, and a unified diff
+    of the body against each published learning it supersedes (`replaces`: id -> its body,
+    already redacted)."""
+    import difflib
+
+    source = draft.get("source") or {}
+    origin = ", ".join(f"{k} `{v}`" for k, v in source.items() if v) or "not recorded"
+    state = "stale" if stale else "ok"
+    anchors = [f"- `{a}` ({state})" for a in draft.get("anchors") or []] or ["- none"]
+    lines = [
+        f"# {draft['title']}",
+        "",
+        f"**Source:** {origin}  ",
+        f"**Tags:** {', '.join(draft.get('tags') or []) or 'none'}",
+        "",
+        "**Anchors:**",
+        *anchors,
+        "",
+        "## What it changes",
+        "",
+        f"- adds `learnings/{draft['id']}.md`"
+        + (f" (already published on branch `{branch}`)" if branch else ""),
+    ]
+    body = str(draft.get("body") or "")
+    for old_id, old_body in replaces.items():
+        diff = difflib.unified_diff(
+            old_body.splitlines(),
+            body.splitlines(),
+            f"learnings/{old_id}.md",
+            f"learnings/{draft['id']}.md",
+            lineterm="",
+        )
+        lines += ["", f"- updates `{old_id}`:", "", "```diff", *diff, "```"]
+    return "\n".join([*lines, "", "---", "", body])

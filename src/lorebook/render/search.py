@@ -55,3 +55,11 @@ def search_text(query: str, results: Sequence[Mapping[str, Any]], explain: bool 
         lines.append(f"   {r['id']}  ({r['path']})")
         lines.append("")
     return "\n".join(lines).rstrip()
+
+
+def relative_scores(scores: Sequence[float | None]) -> list[float | None]:
+    """Each ranking score as a share of the best one (0..1): monotone in the ranked order,
+    unlike the similarity, so a list shown best first reads as sorted. None stays None."""
+    known = [s for s in scores if s is not None]
+    top = max(known, default=0.0)
+    return [None if s is None else (s / top if top > 0 else 0.0) for s in scores]

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Input, Label, Markdown, Static
 
 from lorebook import Lorebook, LoreError
 from lorebook.render.columns import Column
+from lorebook.render.learnings import draft_review
 
 from .data import Collector, failure, selected_key
 from .editor import EditScreen
@@ -66,6 +67,7 @@ class DraftsTab(Vertical):
         super().__init__(**kwargs)
         self.book = book
         self.bodies: dict[str, str] = {}
+        self.on_branch: dict[str, str] = {}  # draft id -> branch it is published on (a PR)
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -80,23 +82,47 @@ class DraftsTab(Vertical):
         yield Static(EMPTY, id="drafts-empty", classes="empty")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("created", "title")  # rows: when first shown
+        self.query_one(DataTable).add_columns("review", "created", "title")  # rows: on show
 
     def reload(self) -> None:
         problems = Collector()
         drafts = self.book.learnings.drafts(on_problem=problems)
+        try:
+            self.on_branch = self.book.learnings.published_branches()
+        except LoreError as exc:  # not a git repository: nothing is published anywhere
+            self.on_branch = {}
+            problems.lines.append(failure(exc, self.book))
         if problems.lines:
             self.post_message(StoreWarnings("drafts", problems.lines))
         self.bodies = {}
+        self.book.learnings.mark_stale(drafts)
         rows: list[Row] = []
         for draft in drafts:
-            self.bodies[draft.id] = f"# {draft.title}\n\n{draft.body}"
-            rows.append(((str(draft.created), draft.title), draft.id))
+            self.bodies[draft.id] = self.review_text(draft)
+            branch = self.on_branch.get(draft.id)
+            mark = f"PR {branch}" if branch else "draft"
+            rows.append(((mark, str(draft.created), draft.title), draft.id))
         fill_table(self.query_one(DataTable), rows)
         self.query_one("#drafts-empty").display = not drafts
         self.query_one(Horizontal).display = bool(drafts)
         if not drafts:
             self.query_one(Markdown).update("")
+
+    def review_text(self, draft: Any) -> str:
+        """The preview: source, tags, anchors and what publishing changes, redacted."""
+        shown = self.book.learnings.store.sanitized(draft)
+        replaces: dict[str, str] = {}
+        for old in shown.supersedes:
+            try:
+                replaces[old] = self.book.learnings.get(old).body
+            except LoreError:
+                continue  # not published (any more): nothing to diff against
+        return draft_review(
+            shown.to_dict() | {"body": shown.body},
+            stale=draft.stale,
+            branch=self.on_branch.get(draft.id),
+            replaces=replaces,
+        )
 
     def selected(self) -> str | None:
         return selected_key(self.query_one(DataTable))
@@ -111,6 +137,11 @@ class DraftsTab(Vertical):
     def action_approve(self) -> None:
         draft = self.selected()
         if draft is None:
+            return
+        if draft in self.on_branch:
+            branch = self.on_branch[draft]
+            message = f"{draft} is already published on branch {branch}: merge its pull request"
+            self.app.notify(message, severity="warning")
             return
 
         def answered(branch: str | None) -> None:

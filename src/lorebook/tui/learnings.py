@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Input, Markdown, Static
 from lorebook import Lorebook, LoreError
 from lorebook.render.columns import Column
 from lorebook.render.progress import progress_status
+from lorebook.render.search import relative_scores
 
 from .data import Collector, failure
 from .messages import StoreWarnings
@@ -59,7 +60,9 @@ class LearningsTab(Vertical):
                 yield Markdown(id="learn-preview")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("match", "title", "applied", "success", "stale")
+        self.query_one(DataTable).add_columns(
+            "match", "title", "status", "applied", "success", "stale"
+        )
         if self.load_model:
             self.model_state = " (loading the model…)"
             self.label(None)
@@ -170,7 +173,8 @@ class LearningsTab(Vertical):
                 {
                     "id": learning.id,
                     "title": learning.title,
-                    "similarity": None,
+                    "score": None,
+                    "status": learning.status,
                     "applications": applications,
                     "success_rate": success,
                     "stale": learning.stale,
@@ -185,18 +189,20 @@ class LearningsTab(Vertical):
             return  # a newer search is under way
         self.label((len(results), mode))
         self.results = {r["id"]: r for r in results}
+        shares = relative_scores([r.get("score") for r in results])  # the ranking's own score
         rows: list[Row] = [
             (
                 (
-                    "-" if r["similarity"] is None else pct(r["similarity"]),
+                    "-" if share is None else pct(share),
                     r["title"],
+                    "DRAFT" if r.get("status") == "draft" else "",
                     str(r["applications"]),
                     pct(r.get("success_rate")),
                     "STALE" if r.get("stale") else "",
                 ),
                 r["id"],
             )
-            for r in results
+            for r, share in zip(results, shares, strict=True)
         ]
         fill_table(self.query_one(DataTable), rows)
         if not results:
