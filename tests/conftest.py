@@ -105,6 +105,17 @@ def on_a_terminal(command: list[str], env: dict[str, str], *, stream: str = "std
     return done.returncode, done.stdout.decode(), shown
 
 
+def stop_server(proc: subprocess.Popen[Any], log: Any, timeout: float) -> None:
+    """End a server a test started: SIGTERM, then SIGKILL after `timeout` s; close its log."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()
+
+
 def clean_env(root: Path | None = None, **extra: str) -> dict[str, str]:
     """The process environment without any LORE_* variable (but the per-user model cache of the
     test session), plus `extra`."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from conftest import stop_server
 from lorebook import Lorebook
 
 LEARNINGS: dict[str, dict[str, Any]] = {
@@ -147,13 +148,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop_server(proc, log, 20)
 
 
 class Backend:

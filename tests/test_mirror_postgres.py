@@ -104,14 +104,20 @@ def all_actions(root: Path) -> list[dict[str, Any]]:
 
 
 # -- two repositories, reruns, equality with the store's own answers ----------------------------
-def test_two_repositories_share_one_database_and_a_rerun_adds_nothing(
-    pg_server: Server, tmp_path: Path
-) -> None:
+def two_repositories(pg_server: Server, tmp_path: Path) -> tuple[str, Path, Path]:
+    """A fresh database and two repositories with 2 and 3 failures among their actions."""
     dsn = pg_server.database()
     a = make_repo(tmp_path / "alpha")
     b = make_repo(tmp_path / "beta")
     fill(a, project="alpha", failures=2)
     fill(b, project="beta", failures=3)
+    return dsn, a, b
+
+
+def test_two_repositories_share_one_database_and_a_rerun_adds_nothing(
+    pg_server: Server, tmp_path: Path
+) -> None:
+    dsn, a, b = two_repositories(pg_server, tmp_path)
     first = mirror(a, dsn)
     mirror(b, dsn)
     ra, rb = repository_of(a), repository_of(b)
@@ -196,11 +202,7 @@ def dashboard_queries() -> dict[str, str]:
 def test_the_documented_dashboard_queries_agree_with_the_store(
     pg_server: Server, tmp_path: Path
 ) -> None:
-    dsn = pg_server.database()
-    a = make_repo(tmp_path / "alpha")
-    b = make_repo(tmp_path / "beta")
-    fill(a, project="alpha", failures=2)
-    fill(b, project="beta", failures=3)
+    dsn, a, b = two_repositories(pg_server, tmp_path)
     mirror(a, dsn)
     mirror(b, dsn)
     sql = dashboard_queries()

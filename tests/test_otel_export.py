@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assert_one_error_line, clean_env, git, lore, require_real, stored
+from conftest import assert_one_error_line, clean_env, git, lore, require_real, stop_server, stored
 from lorebook import Lorebook
 from lorebook.otel import spans
 from lorebook.otel.batches import BATCH_BYTES
@@ -66,13 +66,7 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.5)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop_server(proc, log, 30)
 
 
 def phoenix_spans(url: str, project: str, expected: int) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ domain under the cursor. Each at 80x24 and 120x32."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input, Static, TextArea
@@ -17,6 +18,15 @@ from lorebook.tui.editor import EditScreen
 from test_tui import draft, seeded, settle
 
 SIZES = [(80, 24), (120, 32)]
+
+
+async def open_editor(pilot: Any, app: Any) -> TextArea:
+    """`e` on the one draft of the Drafts tab: the editor in the app, its text area."""
+    await pilot.press("4")
+    await settle(pilot, lambda: app.query_one("#drafts-table", DataTable).row_count == 1)
+    await pilot.press("e")
+    await settle(pilot, lambda: isinstance(app.screen, EditScreen))
+    return app.screen.query_one(TextArea)
 
 
 def draft_file(store: Path, found: str) -> Path:
@@ -41,11 +51,7 @@ async def test_a_draft_is_edited_in_the_app_and_saved_through_the_library(
         monkeypatch.setenv("EDITOR", editor)
     app = make_app(book, load_model=False)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("4")
-        await settle(pilot, lambda: app.query_one("#drafts-table", DataTable).row_count == 1)
-        await pilot.press("e")
-        await settle(pilot, lambda: isinstance(app.screen, EditScreen))
-        area = app.screen.query_one(TextArea)
+        area = await open_editor(pilot, app)
         assert "Retry the payment call with backoff." in area.text
         secret = "ghp_" + "b" * 36
         area.text = area.text.replace(
@@ -72,11 +78,7 @@ async def test_an_invalid_edit_is_refused_with_its_line_and_nothing_is_lost(
     monkeypatch.delenv("VISUAL", raising=False)
     app = make_app(book, load_model=False)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("4")
-        await settle(pilot, lambda: app.query_one("#drafts-table", DataTable).row_count == 1)
-        await pilot.press("e")
-        await settle(pilot, lambda: isinstance(app.screen, EditScreen))
-        area = app.screen.query_one(TextArea)
+        area = await open_editor(pilot, app)
         broken = area.text.replace("title: Retry payments", "title: [unclosed")
         area.text = broken
         await pilot.press("ctrl+s")
