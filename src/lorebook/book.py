@@ -20,7 +20,8 @@ from .paths import require_store
 from .problems import ignore
 from .timeutil import utcnow
 
-PARTIAL_DAYS = 7  # what `partial_window` reads of the log while the catalog is being built
+PARTIAL_DAYS = 7  # what `partial_window` reads of the log while the catalog is being built,
+PARTIAL_BYTES = 8 << 20  # or fewer days when those hold more than this: a first answer in seconds
 TYPE_CHECKING = False  # typing costs milliseconds on every cold read; mypy still sees it
 if TYPE_CHECKING:
     import threading
@@ -483,7 +484,8 @@ class Lorebook:
         query reads all shards until one exists) by a child process that a daemon thread waits
         for, reporting its progress to `on_progress`; True when a build was started. With
         `long_only`, only for a log too long for a query to build it at once (more than
-        `catalog.auto_build_days` days; `lore tui`: a short one is read whole). Until it
+        `catalog.auto_build_days` days, or more than `PARTIAL_BYTES` of shards: a dense month
+        held 1,000,000 actions; `lore tui`: a short, light one is read whole). Until it
         is done (`catalog_building`), this book's queries read the shards as without one (never
         waiting on the build's write): `partial_window` says how to keep them short."""
         import threading
@@ -493,7 +495,7 @@ class Lorebook:
         view = self.action_log.catalog  # made here, never in the thread
         if self.catalog_building or not view.enabled or view.catalog.exists():
             return False
-        if long_only and not view.long_history():
+        if long_only and not (view.long_history() or self._heavy_log()):
             return False
         index = self.index  # where a failed build is said (and searches hear of it)
         done = self._catalog_building = threading.Event()
@@ -515,15 +517,28 @@ class Lorebook:
         threading.Thread(target=build, name="lore-catalog-build", daemon=True).start()
         return True
 
+    def _heavy_log(self) -> bool:
+        """The shards hold more than `PARTIAL_BYTES` (read whole, they would keep a first
+        answer waiting)."""
+        from .log.reader import shards_over
+
+        return shards_over(self.layout.actionlog, PARTIAL_BYTES)
+
     def partial_window(self) -> tuple[str | None, str | None]:
         """`(since, why)` for a question about the whole log: while the action catalog is
-        built in the background, the last `PARTIAL_DAYS` days of shards, read at once, and a
-        note saying so; else `(None, None)`, all of it."""
+        built in the background, the last `PARTIAL_DAYS` days of shards (fewer, down to the
+        newest day, when they hold more than `PARTIAL_BYTES`), read at once, and a note saying
+        so; else `(None, None)`, all of it."""
         if not self.catalog_building:
             return None, None
-        return f"{PARTIAL_DAYS}d", (
-            f"the action catalog is being built in the background: only the last {PARTIAL_DAYS} "
-            "days of the log were read; ask again shortly for all of it"
+        from .log.reader import newest_days_within
+
+        days, cut = newest_days_within(self.layout.actionlog, PARTIAL_BYTES, PARTIAL_DAYS)
+        since = days[-1] if cut else f"{PARTIAL_DAYS}d"
+        read = f"the shards since {since}" if cut else f"the last {PARTIAL_DAYS} days of the log"
+        return since, (
+            f"the action catalog is being built in the background: only {read} were read; "
+            "ask again shortly for all of it"
         )
 
     @property

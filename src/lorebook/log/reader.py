@@ -67,6 +67,42 @@ def day_dirs(actionlog: Path) -> list[tuple[str, Path]]:
     return list(walk_days(actionlog))
 
 
+def newest_days_within(actionlog: Path, budget: int, most: int) -> tuple[list[str], bool]:
+    """The newest day directories (newest first, at most `most`) whose shards hold `budget`
+    bytes or less together, and always the newest one: how much of the log a quick first
+    answer can read while the catalog is built; and whether the budget left a day out."""
+    days: list[str] = []
+    total = 0
+    for name, path in walk_days(actionlog, newest_first=True):
+        size = _day_bytes(path)
+        if days and len(days) >= most:
+            break
+        if days and total + size > budget:
+            return days, True
+        days.append(name)
+        total += size
+    return days, False
+
+
+def shards_over(actionlog: Path, budget: int) -> bool:
+    """Whether the day directories' shards hold more than `budget` bytes (newest first, it
+    stops as soon as they do)."""
+    total = 0
+    for _, path in walk_days(actionlog, newest_first=True):
+        total += _day_bytes(path)
+        if total > budget:
+            return True
+    return False
+
+
+def _day_bytes(path: Path) -> int:
+    try:
+        with os.scandir(path) as entries:
+            return sum(e.stat().st_size for e in entries if e.name.endswith(".jsonl"))
+    except OSError:  # gone meanwhile, or not a directory: read as empty
+        return 0
+
+
 def shard_files(day_dir: Path) -> list[Path]:
     """The `.jsonl` entries of one day directory, by name (directories included, reported later)."""
     try:
