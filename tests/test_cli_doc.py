@@ -45,3 +45,29 @@ def test_lore_help_lists_every_command() -> None:
     listed = result.out.split("commands:", 1)[1]
     for name in [*TABLE, *SKIN_COMMANDS]:
         assert f"\n  {name} " in listed, name
+
+
+def test_a_new_option_is_added_in_one_place() -> None:
+    """A newcomer adds an `Opt` to a command's entry and nothing else: the parser takes it, --help
+    shows it and the docs' block for the command changes (so the doc check asks for a rerun)."""
+    from lorebook.cmdline.parser import build
+    from lorebook.cmdline.spec import Command, Opt
+
+    doc = DOC.read_text(encoding="utf-8")
+    prog, command, text = next(found for found in docgen.commands() if found[0] == "lore stale")
+    added = Opt("--newcomer", "newcomer", kind="int", help="an option added by a newcomer")
+    grown = Command(
+        command.name,
+        command.body,
+        summary=command.summary,
+        args=command.args,
+        options=(*command.options, added),
+        help=command.help,
+        book=command.book,
+        quick=command.quick,
+    )
+    parser = build(grown, prog, text)
+    assert "--newcomer" in parser.format_help() and "a newcomer" in parser.format_help()
+    assert vars(parser.parse_args(["--newcomer", "3"]))["newcomer"] == 3
+    before, after = docgen.block(prog, command, text), docgen.block(prog, grown, text)
+    assert before in doc and "`--newcomer INTEGER`" in after and after not in doc
