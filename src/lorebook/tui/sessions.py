@@ -130,8 +130,9 @@ class SessionsTab(Vertical):
         if self.book.catalog_building:
             step = progress_status(*self.step) if self.step else "Building the action catalog…"
             parts.append(f"{step} in the background")
-            if self.partial:
-                parts.append(f"last {self.partial.removesuffix('d')} days")
+            if self.partial:  # `7d`, or the newest day a dense log's first read starts at
+                days = self.partial.removesuffix("d")
+                parts.append(f"last {days} days" if days.isdigit() else f"since {self.partial}")
         elif self.loaded:  # while building, the line has no room for the count
             count = f"{len(self.sessions)}" if self.complete else f"over {SESSIONS_PAGE}"
             parts.append(f"{count} session(s)")
