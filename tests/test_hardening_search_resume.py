@@ -364,3 +364,24 @@ def test_a_rust_panic_in_chroma_is_an_index_failure_not_a_crash() -> None:
         raise KeyboardInterrupt
     with pytest.raises(ValueError), _panics_as_errors("/x/index"):
         raise ValueError("an ordinary error keeps its own handling")
+
+
+def test_a_client_close_that_never_returns_is_left_behind() -> None:
+    """Chroma's Rust `stop` was seen spinning for good while the store's files were deleted
+    under it (a search's refresh hung the whole process there): closing a client is cleanup,
+    waited for only so long."""
+    import threading
+    import time
+
+    from lorebook.index.chroma_store import _close_within
+
+    released = threading.Event()
+
+    class Stuck:
+        def close(self) -> None:
+            released.wait()  # as Rust's stop did
+
+    started = time.monotonic()
+    _close_within(Stuck(), 0.2)
+    assert time.monotonic() - started < 5
+    released.set()

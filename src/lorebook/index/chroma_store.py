@@ -20,6 +20,10 @@ from ..store import refuse_symlinks
 if TYPE_CHECKING:
     import numpy as np
 
+# seconds a client's close may take: Chroma's Rust `stop` was seen spinning for good when its
+# files were deleted under it, and a close is only cleanup, so it is left behind, not waited on
+CLOSE_WAIT = 10.0
+
 COLLECTION_PREFIX = "lore"
 _BATCH = 2000
 
@@ -111,8 +115,7 @@ class ChromaStore:
         """Release the client and Chroma's per-process system cache (chroma#6499)."""
         client, self._client, self._collection = self._client, None, None
         if client is not None:
-            with contextlib.suppress(Exception):
-                client.close()
+            _close_within(client, CLOSE_WAIT)
         if not self.url:  # even without a client of ours: another one may cache this path
             _clear_system_cache()
 
@@ -226,3 +229,17 @@ def _clear_system_cache() -> None:
 def reason(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return (text[:200] or type(exc).__name__).rstrip(".")
+
+
+def _close_within(client: Any, seconds: float) -> None:
+    """`client.close()` in a daemon thread, waited for at most `seconds` (see CLOSE_WAIT);
+    its errors are the client's own cleanup failing, after which nothing of it is used."""
+    import threading
+
+    def close() -> None:
+        with contextlib.suppress(Exception):
+            client.close()
+
+    closing = threading.Thread(target=close, name="lore-chroma-close", daemon=True)
+    closing.start()
+    closing.join(seconds)
