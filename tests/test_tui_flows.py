@@ -338,3 +338,30 @@ async def test_the_draft_preview_shows_source_tags_anchors_and_the_diff(
     assert "payments" in text and "`README.md` (ok)" in text
     assert f"adds `learnings/{new}.md`" in text
     assert "-Retry three times." in text and "+Retry with backoff." in text
+
+
+@pytest.mark.asyncio
+async def test_a_listing_answering_into_a_closed_tab_is_dropped(
+    search_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The learnings listing is read off the app's thread; quitting while it reads (the tab's
+    widgets go) must not fail the app when it answers (`NoMatches` on `#learn-mode`, once in
+    CI)."""
+    book = Lorebook.open(search_store, env={})
+    reading, release = threading.Event(), threading.Event()
+    real = type(book.learnings).query
+
+    def held(self: Any, **kwargs: Any) -> Any:
+        reading.set()
+        release.wait(30)
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(type(book.learnings), "query", held)
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, reading.is_set, timeout=20)
+        for widget in list(app.query("#learnings LearningsTab > *")):
+            await widget.remove()
+        release.set()
+        await pilot.pause(0.5)
+        assert app.is_running

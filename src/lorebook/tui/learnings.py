@@ -119,7 +119,8 @@ class LearningsTab(Vertical):
             if mode == LISTING:
                 text = f"{count} published learning(s), newest first (/ to search)"
                 text += self.model_state  # the model's state stays in view
-        self.query_one("#learn-mode", Static).update(text)
+        for line in self.query("#learn-mode").results(Static):  # gone while the app quits
+            line.update(text)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -185,8 +186,13 @@ class LearningsTab(Vertical):
         self.app.call_from_thread(self.show, results, LISTING, asked)
 
     def show(self, results: list[dict[str, Any]], mode: str, asked: int | None = None) -> None:
+        """On the app's thread: the results of search `asked`, unless a newer one is under way
+        or the tab closed (the app quitting) while the worker read."""
         if asked is not None and asked != self.asked:
             return  # a newer search is under way
+        table = next(iter(self.query(DataTable)), None)
+        if table is None:
+            return
         self.label((len(results), mode))
         self.results = {r["id"]: r for r in results}
         shares = relative_scores([r.get("score") for r in results])  # the ranking's own score
@@ -204,9 +210,9 @@ class LearningsTab(Vertical):
             )
             for r, share in zip(results, shares, strict=True)
         ]
-        fill_table(self.query_one(DataTable), rows)
+        fill_table(table, rows)
         if not results:
-            self.query_one(Markdown).update("")
+            self.put_preview("")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         learning_id = str(event.row_key.value)
