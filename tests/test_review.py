@@ -391,3 +391,9 @@ def test_a_draft_published_on_a_branch_is_known_and_not_published_twice(book: Lo
         book.learnings.promote(lid, branch="again")
     assert book.learnings.published_branches() == {lid: "review/one"}
     assert (book.layout.drafts / f"{other}.md").exists()
+
+
+def test_outside_git_no_draft_is_published_on_a_branch(tmp_path: Path) -> None:
+    book = Lorebook.init(tmp_path, env={})
+    book.learnings.new(title="Pin torch", body="Install the CPU build first.")
+    assert book.learnings.published_branches() == {}

@@ -365,3 +365,22 @@ async def test_a_listing_answering_into_a_closed_tab_is_dropped(
         release.set()
         await pilot.pause(0.5)
         assert app.is_running
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+async def test_drafts_outside_a_git_repository_load_without_a_warning(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    book = Lorebook.init(tmp_path, env={})  # no git: nothing can be published on a branch
+    book.learnings.new(title="Payment retries need backoff", body="Retry with backoff.")
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("4")
+        table = app.query_one("#drafts-table", DataTable)
+        await settle(pilot, lambda: table.row_count == 1)
+        await pilot.press("1", "4")  # shown again: read again, and each read used to warn
+        await pilot.pause()
+        assert "PR" not in str(table.get_row_at(0)[0])
+        assert not any("drafts" in (n.title or "") for n in app._notifications)
+        assert not notified(app, "git")

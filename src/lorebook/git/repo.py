@@ -59,14 +59,23 @@ class Repo(NamedTuple):
 
 def open_repo(root: Path) -> Repo:
     """The git repository holding `root`; LoreError when there is none."""
+    repo = find_repo(root)
+    if repo is None:
+        raise LoreError(
+            "{} is not inside a git repository: learnings are reviewed through git", root
+        )
+    return repo
+
+
+def find_repo(root: Path) -> Repo | None:
+    """The git repository holding `root`, None when there is none (a plain directory); GitError
+    when git fails otherwise."""
     done = _run(root, "rev-parse", "--show-toplevel", env={"LC_ALL": "C", "LANGUAGE": "C"})
     if done.returncode == 0 and done.stdout.strip():
         return Repo(Path(done.stdout.rstrip("\n")))
     detail = first_line(done.stderr or done.stdout)
     if "not a git repository" in detail or not root.is_dir():
-        raise LoreError(
-            "{} is not inside a git repository: learnings are reviewed through git", root
-        )
+        return None
     raise GitError("git rev-parse failed: {}", detail)
 
 

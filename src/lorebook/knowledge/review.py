@@ -23,6 +23,7 @@ from ..git.repo import (
     commit_changes,
     commit_on_new_branch,
     current_branch,
+    find_repo,
     head_commit,
     in_index,
     is_branch_name,
@@ -226,11 +227,12 @@ def _log_review(action_log: ActionLog, action_type: str, context: dict[str, obje
 
 def published_branches(store: LearningStore) -> dict[str, str]:
     """Draft id -> a local branch (not the current one) that already holds the draft as a
-    published learning: published there with `promote --branch`, waiting for its merge."""
+    published learning: published there with `promote --branch`, waiting for its merge.
+    Outside a git repository there are no branches, so none."""
     drafts = {path.stem for path in store.layout.drafts.glob("*.md")}
-    if not drafts:
+    repo = find_repo(store.layout.root) if drafts else None
+    if repo is None:
         return {}
-    repo = open_repo(store.layout.root)
     here = current_branch(repo)
     folder = rel_path(repo, store.layout.learnings)
     found: dict[str, str] = {}

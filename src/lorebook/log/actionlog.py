@@ -19,7 +19,7 @@ from ..problems import OnProblem, ignore
 from ..timeutil import as_timestamp
 from .append import Appender, Listener
 from .reader import iter_records
-from .sessions import STATUSES, SessionInfo, summarize
+from .sessions import STATUSES, SessionInfo, redact_summaries, summarize
 from .writer import redacted
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
@@ -242,7 +242,7 @@ class ActionLog:
             records = iter_records(
                 self.layout.actionlog, base=self.root, since=first, on_problem=on_problem
             )
-            infos = summarize(redacted(self.sanitizer, records), now, idle)
+            infos = redact_summaries(self.sanitizer, summarize(records, now, idle))
         found = [
             s
             for s in infos

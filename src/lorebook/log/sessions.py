@@ -19,7 +19,12 @@ TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still see
 if TYPE_CHECKING:
     from typing import Any
 
+    from typing import Protocol
+
     from ..contracts.records import SessionRow, SessionStatus
+
+    class Redacts(Protocol):
+        def sanitize(self, value: Any, path: str = "") -> tuple[Any, int]: ...
 
 STATUSES = ("active", "ended", "disconnected")
 
@@ -159,6 +164,20 @@ def summarize(records: Iterable[dict[str, Any]], now: datetime, idle: float) -> 
         info.status = session_status(info.ended, info.last_activity, now, idle)
     infos = sorted(sessions.values(), key=lambda s: (s.last_activity or "", s.id), reverse=True)
     return latest_first(infos, now)
+
+
+def redact_summaries(sanitizer: Redacts, infos: list[SessionInfo]) -> list[SessionInfo]:
+    """`infos` summarized from raw records, their free-text fields redacted as `writer.redacted`
+    would have redacted them in the records (under the same keys): the same summaries for the
+    price of four fields a session instead of every field of every record. A field too long is
+    always cut (the records' redaction cut it only when another field held a secret)."""
+    for info in infos:
+        fields = {"agent": info.agent, "project": info.project,
+                  "session_type": info.session_type, "reason": info.end_reason}  # fmt: skip
+        clean = sanitizer.sanitize(fields)[0]
+        info.agent, info.project = clean["agent"], clean["project"]
+        info.session_type, info.end_reason = clean["session_type"], clean["reason"]
+    return infos
 
 
 def session_names(actionlog: Path) -> Iterator[str]:
