@@ -136,7 +136,12 @@ def test_draft_review_says_where_a_draft_came_from_and_what_it_changes() -> None
 
     draft = {"id": "d1", "title": "T", "body": "new line", "tags": ["x"], "anchors": ["a.py"],
              "source": {"epic": "E-1", "session": None}}  # fmt: skip
-    text = draft_review(draft, stale=True, branch="review/d1", replaces={"old": "old line"})
+    draft["anchors"] = ["a.py", "b.py:load"]
+    changed = [
+        {"anchor": "a.py", "reason": "changed", "commits": ["abc1234"], "uncommitted": False}
+    ]
+    text = draft_review(draft, changed=changed, branch="review/d1", replaces={"old": "old line"})
     assert "epic `E-1`" in text and "session" not in text.split("**Tags")[0].split("E-1")[1]
-    assert "`a.py` (stale)" in text and "on branch `review/d1`" in text
+    assert "`a.py` (stale: changed (abc1234))" in text and "`b.py:load` (ok)" in text
+    assert "on branch `review/d1`" in text
     assert "-old line" in text and "+new line" in text

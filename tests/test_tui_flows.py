@@ -322,12 +322,16 @@ async def test_the_draft_preview_shows_source_tags_anchors_and_the_diff(
         title="Retries need backoff",
         body="Retry with backoff.",
         tags=["payments"],
-        anchors=["README.md"],
+        anchors=["README.md", "pay.py"],
         supersedes=[old],
         source={"epic": "E-7", "session": "01JSESSION"},
     ).id
+    (store / "pay.py").write_text("def pay():\n    return 1\n")
     git(store, "add", "-A")
     git(store, "commit", "-q", "-m", "learnings")
+    (store / "pay.py").write_text("def pay():\n    return 2\n")  # changed after the draft
+    git(store, "commit", "-q", "-am", "pay changed")
+    changed = git(store, "rev-parse", "--short", "HEAD").strip()
     app = make_app(book, load_model=False)
     async with app.run_test(size=size) as pilot:
         await pilot.press("4")
@@ -335,7 +339,8 @@ async def test_the_draft_preview_shows_source_tags_anchors_and_the_diff(
         await settle(pilot, lambda: "What it changes" in pane.source)
         text = pane.source
     assert "epic `E-7`" in text and "session `01JSESSION`" in text
-    assert "payments" in text and "`README.md` (ok)" in text
+    assert "payments" in text and "`README.md` (ok)" in text  # each anchor its own state
+    assert f"`pay.py` (stale: changed ({changed}))" in text
     assert f"adds `learnings/{new}.md`" in text
     assert "-Retry three times." in text and "+Retry with backoff." in text
 
@@ -384,3 +389,29 @@ async def test_drafts_outside_a_git_repository_load_without_a_warning(
         assert "PR" not in str(table.get_row_at(0)[0])
         assert not any("drafts" in (n.title or "") for n in app._notifications)
         assert not notified(app, "git")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+@pytest.mark.parametrize(
+    ("tab", "field"), [("1", "#sessions-filter"), ("2", "#actions-filter"), ("3", "#learn-query")]
+)
+async def test_keys_typed_right_after_slash_reach_the_field(
+    store: Path, size: tuple[int, int], tab: str, field: str
+) -> None:
+    """A busy app (a model loading) takes keys in a burst: every key of the burst after `/`
+    goes into the field, none to the table's hotkeys (`e` would edit, `a` approve)."""
+    from textual import events
+    from textual.widgets import Input
+
+    book = Lorebook.open(store, env={})
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        burst = [(tab, tab), ("slash", "/"), *((c, c) for c in "retry")]
+        for key, char in burst:  # queued together, as the keys of a busy app are
+            event = events.Key(key, char)
+            event.set_sender(app)
+            assert app._driver is not None
+            app._driver.send_message(event)
+        await settle(pilot, lambda: app.query_one(field, Input).value == "retry")
+        assert app.focused is app.query_one(field, Input)

@@ -16,7 +16,7 @@ from .model import KINDS, STATUSES, Learning
 from .store import LearningStore, with_skeleton
 
 if TYPE_CHECKING:
-    from ..contracts.knowledge import Rejected
+    from ..contracts.knowledge import AnchorChange, Rejected
     from ..log.actionlog import ActionLog
     from .review import HistoryEntry, Promotion
     from .stale import StaleReport
@@ -160,12 +160,18 @@ class Learnings:
 
     def mark_stale(self, learnings: list[Learning]) -> list[Learning]:
         """Set `stale` on each learning (for ranking and review) and return them."""
+        self.stale_anchors(learnings)
+        return learnings
+
+    def stale_anchors(self, learnings: list[Learning]) -> dict[str, list[AnchorChange]]:
+        """Set `stale` on each learning, and say which anchors of each stale one changed and
+        how (id -> its stale report's `anchors`): a review shows each anchor's own state."""
         from .stale import find_stale
 
-        stale_ids = {report.id for report in find_stale(self.layout, learnings)}
+        reports = {report.id: report for report in find_stale(self.layout, learnings)}
         for learning in learnings:
-            learning.stale = learning.id in stale_ids
-        return learnings
+            learning.stale = learning.id in reports
+        return {lid: report.to_dict()["anchors"] for lid, report in reports.items()}
 
     def today(self) -> date:
         from ..timeutil import utcnow

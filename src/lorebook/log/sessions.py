@@ -17,14 +17,13 @@ from .identity import TURN_END
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
-    from typing import Any
-
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from ..contracts.records import SessionRow, SessionStatus
 
     class Redacts(Protocol):
         def sanitize(self, value: Any, path: str = "") -> tuple[Any, int]: ...
+
 
 STATUSES = ("active", "ended", "disconnected")
 

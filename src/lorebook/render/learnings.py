@@ -73,10 +73,16 @@ def stale_text(reports: Sequence[Mapping[str, Any]]) -> str:
     for report in reports:
         lines.append(f"{report['id']}  {report['title']}")
         for change in report["anchors"]:
-            commits = f" ({', '.join(change['commits'][:5])})" if change["commits"] else ""
-            where = " (uncommitted)" if change.get("uncommitted") else ""
-            lines.append(f"  {change['anchor']}: {change['reason']}{where}{commits}")
+            lines.append(f"  {change['anchor']}: {anchor_change(change)}")
     return "\n".join(lines)
+
+
+def anchor_change(change: Mapping[str, Any]) -> str:
+    """How one anchor changed since its learning's last commit: the reason, whether it is
+    uncommitted, and the commits (5 at most)."""
+    commits = f" ({', '.join(change['commits'][:5])})" if change["commits"] else ""
+    where = " (uncommitted)" if change.get("uncommitted") else ""
+    return f"{change['reason']}{where}{commits}"
 
 
 def draft_outcome(outcome: dict[str, Any], root: str | Path) -> str:
@@ -141,18 +147,26 @@ def rca_added(learning: dict[str, Any], root: str | Path) -> str:
 
 
 def draft_review(
-    draft: Mapping[str, Any], *, stale: bool, branch: str | None, replaces: Mapping[str, str]
+    draft: Mapping[str, Any],
+    *,
+    changed: Sequence[Mapping[str, Any]],
+    branch: str | None,
+    replaces: Mapping[str, str],
 ) -> str:
     """A draft's review pane (Markdown): where it came from (epic, session, task), its tags and
-    anchors (stale or ok), and what publishing it changes: the file it adds, and a unified diff
-    of the body against each published learning it supersedes (`replaces`: id -> its body,
-    already redacted)."""
+    each anchor's own state (ok, or how it `changed` since the draft's last commit: the
+    `anchors` of its stale report), and what publishing it changes: the file it adds, and a
+    unified diff of the body against each published learning it supersedes (`replaces`: id ->
+    its body, already redacted)."""
     import difflib
 
     source = draft.get("source") or {}
     origin = ", ".join(f"{k} `{v}`" for k, v in source.items() if v) or "not recorded"
-    state = "stale" if stale else "ok"
-    anchors = [f"- `{a}` ({state})" for a in draft.get("anchors") or []] or ["- none"]
+    changes = {change["anchor"]: change for change in changed}
+    anchors = [
+        f"- `{a}` ({'stale: ' + anchor_change(changes[a]) if a in changes else 'ok'})"
+        for a in draft.get("anchors") or []
+    ] or ["- none"]
     lines = [
         f"# {draft['title']}",
         "",

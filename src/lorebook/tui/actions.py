@@ -22,6 +22,7 @@ from .data import (
     Boundary,
     Collector,
     failure,
+    focus_now,
     page_after,
     parse_filters,
     pretty_record,
@@ -174,7 +175,7 @@ class ActionsTab(Vertical):
 
     # -- filtering -------------------------------------------------------------------------
     def action_focus_filter(self) -> None:
-        self.query_one(Input).focus()
+        focus_now(self.query_one(Input))
 
     def action_leave_filter(self) -> None:
         self.query_one(DataTable).focus()

@@ -6,15 +6,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Header, Markdown, TabbedContent, TabPane
+from textual.widgets import Footer, Header, Input, Markdown, TabbedContent, TabPane
 
 from lorebook import Lorebook
 
 from .actions import ActionsTab
+from .data import focus_now
 from .drafts import DraftsTab
 from .expertise import ExpertiseTab
 from .learnings import LearningsTab
@@ -134,7 +136,11 @@ class LoreApp(App[None]):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """A tab chosen by a click (or the tab bar's arrows) hands the focus to its pane, where
         the pane's keys (`/`, `a`, `x`, `e`, `n`, `p` …) live: left on the tab bar, they did
-        nothing, and a filter typed after `/` went nowhere."""
+        nothing, and a filter typed after `/` went nowhere. A focus already in the pane stays
+        (a `/` typed right after the tab's number has put it in the pane's field)."""
+        focused = self.focused
+        if focused is not None and event.pane in focused.ancestors:
+            return
         if event.pane.id is not None:
             self.focus_tab(event.pane.id)
 
@@ -147,8 +153,19 @@ class LoreApp(App[None]):
         ):  # a table first: digits switch tabs
             for widget in pane.query(selector):
                 if widget.display and widget.can_focus:
-                    widget.focus()
+                    focus_now(widget)
                     return
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that reaches the app while a field has the focus was handed to the
+        widget focused before (a field takes its printable keys and stops them): keys typed in
+        a burst while the app was busy (a model loading), after the `/` that moved the focus.
+        They were lost, or taken as hotkeys; they go to the field, in order."""
+        focused = self.focused
+        if isinstance(focused, Input) and event.is_printable:
+            event.prevent_default()  # not the app's bindings (its own `_on_key`) either
+            event.stop()
+            focused._forward_event(events.Key(event.key, event.character))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

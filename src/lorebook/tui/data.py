@@ -23,6 +23,13 @@ def selected_key(table: Any) -> str | None:
     return str(value) if value is not None else None
 
 
+def focus_now(widget: Any) -> None:
+    """Focus `widget` before the next event is handled. `Widget.focus` waits its turn in the
+    message queue: keys typed in a burst while the app was busy (a model loading) are queued
+    before it and went to the old focus, as hotkeys or lost."""
+    widget.screen.set_focus(widget)
+
+
 def failure(exc: object, book: Lorebook) -> str:
     """A failure as the one line a notification shows, redacted like the CLI's error line:
     with the store's rules (its extra patterns too), and a LoreError's values only, so that

@@ -68,6 +68,7 @@ class DraftsTab(Vertical):
         self.book = book
         self.bodies: dict[str, str] = {}
         self.on_branch: dict[str, str] = {}  # draft id -> branch it is published on (a PR)
+        self.changed: dict[str, list[Any]] = {}  # draft id -> how its stale anchors changed
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -95,7 +96,7 @@ class DraftsTab(Vertical):
         if problems.lines:
             self.post_message(StoreWarnings("drafts", problems.lines))
         self.bodies = {}
-        self.book.learnings.mark_stale(drafts)
+        self.changed = self.book.learnings.stale_anchors(drafts)
         rows: list[Row] = []
         for draft in drafts:
             self.bodies[draft.id] = self.review_text(draft)
@@ -119,7 +120,7 @@ class DraftsTab(Vertical):
                 continue  # not published (any more): nothing to diff against
         return draft_review(
             shown.to_dict() | {"body": shown.body},
-            stale=draft.stale,
+            changed=self.changed.get(draft.id, []),
             branch=self.on_branch.get(draft.id),
             replaces=replaces,
         )

@@ -17,7 +17,7 @@ from lorebook.render.columns import Column
 from lorebook.render.progress import progress_status
 from lorebook.render.search import relative_scores
 
-from .data import Collector, failure
+from .data import Collector, failure, focus_now
 from .messages import StoreWarnings
 from .tables import FitTable, Row, fill_table
 
@@ -70,7 +70,7 @@ class LearningsTab(Vertical):
         self.search("")  # what the team knows, before anything is typed
 
     def action_focus_query(self) -> None:
-        self.query_one(Input).focus()
+        focus_now(self.query_one(Input))
 
     def action_leave_query(self) -> None:
         self.query_one(DataTable).focus()

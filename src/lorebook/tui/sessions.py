@@ -24,6 +24,7 @@ from .data import (
     STATUS_STYLE,
     Collector,
     failure,
+    focus_now,
     parse_session_filters,
     pretty_record,
     selected_key,
@@ -220,7 +221,7 @@ class SessionsTab(Vertical):
             self.app.sub_title = f"{total} sessions · page {page + 1} (n/p) · {self.book.root}"
 
     def action_filter(self) -> None:
-        self.query_one(Input).focus()
+        focus_now(self.query_one(Input))
 
     def action_leave_filter(self) -> None:
         self.query_one(DataTable).focus()
