@@ -280,6 +280,44 @@ def test_under_tmux_at_80x24(tmp_path: Path) -> None:
         subprocess.run(["tmux", "kill-session", "-t", name], check=False)
 
 
+def test_keys_typed_at_once_under_tmux_reach_the_search_box(tmp_path: Path) -> None:
+    """A terminal hands a burst of keys to the app in one read: a tab's number, `/` and the
+    query typed at once (the model starts loading as the tab opens) all reach the box."""
+    if shutil.which("tmux") is None:
+        require_real("tmux is not installed")
+    demo = tmp_path / "demo"
+    assert lore("demo", str(demo), cwd=tmp_path, env=clean_env(), timeout=300).code == 0
+    name = f"lore-tui-burst-{os.getpid()}"
+    env = clean_env()
+    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    command = f"{sys.executable} -m lorebook tui --root {demo}"
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24", command],
+        check=True,
+        env=env,
+    )
+    try:
+
+        def screen() -> str:
+            return subprocess.run(
+                ["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True
+            ).stdout
+
+        deadline = time.monotonic() + 90
+        while "Sessions" not in screen() or "consilio" not in screen():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.2)
+        subprocess.run(["tmux", "send-keys", "-t", name, "-l", "3/xaez"], check=True)
+        while "xaez" not in screen():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.2)
+        subprocess.run(["tmux", "send-keys", "-t", name, "-l", "q"], check=True)
+        time.sleep(0.5)
+        assert "xaezq" in screen()  # still typing into the box: not the app's `q` (quit)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+
+
 # -- snapshots of the main screens (pytest-textual-snapshot; `--snapshot-update` accepts) --------
 FIXED = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 
