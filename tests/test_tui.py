@@ -3,11 +3,13 @@ the bad inputs of the issue, and one smoke test in a real terminal (tmux, 80x24)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -247,7 +249,10 @@ def test_help_lists_tui(repo: Path) -> None:
     assert "tui" in lore("--help", cwd=repo, env=clean_env()).out
 
 
-def test_under_tmux_at_80x24(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def demo_under_tmux(tmp_path: Path) -> Iterator[Callable[[str], None]]:
+    """`lore tui` on a `lore demo` store in a real terminal (tmux, 80x24), its sessions shown;
+    yields `wait_for(text)`, which waits (on the screen, not a clock) until the text shows."""
     if shutil.which("tmux") is None:
         require_real("tmux is not installed")
     demo = tmp_path / "demo"
@@ -261,61 +266,45 @@ def test_under_tmux_at_80x24(tmp_path: Path) -> None:
         check=True,
         env=env,
     )
+    deadline = time.monotonic() + 90  # a loaded machine
+
+    def screen() -> str:
+        return subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True
+        ).stdout
+
+    def wait_for(text: str) -> None:
+        while text not in screen():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.2)
+
     try:
-
-        def screen() -> str:
-            return subprocess.run(
-                ["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True
-            ).stdout
-
-        deadline = time.monotonic() + 90  # a loaded machine: wait on the screen, not a clock
-        while "Sessions" not in screen() or "consilio" not in screen():
-            assert time.monotonic() < deadline, screen()
-            time.sleep(0.2)
-        subprocess.run(["tmux", "send-keys", "-t", name, "5"], check=True)
-        while "Actions per day" not in screen():
-            assert time.monotonic() < deadline, screen()
-            time.sleep(0.2)
+        wait_for("Sessions")
+        wait_for("consilio")
+        yield wait_for
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+
+
+def send_keys(text: str) -> None:
+    """`text` typed into the tmux terminal at once (one write: the app reads it as a burst)."""
+    subprocess.run(["tmux", "send-keys", "-t", f"lore-tui-{os.getpid()}", "-l", text], check=True)
+
+
+def test_under_tmux_at_80x24(tmp_path: Path) -> None:
+    with demo_under_tmux(tmp_path) as wait_for:
+        send_keys("5")
+        wait_for("Actions per day")
 
 
 def test_keys_typed_at_once_under_tmux_reach_the_search_box(tmp_path: Path) -> None:
     """A terminal hands a burst of keys to the app in one read: a tab's number, `/` and the
     query typed at once (the model starts loading as the tab opens) all reach the box."""
-    if shutil.which("tmux") is None:
-        require_real("tmux is not installed")
-    demo = tmp_path / "demo"
-    assert lore("demo", str(demo), cwd=tmp_path, env=clean_env(), timeout=300).code == 0
-    name = f"lore-tui-burst-{os.getpid()}"
-    env = clean_env()
-    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
-    command = f"{sys.executable} -m lorebook tui --root {demo}"
-    subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24", command],
-        check=True,
-        env=env,
-    )
-    try:
-
-        def screen() -> str:
-            return subprocess.run(
-                ["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True
-            ).stdout
-
-        deadline = time.monotonic() + 90
-        while "Sessions" not in screen() or "consilio" not in screen():
-            assert time.monotonic() < deadline, screen()
-            time.sleep(0.2)
-        subprocess.run(["tmux", "send-keys", "-t", name, "-l", "3/xaez"], check=True)
-        while "xaez" not in screen():
-            assert time.monotonic() < deadline, screen()
-            time.sleep(0.2)
-        subprocess.run(["tmux", "send-keys", "-t", name, "-l", "q"], check=True)
-        time.sleep(0.5)
-        assert "xaezq" in screen()  # still typing into the box: not the app's `q` (quit)
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+    with demo_under_tmux(tmp_path) as wait_for:
+        send_keys("3/xaez")
+        wait_for("xaez")
+        send_keys("q")  # still typing into the box: not the app's `q` (quit)
+        wait_for("xaezq")
 
 
 # -- snapshots of the main screens (pytest-textual-snapshot; `--snapshot-update` accepts) --------
