@@ -19,7 +19,7 @@ demo: setup
 	$(VENV)/bin/lore demo
 
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
