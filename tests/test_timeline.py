@@ -138,11 +138,10 @@ def subagents_at_work(store: Path, *, launched_first: bool) -> tuple[Lorebook, s
     if launched_first:
         call("a1", 1)
         call("b2", 2)
-    starts = {
-        agent: book.log("spawn", session=session, outcome="in_progress", now=at(second),
-                        context={"agent_id": agent, "agent_type": "review"})  # fmt: skip
-        for agent, second in (("a1", 3), ("b2", 4))
-    }
+    starts = {}
+    for agent, second in (("a1", 3), ("b2", 4)):
+        starts[agent] = book.log("spawn", session=session, outcome="in_progress", now=at(second),
+                                 context={"agent_id": agent, "agent_type": "review"})  # fmt: skip
     book.log("tool_call", session=session, now=at(10), duration_s=2,
              context={"tool": "Grep", "pattern": "TODO", "agent_id": "b2"})  # fmt: skip
     book.log("tool_call", session=session, now=at(12), duration_s=1,
@@ -170,7 +169,11 @@ def test_a_subagents_own_calls_sit_under_it(store: Path, launched_first: bool) -
     else:
         first = [first[1], first[0]]
     assert [s[0] for s in shape] == [
-        "spawn review", *first, "spawn review", *second, "Read main.go"
+        "spawn review",
+        *first,
+        "spawn review",
+        *second,
+        "Read main.go",
     ]
     a1, b2 = (r for r in tree.rows if r.type == "spawn")
     assert [r.records[0]["context"]["agent_id"] for r in (a1, b2)] == ["a1", "b2"]
@@ -224,8 +227,8 @@ def test_an_imported_subagents_calls_sit_under_it(store: Path, tmp_path: Path) -
     assert run_import(store, tmp_path, "claude").code == 0
     tree = Lorebook.open(store, env={}).timeline(session["id"])
     for agent, task in (("a1f7b71", "Simplicity review"), ("a2eaee4", "Performance review")):
-        (spawn,) = [r for r in tree.rows
-                    if r.type == "spawn" and r.records[0]["context"]["agent_id"] == agent]  # fmt: skip
+        spawns = [r for r in tree.rows if r.type == "spawn"]
+        (spawn,) = [r for r in spawns if r.records[0]["context"]["agent_id"] == agent]
         assert sorted(r.what for r in spawn.children) == [f"Grep {agent}", f"Task {task}"]
         (grep,) = [r for r in spawn.children if r.what.startswith("Grep")]
         assert grep.records[0]["context"]["agent_id"] == agent and grep.depth == 1

@@ -277,10 +277,10 @@ def _late_stops(main: list[Event], own: list[Event]) -> list[Event]:
     last = max((e.at for e in own if e.at), default="")
     moved = []
     for event in list(main):
-        if event.event == "subagent-stop" and event.fields.get("agent_id") in agents:
-            if event.at < last:
-                main.remove(event)
-                moved.append(Event(event.event, event.name, last, event.fields))
+        stop = event.event == "subagent-stop" and event.fields.get("agent_id") in agents
+        if stop and event.at < last:
+            main.remove(event)
+            moved.append(Event(event.event, event.name, last, event.fields))
     return moved
 
 
