@@ -234,3 +234,16 @@ def test_an_imported_subagents_calls_sit_under_it(store: Path, tmp_path: Path) -
         assert grep.records[0]["context"]["agent_id"] == agent and grep.depth == 1
         assert spawn.start <= grep.start <= spawn.end
     assert sum(len(r.records) for r in tree.rows) == 37 + 2
+
+
+def test_a_subagents_call_written_before_its_start_is_adopted(store: Path) -> None:
+    """Capture hooks write from detached processes: a subagent's first call can land before
+    its SubagentStart's record; it still sits under the subagent."""
+    book = Lorebook.open(store, env={})
+    session = book.start_session(agent="PS", now=START).id
+    book.log("tool_call", session=session, now=at(1), duration_s=1,
+             context={"tool": "Bash", "command": "ls", "agent_id": "c3"})  # fmt: skip
+    book.log("spawn", session=session, outcome="in_progress", now=at(2),
+             context={"agent_id": "c3", "agent_type": "Explore"})  # fmt: skip
+    spawn, call = book.timeline(session).rows
+    assert (spawn.type, call.parent, call.depth, call.what) == ("spawn", spawn.id, 1, "Bash ls")

@@ -132,7 +132,7 @@ def _launched(record: dict[str, Any]) -> str | None:
 
 
 def _move(row: TimelineRow, owner: TimelineRow, top: list[TimelineRow]) -> None:
-    """`row`, a top-level row, put under `owner` (a call written before its subagent's start)."""
+    """`row`, a top-level row, put under `owner` (a row written before its subagent's start)."""
     for n in range(len(top) - 1, -1, -1):  # by identity, from the newest: it is recent
         if top[n] is row:
             del top[n]
@@ -149,7 +149,7 @@ def build_timeline(records: Iterable[dict[str, Any]]) -> Timeline:
     moments: dict[int, tuple[float | None, float | None]] = {}  # id(row) -> (begin, end)
     spawned: dict[str, list[TimelineRow]] = {}  # agent type -> stopped subagents without a call
     agents: dict[str, TimelineRow] = {}  # agent id -> its spawn's row
-    launches: dict[str, TimelineRow] = {}  # agent id -> its Task call's row, before its spawn
+    early: dict[str, list[TimelineRow]] = {}  # agent id -> its rows written before its spawn
     points: list[TimelineRow] = []  # records with a time and no duration
     for record in records:
         rid = record.get("id")
@@ -188,7 +188,7 @@ def build_timeline(records: Iterable[dict[str, Any]]) -> Timeline:
                 points.append(row)
         else:  # written when it ended, `took` after it began
             moments[id(row)] = (at - took, at)
-        tool = _tool(record)
+        tool, launched = _tool(record), None
         if owner is None and tool in SUBAGENT_TOOLS:
             launched = _launched(record)
             owner = agents.get(launched) if launched else None
@@ -198,17 +198,18 @@ def build_timeline(records: Iterable[dict[str, Any]]) -> Timeline:
             elif waiting and launched is None:
                 owner = waiting.pop()
             elif launched is not None:
-                launches[launched] = row  # launched first: its spawn adopts it
-        if owner is None and tool is not None:
+                early.setdefault(launched, []).append(row)  # launched first: its spawn adopts it
+        if owner is None and tool is not None and launched is None:
             inside = _agent_id(record)  # a call a subagent made
             owner = agents.get(inside) if inside else None
+            if owner is None and inside:  # written before its spawn (hooks write detached)
+                early.setdefault(inside, []).append(row)
         if record.get("type") == "spawn":
             agent_id = _agent_id(record)
             if agent_id is not None and agent_id not in agents:
                 agents[agent_id] = row
-                call = launches.pop(agent_id, None)
-                if call is not None and call.parent is None:
-                    _move(call, row, top)
+                for adopted in early.pop(agent_id, ()):
+                    _move(adopted, row, top)
         if owner is not None:
             row.parent = owner.id
             owner.children.append(row)
