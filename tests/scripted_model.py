@@ -2,7 +2,9 @@
 
 Each conversation is answered from a script: the step is the number of `tool_result` blocks in
 the request so far; a step is a tool call `(name, input)` or, past the script, a final text.
-Every request body is kept, so a test can read what context the hooks injected.
+A subagent's conversation (its first user message holds a key of `Model.subagents`, put in the
+prompt of the Task/Agent call that launched it) follows that key's script instead. Every
+request body is kept, so a test can read what context the hooks injected.
 """
 
 from __future__ import annotations
@@ -69,10 +71,17 @@ class Model:
 
     def __init__(self) -> None:
         self.script: list[Step] = []
+        self.subagents: dict[str, list[Step]] = {}  # marker in a subagent's prompt -> its script
         self.final = "Done."
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.url = ""
+
+    def script_for(self, body: dict[str, Any]) -> list[Step]:
+        """The main script, or the one of the subagent whose conversation `body` is."""
+        first = next((m for m in body.get("messages") or [] if m.get("role") == "user"), {})
+        text = json.dumps(first.get("content"))
+        return next((s for key, s in self.subagents.items() if key in text), self.script)
 
     def main_requests(self) -> list[dict[str, Any]]:
         """The agent's own requests (with tools), not side calls such as title generation."""
@@ -106,8 +115,9 @@ def _handler(model: Model) -> type[BaseHTTPRequestHandler]:
             step: Step | str = model.final
             if body.get("tools"):
                 done = tool_results(body)
-                if done < len(model.script):
-                    step = model.script[done]
+                script = model.script_for(body)
+                if done < len(script):
+                    step = script[done]
             if not body.get("stream"):
                 text = step if isinstance(step, str) else model.final
                 self._json({**_message(body.get("model", "m")), "stop_reason": "end_turn",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -216,3 +217,70 @@ def injected(request: dict[str, Any]) -> str:
              for t in texts if "<lorebook-data>" in t]  # fmt: skip
     assert found, "no lorebook data in the request"
     return "\n".join(found)
+
+
+SUBAGENT = "SUBAGENT-Q7 check the build"  # the subagent's prompt: the model answers it apart
+
+
+def subtree(tree: Any, row: Any) -> list[tuple[int, str, str]]:
+    """`row` and every row under it: (depth below it, type, what)."""
+    start = tree.rows.index(row)
+    return [(r.depth - row.depth, r.type, r.what) for r in tree.rows[start : row.last + 1]]
+
+
+def test_a_subagents_tool_call_sits_under_it_in_the_timeline(
+    claude: Path, repo: Path, tmp_path: Path
+) -> None:
+    """The real CLI runs an Agent (Task) subagent that runs Bash: the call's hook input carries
+    the subagent's `agent_id` (2.1.328 sends it), lorebook records it, and `Lorebook.timeline`
+    puts the call (and the Agent call) under the subagent's spawn. `lore import` of the same
+    session's transcripts into another repository nests it the same way."""
+    installed = lore("hooks", "install", "claude", cwd=repo, env=clean_env())
+    assert installed.code == 0, installed.err
+    (repo / ".lore" / "config.yaml").write_text("hooks:\n  budget_seconds: 60\n")
+    command = "echo built-by-the-subagent"
+    with scripted_model() as model:
+        model.script = [("Agent", {"description": "Check the build", "prompt": SUBAGENT,
+                                   "subagent_type": "general-purpose"})]  # fmt: skip
+        model.subagents[SUBAGENT] = [("Bash", {"command": command, "description": "Build"})]
+        sid = run_claude(claude, repo, model, "Check the build", "Agent")["session_id"]
+
+        def closed() -> list[dict[str, Any]]:
+            return [a for a in stored_actions(repo)
+                    if a["type"] == "spawn" and a["outcome"] != "in_progress"]  # fmt: skip
+
+        assert wait_for(lambda: closed() and [r for r in stored(repo) if r.get("event") == "end"])
+    (call,) = [a for a in stored_actions(repo) if a["context"].get("command") == command]
+    (stop,) = closed()
+    agent = stop["context"]["agent_id"]
+    assert agent and call["context"]["agent_id"] == agent
+    tree = Lorebook.open(repo, env={}).timeline(sid)
+    (spawn,) = [r for r in tree.rows if r.type == "spawn"]
+    assert spawn.outcome == "success" and spawn.depth == 0
+    assert sorted(subtree(tree, spawn)) == [
+        (0, "spawn", "spawn general-purpose"),
+        (1, "tool_call", "Agent Check the build"),
+        (1, "tool_call", f"Bash {command}"),
+    ]
+
+    # the same session imported from Claude Code's own transcripts, elsewhere
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    Lorebook.init(other, env={})
+    home = repo.parent / "home" / ".claude" / "projects"
+    (folder,) = [f for f in home.iterdir() if f.is_dir()]
+    config = tmp_path / "imported"
+    for path in folder.rglob("*.jsonl"):
+        moved = config / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(other.resolve()))
+        target = moved / path.relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(path.read_text().replace(str(repo), str(other.resolve())))
+    done = lore("import", "claude", "--json", cwd=other,
+                env=clean_env(other, CLAUDE_CONFIG_DIR=str(config)))  # fmt: skip
+    assert done.code == 0, done.err
+    again = Lorebook.open(other, env={}).timeline(sid)
+    (imported,) = [r for r in again.rows if r.type == "spawn"]
+    assert sorted(subtree(again, imported)) == sorted(subtree(tree, spawn))
+    (inside,) = [r for r in again.rows if r.what == f"Bash {command}"]
+    assert inside.records[0]["context"]["agent_id"] == agent

@@ -140,6 +140,26 @@ def test_subagents_are_spawn_actions_linked_by_parent(store: Path) -> None:
     assert closed["parent"] == opened["id"] and closed["context"]["agent_type"] == "Explore"
 
 
+def test_a_call_inside_a_subagent_carries_its_agent_id(store: Path) -> None:
+    """Claude Code 2.1.328 sends `agent_id` and `agent_type` with a tool call a subagent makes
+    (seen with the real CLI; test_claude_code_e2e runs one): the call records the agent id,
+    the same one its spawn records, so the timeline puts the call under its subagent."""
+    agent = {"agent_id": "ac5e2c161e9ef4453", "agent_type": "general-purpose"}
+    assert hook("subagent-start", payload("SubagentStart", store, **agent), store).code == 0
+    inside = payload("PostToolUse", store, tool_name="Bash", tool_use_id="toolu_01SUB0001",
+                     tool_input={"command": "echo hi", "description": "Say hi"},
+                     tool_response={"stdout": "hi", "stderr": "", "interrupted": False},
+                     duration_ms=31, **agent)  # fmt: skip
+    assert hook("post-tool-use", inside, store).code == 0
+    main = bash_payload(store, "main")
+    assert hook("post-tool-use", main, store).code == 0
+    spawn, call, own = sorted(stored_actions(store), key=lambda a: a["ts"])
+    assert spawn["context"]["agent_id"] == call["context"]["agent_id"] == agent["agent_id"]
+    assert "agent_id" not in own["context"]  # the main agent's call names no subagent
+    rows = Lorebook.open(store, env={}).timeline(SID).rows
+    assert [(r.depth, r.type) for r in rows] == [(0, "spawn"), (1, "tool_call"), (0, "tool_call")]
+
+
 def test_pre_compact_is_a_checkpoint_and_session_end_ends_the_session(store: Path) -> None:
     assert hook("session-start", payload("SessionStart", store, source="startup"), store).code == 0
     pre = payload("PreCompact", store, trigger="manual", custom_instructions="")

@@ -5,8 +5,11 @@ imported with `lore import claude`."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+import pytest
 
 from lorebook import Lorebook
 from lorebook.render import timeline as waterfall
@@ -117,3 +120,130 @@ def test_a_real_claude_code_session_with_subagents(store: Path, tmp_path: Path) 
     assert "Task Security review" in whats  # a subagent's call by its description
     assert all(r.depth == 0 for r in tree.rows if r.type != "tool_call" or r.parent is None)
     assert round(tree.span) == 1516  # 25 minutes from the first prompt to the last
+
+
+def subagents_at_work(store: Path, *, launched_first: bool) -> tuple[Lorebook, str]:
+    """Two subagents of one type at once, each making a call (`context.agent_id`, as Claude
+    Code's hooks report it), and the main agent's own call after them. `launched_first`: the
+    Agent calls are written before the subagents start (Claude Code 2.1's background launch);
+    else after they stop (a Task that waits, as older versions and imports write it)."""
+    book = Lorebook.open(store, env={})
+    session = book.start_session(agent="PS", now=START).id
+
+    def call(agent: str, second: float) -> None:
+        book.log("tool_call", session=session, now=at(second),
+                 context={"tool": "Agent", "subagent": "review", "description": f"check {agent}",
+                          "response": {"agentId": agent, "status": "async_launched"}})  # fmt: skip
+
+    if launched_first:
+        call("a1", 1)
+        call("b2", 2)
+    starts = {}
+    for agent, second in (("a1", 3), ("b2", 4)):
+        starts[agent] = book.log("spawn", session=session, outcome="in_progress", now=at(second),
+                                 context={"agent_id": agent, "agent_type": "review"})  # fmt: skip
+    book.log("tool_call", session=session, now=at(10), duration_s=2,
+             context={"tool": "Grep", "pattern": "TODO", "agent_id": "b2"})  # fmt: skip
+    book.log("tool_call", session=session, now=at(12), duration_s=1,
+             context={"tool": "Bash", "command": "go test ./...", "agent_id": "a1"})  # fmt: skip
+    for agent, second in (("a1", 20), ("b2", 30)):
+        book.log("spawn", session=session, parent=starts[agent]["id"], now=at(second),
+                 context={"agent_id": agent, "agent_type": "review"})  # fmt: skip
+    if not launched_first:
+        call("b2", 31)
+        call("a1", 32)
+    book.log("tool_call", session=session, context={"tool": "Read", "file": "main.go"},
+             now=at(40))  # fmt: skip
+    return book, session
+
+
+@pytest.mark.parametrize("launched_first", [True, False])
+def test_a_subagents_own_calls_sit_under_it(store: Path, launched_first: bool) -> None:
+    book, session = subagents_at_work(store, launched_first=launched_first)
+    tree = book.timeline(session)
+    shape = [("  " * r.depth + r.what, r.start, r.duration) for r in tree.rows]
+    first = ["  Agent check a1", "  Bash go test ./..."]
+    second = ["  Grep TODO", "  Agent check b2"]
+    if launched_first:
+        first, second = first, [second[1], second[0]]
+    else:
+        first = [first[1], first[0]]
+    assert [s[0] for s in shape] == [
+        "spawn review",
+        *first,
+        "spawn review",
+        *second,
+        "Read main.go",
+    ]
+    a1, b2 = (r for r in tree.rows if r.type == "spawn")
+    assert [r.records[0]["context"]["agent_id"] for r in (a1, b2)] == ["a1", "b2"]
+    assert (a1.duration, b2.duration) == (17.0, 26.0)
+    assert all(r.parent == a1.id for r in tree.rows[1:3])
+    assert all(r.parent == b2.id for r in tree.rows[4:6])
+    assert tree.rows[-1].depth == 0
+    assert sum(len(r.records) for r in tree.rows) == len(book.actions(session=session, limit=None))
+
+
+def test_a_call_naming_an_unknown_subagent_stays_at_the_top(store: Path) -> None:
+    """A subagent whose start was not captured (hooks wired later, or capture only): its
+    calls stay where they are, nothing is lost."""
+    book = Lorebook.open(store, env={})
+    session = book.start_session(agent="PS", now=START).id
+    book.log("tool_call", session=session, now=at(1),
+             context={"tool": "Bash", "command": "ls", "agent_id": "zz9"})  # fmt: skip
+    (row,) = book.timeline(session).rows
+    assert (row.depth, row.parent, row.what) == (0, None, "Bash ls")
+
+
+def subagent_file(folder: Path, session: str, agent: str, second: int, *, named: bool) -> None:
+    """A subagent's transcript as Claude Code writes it beside its session: one Grep call at
+    14:39:<second>; `named`: its lines carry the `agentId` (else only the file's name has it)."""
+    base = {"sessionId": session, "isSidechain": True, "cwd": str(folder),
+            "timestamp": f"2026-01-05T14:39:{second:02d}.000Z"}  # fmt: skip
+    if named:
+        base["agentId"] = agent
+    call = f"toolu_01SIDE{agent}"
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "review it"}},
+        {**base, "type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": call, "name": "Grep", "input": {"pattern": agent}}]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": call, "content": "a.go"}]},
+         "toolUseResult": {"mode": "files_with_matches", "filenames": ["a.go"]}},
+    ]  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"agent-{agent}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_an_imported_subagents_calls_sit_under_it(store: Path, tmp_path: Path) -> None:
+    """9667a07f's subagents a1f7b71 and a2eaee4 with a transcript each (the data set dropped
+    theirs): each one's call is imported with its agent id and sits under its spawn, beside
+    its Task call, as the hooks' records do."""
+    session = next(s for s in picked() if s["id"].startswith("9667a07f"))
+    path = place(session, tmp_path / "claude", store)
+    folder = path.parent / session["id"] / "subagents"
+    subagent_file(folder, session["id"], "a1f7b71", 20, named=True)
+    subagent_file(folder, session["id"], "a2eaee4", 30, named=False)
+    assert run_import(store, tmp_path, "claude").code == 0
+    tree = Lorebook.open(store, env={}).timeline(session["id"])
+    for agent, task in (("a1f7b71", "Simplicity review"), ("a2eaee4", "Performance review")):
+        spawns = [r for r in tree.rows if r.type == "spawn"]
+        (spawn,) = [r for r in spawns if r.records[0]["context"]["agent_id"] == agent]
+        assert sorted(r.what for r in spawn.children) == [f"Grep {agent}", f"Task {task}"]
+        (grep,) = [r for r in spawn.children if r.what.startswith("Grep")]
+        assert grep.records[0]["context"]["agent_id"] == agent and grep.depth == 1
+        assert spawn.start <= grep.start <= spawn.end
+    assert sum(len(r.records) for r in tree.rows) == 37 + 2
+
+
+def test_a_subagents_call_written_before_its_start_is_adopted(store: Path) -> None:
+    """Capture hooks write from detached processes: a subagent's first call can land before
+    its SubagentStart's record; it still sits under the subagent."""
+    book = Lorebook.open(store, env={})
+    session = book.start_session(agent="PS", now=START).id
+    book.log("tool_call", session=session, now=at(1), duration_s=1,
+             context={"tool": "Bash", "command": "ls", "agent_id": "c3"})  # fmt: skip
+    book.log("spawn", session=session, outcome="in_progress", now=at(2),
+             context={"agent_id": "c3", "agent_type": "Explore"})  # fmt: skip
+    spawn, call = book.timeline(session).rows
+    assert (spawn.type, call.parent, call.depth, call.what) == ("spawn", spawn.id, 1, "Bash ls")

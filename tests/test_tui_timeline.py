@@ -17,7 +17,7 @@ from lorebook import Lorebook
 from lorebook.tui import sessions as sessions_tab
 from lorebook.tui.app import make_app
 from lorebook.tui.sessions import ResumeScreen, TimelineScreen
-from test_timeline import START, traced
+from test_timeline import START, subagents_at_work, traced
 from test_tui import settle
 
 SIZES = [(80, 24), (120, 32)]
@@ -74,6 +74,34 @@ async def test_a_session_opens_as_a_tree_with_marks_commands_and_bars(
         assert table.row_count == 5
         assert '"outcome": "in_progress"' in screen.detail_text  # both of the deploy's records
         assert '"outcome": "failure"' in screen.detail_text
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_subagents_own_calls_show_under_it(store: Path, size: tuple[int, int]) -> None:
+    """Two subagents at once, each with the call it made (`context.agent_id`) and the Agent
+    call that launched it under its spawn; folding a subagent hides its calls."""
+    book, _ = subagents_at_work(store, launched_first=True)
+    app = make_app(book, load_model=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await opened(pilot, app)
+        table = screen.query_one("#timeline", DataTable)
+        assert [row[0] for row in lines(table)] == [
+            "▾ ✓ spawn review",
+            "    ✓ Agent check a1",
+            "    ✓ Bash go test ./...",
+            "▾ ✓ spawn review",
+            "    ✓ Agent check b2",
+            "    ✓ Grep TODO",
+            "  ✓ Read main.go",
+        ]
+        assert [row[1] for row in lines(table)][:3] == ["17.0s", "-", "1.0s"]
+        table.move_cursor(row=2)
+        await pilot.pause()
+        assert '"agent_id": "a1"' in screen.detail_text
+        await pilot.press("up", "up", "enter")  # fold the first subagent: its calls go
+        await pilot.pause()
+        assert [row[0] for row in lines(table)][:2] == ["▸ ✓ spawn review", "▾ ✓ spawn review"]
 
 
 @pytest.mark.asyncio

@@ -325,6 +325,8 @@ def _tool_call(hook: Hook, *, failed: bool) -> None:
                       ("client_tool", "client_tool")):  # fmt: skip
         if payload.get(key) is not None:
             context[name] = payload[key]
+    if ctx.text("agent_id"):  # made inside a subagent: the id its spawn records too
+        context["agent_id"] = ctx.text("agent_id")
     if not failed and "tool_response" in payload:
         context["response"] = payload["tool_response"]  # redacted, then cut, by the log
     duration = payload.get("duration_ms")

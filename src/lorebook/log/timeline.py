@@ -5,7 +5,9 @@ A flat list of records hides that a tracked step is one thing (its `in_progress`
 outcome), that a subagent ran the Task call that launched it, and how long each took. Here a
 start and its outcome (`track_pairs`) become one row; a record whose `parent` names another
 row's record sits under that row; a Task/Agent tool call sits under the subagent it ran (the
-`spawn` pair of the same agent type that stopped at or before the call was written). Each row
+`spawn` of the agent id its response names, else the `spawn` pair of the same agent type that
+stopped at or before the call was written); a tool call made inside a subagent (its
+`context.agent_id`, as Claude Code reports it) sits under that subagent's `spawn`. Each row
 has its depth, its start offset and duration in seconds, its outcome and one line saying what
 it was (the tool and its command or file, as capture stored it: redacted already). Pure: no
 I/O, stdlib only.
@@ -115,6 +117,30 @@ def _tool(record: dict[str, Any]) -> str | None:
     return tool if isinstance(tool, str) else None
 
 
+def _agent_id(record: dict[str, Any]) -> str | None:
+    """The subagent a record belongs to: a spawn's own agent id, or the id of the subagent
+    that made a tool call (absent for the main agent's calls)."""
+    value = _context(record).get("agent_id")
+    return value if isinstance(value, str) and value else None
+
+
+def _launched(record: dict[str, Any]) -> str | None:
+    """The agent id a Task/Agent call's response names (Claude Code's `agentId`)."""
+    response = _context(record).get("response")
+    value = response.get("agentId") if isinstance(response, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _move(row: TimelineRow, owner: TimelineRow, top: list[TimelineRow]) -> None:
+    """`row`, a top-level row, put under `owner` (a row written before its subagent's start)."""
+    for n in range(len(top) - 1, -1, -1):  # by identity, from the newest: it is recent
+        if top[n] is row:
+            del top[n]
+            break
+    row.parent = owner.id
+    owner.children.append(row)
+
+
 def build_timeline(records: Iterable[dict[str, Any]]) -> Timeline:
     """The tree of one session's action records, given oldest first (see the module)."""
     rows: list[TimelineRow] = []
@@ -122,6 +148,8 @@ def build_timeline(records: Iterable[dict[str, Any]]) -> Timeline:
     by_record: dict[str, TimelineRow] = {}  # every record's id -> its row
     moments: dict[int, tuple[float | None, float | None]] = {}  # id(row) -> (begin, end)
     spawned: dict[str, list[TimelineRow]] = {}  # agent type -> stopped subagents without a call
+    agents: dict[str, TimelineRow] = {}  # agent id -> its spawn's row
+    early: dict[str, list[TimelineRow]] = {}  # agent id -> its rows written before its spawn
     points: list[TimelineRow] = []  # records with a time and no duration
     for record in records:
         rid = record.get("id")
@@ -143,7 +171,8 @@ def build_timeline(records: Iterable[dict[str, Any]]) -> Timeline:
             if isinstance(rid, str):
                 by_record[rid] = owner
             agent = _context(record).get("agent_type")
-            if owner.type == "spawn" and isinstance(agent, str) and agent:
+            ran = any(_tool(child.records[0]) in SUBAGENT_TOOLS for child in owner.children)
+            if owner.type == "spawn" and isinstance(agent, str) and agent and not ran:
                 spawned.setdefault(agent, []).append(owner)
             continue
         row = TimelineRow(
@@ -159,10 +188,28 @@ def build_timeline(records: Iterable[dict[str, Any]]) -> Timeline:
                 points.append(row)
         else:  # written when it ended, `took` after it began
             moments[id(row)] = (at - took, at)
-        if owner is None and _tool(record) in SUBAGENT_TOOLS:
-            waiting = spawned.get(str(_context(record).get("subagent")))
-            if waiting:
+        tool, launched = _tool(record), None
+        if owner is None and tool in SUBAGENT_TOOLS:
+            launched = _launched(record)
+            owner = agents.get(launched) if launched else None
+            waiting = spawned.get(str(_context(record).get("subagent"))) or []
+            if owner is not None:
+                waiting[:] = [w for w in waiting if w is not owner]
+            elif waiting and launched is None:
                 owner = waiting.pop()
+            elif launched is not None:
+                early.setdefault(launched, []).append(row)  # launched first: its spawn adopts it
+        if owner is None and tool is not None and launched is None:
+            inside = _agent_id(record)  # a call a subagent made
+            owner = agents.get(inside) if inside else None
+            if owner is None and inside:  # written before its spawn (hooks write detached)
+                early.setdefault(inside, []).append(row)
+        if record.get("type") == "spawn":
+            agent_id = _agent_id(record)
+            if agent_id is not None and agent_id not in agents:
+                agents[agent_id] = row
+                for adopted in early.pop(agent_id, ()):
+                    _move(adopted, row, top)
         if owner is not None:
             row.parent = owner.id
             owner.children.append(row)

@@ -5,9 +5,12 @@ subagent's own calls in `<session>/subagents/agent-*.jsonl` (older versions: `ag
 beside the sessions). The events are the ones `lore hooks install claude` wires, with the
 payloads Claude Code sends: SessionStart (`startup`; `compact` after a compaction),
 UserPromptSubmit per human prompt, Stop at the end of each turn, PreCompact at a compaction,
-SubagentStart/SubagentStop around a Task call, and per tool call PostToolUse (`tool_response` =
-the result's structured `toolUseResult`) or PostToolUseFailure (`error` = the result text).
-A call refused at the permission prompt fires no post-tool hook, nor one with no result.
+SubagentStart/SubagentStop around a Task call (`Agent` in newer versions; one launched in the
+background stops with its transcript's last line), and per tool call PostToolUse
+(`tool_response` = the result's structured `toolUseResult`) or PostToolUseFailure (`error` = the
+result text). A subagent's calls carry its `agent_id` (its lines' `agentId`, else its file's
+name), as the hooks Claude Code runs inside a subagent do. A call refused at the permission
+prompt fires no post-tool hook, nor one with no result.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ NOT_PROMPT = (
     "<task-notification",
 )
 REJECTED = "The user doesn't want to proceed"
+SUBAGENT_TOOLS = ("Task", "Agent")
 _DASH = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -92,11 +96,16 @@ def tool_uses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def events(
-    lines: list[dict[str, Any]], *, sidechain: bool = False, final_stop: bool = True
+    lines: list[dict[str, Any]],
+    *,
+    sidechain: bool = False,
+    final_stop: bool = True,
+    agent: str = "",
 ) -> Iterator[Event]:
     """The hook events of a transcript's lines, in order, ending with the last turn's Stop
     (`final_stop`). A subagent's file (`sidechain`) gives its tool calls only: its prompt is
-    the Task's, its session the parent's."""
+    the Task's, its session the parent's; each call names the subagent (its line's `agentId`,
+    else `agent`)."""
     found = results(lines)
     pending: dict[Any, tuple[dict[str, Any], str]] = {}
     first = min((str(line["timestamp"]) for line in lines if line.get("timestamp")), default="")
@@ -131,23 +140,26 @@ def events(
                 continue
             if kind == "assistant" and block.get("type") == "tool_use":
                 pending[block.get("id")] = (block, "")
-                if block.get("name") == "Task" and not sidechain:
+                if sidechain:
+                    inside = line.get("agentId")
+                    pending[block.get("id")] = (block, inside if isinstance(inside, str) else agent)
+                elif block.get("name") in SUBAGENT_TOOLS:
                     out = (found.get(block.get("id")) or ({}, None))[1]
-                    agent = out.get("agentId") if isinstance(out, dict) else None
-                    agent = agent or f"agent-{str(block.get('id', ''))[-8:]}"
-                    pending[block.get("id")] = (block, agent)
+                    ran = out.get("agentId") if isinstance(out, dict) else None
+                    ran = ran or f"agent-{str(block.get('id', ''))[-8:]}"
+                    pending[block.get("id")] = (block, ran)
                     kind_of = (block.get("input") or {}).get("subagent_type") or ""
                     yield Event(
                         "subagent-start",
                         "SubagentStart",
                         at,
-                        {"agent_id": agent, "agent_type": kind_of},
+                        {"agent_id": ran, "agent_type": kind_of},
                     )
             elif kind == "user" and block.get("type") == "tool_result":
-                call, agent = pending.pop(block.get("tool_use_id"), (None, ""))
+                call, who = pending.pop(block.get("tool_use_id"), (None, ""))
                 if call is None or not replayable((block, None)):
                     continue
-                yield from _post(call, agent, block, line.get("toolUseResult"), at)
+                yield from _post(call, who, block, line.get("toolUseResult"), at, sidechain)
     if in_turn and final_stop:  # the last turn ended too (with the session, or a disconnect)
         yield Event("stop", "Stop", last, {"stop_hook_active": False})
 
@@ -164,10 +176,17 @@ def _model(lines: list[dict[str, Any]]) -> str:
 
 
 def _post(
-    call: dict[str, Any], agent: str, block: dict[str, Any], structured: Any, at: str
+    call: dict[str, Any],
+    agent: str,
+    block: dict[str, Any],
+    structured: Any,
+    at: str,
+    sidechain: bool = False,
 ) -> Iterator[Event]:
+    """A call's post-tool event: in a subagent's file, naming the subagent (`agent`); in the
+    session's own, a Task call's after its SubagentStop."""
     name, tool_input = call.get("name") or "", call.get("input") or {}
-    if agent:
+    if agent and not sidechain:
         kind = tool_input.get("subagent_type") or "" if isinstance(tool_input, dict) else ""
         fields = {"agent_id": agent, "agent_type": kind, "stop_hook_active": False}
         yield Event("subagent-stop", "SubagentStop", at, fields)
@@ -176,6 +195,8 @@ def _post(
         "tool_input": tool_input,
         "tool_use_id": call.get("id"),
     }
+    if agent and sidechain:
+        base["agent_id"] = agent
     if block.get("is_error"):
         error = text_of(block.get("content")) or str(structured or "")
         fields = {**base, "error": error, "is_interrupt": False}
@@ -237,13 +258,30 @@ def read(path: Path, root: Path) -> Transcript | None:
     found.events = list(events(lines))
     side: list[Event] = []
     for sub in _subagent_files(path, session):
+        agent = sub.stem.removeprefix("agent-")
         try:
-            side += events(read_lines(sub, problems), sidechain=True)
+            own = list(events(read_lines(sub, problems), sidechain=True, agent=agent))
         except OSError as exc:
             problems.append(f"{sub}: cannot be read ({exc.strerror or exc}); skipped")
+            continue
+        side += own + _late_stops(found.events, own)
     if side:  # a subagent's calls where they happened among the session's own
-        found.events = _merge(found.events, side)
+        found.events = _merge(found.events, sorted(side, key=lambda e: e.at))
     return found
+
+
+def _late_stops(main: list[Event], own: list[Event]) -> list[Event]:
+    """The SubagentStop of a subagent that worked on after its Task call answered (launched in
+    the background), taken out of `main` and moved to its last call."""
+    agents = {e.fields.get("agent_id") for e in own} - {None, ""}
+    last = max((e.at for e in own if e.at), default="")
+    moved = []
+    for event in list(main):
+        stop = event.event == "subagent-stop" and event.fields.get("agent_id") in agents
+        if stop and event.at < last:
+            main.remove(event)
+            moved.append(Event(event.event, event.name, last, event.fields))
+    return moved
 
 
 def _subagent_files(path: Path, session: str) -> list[Path]:
