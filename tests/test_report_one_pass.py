@@ -38,9 +38,11 @@ def _before(conn: sqlite3.Connection, scope: Scope, every: Scope) -> dict[str, A
     kind (`overhead_costs`, unchanged) and the count of the bookkeeping left out."""
     sql = _BEFORE.format(where=scope.where, duration=DURATION.replace("{r}", "records."))
     marks = ", ".join("?" * len(INTERNAL_TYPES))
-    left = every.rows(
-        conn, "type, count(*)", f"AND records.type IN ({marks}) GROUP BY type", INTERNAL_TYPES
-    )
+    left = conn.execute(
+        f"SELECT type, count(*) FROM records WHERE {every.where}"
+        f" AND records.type IN ({marks}) GROUP BY type",
+        [*every.args, *INTERNAL_TYPES],
+    ).fetchall()
     return {
         "rows": sorted(conn.execute(sql, scope.args).fetchall(), key=repr),
         "costs": overhead_costs(conn, scope),

@@ -29,7 +29,8 @@ class Tally:
     `durations[type]` is (count, sum, max) of `duration_s`; `overhead[type]` is (count, sum,
     max, p95) of the overhead in ms (`overhead.by_action_type`); `by_type_outcome[type]` counts
     each type's actions by outcome (it also answers the deployments); `day_failures[day]` the
-    failures of each day (the failure series beside the total).
+    failures of each day (the failure series beside the total); `left_out` lorebook's own
+    bookkeeping left out, by type; `costs` the overhead of every record kind, oldest first.
     """
 
     def __init__(self) -> None:
@@ -123,20 +124,14 @@ class Scope:
         internal = [] if self.include_internal else list(INTERNAL_TYPES)
         return [self.until, *internal, *internal, *self.window_args]
 
-    def rows(
-        self, conn: sqlite3.Connection, select: str, tail: str = "", extra: tuple[Any, ...] = ()
-    ) -> list[Any]:
-        sql = f"SELECT {select} FROM records WHERE {self.where} {tail}"
-        return conn.execute(sql, [*self.args, *extra]).fetchall()
-
 
 # The window's records of every kind are read once (the CTE is used by every branch, so SQLite
 # materialises it, in the (ts, id) order of `rec_ts`) and every figure is taken from that copy:
-# the counted actions' groups, the bookkeeping left out and the overheads. Separate statements
-# cost a cold 30-day report at 1M actions three reads of the window (~0.6 s more). Each grouped
-# branch keeps the GROUP BY it always had, over the rows in the same order, so the sums are the
-# same. `n` says what a row is: 1 counted, 2 bookkeeping left out, 3 a superseded start, 4 a
-# superseded start of bookkeeping, 0 a session event.
+# the counted actions' groups, the bookkeeping left out and the overheads (three statements
+# read the window before; at 1M actions the time is in the GROUP BYs' sorts, not in the reads:
+# docs/benchmarks.md). Each grouped branch keeps the GROUP BY it always had, over the rows in
+# the same order, so the sums are the same. `n` says what a row is: 1 counted, 2 bookkeeping
+# left out, 3 a superseded start, 4 a superseded start of bookkeeping, 0 a session event.
 _TALLY = """WITH w AS (SELECT substr(ts, 1, 13) AS h, outcome AS o, type AS t,
   coalesce(nullif(project, ''), '-') AS p, coalesce(nullif(agent, ''), '-') AS a,
   session AS s, {duration} AS d, kind AS k, event AS e, overhead AS c,
