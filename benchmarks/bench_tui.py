@@ -14,6 +14,14 @@ queries. Target: under 1.5 s.
 every 100 pages (it should stay flat: the table holds one page and each page is its own short
 keyset query; the open catalog cursor of the first version grew SQLite's page cache with every
 page).
+
+`--filters` times the Sessions tab's filtered queries on `--store` once its catalog exists, as
+the tab makes them through the library (`Lorebook.sessions` with `parse_session_filters`'s
+arguments, the first page of 200 and one more; a sort reads every match and orders it with
+the tab's `sort_value`), in-process after the store is opened (that first read is timed once),
+each the median of `--runs`. Target: 0.5 s each.
+`--session-pages 50` moves through the Sessions tab's pages (`n`, and `p` back from the last
+page) 50 times and reports the resident memory after the first page and every 10 moves.
 """
 
 from __future__ import annotations
@@ -160,12 +168,102 @@ def page_through(store: Path, pages: int) -> list[tuple[int, float]]:
     return asyncio.run(run())
 
 
+FILTER_TARGET = 0.5
+
+
+def filtered_queries(store: Path, runs: int) -> dict[str, float]:
+    """Seconds (median of `runs`) of each of the Sessions tab's queries, named by what was
+    typed in its filter (`sort <column>`: every match, ordered by that column)."""
+    from lorebook import Lorebook
+    from lorebook.tui.data import parse_session_filters
+    from lorebook.tui.sessions import COLUMNS, FIRST_DESCENDING, SESSIONS_PAGE, sort_value
+
+    subprocess.run([sys.executable, "-m", "lorebook", "catalog"], check=True, capture_output=True,
+                   env={**os.environ, "LORE_ROOT": str(store)})  # fmt: skip
+    started = time.perf_counter()
+    book = Lorebook.open(store)
+    first = book.sessions(limit=SESSIONS_PAGE + 1)  # the first screen: the catalog is synced
+    opened = time.perf_counter() - started
+    some = next((s for s in first if s.project and s.agent), first[0] if first else None)
+    project = some.project if some and some.project else "-"
+    agent = some.agent if some and some.agent else "-"
+    word = (some.id[:8] if some else "x").lower()
+    typed = [
+        "", f"project={project}", f"agent={agent}", "status=ended", "status=disconnected",
+        "status=active", "since=7d",
+        f"until={time.strftime('%Y-%m-%d', time.gmtime(time.time() - 86400 * 3))}",
+        word, f"project={project} agent={agent} since=14d", "nothing-matches-this",
+    ]  # fmt: skip
+
+    def query(text: str, column: int | None) -> None:
+        """What the tab does with a filter typed, and with a sort by `column`."""
+        args = parse_session_filters(text)
+        if column is None:
+            book.sessions(limit=SESSIONS_PAGE + 1, **args)
+        else:
+            down = COLUMNS[column] in FIRST_DESCENDING
+            sorted(book.sessions(**args), key=lambda s: sort_value(s, column), reverse=down)
+
+    def timed(text: str, column: int | None = None) -> float:
+        took = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            query(text, column)
+            took.append(time.perf_counter() - started)
+        return median(took)
+
+    out: dict[str, float] = {"(open the store, first page)": opened}
+    for text in typed:
+        out[text or "(none)"] = timed(text)
+    for column, name in enumerate(COLUMNS):
+        out[f"sort {name}"] = timed("", column)
+    out[f"agent={agent} since=14d, sort actions"] = timed(f"agent={agent} since=14d", 4)
+    book.close()
+    return out
+
+
+def page_sessions(store: Path, moves: int) -> list[tuple[int, float]]:
+    """(moves, resident MiB) after the Sessions tab's first page and every 10 page moves (`n`
+    to the last page, then `p` back to the first, and so on), in the running app."""
+    import asyncio
+
+    from lorebook import Lorebook
+    from lorebook.tui.app import make_app
+
+    async def run() -> list[tuple[int, float]]:
+        app = make_app(Lorebook.open(store), load_model=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            table = app.query_one("#sessions-table")
+            while not table.row_count:
+                await pilot.pause(0.01)
+            seen = [(0, rss_mib())]
+            pane = table.parent
+            forward = True
+            for move in range(1, moves + 1):
+                at = getattr(pane, "page", 0)
+                await pilot.press("n" if forward else "p")
+                for _ in range(500):  # the first `n` reads every session off the UI thread
+                    await pilot.pause(0.01)
+                    if getattr(pane, "page", 0) != at:
+                        break
+                else:  # no page further that way: turn back
+                    forward = not forward
+                if move % 10 == 0:
+                    seen.append((move, rss_mib()))
+        return seen
+
+    return asyncio.run(run())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--store", type=Path, help="an existing store (default: a fresh demo)")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--session-actions", type=int, default=0)
     parser.add_argument("--pages", type=int, default=0)
+    parser.add_argument("--filters", action="store_true",
+                        help="time the Sessions tab's filtered queries on --store (catalog built)")
+    parser.add_argument("--session-pages", type=int, default=0)
     parser.add_argument("--no-catalog", action="store_true",
                         help="also time the first screen of --store with its catalog removed")
     parser.add_argument("--json-out")
@@ -193,6 +291,19 @@ def main() -> None:
             print(f"open a {args.session_actions}-action session's timeline tree: "
                   f"{fmt_ms(opened['seconds'])} to first paint, {opened['rows']:.0f} rows in "
                   f"its table, {opened['widgets']:.0f} widgets on the screen")
+        if args.filters:
+            queries = filtered_queries(store, args.runs)
+            results["filtered_s"] = queries
+            worst = max(queries.values())
+            print(f"sessions tab queries (median of {args.runs}), slowest "
+                  f"{fmt_ms(worst)} {verdict(worst, FILTER_TARGET)}:")
+            for text, took in queries.items():
+                print(f"  {fmt_ms(took):>10}  {text}")
+        if args.session_pages:
+            moves = page_sessions(store, args.session_pages)
+            results["sessions_rss_mib_by_move"] = moves
+            print("sessions tab, resident MiB by page move: "
+                  + ", ".join(f"{m}: {r:.0f}" for m, r in moves))
         if args.no_catalog:
             fresh = [without_catalog(store) for _ in range(max(1, args.runs // 2))]
             results["no_catalog_sessions_p50_s"] = median([m["sessions"] for m in fresh])

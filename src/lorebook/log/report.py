@@ -384,11 +384,11 @@ def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> ReportBody:
     from .catalog_read import CleanReads
-    from .report_sql import Scope, internal_counts, newest, overhead_costs, tally
+    from .report_sql import Scope, newest, tally
 
     scope = Scope(window.since_ts, window.until_ts, **options)
-    counts = tally(conn, scope, group_by)
-    costs = overhead_costs(conn, scope)  # the overhead of every record kind, in one pass
+    counts = tally(conn, scope, group_by)  # with the overheads and the bookkeeping left out
+    costs = counts.costs
     counts.overhead = by_action_type(costs)
     deploy = ("type", "deploy")
     reads = CleanReads(conn, log.layout.actionlog.parent, log.sanitizer)
@@ -398,10 +398,7 @@ def _from_catalog(
     finally:
         reads.close()
     by_outcome = counts.by_type_outcome.get("deploy", Counter())
-    left_out = None
-    if not options["include_internal"]:
-        every = {**options, "include_internal": True}
-        left_out = internal_counts(conn, Scope(window.since_ts, window.until_ts, **every))
+    left_out = None if options["include_internal"] else counts.left_out
     return {
         **shape(counts, window, group_by, costs),
         "internal_left_out": _left_out(left_out),

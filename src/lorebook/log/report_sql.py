@@ -29,7 +29,8 @@ class Tally:
     `durations[type]` is (count, sum, max) of `duration_s`; `overhead[type]` is (count, sum,
     max, p95) of the overhead in ms (`overhead.by_action_type`); `by_type_outcome[type]` counts
     each type's actions by outcome (it also answers the deployments); `day_failures[day]` the
-    failures of each day (the failure series beside the total).
+    failures of each day (the failure series beside the total); `left_out` lorebook's own
+    bookkeeping left out, by type; `costs` the overhead of every record kind, oldest first.
     """
 
     def __init__(self) -> None:
@@ -45,6 +46,8 @@ class Tally:
         self.by_type_outcome: dict[str, Counter[str]] = {}
         self.durations: dict[str, tuple[int, float, float]] = {}
         self.overhead: dict[str, tuple[int, float, float, float]] = {}
+        self.left_out: Counter[str] = Counter()
+        self.costs: list[tuple[str, str, float]] = []
 
 
 def record_label(kind: str, action_type: str | None, event: str | None) -> str:
@@ -85,6 +88,10 @@ class Scope:
                 self.args.append(value)
         if not include_archive:
             clauses.append("{}archived = 0")
+        self.until = until
+        self.include_internal = include_internal
+        self.window = " AND ".join(clauses).replace("{}", "records.")
+        self.window_args = list(self.args)
         internal = ""
         if not include_internal:
             internal = f"{{}}type NOT IN ({', '.join('?' * len(INTERNAL_TYPES))})"
@@ -101,35 +108,56 @@ class Scope:
         self.template = actions
         self.where = actions.replace("{}", "records.")
 
-    def rows(
-        self, conn: sqlite3.Connection, select: str, tail: str = "", extra: tuple[Any, ...] = ()
-    ) -> list[Any]:
-        sql = f"SELECT {select} FROM records WHERE {self.where} {tail}"
-        return conn.execute(sql, [*self.args, *extra]).fetchall()
+    def tally_sql(self) -> str:
+        """`_TALLY` over this scope's window (its args: `tally_args`)."""
+        internal = "0"
+        if not self.include_internal:
+            internal = f"(records.type IN ({', '.join('?' * len(INTERNAL_TYPES))}))"
+        return _TALLY.format(
+            duration=DURATION.replace("{r}", "records."),
+            superseded=SUPERSEDED.replace("{r}", "records."),
+            internal=internal,
+            where=self.window,
+        )
+
+    def tally_args(self) -> list[Any]:
+        internal = [] if self.include_internal else list(INTERNAL_TYPES)
+        return [self.until, *internal, *internal, *self.window_args]
 
 
-# The window's rows are read once (the CTE is used five times, so SQLite materialises it) and
-# every grouped count is taken from that copy: five statements each reading the window's rows
-# from the table cost a cold report ~5 ms at 100,000 actions. Each branch keeps the GROUP BY of
-# the statement it replaced, over the rows in the same (ts, id) order, so the sums are the same.
+# The window's records of every kind are read once (the CTE is used by every branch, so SQLite
+# materialises it, in the (ts, id) order of `rec_ts`) and every figure is taken from that copy:
+# the counted actions' groups, the bookkeeping left out and the overheads (three statements
+# read the window before; at 1M actions the time is in the GROUP BYs' sorts, not in the reads:
+# docs/benchmarks.md). Each grouped branch keeps the GROUP BY it always had, over the rows in
+# the same order, so the sums are the same. `n` says what a row is: 1 counted, 2 bookkeeping
+# left out, 3 a superseded start, 4 a superseded start of bookkeeping, 0 a session event.
 _TALLY = """WITH w AS (SELECT substr(ts, 1, 13) AS h, outcome AS o, type AS t,
   coalesce(nullif(project, ''), '-') AS p, coalesce(nullif(agent, ''), '-') AS a,
-  session AS s, {duration} AS d FROM records WHERE {where})
-SELECT 0, h, o, count(*), NULL, NULL FROM w GROUP BY 2, 3
-UNION ALL SELECT 1, t, o, count(*), NULL, NULL FROM w GROUP BY 2, 3
-UNION ALL SELECT 2, p, a, count(*), NULL, NULL FROM w GROUP BY 2, 3
-UNION ALL SELECT 3, NULL, NULL, count(DISTINCT s), NULL, NULL FROM w
-UNION ALL SELECT 4, t, NULL, count(d), total(d), max(d) FROM w WHERE d IS NOT NULL GROUP BY 2"""
+  session AS s, {duration} AS d, kind AS k, event AS e, overhead AS c,
+  CASE WHEN overhead IS NOT NULL THEN ts END AS q, CASE WHEN overhead IS NOT NULL THEN id END AS i,
+  CASE WHEN kind != 'action' THEN 0 WHEN {superseded} THEN 3 + {internal}
+  WHEN {internal} THEN 2 ELSE 1 END AS n FROM records WHERE {where})
+SELECT 0, h, o, count(*), NULL, NULL, NULL FROM w WHERE n = 1 GROUP BY 2, 3
+UNION ALL SELECT 1, t, o, count(*), NULL, NULL, NULL FROM w WHERE n = 1 GROUP BY 2, 3
+UNION ALL SELECT 2, p, a, count(*), NULL, NULL, NULL FROM w WHERE n = 1 GROUP BY 2, 3
+UNION ALL SELECT 3, NULL, NULL, count(DISTINCT s), NULL, NULL, NULL FROM w WHERE n = 1
+UNION ALL SELECT 4, t, NULL, count(d), total(d), max(d), NULL FROM w
+  WHERE n = 1 AND d IS NOT NULL GROUP BY 2
+UNION ALL SELECT 5, t, NULL, count(*), NULL, NULL, NULL FROM w WHERE n = 2 GROUP BY 2
+UNION ALL SELECT 6, k, t, e, c, q, i FROM w WHERE c IS NOT NULL AND n IN (0, 1, 3)"""
 
 
 def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
-    """Every count, sum and maximum of a report but the overhead (`overhead_costs`), in one
-    statement reading the window's rows once. The sums are SQLite's, in time order per type, as
-    the Python reference adds them. `by_type_outcome` also answers the deployments' outcomes."""
+    """Every count, sum and maximum of a report, what it left out of lorebook's bookkeeping
+    (`left_out`, empty with `include_internal`) and the overhead of every record kind
+    (`costs`, oldest first, as `overhead_costs` gives them), in one statement reading the
+    window's records once. The sums are SQLite's, in time order per type, as the Python
+    reference adds them. `by_type_outcome` also answers the deployments' outcomes."""
     t = Tally()
-    sql = _TALLY.format(where=scope.where, duration=DURATION.replace("{r}", "records."))
-    rows = conn.execute(sql, scope.args).fetchall()
-    for part, key, other, n, sum_d, max_d in rows:
+    rows = conn.execute(scope.tally_sql(), scope.tally_args()).fetchall()
+    costs: list[tuple[str, str, float, str, str]] = []
+    for part, key, other, n, sum_d, max_d, rid in rows:
         if part == 0:  # (hour, outcome)
             t.outcomes[other] += n
             t.days[key[:10]] += n
@@ -150,8 +178,15 @@ def tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally:
             t.agents.add(other)
         elif part == 3:
             t.sessions = n
-        else:  # (type) with a duration
+        elif part == 4:  # (type) with a duration
             t.durations[key] = (n, sum_d, max_d)
+        elif part == 5:  # (type) of the bookkeeping left out
+            t.left_out[key] = n
+        else:  # (kind, type, event, overhead, ts, id)
+            costs.append((key, record_label(key, other, n), sum_d, max_d, rid))
+    if any(costs[k][3:] > costs[k + 1][3:] for k in range(len(costs) - 1)):
+        costs.sort(key=lambda cost: cost[3:])  # (ts, id): the order the sums are taken in
+    t.costs = [(kind, label, ms) for kind, label, ms, _, _ in costs]
     return t
 
 
@@ -188,13 +223,3 @@ def overhead_costs(
         args.append(kind)
     rows = conn.execute(sql + " AND overhead IS NOT NULL ORDER BY ts, id", args)
     return [(k, record_label(k, t, e), ms) for k, t, e, ms in rows]
-
-
-def internal_counts(conn: sqlite3.Connection, scope: Scope) -> Counter[str]:
-    """How many of lorebook's own bookkeeping actions (`model.INTERNAL_TYPES`) the window holds,
-    by type: what a report leaves out says so. `scope` is built with `include_internal=True`."""
-    marks = ", ".join("?" * len(INTERNAL_TYPES))
-    rows = scope.rows(
-        conn, "type, count(*)", f"AND records.type IN ({marks}) GROUP BY type", INTERNAL_TYPES
-    )
-    return Counter({kind: n for kind, n in rows})
