@@ -868,6 +868,8 @@ class Lorebook:
             sessions=lambda: self.sessions(),
             learnings=lambda: self.learnings.all(),
             batch_lines=batch_lines or BATCH_LINES,
+            vouch=self.catalog.clean_shards,
+            remember=self.catalog.remember_clean,
         ).run(dry_run=dry_run)
 
     def _retention_days(self, older_than: str | int | None, key: str) -> int:

@@ -11,6 +11,7 @@ stored row covered by its watermark and nothing past it; the rerun's keys absorb
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from hashlib import blake2b
@@ -23,9 +24,11 @@ from .source import (
     ACTION_COLUMNS,
     APPLICATION_COLUMNS,
     Chunk,
+    Identity,
     Mark,
     action_row,
     application_row,
+    identity_of,
     read_shard,
     redacted,
     shards,
@@ -162,12 +165,20 @@ class Mirror:
         sessions: Callable[[], Iterable[SessionInfo]],
         learnings: Callable[[], Iterable[Learning]],
         batch_lines: int = BATCH_LINES,
+        vouch: Callable[[dict[str, Identity]], set[str]] | None = None,
+        remember: Callable[[dict[str, Identity]], None] | None = None,
     ) -> None:
         self.dsn, self.repository, self.name = dsn, repository, name
         self.root, self.actionlog, self.sanitizer = root, actionlog, sanitizer
         self._sessions_of, self._learnings_of = sessions, learnings
         self._summaries: dict[str, SessionInfo] | None = None
         self.batch_lines = max(int(batch_lines), 1)
+        # the catalog's memo of shards verified clean (absolute path -> identity): records of a
+        # vouched shard are not redacted again; shards read whole and found clean are added
+        self._vouch, self._remember = vouch, remember
+        self._dirty: set[str] = set()  # not to remember: a record redacted, a line skipped, or
+        # vouched already
+        self._whole: dict[str, tuple[str, Identity]] = {}  # rel -> (path, identity) read whole
         self.result: MirrorResult = {
             "repository": repository, "name": name, "dsn": mask_dsn(dsn), "dry_run": False,
             "schema_version": 0, "actions": 0, "sessions": 0, "learnings": 0,
@@ -213,14 +224,34 @@ class Mirror:
         ).fetchall()
         return {path: Mark(int(o), int(n), str(h)) for path, o, n, h in rows}
 
-    def _chunks(self, marks: Mapping[str, Mark]) -> Iterable[Chunk]:
-        for rel, path, archived in shards(self.actionlog, self.root):
-            yield from read_shard(rel, path, archived, marks.get(rel), self.batch_lines)
+    def _chunks(self, marks: Mapping[str, Mark], vouch: bool = True) -> Iterable[Chunk]:
+        found = list(shards(self.actionlog, self.root))
+        identities: dict[str, Identity] = {}
+        if vouch and self._vouch is not None:
+            for _, path, archived in found:
+                if archived:  # always redacted (read whole, never vouched for)
+                    continue
+                try:
+                    identities[str(path)] = identity_of(os.stat(path))
+                except OSError:
+                    continue
+            clean = self._vouch(identities) if identities else set()
+            identities = {p: i for p, i in identities.items() if p in clean}
+        for rel, path, archived in found:
+            vouched = identities.get(str(path))
+            yield from read_shard(rel, path, archived, marks.get(rel), self.batch_lines, vouched)
+
+    def _remember_clean(self) -> None:
+        """Tell the catalog's memo of the shards read whole with nothing to redact."""
+        whole, dirty = self._whole, self._dirty
+        found = {path: ident for rel, (path, ident) in whole.items() if rel not in dirty}
+        if found and self._remember is not None:
+            self._remember(found)
 
     def _dry(self, conn: psycopg.Connection[Any], version: int) -> None:
         """Count what a run would send; write nothing."""
         touched: set[str] = set()
-        for chunk in self._chunks(self._marks(conn, version)):
+        for chunk in self._chunks(self._marks(conn, version), vouch=False):
             self._count(chunk)
             actions = [r for r in chunk.records if r.get("kind") == "action"]
             self.result["actions"] += len(actions)
@@ -258,6 +289,7 @@ class Mirror:
         if pending:
             self._store(conn, pending)
         self._store_learnings(conn)
+        self._remember_clean()
 
     def _store(self, conn: psycopg.Connection[Any], chunks: list[Chunk]) -> None:
         """One batch in one transaction: rows, the sessions they touch, the watermarks.
@@ -266,7 +298,6 @@ class Mirror:
         rows streamed while the server indexes the ones before; a key already there (a
         re-synced or archived shard, a line repeated by a union merge) rolls the savepoint
         back and the batch goes through a staging table and INSERT ... ON CONFLICT."""
-        records = [r for c in chunks for r in c.records]
         apps: list[tuple[Any, ...]] = []
         touched: set[str] = set()
         marks: dict[str, Mark] = {}
@@ -276,12 +307,12 @@ class Mirror:
         with conn.transaction(), conn.cursor() as cur:
             stored = None
             if not any(c.resynced for c in chunks):
-                stored = self._copy_new(conn, cur, records, apps, touched)
+                stored = self._copy_new(conn, cur, chunks, apps, touched)
             if stored is None:
                 apps.clear()
                 touched.clear()
                 with cur.copy(f"COPY lorebook_stage_actions ({ACTION_COLUMNS}) FROM STDIN") as cp:
-                    for row in self._rows(records, apps, touched):
+                    for row in self._rows(chunks, apps, touched):
                         cp.write_row(row)
                 cur.execute(
                     f"INSERT INTO supervisor_actions ({ACTION_COLUMNS}) SELECT {ACTION_COLUMNS}"
@@ -309,25 +340,37 @@ class Mirror:
         self.result["batches"] += 1
 
     def _rows(
-        self, records: list[dict[str, Any]], apps: list[tuple[Any, ...]], touched: set[str]
+        self, chunks: list[Chunk], apps: list[tuple[Any, ...]], touched: set[str]
     ) -> Iterator[tuple[Any, ...]]:
-        """Action rows of the records, redacted as the store shows them; their applications
-        and sessions noted on the way."""
+        """Action rows of the chunks' records, redacted as the store shows them (unless their
+        shard is vouched clean); their applications and sessions noted on the way."""
         repo = self.repository
-        for record in redacted(self.sanitizer, records):
-            touched.add(record["session"])
-            if record.get("kind") != "action":
-                continue
-            app = application_row(repo, record)
-            if app is not None:
-                apps.append(app)
-            yield action_row(repo, record)
+        for chunk in chunks:
+            if chunk.skipped:
+                self._dirty.add(chunk.rel)
+            if chunk.whole is not None:
+                self._whole[chunk.rel] = (str(self.root / chunk.rel), chunk.whole)
+            if chunk.clean:
+                shown: Iterable[dict[str, Any]] = chunk.records
+                self._dirty.add(chunk.rel)
+            else:
+                shown = redacted(self.sanitizer, chunk.records)
+            for record, raw in zip(shown, chunk.records, strict=True):
+                if record is not raw:
+                    self._dirty.add(chunk.rel)
+                touched.add(record["session"])
+                if record.get("kind") != "action":
+                    continue
+                app = application_row(repo, record)
+                if app is not None:
+                    apps.append(app)
+                yield action_row(repo, record)
 
     def _copy_new(
         self,
         conn: psycopg.Connection[Any],
         cur: psycopg.Cursor[Any],
-        records: list[dict[str, Any]],
+        chunks: list[Chunk],
         apps: list[tuple[Any, ...]],
         touched: set[str],
     ) -> int | None:
@@ -339,7 +382,7 @@ class Mirror:
                 conn.transaction(),
                 cur.copy(f"COPY supervisor_actions ({ACTION_COLUMNS}) FROM STDIN") as cp,
             ):
-                for row in self._rows(records, apps, touched):
+                for row in self._rows(chunks, apps, touched):
                     cp.write_row(row)
                     count += 1
         except errors.UniqueViolation:
