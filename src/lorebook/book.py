@@ -866,7 +866,7 @@ class Lorebook:
             actionlog=self.layout.actionlog,
             sanitizer=self.sanitizer,
             sessions=lambda: self.sessions(),
-            learnings=lambda: self.learnings.all(),
+            learnings=lambda: map(self.learnings.store.sanitized, self.learnings.all()),
             batch_lines=batch_lines or BATCH_LINES,
             vouch=self.catalog.clean_shards,
             remember=self.catalog.remember_clean,

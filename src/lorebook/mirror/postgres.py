@@ -11,6 +11,7 @@ stored row covered by its watermark and nothing past it; the rerun's keys absorb
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -145,6 +146,10 @@ def _upsert(
     )
 
 
+def _json_list(value: Any) -> str:
+    return json.dumps(value if isinstance(value, list) else [], ensure_ascii=False)
+
+
 def repository_lock(repository: str) -> int:
     """The advisory lock key of one repository (a signed 64-bit integer)."""
     return int.from_bytes(blake2b(repository.encode(), digest_size=8).digest(), "big", signed=True)
@@ -163,7 +168,7 @@ class Mirror:
         actionlog: Path,
         sanitizer: Sanitizer,
         sessions: Callable[[], Iterable[SessionInfo]],
-        learnings: Callable[[], Iterable[Learning]],
+        learnings: Callable[[], Iterable[Learning]],  # redacted (LearningStore.sanitized)
         batch_lines: int = BATCH_LINES,
         vouch: Callable[[dict[str, Identity]], set[str]] | None = None,
         remember: Callable[[dict[str, Identity]], None] | None = None,
@@ -419,12 +424,15 @@ class Mirror:
         return list(clean)
 
     def _store_learnings(self, conn: psycopg.Connection[Any]) -> None:
-        """Learnings are few and mutable: all of them, replaced, in one transaction."""
+        """Learnings are few and mutable: all of them, replaced, in one transaction; what they
+        say too (body, anchors, prevention, solutions), as `learnings` gives them: redacted."""
         rows = []
         for item in self._learnings_of():
-            title, category, tags = self._clean([item.title, item.category, list(item.tags)])
-            rows.append((self.repository, item.id, title, item.kind, category, item.severity,
-                         item.status, tags, item.created))  # fmt: skip
+            solutions = [x.model_dump(mode="json") for x in item.solutions]
+            rows.append((self.repository, item.id, item.title, item.kind, item.category,
+                         item.severity, item.status, list(item.tags), item.created, item.body,
+                         list(item.anchors), list(item.prevention),
+                         _json_list(solutions)))  # fmt: skip
         with conn.transaction(), conn.cursor() as cur:
             cur.execute(
                 "INSERT INTO lorebook_repositories (repository, name) VALUES (%s, %s)"
@@ -439,11 +447,14 @@ class Mirror:
             if rows:
                 cur.executemany(
                     "INSERT INTO lorebook_learnings (repository, id, title, kind, category,"
-                    " severity, status, tags, created) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+                    " severity, status, tags, created, body, anchors, prevention, solutions)"
+                    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb)"
                     " ON CONFLICT (repository, id) DO UPDATE SET title = excluded.title,"
                     " kind = excluded.kind, category = excluded.category,"
                     " severity = excluded.severity, status = excluded.status,"
-                    " tags = excluded.tags, created = excluded.created",
+                    " tags = excluded.tags, created = excluded.created, body = excluded.body,"
+                    " anchors = excluded.anchors, prevention = excluded.prevention,"
+                    " solutions = excluded.solutions",
                     rows,
                 )
         self.result["learnings"] = len(rows)
