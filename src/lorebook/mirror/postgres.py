@@ -188,7 +188,7 @@ class Mirror:
             "repository": repository, "name": name, "dsn": mask_dsn(dsn), "dry_run": False,
             "schema_version": 0, "actions": 0, "sessions": 0, "learnings": 0,
             "applications": 0, "shards_read": 0, "shards_resynced": 0, "lines_skipped": 0,
-            "batches": 0, "seconds": 0.0,
+            "batches": 0, "seconds": 0.0, "warnings": [],
         }  # fmt: skip
 
     # -- the run -------------------------------------------------------------------------------
