@@ -230,20 +230,25 @@ class Mirror:
         return {path: Mark(int(o), int(n), str(h)) for path, o, n, h in rows}
 
     def _chunks(self, marks: Mapping[str, Mark], vouch: bool = True) -> Iterable[Chunk]:
-        found = list(shards(self.actionlog, self.root))
-        identities: dict[str, Identity] = {}
-        if vouch and self._vouch is not None:
-            for _, path, archived in found:
-                if archived:  # always redacted (read whole, never vouched for)
-                    continue
+        """The chunks of every shard with lines past its watermark; the catalog's memo is asked
+        once about those (live ones: an archive is always redacted, it is read as a whole)."""
+        todo: list[tuple[str, Path, bool, Identity | None]] = []
+        for rel, path, archived in shards(self.actionlog, self.root):
+            identity = None
+            if not archived:
                 try:
-                    identities[str(path)] = identity_of(os.stat(path))
+                    identity = identity_of(os.stat(path))
                 except OSError:
-                    continue
-            clean = self._vouch(identities) if identities else set()
-            identities = {p: i for p, i in identities.items() if p in clean}
-        for rel, path, archived in found:
-            vouched = identities.get(str(path))
+                    pass  # read_shard says what became of it
+                else:
+                    mark = marks.get(rel)
+                    if mark is not None and identity[1] == mark.offset:
+                        continue  # nothing appended (a shard only grows; see read_shard)
+            todo.append((rel, path, archived, identity))
+        asked = {str(path): ident for _, path, _, ident in todo if ident is not None}
+        clean = self._vouch(asked) if vouch and self._vouch is not None and asked else set()
+        for rel, path, archived, identity in todo:
+            vouched = identity if str(path) in clean else None
             yield from read_shard(rel, path, archived, marks.get(rel), self.batch_lines, vouched)
 
     def _remember_clean(self) -> None:
