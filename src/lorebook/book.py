@@ -840,16 +840,28 @@ class Lorebook:
         self.close()
 
     def mirror_postgres(
-        self, dsn: str | None = None, *, dry_run: bool = False, batch_lines: int | None = None
+        self,
+        dsn: str | None = None,
+        *,
+        dry_run: bool = False,
+        batch_lines: int | None = None,
+        on_warning: Callable[[Notice], None] | None = None,
     ) -> MirrorResult:
         """Mirror this repository's actions, sessions, learnings and applications into
         PostgreSQL (seed 000's schema plus `repository`; docs/org-scale.md): only the shards'
         lines past the watermark kept in the database, each batch and its watermark in one
         transaction. `dsn`: else LORE_PG_DSN, else `mirror.postgres_dsn`; never printed with
-        its password. `dry_run`: count what would be sent, write nothing."""
-        from .mirror.dsn import resolve_dsn
+        its password. `dry_run`: count what would be sent, write nothing. A password written in
+        the committed config is warned about (`on_warning`, at once, and `warnings`)."""
+        from .mirror.dsn import committed_password, resolve_dsn
         from .mirror.postgres import BATCH_LINES, Mirror
 
+        warnings = committed_password(
+            self.config.mirror.postgres_dsn, self.layout.rel(self.layout.config_file)
+        )
+        for warning in warnings:
+            if on_warning is not None:
+                on_warning(warning)
         target = resolve_dsn(dsn, self.env, self.config.mirror.postgres_dsn)
         repository = self.appender.repo_key()
         if repository is None:
@@ -858,7 +870,7 @@ class Lorebook:
                 " identity (its origin remote or first commit)",
                 str(self.root),
             )
-        return Mirror(
+        result = Mirror(
             dsn=target,
             repository=repository,
             name=self.default_project(),
@@ -866,9 +878,13 @@ class Lorebook:
             actionlog=self.layout.actionlog,
             sanitizer=self.sanitizer,
             sessions=lambda: self.sessions(),
-            learnings=lambda: self.learnings.all(),
+            learnings=lambda: map(self.learnings.store.sanitized, self.learnings.all()),
             batch_lines=batch_lines or BATCH_LINES,
+            vouch=self.catalog.clean_shards,
+            remember=self.catalog.remember_clean,
         ).run(dry_run=dry_run)
+        result["warnings"] = [str(w) for w in warnings]
+        return result
 
     def _retention_days(self, older_than: str | int | None, key: str) -> int:
         """`older_than` as days (`90d`, `12w` or a number of days), else the configured

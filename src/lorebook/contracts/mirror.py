@@ -7,7 +7,8 @@ from typing_extensions import TypedDict
 
 class MirrorResult(TypedDict):
     """What one mirror did (or, with `dry_run`, would do): rows newly stored per table
-    (sessions and learnings: upserted), shards read, batches committed; `dsn` is masked."""
+    (sessions and learnings: upserted), shards read, batches committed; `dsn` is masked;
+    `warnings`: one line each (a password written in the committed config)."""
 
     repository: str
     name: str
@@ -23,3 +24,4 @@ class MirrorResult(TypedDict):
     lines_skipped: int
     batches: int
     seconds: float
+    warnings: list[str]

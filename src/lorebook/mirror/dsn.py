@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 
 from ..errors import UsageError
+from ..notices import Notice
 
 MASK = "***"
 ENV = "LORE_PG_DSN"
@@ -23,6 +24,21 @@ def resolve_dsn(given: str | None, environ: Mapping[str, str], configured: str |
             "no PostgreSQL DSN: pass one, set {} or mirror.postgres_dsn in .lore/config.yaml", ENV
         )
     return dsn.strip()
+
+
+def committed_password(configured: str | None, config_file: str) -> list[Notice]:
+    """A warning when `mirror.postgres_dsn` holds a password: the config is committed with the
+    repository, so everyone who can read it (and every clone, fork and CI log of it) can."""
+    if not configured or not passwords(configured):
+        return []
+    return [
+        Notice(
+            "{} holds a PostgreSQL password in mirror.postgres_dsn, and the file is committed"
+            " with the repository: remove it and set it in LORE_PG_DSN, ~/.pgpass or"
+            " PGPASSWORD instead (docs/org-scale.md)",
+            config_file,
+        )
+    ]
 
 
 def passwords(dsn: str) -> list[str]:

@@ -11,6 +11,8 @@ stored row covered by its watermark and nothing past it; the rerun's keys absorb
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from hashlib import blake2b
@@ -23,9 +25,11 @@ from .source import (
     ACTION_COLUMNS,
     APPLICATION_COLUMNS,
     Chunk,
+    Identity,
     Mark,
     action_row,
     application_row,
+    identity_of,
     read_shard,
     redacted,
     shards,
@@ -142,6 +146,10 @@ def _upsert(
     )
 
 
+def _json_list(value: Any) -> str:
+    return json.dumps(value if isinstance(value, list) else [], ensure_ascii=False)
+
+
 def repository_lock(repository: str) -> int:
     """The advisory lock key of one repository (a signed 64-bit integer)."""
     return int.from_bytes(blake2b(repository.encode(), digest_size=8).digest(), "big", signed=True)
@@ -160,19 +168,27 @@ class Mirror:
         actionlog: Path,
         sanitizer: Sanitizer,
         sessions: Callable[[], Iterable[SessionInfo]],
-        learnings: Callable[[], Iterable[Learning]],
+        learnings: Callable[[], Iterable[Learning]],  # redacted (LearningStore.sanitized)
         batch_lines: int = BATCH_LINES,
+        vouch: Callable[[dict[str, Identity]], set[str]] | None = None,
+        remember: Callable[[dict[str, Identity]], None] | None = None,
     ) -> None:
         self.dsn, self.repository, self.name = dsn, repository, name
         self.root, self.actionlog, self.sanitizer = root, actionlog, sanitizer
         self._sessions_of, self._learnings_of = sessions, learnings
         self._summaries: dict[str, SessionInfo] | None = None
         self.batch_lines = max(int(batch_lines), 1)
+        # the catalog's memo of shards verified clean (absolute path -> identity): records of a
+        # vouched shard are not redacted again; shards read whole and found clean are added
+        self._vouch, self._remember = vouch, remember
+        self._dirty: set[str] = set()  # not to remember: a record redacted, a line skipped, or
+        # vouched already
+        self._whole: dict[str, tuple[str, Identity]] = {}  # rel -> (path, identity) read whole
         self.result: MirrorResult = {
             "repository": repository, "name": name, "dsn": mask_dsn(dsn), "dry_run": False,
             "schema_version": 0, "actions": 0, "sessions": 0, "learnings": 0,
             "applications": 0, "shards_read": 0, "shards_resynced": 0, "lines_skipped": 0,
-            "batches": 0, "seconds": 0.0,
+            "batches": 0, "seconds": 0.0, "warnings": [],
         }  # fmt: skip
 
     # -- the run -------------------------------------------------------------------------------
@@ -213,14 +229,39 @@ class Mirror:
         ).fetchall()
         return {path: Mark(int(o), int(n), str(h)) for path, o, n, h in rows}
 
-    def _chunks(self, marks: Mapping[str, Mark]) -> Iterable[Chunk]:
+    def _chunks(self, marks: Mapping[str, Mark], vouch: bool = True) -> Iterable[Chunk]:
+        """The chunks of every shard with lines past its watermark; the catalog's memo is asked
+        once about those (live ones: an archive is always redacted, it is read as a whole)."""
+        todo: list[tuple[str, Path, bool, Identity | None]] = []
         for rel, path, archived in shards(self.actionlog, self.root):
-            yield from read_shard(rel, path, archived, marks.get(rel), self.batch_lines)
+            identity = None
+            if not archived:
+                try:
+                    identity = identity_of(os.stat(path))
+                except OSError:
+                    pass  # read_shard says what became of it
+                else:
+                    mark = marks.get(rel)
+                    if mark is not None and identity[1] == mark.offset:
+                        continue  # nothing appended (a shard only grows; see read_shard)
+            todo.append((rel, path, archived, identity))
+        asked = {str(path): ident for _, path, _, ident in todo if ident is not None}
+        clean = self._vouch(asked) if vouch and self._vouch is not None and asked else set()
+        for rel, path, archived, identity in todo:
+            vouched = identity if str(path) in clean else None
+            yield from read_shard(rel, path, archived, marks.get(rel), self.batch_lines, vouched)
+
+    def _remember_clean(self) -> None:
+        """Tell the catalog's memo of the shards read whole with nothing to redact."""
+        whole, dirty = self._whole, self._dirty
+        found = {path: ident for rel, (path, ident) in whole.items() if rel not in dirty}
+        if found and self._remember is not None:
+            self._remember(found)
 
     def _dry(self, conn: psycopg.Connection[Any], version: int) -> None:
         """Count what a run would send; write nothing."""
         touched: set[str] = set()
-        for chunk in self._chunks(self._marks(conn, version)):
+        for chunk in self._chunks(self._marks(conn, version), vouch=False):
             self._count(chunk)
             actions = [r for r in chunk.records if r.get("kind") == "action"]
             self.result["actions"] += len(actions)
@@ -258,6 +299,7 @@ class Mirror:
         if pending:
             self._store(conn, pending)
         self._store_learnings(conn)
+        self._remember_clean()
 
     def _store(self, conn: psycopg.Connection[Any], chunks: list[Chunk]) -> None:
         """One batch in one transaction: rows, the sessions they touch, the watermarks.
@@ -266,7 +308,6 @@ class Mirror:
         rows streamed while the server indexes the ones before; a key already there (a
         re-synced or archived shard, a line repeated by a union merge) rolls the savepoint
         back and the batch goes through a staging table and INSERT ... ON CONFLICT."""
-        records = [r for c in chunks for r in c.records]
         apps: list[tuple[Any, ...]] = []
         touched: set[str] = set()
         marks: dict[str, Mark] = {}
@@ -276,12 +317,12 @@ class Mirror:
         with conn.transaction(), conn.cursor() as cur:
             stored = None
             if not any(c.resynced for c in chunks):
-                stored = self._copy_new(conn, cur, records, apps, touched)
+                stored = self._copy_new(conn, cur, chunks, apps, touched)
             if stored is None:
                 apps.clear()
                 touched.clear()
                 with cur.copy(f"COPY lorebook_stage_actions ({ACTION_COLUMNS}) FROM STDIN") as cp:
-                    for row in self._rows(records, apps, touched):
+                    for row in self._rows(chunks, apps, touched):
                         cp.write_row(row)
                 cur.execute(
                     f"INSERT INTO supervisor_actions ({ACTION_COLUMNS}) SELECT {ACTION_COLUMNS}"
@@ -309,25 +350,37 @@ class Mirror:
         self.result["batches"] += 1
 
     def _rows(
-        self, records: list[dict[str, Any]], apps: list[tuple[Any, ...]], touched: set[str]
+        self, chunks: list[Chunk], apps: list[tuple[Any, ...]], touched: set[str]
     ) -> Iterator[tuple[Any, ...]]:
-        """Action rows of the records, redacted as the store shows them; their applications
-        and sessions noted on the way."""
+        """Action rows of the chunks' records, redacted as the store shows them (unless their
+        shard is vouched clean); their applications and sessions noted on the way."""
         repo = self.repository
-        for record in redacted(self.sanitizer, records):
-            touched.add(record["session"])
-            if record.get("kind") != "action":
-                continue
-            app = application_row(repo, record)
-            if app is not None:
-                apps.append(app)
-            yield action_row(repo, record)
+        for chunk in chunks:
+            if chunk.skipped:
+                self._dirty.add(chunk.rel)
+            if chunk.whole is not None:
+                self._whole[chunk.rel] = (str(self.root / chunk.rel), chunk.whole)
+            if chunk.clean:
+                shown: Iterable[dict[str, Any]] = chunk.records
+                self._dirty.add(chunk.rel)
+            else:
+                shown = redacted(self.sanitizer, chunk.records)
+            for record, raw in zip(shown, chunk.records, strict=True):
+                if record is not raw:
+                    self._dirty.add(chunk.rel)
+                touched.add(record["session"])
+                if record.get("kind") != "action":
+                    continue
+                app = application_row(repo, record)
+                if app is not None:
+                    apps.append(app)
+                yield action_row(repo, record)
 
     def _copy_new(
         self,
         conn: psycopg.Connection[Any],
         cur: psycopg.Cursor[Any],
-        records: list[dict[str, Any]],
+        chunks: list[Chunk],
         apps: list[tuple[Any, ...]],
         touched: set[str],
     ) -> int | None:
@@ -339,7 +392,7 @@ class Mirror:
                 conn.transaction(),
                 cur.copy(f"COPY supervisor_actions ({ACTION_COLUMNS}) FROM STDIN") as cp,
             ):
-                for row in self._rows(records, apps, touched):
+                for row in self._rows(chunks, apps, touched):
                     cp.write_row(row)
                     count += 1
         except errors.UniqueViolation:
@@ -376,12 +429,15 @@ class Mirror:
         return list(clean)
 
     def _store_learnings(self, conn: psycopg.Connection[Any]) -> None:
-        """Learnings are few and mutable: all of them, replaced, in one transaction."""
+        """Learnings are few and mutable: all of them, replaced, in one transaction; what they
+        say too (body, anchors, prevention, solutions), as `learnings` gives them: redacted."""
         rows = []
         for item in self._learnings_of():
-            title, category, tags = self._clean([item.title, item.category, list(item.tags)])
-            rows.append((self.repository, item.id, title, item.kind, category, item.severity,
-                         item.status, tags, item.created))  # fmt: skip
+            solutions = [x.model_dump(mode="json") for x in item.solutions]
+            rows.append((self.repository, item.id, item.title, item.kind, item.category,
+                         item.severity, item.status, list(item.tags), item.created, item.body,
+                         list(item.anchors), list(item.prevention),
+                         _json_list(solutions)))  # fmt: skip
         with conn.transaction(), conn.cursor() as cur:
             cur.execute(
                 "INSERT INTO lorebook_repositories (repository, name) VALUES (%s, %s)"
@@ -396,11 +452,14 @@ class Mirror:
             if rows:
                 cur.executemany(
                     "INSERT INTO lorebook_learnings (repository, id, title, kind, category,"
-                    " severity, status, tags, created) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+                    " severity, status, tags, created, body, anchors, prevention, solutions)"
+                    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb)"
                     " ON CONFLICT (repository, id) DO UPDATE SET title = excluded.title,"
                     " kind = excluded.kind, category = excluded.category,"
                     " severity = excluded.severity, status = excluded.status,"
-                    " tags = excluded.tags, created = excluded.created",
+                    " tags = excluded.tags, created = excluded.created, body = excluded.body,"
+                    " anchors = excluded.anchors, prevention = excluded.prevention,"
+                    " solutions = excluded.solutions",
                     rows,
                 )
         self.result["learnings"] = len(rows)

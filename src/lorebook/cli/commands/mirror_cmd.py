@@ -7,7 +7,7 @@ from typing import Any
 from ... import Lorebook
 from ...cmdline.spec import JSON, Arg, Command, Group, Opt
 from ...render.mirror import mirror_text
-from ..output import to_json
+from ..output import to_json, warn
 
 MIRROR = Group(
     "mirror",
@@ -48,6 +48,9 @@ Examples:
 
 def postgres(book: Lorebook, values: dict[str, Any]) -> str:
     result = book.mirror_postgres(
-        values["dsn"], dry_run=values["dry_run"], batch_lines=values["batch"]
+        values["dsn"],
+        dry_run=values["dry_run"],
+        batch_lines=values["batch"],
+        on_warning=lambda notice: warn(notice, None, book.sanitizer),
     )
     return to_json(result) if values["as_json"] else mirror_text(dict(result))
