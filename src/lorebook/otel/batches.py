@@ -2,8 +2,8 @@
 
 A batch is whole sessions, grouped until their shards hold `BATCH_BYTES` (about 5,000
 records); each is read, mapped, built, encoded and posted by one worker (`send_batch`), so the
-work spreads over the machine's cores: encoding OTLP protobuf in the SDK is pure Python, the
-largest part of an export. The caller records a batch in the watermark when its worker says
+work spreads over the machine's cores: the SDK's encoder builds each span's protobuf message
+in Python, two thirds of an export. The caller records a batch in the watermark when its worker says
 the receiver accepted it, in whatever order they finish.
 """
 
