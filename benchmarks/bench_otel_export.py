@@ -10,15 +10,18 @@ straight into the shards) is exported with `Lorebook.otel_export` to a minimal O
 sink on 127.0.0.1 in another process (HTTP/1.1 keep-alive, answers 200, discards the body).
 Reported per run: the whole export (read the shards, map, build the SDK spans, encode
 protobuf, post in batches from one worker process per core, write the watermark) in spans/s,
-the same in one process (`workers=1`), and, on the same records in this process, the mapping
-alone and building + encoding alone. Target: >= 20,000 spans/s on the
-machine's 2 cores.
+the same in one process (`workers=1`), each from a process of its own, the CPU time each
+took per span (all its processes: steadier than wall time when other work shares the
+machine), on the same records in this process the mapping alone and building + encoding
+alone, and the protobuf backend the SDK's encoder runs on (upb, in C, with protobuf >= 4.21;
+"python" would be several times slower). Target: >= 20,000 spans/s on the machine's 2 cores.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -93,6 +96,48 @@ def write_store(root: Path, by_session: dict[str, list[dict[str, Any]]]) -> None
         (day / f"{session}.jsonl").write_text(text, encoding="utf-8")
 
 
+EXPORT = """
+import json, resource, sys, time
+from lorebook import Lorebook
+from lorebook.otel.run import export, repository
+from lorebook.otel.send import require
+
+def cpu():
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+require()
+root, url, workers = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+with Lorebook.open(root, env={}) as book:
+    started, used = time.perf_counter(), cpu()
+    if workers is None:  # the library call, as `lore otel export` makes it
+        result = book.otel_export(url)
+    else:
+        result = export(book.layout, book.sanitizer, repository(book.root), url, workers=workers)
+    print(json.dumps([result, time.perf_counter() - started, cpu() - used]))
+"""
+
+
+def exported(root: Path, url: str, workers: int | None) -> tuple[dict[str, Any], float, float]:
+    """(what `Lorebook.otel_export` sent, its seconds, its CPU seconds in all its processes)
+    from a process of its own (the SDK imported first, as by `lore otel export`): this one
+    holds every record and span of the store, which its forked workers would inherit and
+    their garbage collections walk."""
+    done = subprocess.run([sys.executable, "-c", EXPORT, str(root), url, json.dumps(workers)],
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})  # fmt: skip
+    result, seconds, used = json.loads(done.stdout)
+    return result, seconds, used
+
+
+def protobuf_backend() -> str:
+    """The protobuf version and the backend its messages run on (upb, cpp or python)."""
+    import google.protobuf
+    from google.protobuf.internal import api_implementation
+
+    return f"{google.protobuf.__version__} ({api_implementation.Type()})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=100_000)
@@ -101,9 +146,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from lorebook import Lorebook
     from lorebook.otel import spans
-    from lorebook.otel.run import export, repository
     from lorebook.otel.send import Sender
 
     by_session = records(args.actions, args.per_session)
@@ -121,6 +164,7 @@ def main() -> None:
                 made = [s for k, rows in by_session.items()
                         for s in spans.session_spans(k, rows, repo)]  # fmt: skip
                 mapped = time.perf_counter() - started
+                expected = len(made)
                 sender = Sender(url, url, str)
                 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
@@ -129,16 +173,13 @@ def main() -> None:
                     encode_spans(sender.build(made[i : i + 2000])).SerializePartialToString()
                 encoded = time.perf_counter() - started
                 sender.close()
-                with Lorebook.open(root, env={}) as book:
-                    started = time.perf_counter()
-                    result = book.otel_export(url)
-                    whole = time.perf_counter() - started
-                    started = time.perf_counter()
-                    export(book.layout, book.sanitizer, repository(root), url, workers=1)
-                    alone = time.perf_counter() - started
+                del made
+                result, whole, whole_cpu = exported(root, url, None)
+                _, alone, alone_cpu = exported(root, url, 1)
                 count = result["spans"]
-                assert count == len(made), (count, len(made))
+                assert count == expected, (count, expected)
                 runs.append({"spans": count, "export_s": whole, "one_process_s": alone,
+                             "export_cpu_s": whole_cpu, "one_process_cpu_s": alone_cpu,
                              "map_s": mapped, "build_encode_s": encoded})  # fmt: skip
     finally:
         sink.terminate()
@@ -150,9 +191,12 @@ def main() -> None:
         "runs": runs,
         "export_spans_per_s": count / median([r["export_s"] for r in runs]),
         "one_process_spans_per_s": count / median([r["one_process_s"] for r in runs]),
+        "export_cpu_us_per_span": 1e6 * median([r["export_cpu_s"] for r in runs]) / count,
+        "one_process_cpu_us_per_span": 1e6 * median([r["one_process_cpu_s"] for r in runs]) / count,
         "map_spans_per_s": count / median([r["map_s"] for r in runs]),
         "build_encode_spans_per_s": count / median([r["build_encode_s"] for r in runs]),
         "target_spans_per_s": 20_000,
+        "protobuf": protobuf_backend(),
         "machine": machine(),
     }
     if args.json:
@@ -162,8 +206,12 @@ def main() -> None:
     print(f"  whole export (read, map, build, encode, send): "
           f"{figures['export_spans_per_s']:,.0f} spans/s (target >= 20,000)")  # fmt: skip
     print(f"  the same in one process: {figures['one_process_spans_per_s']:,.0f} spans/s")
+    print(f"  CPU per span (the exporting process and its workers): "
+          f"{figures['export_cpu_us_per_span']:.1f} us (one process: "
+          f"{figures['one_process_cpu_us_per_span']:.1f} us)")  # fmt: skip
     print(f"  mapping alone: {figures['map_spans_per_s']:,.0f} spans/s")
     print(f"  building + encoding alone: {figures['build_encode_spans_per_s']:,.0f} spans/s")
+    print(f"  protobuf: {figures['protobuf']}")
 
 
 if __name__ == "__main__":
