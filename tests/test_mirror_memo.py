@@ -5,14 +5,13 @@ the secret never reaches PostgreSQL. Against the real PostgreSQL of tests/pg_ser
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clean_memo import count_redactions, trust_at_once
 from lorebook import Lorebook
-from lorebook.log import catalog_read
 from lorebook.mirror import postgres as mirror_pg
 from pg_server import Server, pg_server
 from test_mirror_postgres import make_repo, query
@@ -26,23 +25,13 @@ PLAIN = "a plain note that is not a secret at all, padded"  # as long as TOKEN +
 
 @pytest.fixture
 def trusted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Shards written by the test are remembered without waiting out the racy-stat window."""
-    monkeypatch.setattr(catalog_read, "settled", lambda identity, now_ns: True)
+    trust_at_once(monkeypatch)
 
 
 @pytest.fixture
 def redactions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many records the mirror handed to the redactor."""
-    calls = [0]
-    real = mirror_pg.redacted
-
-    def counted(sanitizer: Any, records: Any) -> Iterator[dict[str, Any]]:
-        for record in records:
-            calls[0] += 1
-            yield from real(sanitizer, (record,))
-
-    monkeypatch.setattr(mirror_pg, "redacted", counted)
-    return calls
+    return count_redactions(monkeypatch, mirror_pg)
 
 
 def store(tmp_path: Path) -> tuple[Path, list[Path]]:

@@ -9,16 +9,16 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clean_memo import count_redactions, trust_at_once
 from conftest import clean_env, lore
 from lorebook import Lorebook
-from lorebook.log import catalog_read, resume_state
+from lorebook.log import resume_state
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 NOW = T0 + timedelta(hours=2)
@@ -27,23 +27,13 @@ TOKEN = "ghp_" + "Zq8Lr2Vt6Xw0Yb4Nc7Md1Pf5Hs9Jk3Ga8Ue"  # a GitHub token's shape
 
 @pytest.fixture
 def trusted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Shards written by the test are remembered without waiting out the racy-stat window."""
-    monkeypatch.setattr(catalog_read, "settled", lambda identity, now_ns: True)
+    trust_at_once(monkeypatch)
 
 
 @pytest.fixture
 def redactions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many records resume handed to the redactor."""
-    calls = [0]
-    real = resume_state.redacted
-
-    def counted(sanitizer: Any, records: Any) -> Iterator[dict[str, Any]]:
-        for record in records:
-            calls[0] += 1
-            yield from real(sanitizer, (record,))
-
-    monkeypatch.setattr(resume_state, "redacted", counted)
-    return calls
+    return count_redactions(monkeypatch, resume_state)
 
 
 def _session(store: Path, actions: int = 4) -> tuple[str, Path]:
