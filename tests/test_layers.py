@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "lorebook"
 LAYERS: list[tuple[str, set[str], bool]] = [
     ("primitives", {"model", "ids", "timeutil", "paths", "store", "errors", "problems", "cmdline",
                     "config", "config_check", "settings", "tuples", "framing", "child",
-                    "repoid", "contracts"}, False),
+                    "repoid", "contracts", "collector"}, False),
     ("redaction and git", {"redact", "git"}, True),
     ("signals", {"events", "notices", "progress"}, False),
     ("log", {"log"}, False),

@@ -19,6 +19,7 @@ from hashlib import blake2b
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from ..collector import collector_paused
 from ..errors import LoreError
 from .dsn import mask_dsn, scrub
 from .source import (
@@ -290,14 +291,15 @@ class Mirror:
         marks = self._marks(conn, LATEST)  # read under the repository's lock
         pending: list[Chunk] = []
         lines = 0
-        for chunk in self._chunks(marks):
-            pending.append(chunk)
-            lines += len(chunk.records) + chunk.skipped
-            if lines >= self.batch_lines:
+        with collector_paused():  # a batch's records are alive at once: see `collector`
+            for chunk in self._chunks(marks):
+                pending.append(chunk)
+                lines += len(chunk.records) + chunk.skipped
+                if lines >= self.batch_lines:
+                    self._store(conn, pending)
+                    pending, lines = [], 0
+            if pending:
                 self._store(conn, pending)
-                pending, lines = [], 0
-        if pending:
-            self._store(conn, pending)
         self._store_learnings(conn)
         self._remember_clean()
 

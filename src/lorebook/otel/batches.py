@@ -9,14 +9,13 @@ the receiver accepted it, in whatever order they finish.
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ..collector import collector_paused
 from . import spans
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -90,23 +89,9 @@ def send_batch(batch: Batch) -> tuple[int, int, int, str | None]:
     """(spans, sessions, skipped lines, why the receiver refused it or None) for one batch,
     in the worker `start` prepared."""
     redact = _WORKER["clean"] if _WORKER["redacted"] else None
-    with _collector_paused():
+    with collector_paused():  # its records, spans and messages hold no cycles
         made, sessions, skipped = map_batch(batch, _WORKER["repo"], redact)
         return len(made), sessions, skipped, _WORKER["sender"].post(made)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for one batch: its records, spans and messages hold
-    no cycles and are freed by reference counting, but the tens of thousands of containers
-    they allocate would start collections that walk them all (about 5 % of an export)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def stop() -> None:
