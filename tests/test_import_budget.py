@@ -142,7 +142,9 @@ def test_lore_report_json_imports_within_its_budget(logged: Path) -> None:
     # 47 then (+1 redact/finders.py)
     # +3/+4, the command table: cli.table and cmdline (spec, parser; argparse ~1.5 ms) where each
     # fast path had its own parser; paired, a cold `lore log` pays ~2 ms more (1.09x, benchmarks.md)
-    _check(modules, NEVER, budget=50)
+    # +1 log/report_rollup.py (the day roll-ups a report over whole days adds up): 0.15-0.18 ms
+    # to import from its .pyc, after `lore report`'s own imports
+    _check(modules, NEVER, budget=51)
 
 
 def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:

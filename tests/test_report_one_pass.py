@@ -16,13 +16,15 @@ from typing import Any
 import pytest
 
 from lorebook import Lorebook
+from lorebook.log.overhead import count_costs
 from lorebook.log.report import build_report, resolve_window
-from lorebook.log.report_sql import Scope, overhead_costs, tally
+from lorebook.log.report_sql import MICROS_SQL, Scope, Tally, overhead_costs, tally
 from lorebook.log.track_pairs import DURATION
 from lorebook.model import INTERNAL_TYPES
 from test_report_sql import FILTERS, NOW, WINDOWS, generate
 
-# the statement `tally` was before it took in the overheads and the bookkeeping left out
+# the statement `tally` was before it took in the overheads and the bookkeeping left out (its
+# durations summed in millionths, as `micros` sums them now)
 _BEFORE = """WITH w AS (SELECT substr(ts, 1, 13) AS h, outcome AS o, type AS t,
   coalesce(nullif(project, ''), '-') AS p, coalesce(nullif(agent, ''), '-') AS a,
   session AS s, {duration} AS d FROM records WHERE {where})
@@ -30,36 +32,68 @@ SELECT 0, h, o, count(*), NULL, NULL FROM w GROUP BY 2, 3
 UNION ALL SELECT 1, t, o, count(*), NULL, NULL FROM w GROUP BY 2, 3
 UNION ALL SELECT 2, p, a, count(*), NULL, NULL FROM w GROUP BY 2, 3
 UNION ALL SELECT 3, NULL, NULL, count(DISTINCT s), NULL, NULL FROM w
-UNION ALL SELECT 4, t, NULL, count(d), total(d), max(d) FROM w WHERE d IS NOT NULL GROUP BY 2"""
+UNION ALL SELECT 4, t, NULL, count(d), total({micros}), max(d) FROM w WHERE d IS NOT NULL
+  GROUP BY 2"""
+
+
+def _figures(t: Tally) -> dict[str, Any]:
+    """What a tally's figures are, as the old three statements gave them."""
+    return {
+        "outcomes": t.outcomes, "days": t.days, "day_failures": t.day_failures,
+        "hours": t.hours, "types": t.by_type_outcome, "projects": t.projects,
+        "agents": t.agents, "sessions": t.sessions,
+        "durations": {k: (n, round(total * 1_000_000), top)
+                      for k, (n, total, top) in t.durations.items()},
+    }  # fmt: skip
 
 
 def _before(conn: sqlite3.Connection, scope: Scope, every: Scope) -> dict[str, Any]:
     """The three statements of the report before: the grouped counts, the overheads of every
-    kind (`overhead_costs`, unchanged) and the count of the bookkeeping left out."""
-    sql = _BEFORE.format(where=scope.where, duration=DURATION.replace("{r}", "records."))
+    kind (`overhead_costs`, unchanged, counted) and the count of the bookkeeping left out."""
+    sql = _BEFORE.format(where=scope.where, duration=DURATION.replace("{r}", "records."),
+                         micros=MICROS_SQL.format(x="d"))  # fmt: skip
     marks = ", ".join("?" * len(INTERNAL_TYPES))
     left = conn.execute(
         f"SELECT type, count(*) FROM records WHERE {every.where}"
         f" AND records.type IN ({marks}) GROUP BY type",
         [*every.args, *INTERNAL_TYPES],
     ).fetchall()
+    t = Tally()
+    types: dict[str, Counter[str]] = {}
+    projects: Counter[str] = Counter()
+    agents: set[str] = set()
+    sessions, durations = 0, {}
+    for part, key, other, n, total, top in conn.execute(sql, scope.args):
+        if part == 0:
+            t.outcomes[other] += n
+            t.days[key[:10]] += n
+            t.day_failures[key[:10]] += n if other == "failure" else 0
+            t.hours[int(key[11:13])] += n
+        elif part == 1:
+            types.setdefault(key, Counter())[other] += n
+        elif part == 2:
+            projects[key] += n
+            agents.add(other)
+        elif part == 3:
+            sessions = n
+        else:
+            durations[key] = (n, int(total), top)
     return {
-        "rows": sorted(conn.execute(sql, scope.args).fetchall(), key=repr),
-        "costs": overhead_costs(conn, scope),
+        "figures": {"outcomes": t.outcomes, "days": t.days, "day_failures": t.day_failures,
+                    "hours": t.hours, "types": types, "projects": projects, "agents": agents,
+                    "sessions": sessions, "durations": durations},
+        "costs": count_costs(overhead_costs(conn, scope)),
         "left_out": Counter({kind: n for kind, n in left}),
-    }
+    }  # fmt: skip
 
 
 def _now(conn: sqlite3.Connection, scope: Scope) -> dict[str, Any]:
-    """The same three figures from the one statement: its grouped rows as they come, and the
-    overheads and the left-out counts as `tally` gives them."""
-    rows = conn.execute(scope.tally_sql(), scope.tally_args()).fetchall()
-    t = tally(conn, scope, "day")
-    return {
-        "rows": sorted((row[:6] for row in rows if row[0] < 5), key=repr),
-        "costs": t.costs,
-        "left_out": t.left_out,
-    }
+    """The same three figures from the one statement, as `tally` gives them."""
+    return _as_before(tally(conn, scope, "day"))
+
+
+def _as_before(t: Tally) -> dict[str, Any]:
+    return {"figures": _figures(t), "costs": t.costs, "left_out": t.left_out}
 
 
 @pytest.fixture(scope="module")
@@ -119,9 +153,9 @@ def test_one_statement_gives_what_the_three_before_gave(store: Path) -> None:
                         now = _now(conn, scope)
                         assert now == before, (when, base, internal)
                         seen["left out"] += sum(now["left_out"].values())
-                        seen["costs"] += len(now["costs"])
-                        seen["session costs"] += sum(k == "session" for k, *_ in now["costs"])
-                        seen["durations"] += sum(r[0] == 4 for r in now["rows"])
+                        seen["costs"] += sum(sum(c.values()) for c in now["costs"].values())
+                        seen["session costs"] += sum(k == "session" for k, _ in now["costs"])
+                        seen["durations"] += len(now["figures"]["durations"])
     finally:
         conn.close()
     assert min(seen.values()) > 0, seen  # every figure was there to compare

@@ -820,7 +820,10 @@ class Lorebook:
     def sync_catalog(self, *, rebuild: bool = False) -> CatalogStatus:
         """Bring the action catalog up to date, stat-checking every shard (or rebuild it from
         scratch); returns what it holds and what the sync did (`lore catalog --json`)."""
+        from .log.report import roll_up_days
+
         result = self.catalog.sync(rebuild=rebuild)
+        roll_up_days(self.action_log, utcnow())  # the day roll-ups reports add up
         result["path"] = self.layout.rel(self.catalog.catalog.path)
         return result
 

@@ -32,7 +32,18 @@ CREATE TABLE records(rid INTEGER PRIMARY KEY, id TEXT UNIQUE, ts TEXT, kind TEXT
 CREATE TABLE problems(shard INTEGER, line INTEGER, reason TEXT, tail INTEGER);
 CREATE TABLE sessions(id TEXT PRIMARY KEY, agent TEXT, project TEXT, session_type TEXT,
   started TEXT, last_activity TEXT, ended TEXT, end_reason TEXT, action_count INTEGER);
+CREATE TABLE rolled(day TEXT PRIMARY KEY);
+CREATE TABLE roll_actions(day TEXT, hour TEXT, type TEXT, outcome TEXT, project TEXT,
+  agent TEXT, archived INTEGER, n INTEGER, n_d INTEGER, micros_d REAL, max_d REAL);
+CREATE TABLE roll_open(day TEXT, hour TEXT, type TEXT, project TEXT, agent TEXT,
+  archived INTEGER, session TEXT, duration REAL, closed TEXT);
+CREATE TABLE roll_sessions(day TEXT, type TEXT, project TEXT, agent TEXT, archived INTEGER,
+  session TEXT);
+CREATE TABLE roll_costs(day TEXT, kind TEXT, type TEXT, event TEXT, project TEXT, agent TEXT,
+  archived INTEGER, overhead REAL, n INTEGER);
 """
+# the day roll-ups of reports (`report_rollup`; `rolled` lists the days they hold)
+ROLL_TABLES = ("roll_actions", "roll_open", "roll_sessions", "roll_costs")
 INDEXES = (
     "CREATE INDEX IF NOT EXISTS rec_ts ON records(ts, id)",
     "CREATE INDEX IF NOT EXISTS rec_type ON records(type, ts)",
@@ -45,6 +56,7 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS shard_dir ON shards(dir)",
     "CREATE INDEX IF NOT EXISTS prob_shard ON problems(shard)",
     "CREATE INDEX IF NOT EXISTS sess_last ON sessions(last_activity, id)",
+    *(f"CREATE INDEX IF NOT EXISTS {t}_day ON {t}(day)" for t in ROLL_TABLES),
 )
 INSERT = (
     "INSERT INTO records(id, ts, kind, session, agent, project, type, category, outcome, epic,"
@@ -297,3 +309,33 @@ def problems_for(
         args.extend(sessions)
     sql += " ORDER BY s.day, s.path, p.line"
     return [Problem(path, line, reason) for path, line, reason in conn.execute(sql, args)]
+
+
+def stale_days(conn: sqlite3.Connection, records: Iterable[tuple[Any, ...]]) -> set[str]:
+    """The days whose figures the records (id, ts, outcome, parent) change by coming or going:
+    their own, their start's (an outcome), their outcomes' (a start)."""
+    days, parents, starts = set(), [], []
+    for rid, ts, outcome, parent in records:
+        days.add(ts[:10])
+        if outcome == "in_progress":
+            starts.append(rid)
+        elif parent is not None:
+            parents.append(parent)
+    for column, ids in (("id", parents), ("parent", starts)):
+        for first in range(0, len(ids), 500):
+            chunk = ids[first : first + 500]
+            found = conn.execute(
+                f"SELECT DISTINCT substr(ts, 1, 10) FROM records WHERE {column} IS NOT NULL"
+                f" AND {column} IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            days.update(r[0] for r in found)
+    return days
+
+
+def forget_rolled(conn: sqlite3.Connection, days: Iterable[str]) -> None:
+    """Mark days as no longer rolled up (their roll-ups are replaced when next rolled)."""
+    wanted = sorted(set(days))
+    for first in range(0, len(wanted), 500):
+        chunk = wanted[first : first + 500]
+        conn.execute(f"DELETE FROM rolled WHERE day IN ({','.join('?' * len(chunk))})", chunk)

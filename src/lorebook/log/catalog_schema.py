@@ -10,7 +10,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 
-SCHEMA_VERSION = 6  # 5: free-text columns are redacted; 6: records keep `parent`
+SCHEMA_VERSION = 7  # 5: free-text columns are redacted; 6: records keep `parent`; 7: day roll-ups
 FILE_NAME = "catalog.sqlite"
 HOT_DAYS = 2
 

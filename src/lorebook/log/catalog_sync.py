@@ -23,7 +23,14 @@ from ..progress import CATALOG_BUILD, CATALOG_CHECK
 from ..redact.sanitize import Sanitizer
 from ..store import settled
 from .archive_io import iter_archives, read_archive_bytes
-from .catalog_rows import INSERT, fold_sessions, parse_lines, redact_rows
+from .catalog_rows import (
+    INSERT,
+    fold_sessions,
+    forget_rolled,
+    parse_lines,
+    redact_rows,
+    stale_days,
+)
 from .catalog_schema import HOT_DAYS, SyncStats, day_names, meta
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
@@ -95,6 +102,7 @@ class Sync:
         self.touched: set[str] = set()  # sessions whose summary is recomputed from all rows
         self.appended: dict[str, list[tuple[Any, ...]]] = {}  # rows to fold into a summary
         self.dup_risk = False
+        self.rolled: set[str] | None = None  # the days with report roll-ups (read when needed)
         base = os.path.normpath(cat.base)
         self.base_prefix = base if base.endswith(os.sep) else base + os.sep
 
@@ -300,8 +308,24 @@ class Sync:
         assert cur.lastrowid is not None
         return cur.lastrowid
 
+    def _stale(self, records: Iterable[tuple[Any, ...]]) -> None:
+        """Forget the roll-ups of the days that records (id, ts, outcome, parent) coming or
+        going change (`report_rollup.stale_days`)."""
+        if self.rolled is None:
+            self.rolled = {r[0] for r in self.conn.execute("SELECT day FROM rolled")}
+        if not self.rolled:
+            return
+        days = stale_days(self.conn, records) & self.rolled
+        if days:
+            forget_rolled(self.conn, days)
+            self.rolled -= days
+
     def _forget(self, shard: _Shard) -> None:
         conn = self.conn
+        if self.rolled is None or self.rolled:
+            self._stale(conn.execute(
+                "SELECT id, ts, outcome, parent FROM records WHERE shard=?", (shard.id,)
+            ).fetchall())  # fmt: skip
         self.touched.update(
             r[0]
             for r in conn.execute("SELECT DISTINCT session FROM records WHERE shard=?", (shard.id,))
@@ -339,6 +363,8 @@ class Sync:
         before = conn.total_changes
         conn.executemany(INSERT, rows)
         added = conn.total_changes - before
+        if rows and (self.rolled is None or self.rolled):
+            self._stale((row[0], row[1], row[8], row[21]) for row in rows)
         self.stats.records_added += added
         if added < len(rows):
             self._note_duplicates(shard, rows)

@@ -8,12 +8,15 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..model import INTERNAL_TYPES
 from .catalog_rows import overhead_of
-from .report_sql import rank_index, record_label
+from .report_sql import CostCounts, exact_total, rank_index, record_label
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     from .actionlog import ActionLog
@@ -22,36 +25,58 @@ if TYPE_CHECKING:
 Cost = tuple[str, str, float]  # (record kind, record as `record_label` names it, ms)
 
 
-def by_action_type(costs: list[Cost]) -> dict[str, tuple[int, float, float, float]]:
-    """(count, sum, max, p95) of the actions' overhead per action type (pure)."""
-    values: dict[str, list[float]] = {}
+def count_costs(costs: Iterable[Cost]) -> CostCounts:
+    """The costs counted by record kind, record and value (pure)."""
+    counts: CostCounts = {}
     for kind, label, ms in costs:
+        counts.setdefault((kind, label), Counter())[ms] += 1
+    return counts
+
+
+def stats(values: Counter[float]) -> tuple[int, float, float, float, float]:
+    """(count, total, max, p50, p95) of counted values: the total is `exact_total`'s (the same
+    in any order), the percentiles nearest-rank (pure)."""
+    ordered = sorted(values.items())
+    n = sum(values.values())
+    ranks = (rank_index(n, 0.5), rank_index(n, 0.95))
+    found: list[float] = []
+    seen = 0
+    for value, count in ordered:
+        seen += count
+        while len(found) < 2 and ranks[len(found)] < seen:
+            found.append(value)
+    return n, exact_total(values), ordered[-1][0], found[0], found[1]
+
+
+def by_action_type(costs: CostCounts) -> dict[str, tuple[int, float, float, float]]:
+    """(count, sum, max, p95) of the actions' overhead per action type (pure)."""
+    values: dict[str, Counter[float]] = {}
+    for (kind, label), counted in costs.items():
         if kind == "action":
-            values.setdefault(label, []).append(ms)
+            values.setdefault(label, Counter()).update(counted)
     out = {}
     for label, found in values.items():
-        ordered = sorted(found)
-        out[label] = (len(found), sum(found), ordered[-1], ordered[rank_index(len(found), 0.95)])
+        n, total, top, _, p95 = stats(found)
+        out[label] = (n, total, top, p95)
     return out
 
 
-def overhead_table(costs: list[Cost]) -> list[dict[str, Any]]:
+def overhead_table(costs: CostCounts) -> list[dict[str, Any]]:
     """Per record kind (an action's type, `session start`, `session end`): count, p50, p95,
     max and total of the overhead in ms (pure; nearest-rank percentiles)."""
-    by_record: dict[str, list[float]] = {}
-    for _, label, ms in costs:
-        by_record.setdefault(label, []).append(ms)
+    by_record: dict[str, Counter[float]] = {}
+    for (_, label), counted in costs.items():
+        by_record.setdefault(label, Counter()).update(counted)
     table = []
     for label, values in sorted(by_record.items()):
-        ordered = sorted(values)
-        n = len(values)
+        n, total, top, p50, p95 = stats(values)
         table.append({
             "record": label,
             "count": n,
-            "p50_ms": round(ordered[rank_index(n, 0.5)], 3),
-            "p95_ms": round(ordered[rank_index(n, 0.95)], 3),
-            "max_ms": round(ordered[-1], 3),
-            "total_ms": round(sum(values), 3),
+            "p50_ms": round(p50, 3),
+            "p95_ms": round(p95, 3),
+            "max_ms": round(top, 3),
+            "total_ms": round(total, 3),
         })  # fmt: skip
     return table
 

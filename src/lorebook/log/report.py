@@ -27,8 +27,8 @@ from ..model import INTERNAL_TYPES
 from ..timeutil import check_days, format_ts, parse_when
 from .catalog_rows import overhead_of
 from .open_work import describe
-from .overhead import Cost, by_action_type, overhead_table, scan_overhead
-from .report_sql import Tally
+from .overhead import Cost, by_action_type, count_costs, overhead_table, scan_overhead
+from .report_sql import CostCounts, Tally, exact_total, micros
 
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
@@ -214,36 +214,23 @@ def aggregate(
     record (`overhead.scan_overhead`); without them, the actions' own."""
     check_group(group_by)
     t = Tally()
-    sessions: set[str] = set()
-    durations: dict[str, list[float]] = {}
     overhead: dict[str, list[float]] = {}
     for ts, kind, outcome, project, agent, session, duration, cost in rows:
-        t.outcomes[outcome] += 1
-        t.types[kind] += 1
-        t.days[ts[:10]] += 1
-        if outcome == "failure":
-            t.day_failures[ts[:10]] += 1
-        t.by_type_outcome.setdefault(kind, Counter())[outcome] += 1
-        t.hours[int(ts[11:13])] += 1
-        t.projects[project or "-"] += 1
-        t.agents.add(agent or "-")
-        sessions.add(session)
-        key = ts[:10] if group_by == "day" else kind if group_by == "type" else outcome
-        t.groups.setdefault(key, Counter())[outcome] += 1
+        t.add_count(ts[:13], kind, outcome, project or "-", agent or "-", 1, group_by)
+        t.session_ids.add(session)
         if duration is not None:
-            durations.setdefault(kind, []).append(duration)
+            t.add_duration(kind, 1, micros(duration), duration)
         if cost is not None:
             overhead.setdefault(kind, []).append(cost)
-    t.sessions = len(sessions)
-    t.durations = {k: (len(v), sum(v), max(v)) for k, v in durations.items()}
     if costs is None:
         costs = [("action", kind, ms) for kind, values in overhead.items() for ms in values]
     # every record's cost counts, a tracked action's start too: it was paid when it was written
-    t.overhead = by_action_type(costs)
-    return shape(t, window, group_by, costs)
+    t.costs = count_costs(costs)
+    t.overhead = by_action_type(t.costs)
+    return shape(t.finish(), window, group_by, t.costs)
 
 
-def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> ReportSections:
+def shape(t: Tally, window: Window, group_by: str, costs: CostCounts) -> ReportSections:
     """The report's aggregate sections from a tally and the overheads of every kind of record
     (pure)."""
     groups = dict(t.groups)
@@ -251,6 +238,9 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> ReportS
         for day in window.days():
             groups.setdefault(day, Counter())
     total = sum(t.outcomes.values())
+    every: Counter[float] = Counter()
+    for counted in costs.values():
+        every.update(counted)
     busiest = _top(t.days)
     common = _top(t.types)
     return {
@@ -307,8 +297,8 @@ def shape(t: Tally, window: Window, group_by: str, costs: list[Cost]) -> ReportS
         ],
         "overhead": {
             "field": "meta.overhead_ms (else meta.hook_ms)",
-            "count": len(costs),
-            "avg_ms": round(sum(ms for *_, ms in costs) / len(costs), 3),
+            "count": sum(every.values()),
+            "avg_ms": round(exact_total(every) / sum(every.values()), 3),
             "by_type": [
                 {
                     "type": k,
@@ -380,14 +370,30 @@ def build_report(
     return {"window": head["window"], "filters": head["filters"], **body}
 
 
+def roll_up_days(log: ActionLog, now: datetime) -> int:
+    """Roll up for reports every day of the catalog before today (`lore catalog`): the days a
+    report would roll up the first time it covers them. How many were; -1 when the catalog
+    could not be written (reports then roll them up or count the rows)."""
+    from .report_rollup import roll_settled
+
+    conn = log.catalog.open()
+    if conn is None:
+        return 0
+    try:
+        return roll_settled(conn, now.astimezone(UTC).date().isoformat())
+    finally:
+        conn.close()
+
+
 def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> ReportBody:
     from .catalog_read import CleanReads
-    from .report_sql import Scope, newest, tally
+    from .report_rollup import rolled_tally
+    from .report_sql import Scope, newest
 
     scope = Scope(window.since_ts, window.until_ts, **options)
-    counts = tally(conn, scope, group_by)  # with the overheads and the bookkeeping left out
+    counts = rolled_tally(conn, scope, group_by)  # with the overheads and bookkeeping left out
     costs = counts.costs
     counts.overhead = by_action_type(costs)
     deploy = ("type", "deploy")
