@@ -311,26 +311,42 @@ def problems_for(
     return [Problem(path, line, reason) for path, line, reason in conn.execute(sql, args)]
 
 
-def stale_days(conn: sqlite3.Connection, records: Iterable[tuple[Any, ...]]) -> set[str]:
-    """The days whose figures the records (id, ts, outcome, parent) change by coming or going:
-    their own, their start's (an outcome), their outcomes' (a start)."""
-    days, parents, starts = set(), [], []
+def stale_days(
+    conn: sqlite3.Connection, records: Iterable[tuple[Any, ...]], rolled: set[str]
+) -> set[str]:
+    """The rolled-up days whose figures the records (id, ts, outcome, parent) change by coming
+    or going: their own, their start's (an outcome), their outcomes' (a start). A pair only
+    runs forward in time (`track_pairs`), so a start looks for outcomes only when a later day
+    is rolled up, and an outcome whose start is among the records needs no lookup."""
+    if not rolled:
+        return set()
+    latest = max(rolled)
+    days: dict[str, str] = {}
+    links: list[tuple[str, str | None, str]] = []
     for rid, ts, outcome, parent in records:
-        days.add(ts[:10])
+        days[rid] = ts[:10]
+        links.append((outcome, parent, rid))
+    found = set(days.values())
+    parents, starts = [], []
+    for outcome, parent, rid in links:
         if outcome == "in_progress":
-            starts.append(rid)
+            if days[rid] <= latest:
+                starts.append(rid)
         elif parent is not None:
-            parents.append(parent)
+            if parent in days:
+                found.add(days[parent])
+            else:
+                parents.append(parent)
     for column, ids in (("id", parents), ("parent", starts)):
         for first in range(0, len(ids), 500):
             chunk = ids[first : first + 500]
-            found = conn.execute(
+            rows = conn.execute(
                 f"SELECT DISTINCT substr(ts, 1, 10) FROM records WHERE {column} IS NOT NULL"
                 f" AND {column} IN ({','.join('?' * len(chunk))})",
                 chunk,
             )
-            days.update(r[0] for r in found)
-    return days
+            found.update(r[0] for r in rows)
+    return found & rolled
 
 
 def forget_rolled(conn: sqlite3.Connection, days: Iterable[str]) -> None:

@@ -315,7 +315,7 @@ class Sync:
             self.rolled = {r[0] for r in self.conn.execute("SELECT day FROM rolled")}
         if not self.rolled:
             return
-        days = stale_days(self.conn, records) & self.rolled
+        days = stale_days(self.conn, records, self.rolled)
         if days:
             forget_rolled(self.conn, days)
             self.rolled -= days
