@@ -7,6 +7,7 @@ written after its outcome, a shard removed)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
 from datetime import timedelta
@@ -159,19 +160,26 @@ def test_a_change_to_a_rolled_day_is_counted(store: Path) -> None:
     # (its duration comes from the start): the outcome's day is rolled again
     start_at, end_at = NOW - timedelta(days=12, hours=2), NOW - timedelta(days=10, hours=1)
     start_id = new_ulid(int(start_at.timestamp() * 1000))
-    session.log("validate", outcome="failure", parent=start_id, now=end_at)
+    outcome = session.log("validate", outcome="failure", parent=start_id, now=end_at)
     _same_as_scan(book, windows)
-    shard = sorted((store / "actionlog").rglob(f"{start_at:%Y/%m/%d}/*.jsonl"))[0]
-    line = json.loads(shard.read_text().splitlines()[0])
-    line.update(id=start_id, ts=_stamp(start_at), kind="action", type="validate",
-                outcome="in_progress", session=session_id)  # fmt: skip
-    for key in ("duration_s", "error", "parent", "event", "reason"):
-        line.pop(key, None)
-    with shard.open("a") as handle:
-        handle.write(json.dumps(line, separators=(",", ":"), sort_keys=True) + "\n")
+    template = next(
+        json.loads(line)
+        for shard in sorted((store / "actionlog").rglob("*.jsonl"))
+        for line in shard.read_text().splitlines()
+        if json.loads(line)["kind"] == "action"
+    )
+    template.update(id=start_id, ts=_stamp(start_at), type="validate", outcome="in_progress",
+                    session=session_id, duration_s=None, error=None, parent=None,
+                    project=outcome.get("project"), agent=outcome.get("agent"))  # fmt: skip
+    day = store / "actionlog" / f"{start_at:%Y/%m/%d}"
+    with (day / f"{session_id}.jsonl").open("a") as handle:
+        handle.write(json.dumps(template, separators=(",", ":"), sort_keys=True) + "\n")
+    os.utime(day)  # as the writer does for a day other than today's
     assert end_at.strftime("%Y-%m-%d") in _rolled(store)
-    report = _same_as_scan(book, windows)
-    assert report > 0
+    book.action_log.catalog.open().close()  # a sync: the outcome's day is forgotten
+    assert end_at.strftime("%Y-%m-%d") not in _rolled(store)
+    assert start_at.strftime("%Y-%m-%d") not in _rolled(store)
+    _same_as_scan(book, windows)
 
     # a shard of an old day removed
     gone = sorted((store / "actionlog").rglob(f"{NOW - timedelta(days=14):%Y/%m/%d}/*.jsonl"))

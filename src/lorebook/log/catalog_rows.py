@@ -332,11 +332,8 @@ def stale_days(
         if outcome == "in_progress":
             if days[rid] <= latest:
                 starts.append(rid)
-        elif parent is not None:
-            if parent in days:
-                found.add(days[parent])
-            else:
-                parents.append(parent)
+        elif parent is not None and parent not in days:  # a start among them: its day is in
+            parents.append(parent)
     for column, ids in (("id", parents), ("parent", starts)):
         for first in range(0, len(ids), 500):
             chunk = ids[first : first + 500]
