@@ -191,7 +191,8 @@ def test_preflight_refuses_a_limit_below_one_in_every_phase(store: Path, limit: 
 
 def test_reports_and_exports_need_only_the_action_log(logged: Path, tmp_path: Path) -> None:
     from lorebook.log.export import export
-    from lorebook.log.report import build_report, resolve_window, write_period_report
+    from lorebook.log.report import build_report, resolve_window
+    from lorebook.log.report_file import write_period_report
 
     book = Lorebook.open(logged, env={})
     log = book.action_log  # append, read, catalog, sessions: no learnings, no config lookups

@@ -820,7 +820,7 @@ class Lorebook:
     def sync_catalog(self, *, rebuild: bool = False) -> CatalogStatus:
         """Bring the action catalog up to date, stat-checking every shard (or rebuild it from
         scratch); returns what it holds and what the sync did (`lore catalog --json`)."""
-        from .log.report import roll_up_days
+        from .log.report_rollup import roll_up_days
 
         result = self.catalog.sync(rebuild=rebuild)
         roll_up_days(self.action_log, utcnow())  # the day roll-ups reports add up
@@ -951,7 +951,7 @@ class Lorebook:
     ) -> dict[str, Any]:
         """Write docs/reports/daily/<date>.md (`when` = YYYY-MM-DD, default yesterday) or
         weekly/<iso-week>.md (`when` = 2026-W47, default the last complete week); idempotent."""
-        from .log.report import write_period_report
+        from .log.report_file import write_period_report
 
         if kind not in ("daily", "weekly"):
             raise UsageError("report kind {!r} is not one of: daily, weekly", kind)

@@ -17,9 +17,8 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
 
 from ..errors import UsageError
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
     from ..contracts.records import (
         ActivityReport,
         InternalLeftOut,
-        KpisReport,
         OutcomeCounts,
         ReportBody,
         ReportSections,
@@ -51,7 +49,6 @@ GROUPS = ("day", "type", "outcome")
 OUTCOME_KEYS = ("success", "failure", "blocked", "in_progress")
 FAILURES_SHOWN = 10
 DEPLOYMENTS_SHOWN = 50
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._]+")
 _SLIM = ("ts", "type", "outcome", "project", "agent", "session", "duration", "overhead")
 
 
@@ -370,21 +367,6 @@ def build_report(
     return {"window": head["window"], "filters": head["filters"], **body}
 
 
-def roll_up_days(log: ActionLog, now: datetime) -> int:
-    """Roll up for reports every day of the catalog before today (`lore catalog`): the days a
-    report would roll up the first time it covers them. How many were; -1 when the catalog
-    could not be written (reports then roll them up or count the rows)."""
-    from .report_rollup import roll_settled
-
-    conn = log.catalog.open()
-    if conn is None:
-        return 0
-    try:
-        return roll_settled(conn, now.astimezone(UTC).date().isoformat())
-    finally:
-        conn.close()
-
-
 def _from_catalog(
     log: ActionLog, conn: Any, window: Window, group_by: str, **options: Any
 ) -> ReportBody:
@@ -502,70 +484,4 @@ def _brief(log: ActionLog, record: dict[str, Any]) -> dict[str, Any]:
         "epic": record.get("epic"),
         "error": error,
         "summary": log.sanitizer.redact_text(describe(record))[0],
-    }
-
-
-def filter_suffix(filters: list[tuple[str, str]]) -> str:
-    """`--project-X--agent-Y` for a filtered report file, so it never replaces the team's one.
-
-    Values arrive redacted; anything but letters, digits, `.` and `_` becomes `-`, and a value
-    that had to be changed gets a short hash so `a/b` and `a-b` do not share a file.
-    """
-    import hashlib
-
-    parts = []
-    for key, value in filters:
-        safe = _UNSAFE_NAME.sub("-", value).strip("-.")[:48] or "x"
-        if safe != value:
-            safe += "-" + hashlib.sha256(value.encode()).hexdigest()[:6]
-        parts.append(f"--{key}-{safe}")
-    return "".join(parts)
-
-
-def write_period_report(
-    log: ActionLog,
-    kind: str,
-    *,
-    when: str | None,
-    now: datetime,
-    project: str | None = None,
-    agent: str | None = None,
-    kpis: Callable[[Window], KpisReport] | None = None,
-) -> dict[str, Any]:
-    """Write `docs/reports/daily/<date>.md` or `weekly/<iso-week>.md` (sanitized, atomic).
-
-    A report filtered by project or agent goes to its own file (`<date>--project-X.md`).
-    `kpis` gives the success metrics of the window for the file's own section.
-    """
-    from ..store import atomic_write
-    from .report_file import render_markdown
-
-    if kind == "daily":
-        window = day_window(when, now)
-        label = window.since.date().isoformat()
-    else:
-        label, window = week_window(when, now)
-    report = build_report(log, window, project=project, agent=agent, group_by="day")
-    figures = kpis(window) if kpis is not None else None
-    markdown = render_markdown(report, kind=kind, label=label, kpis=figures)
-    text, redactions = log.sanitizer.redact_text(markdown)
-    asked = (("project", project), ("agent", agent))
-    filters = [(key, log.sanitizer.redact_text(value)[0]) for key, value in asked if value]
-    path = log.layout.reports / kind / f"{label}{filter_suffix(filters)}.md"
-    data = text.encode("utf-8")
-    try:
-        unchanged = path.read_bytes() == data
-    except OSError:
-        unchanged = False
-    if not unchanged:
-        atomic_write(path, data)
-    return {
-        "path": log.layout.rel(path),
-        "kind": kind,
-        "label": label,
-        "window": window.to_dict(),
-        "filters": dict(filters),
-        "total_actions": report["summary"]["total_actions"],
-        "unchanged": unchanged,
-        "redactions": redactions,
     }

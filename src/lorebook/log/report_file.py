@@ -9,10 +9,19 @@ Core module: standard library only, see docs/architecture.md#core.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..redact.sanitize import clip
+
+TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..contracts.records import KpisReport
+    from .actionlog import ActionLog
+    from .report import Window
 
 
 def pct(value: float | None) -> str:
@@ -196,3 +205,72 @@ def render_markdown(
 
         out += ["", *markdown_section(kpis)]
     return "\n".join(out) + "\n"
+
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._]+")
+
+
+def filter_suffix(filters: list[tuple[str, str]]) -> str:
+    """`--project-X--agent-Y` for a filtered report file, so it never replaces the team's one.
+
+    Values arrive redacted; anything but letters, digits, `.` and `_` becomes `-`, and a value
+    that had to be changed gets a short hash so `a/b` and `a-b` do not share a file.
+    """
+    import hashlib
+
+    parts = []
+    for key, value in filters:
+        safe = _UNSAFE_NAME.sub("-", value).strip("-.")[:48] or "x"
+        if safe != value:
+            safe += "-" + hashlib.sha256(value.encode()).hexdigest()[:6]
+        parts.append(f"--{key}-{safe}")
+    return "".join(parts)
+
+
+def write_period_report(
+    log: ActionLog,
+    kind: str,
+    *,
+    when: str | None,
+    now: datetime,
+    project: str | None = None,
+    agent: str | None = None,
+    kpis: Callable[[Window], KpisReport] | None = None,
+) -> dict[str, Any]:
+    """Write `docs/reports/daily/<date>.md` or `weekly/<iso-week>.md` (sanitized, atomic).
+
+    A report filtered by project or agent goes to its own file (`<date>--project-X.md`).
+    `kpis` gives the success metrics of the window for the file's own section.
+    """
+    from ..store import atomic_write
+    from .report import build_report, day_window, week_window
+
+    if kind == "daily":
+        window = day_window(when, now)
+        label = window.since.date().isoformat()
+    else:
+        label, window = week_window(when, now)
+    report = build_report(log, window, project=project, agent=agent, group_by="day")
+    figures = kpis(window) if kpis is not None else None
+    markdown = render_markdown(report, kind=kind, label=label, kpis=figures)
+    text, redactions = log.sanitizer.redact_text(markdown)
+    asked = (("project", project), ("agent", agent))
+    filters = [(key, log.sanitizer.redact_text(value)[0]) for key, value in asked if value]
+    path = log.layout.reports / kind / f"{label}{filter_suffix(filters)}.md"
+    data = text.encode("utf-8")
+    try:
+        unchanged = path.read_bytes() == data
+    except OSError:
+        unchanged = False
+    if not unchanged:
+        atomic_write(path, data)
+    return {
+        "path": log.layout.rel(path),
+        "kind": kind,
+        "label": label,
+        "window": window.to_dict(),
+        "filters": dict(filters),
+        "total_actions": report["summary"]["total_actions"],
+        "unchanged": unchanged,
+        "redactions": redactions,
+    }

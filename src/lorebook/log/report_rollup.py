@@ -20,7 +20,7 @@ Core module: standard library only, see docs/architecture.md#core.
 from __future__ import annotations
 
 import sqlite3
-from datetime import date, timedelta
+from datetime import UTC, date, timedelta
 
 from ..model import INTERNAL_TYPES
 from .catalog_rows import ROLL_TABLES
@@ -30,7 +30,10 @@ from .track_pairs import DURATION
 TYPE_CHECKING = False  # typing costs milliseconds on cold paths; mypy still sees it
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from datetime import datetime
     from typing import Any
+
+    from .actionlog import ActionLog
 
 _DAY = "records.ts >= ? AND records.ts < ?"
 _COUNTED = f"""INSERT INTO roll_actions SELECT ?, h, t, o, p, a, r, count(*), count(d),
@@ -200,3 +203,16 @@ def _add_days(
         if kind == "action" and action_type in internal:
             continue
         t.add_cost(kind, record_label(kind, action_type, event), ms, n)
+
+
+def roll_up_days(log: ActionLog, now: datetime) -> int:
+    """Roll up for reports every day of the catalog before today (`lore catalog`): the days a
+    report would roll up the first time it covers them. How many were; -1 when the catalog
+    could not be written (reports then roll them up or count the rows)."""
+    conn = log.catalog.open()
+    if conn is None:
+        return 0
+    try:
+        return roll_settled(conn, now.astimezone(UTC).date().isoformat())
+    finally:
+        conn.close()
