@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+TEST_WORKERS ?= 2
 
 .PHONY: setup demo test lint bench clean
 
@@ -19,7 +20,8 @@ demo: setup
 	$(VENV)/bin/lore demo
 
 test: setup
-	$(PY) -m pytest -q --durations=25
+	# two workers, each test file whole in one of them (docs/testing.md); TEST_WORKERS=0: one process
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks

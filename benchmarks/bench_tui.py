@@ -241,8 +241,10 @@ def page_sessions(store: Path, moves: int) -> list[tuple[int, float]]:
             forward = True
             for move in range(1, moves + 1):
                 at = getattr(pane, "page", 0)
+                # all read: the key moves the page at once (or there is no page that way)
+                read = getattr(pane, "complete", False)
                 await pilot.press("n" if forward else "p")
-                for _ in range(500):  # the first `n` reads every session off the UI thread
+                for _ in range(1 if read else 500):  # else `n` reads them off the UI thread
                     await pilot.pause(0.01)
                     if getattr(pane, "page", 0) != at:
                         break
