@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..collector import collector_paused
 from ..errors import LoreError
 from .dsn import mask_dsn, scrub
+from .sessions import fold, foldable, shard_session, whole_in_batch
 from .source import (
     ACTION_COLUMNS,
     APPLICATION_COLUMNS,
@@ -185,6 +186,11 @@ class Mirror:
         self._dirty: set[str] = set()  # not to remember: a record redacted, a line skipped, or
         # vouched already
         self._whole: dict[str, tuple[str, Identity]] = {}  # rel -> (path, identity) read whole
+        # what decides whether a batch folds a session itself (see mirror.sessions)
+        self._live: dict[str, str] = {}  # live shard's rel -> the session its name gives
+        self._shards_of: dict[str, list[str]] = {}  # session -> its live shards' rels
+        self._begun: dict[str, Mark] = {}  # the watermarks the run started from
+        self._seen: set[str] = set()  # shards a batch of this run held already
         self.result: MirrorResult = {
             "repository": repository, "name": name, "dsn": mask_dsn(dsn), "dry_run": False,
             "schema_version": 0, "actions": 0, "sessions": 0, "learnings": 0,
@@ -237,6 +243,10 @@ class Mirror:
         for rel, path, archived in shards(self.actionlog, self.root):
             identity = None
             if not archived:
+                name = shard_session(rel)
+                if name is not None:
+                    self._live[rel] = name
+                    self._shards_of.setdefault(name, []).append(rel)
                 try:
                     identity = identity_of(os.stat(path))
                 except OSError:
@@ -288,7 +298,7 @@ class Mirror:
                 f"CREATE TEMP TABLE IF NOT EXISTS lorebook_stage_{table}"
                 f" (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
             )
-        marks = self._marks(conn, LATEST)  # read under the repository's lock
+        marks = self._begun = self._marks(conn, LATEST)  # read under the repository's lock
         pending: list[Chunk] = []
         lines = 0
         with collector_paused():  # a batch's records are alive at once: see `collector`
@@ -313,14 +323,20 @@ class Mirror:
         apps: list[tuple[Any, ...]] = []
         touched: set[str] = set()
         marks: dict[str, Mark] = {}
+        fresh: set[str] = set()  # shards this batch holds from their first line
         for chunk in chunks:
             marks[chunk.rel] = chunk.mark
             self._count(chunk)
+            if chunk.rel not in self._seen:
+                self._seen.add(chunk.rel)
+                if chunk.resynced or chunk.rel not in self._begun:
+                    fresh.add(chunk.rel)
         with conn.transaction(), conn.cursor() as cur:
             stored = None
             if not any(c.resynced for c in chunks):
                 stored = self._copy_new(conn, cur, chunks, apps, touched)
-            if stored is None:
+            whole = whole_in_batch(chunks, fresh) if stored is not None else set()
+            if stored is None:  # keys stored before: their sessions are the catalog's to fold
                 apps.clear()
                 touched.clear()
                 with cur.copy(f"COPY lorebook_stage_actions ({ACTION_COLUMNS}) FROM STDIN") as cp:
@@ -340,7 +356,7 @@ class Mirror:
                     apps,
                 )
                 self.result["applications"] += max(cur.rowcount, 0)
-            self._store_sessions(cur, sorted(touched))
+            self._store_sessions(cur, sorted(touched), self._folded(cur, chunks, whole))
             _upsert(
                 cur,
                 "lorebook_shards",
@@ -401,13 +417,47 @@ class Mirror:
             return None
         return count
 
-    def _store_sessions(self, cur: psycopg.Cursor[Any], touched: list[str]) -> None:
-        """Upsert the summaries (as `lore sessions` folds them) of the sessions a batch touched."""
+    def _folded(
+        self, cur: psycopg.Cursor[Any], chunks: list[Chunk], whole: set[str]
+    ) -> dict[str, SessionInfo]:
+        """The summaries of the sessions whose every live record this batch read (`whole`: its
+        shards read from their first line to their last) and that the database has no summary
+        of yet, folded from the batch's records as the catalog folds them (mirror.sessions),
+        their free text redacted as the catalog stores it."""
+        candidates = foldable(chunks, self._live, self._shards_of, whole) if whole else {}
+        if not candidates:
+            return {}
+        cur.execute(
+            "SELECT session_id FROM supervisor_sessions WHERE repository = %s"
+            " AND session_id = ANY(%s)",
+            (self.repository, list(candidates)),
+        )
+        known = {row[0] for row in cur.fetchall()}
+        infos = [
+            info
+            for sid, records in candidates.items()
+            if sid not in known and (info := fold(sid, records)) is not None
+        ]
+        texts = [[i.agent, i.project, i.session_type, i.end_reason] for i in infos]
+        for info, (agent, project, kind, reason) in zip(infos, self._clean(texts), strict=True):
+            info.agent, info.project, info.session_type, info.end_reason = (
+                agent, project, kind, reason
+            )  # fmt: skip
+        return {info.id: info for info in infos}
+
+    def _store_sessions(
+        self, cur: psycopg.Cursor[Any], touched: list[str], folded: dict[str, SessionInfo]
+    ) -> None:
+        """Upsert the summaries (as `lore sessions` folds them) of the sessions a batch touched:
+        those `folded` from the batch itself, the others from the catalog (synced once)."""
         if not touched:
             return
-        if self._summaries is None:
+        if self._summaries is None and any(sid not in folded for sid in touched):
             self._summaries = {info.id: info for info in self._sessions_of()}
-        infos = [self._summaries[sid] for sid in touched if sid in self._summaries]
+        summaries = self._summaries or {}
+        infos = [
+            info for sid in touched if (info := folded.get(sid) or summaries.get(sid)) is not None
+        ]
         texts = [[i.agent or "", i.project, i.session_type or "", i.end_reason] for i in infos]
         clean = self._clean(texts)  # one walk for the batch: its strings are mostly clean
         rows = [

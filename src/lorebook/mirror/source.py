@@ -48,6 +48,7 @@ class Chunk(NamedTuple):
     skipped: int  # lines that are no record (torn, invalid): `lore check` reports them
     clean: bool = False  # read from a shard the catalog's memo vouches for: nothing to redact
     whole: Identity | None = None  # on the last chunk of a live shard read whole: its identity
+    last: bool = False  # the shard's last chunk in this read (its lines up to the last newline)
 
 
 def tail_hash(data: bytes) -> str:
@@ -109,7 +110,7 @@ def read_shard(
                 return
             records, skipped = _decode(data.split(b"\n"))
             yield Chunk(rel, records, Mark(size, len(records), tail_hash(whole)), mark is not None,
-                        skipped)  # fmt: skip
+                        skipped, last=True)  # fmt: skip
             return
         start, lines = (mark.offset, mark.lines) if same and mark is not None else (0, 0)
         if same and mark is not None and size == mark.offset:
@@ -137,7 +138,8 @@ def read_shard(
                 again.seek(max(0, position - _TAIL))
                 tail = again.read(min(position, _TAIL))
         mark_now = Mark(position, lines, tail_hash(tail))
-        yield Chunk(rel, records, mark_now, resynced, skipped, clean, entire if last else None)
+        read_whole = entire if last else None
+        yield Chunk(rel, records, mark_now, resynced, skipped, clean, read_whole, last)
         resynced = False
 
 
