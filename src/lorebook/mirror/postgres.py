@@ -26,6 +26,7 @@ from .sessions import fold, foldable, shard_session, whole_in_batch
 from .source import (
     ACTION_COLUMNS,
     APPLICATION_COLUMNS,
+    Batch,
     Chunk,
     Identity,
     Mark,
@@ -150,6 +151,10 @@ def _upsert(
 
 def _json_list(value: Any) -> str:
     return json.dumps(value if isinstance(value, list) else [], ensure_ascii=False)
+
+
+class _Keyed(Exception):
+    """A batch holds a re-synced shard: its rows go through the staging table."""
 
 
 def repository_lock(repository: str) -> int:
@@ -299,43 +304,30 @@ class Mirror:
                 f" (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
             )
         marks = self._begun = self._marks(conn, LATEST)  # read under the repository's lock
-        pending: list[Chunk] = []
-        lines = 0
+        source = iter(self._chunks(marks))
         with collector_paused():  # a batch's records are alive at once: see `collector`
-            for chunk in self._chunks(marks):
-                pending.append(chunk)
-                lines += len(chunk.records) + chunk.skipped
-                if lines >= self.batch_lines:
-                    self._store(conn, pending)
-                    pending, lines = [], 0
-            if pending:
-                self._store(conn, pending)
+            while True:
+                batch = Batch(source, self.batch_lines)
+                if not batch.any():
+                    break
+                self._store(conn, batch)
         self._store_learnings(conn)
         self._remember_clean()
 
-    def _store(self, conn: psycopg.Connection[Any], chunks: list[Chunk]) -> None:
+    def _store(self, conn: psycopg.Connection[Any], batch: Batch) -> None:
         """One batch in one transaction: rows, the sessions they touch, the watermarks.
 
         New lines (the usual case) are COPied straight into the table, in a savepoint, parsed
-        rows streamed while the server indexes the ones before; a key already there (a
+        rows streamed while the server indexes the ones before (the shards are read as the
+        rows go: the server indexes while the next ones are parsed); a key already there (a
         re-synced or archived shard, a line repeated by a union merge) rolls the savepoint
         back and the batch goes through a staging table and INSERT ... ON CONFLICT."""
         apps: list[tuple[Any, ...]] = []
         touched: set[str] = set()
-        marks: dict[str, Mark] = {}
-        fresh: set[str] = set()  # shards this batch holds from their first line
-        for chunk in chunks:
-            marks[chunk.rel] = chunk.mark
-            self._count(chunk)
-            if chunk.rel not in self._seen:
-                self._seen.add(chunk.rel)
-                if chunk.resynced or chunk.rel not in self._begun:
-                    fresh.add(chunk.rel)
         with conn.transaction(), conn.cursor() as cur:
-            stored = None
-            if not any(c.resynced for c in chunks):
-                stored = self._copy_new(conn, cur, chunks, apps, touched)
-            whole = whole_in_batch(chunks, fresh) if stored is not None else set()
+            stored = self._copy_new(conn, cur, batch, apps, touched)
+            direct = stored is not None
+            chunks = batch.all()
             if stored is None:  # keys stored before: their sessions are the catalog's to fold
                 apps.clear()
                 touched.clear()
@@ -348,6 +340,16 @@ class Mirror:
                 )
                 stored = max(cur.rowcount, 0)
             self.result["actions"] += stored
+            marks: dict[str, Mark] = {}
+            fresh: set[str] = set()  # shards this batch holds from their first line
+            for chunk in chunks:
+                marks[chunk.rel] = chunk.mark
+                self._count(chunk)
+                if chunk.rel not in self._seen:
+                    self._seen.add(chunk.rel)
+                    if chunk.resynced or chunk.rel not in self._begun:
+                        fresh.add(chunk.rel)
+            whole = whole_in_batch(chunks, fresh) if direct else set()
             if apps:
                 cur.executemany(
                     f"INSERT INTO lorebook_applications ({APPLICATION_COLUMNS}) VALUES"
@@ -368,12 +370,19 @@ class Mirror:
         self.result["batches"] += 1
 
     def _rows(
-        self, chunks: list[Chunk], apps: list[tuple[Any, ...]], touched: set[str]
+        self,
+        chunks: Iterable[Chunk],
+        apps: list[tuple[Any, ...]],
+        touched: set[str],
+        new_only: bool = False,
     ) -> Iterator[tuple[Any, ...]]:
         """Action rows of the chunks' records, redacted as the store shows them (unless their
-        shard is vouched clean); their applications and sessions noted on the way."""
+        shard is vouched clean); their applications and sessions noted on the way. `new_only`:
+        a re-synced shard (its keys are stored) raises _Keyed."""
         repo = self.repository
         for chunk in chunks:
+            if new_only and chunk.resynced:
+                raise _Keyed
             if chunk.skipped:
                 self._dirty.add(chunk.rel)
             if chunk.whole is not None:
@@ -398,11 +407,12 @@ class Mirror:
         self,
         conn: psycopg.Connection[Any],
         cur: psycopg.Cursor[Any],
-        chunks: list[Chunk],
+        chunks: Iterable[Chunk],
         apps: list[tuple[Any, ...]],
         touched: set[str],
     ) -> int | None:
-        """COPY the rows straight into the table (a savepoint); None when a key is there."""
+        """COPY the rows straight into the table (a savepoint); None when a key is there (or
+        a shard re-synced: its keys are)."""
         errors = _driver().errors
         count = 0
         try:
@@ -410,10 +420,10 @@ class Mirror:
                 conn.transaction(),
                 cur.copy(f"COPY supervisor_actions ({ACTION_COLUMNS}) FROM STDIN") as cp,
             ):
-                for row in self._rows(chunks, apps, touched):
+                for row in self._rows(chunks, apps, touched, new_only=True):
                     cp.write_row(row)
                     count += 1
-        except errors.UniqueViolation:
+        except (errors.UniqueViolation, _Keyed):
             return None
         return count
 

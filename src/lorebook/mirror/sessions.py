@@ -51,12 +51,15 @@ def foldable(
         name = live.get(chunk.rel)
         if name is None:
             continue  # an archive: no summary folds it (`lore sessions` reads live records)
-        mine = found.setdefault(name, []) if chunk.rel in whole else None
-        for record in chunk.records:
-            if record["session"] != name:
-                doubt.add(record["session"])
-            elif mine is not None:
-                mine.append(record)
+        named = {record["session"] for record in chunk.records}
+        named.discard(name)
+        doubt |= named  # records in another session's shard
+        if chunk.rel in whole:
+            mine = found.setdefault(name, [])
+            if named:
+                mine.extend(r for r in chunk.records if r["session"] == name)
+            else:
+                mine.extend(chunk.records)
     for session in list(found):
         if (
             session in doubt
@@ -71,11 +74,13 @@ def fold(session: str, records: list[dict[str, Any]]) -> SessionInfo | None:
     """The summary the catalog folds from these records (all of the session's live ones), or
     None when an id comes twice with different content (which one the catalog kept depends on
     the order it read them)."""
-    unique: dict[str, dict[str, Any]] = {}
-    for record in records:
-        seen = unique.setdefault(record["id"], record)
-        if seen is not record and seen != record:
-            return None
+    unique = {record["id"]: record for record in records}
+    if len(unique) < len(records):  # a line repeated (a union merge): each id once
+        unique = {}
+        for record in records:
+            seen = unique.setdefault(record["id"], record)
+            if seen is not record and seen != record:
+                return None
     ordered = sorted(unique.values(), key=lambda r: (r["ts"], r["id"]))
     info = SessionInfo(id=session)
     for record in ordered:

@@ -51,6 +51,44 @@ class Chunk(NamedTuple):
     last: bool = False  # the shard's last chunk in this read (its lines up to the last newline)
 
 
+class Batch:
+    """The chunks of one batch (up to `lines` lines), read from `source` as they are first
+    iterated, so the rows stream to the server while the next shards are read and parsed; kept
+    for the batch's other passes."""
+
+    def __init__(self, source: Iterator[Chunk], lines: int) -> None:
+        self.source, self.limit = source, lines
+        self.chunks: list[Chunk] = []
+        self.lines = 0
+
+    def _pull(self) -> bool:
+        if self.lines >= self.limit:
+            return False
+        chunk = next(self.source, None)
+        if chunk is None:
+            self.limit = self.lines  # the source is done
+            return False
+        self.chunks.append(chunk)
+        self.lines += len(chunk.records) + chunk.skipped
+        return True
+
+    def __iter__(self) -> Iterator[Chunk]:
+        n = 0
+        while n < len(self.chunks) or self._pull():
+            yield self.chunks[n]
+            n += 1
+
+    def any(self) -> bool:
+        """Whether the batch holds a chunk (reading the first one)."""
+        return bool(self.chunks) or self._pull()
+
+    def all(self) -> list[Chunk]:
+        """Every chunk of the batch, the rest read now."""
+        while self._pull():
+            pass
+        return self.chunks
+
+
 def tail_hash(data: bytes) -> str:
     return blake2b(data[-_TAIL:], digest_size=12).hexdigest()
 
