@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..collector import collector_paused
 from ..errors import LoreError
 from .dsn import mask_dsn, scrub
-from .sessions import fold, foldable, shard_session, whole_in_batch
+from .sessions import fold_new, foldable, shard_session, whole_in_batch
 from .source import (
     ACTION_COLUMNS,
     APPLICATION_COLUMNS,
@@ -443,17 +443,7 @@ class Mirror:
             (self.repository, list(candidates)),
         )
         known = {row[0] for row in cur.fetchall()}
-        infos = [
-            info
-            for sid, records in candidates.items()
-            if sid not in known and (info := fold(sid, records)) is not None
-        ]
-        texts = [[i.agent, i.project, i.session_type, i.end_reason] for i in infos]
-        for info, (agent, project, kind, reason) in zip(infos, self._clean(texts), strict=True):
-            info.agent, info.project, info.session_type, info.end_reason = (
-                agent, project, kind, reason
-            )  # fmt: skip
-        return {info.id: info for info in infos}
+        return fold_new(candidates, known, self._clean)
 
     def _store_sessions(
         self, cur: psycopg.Cursor[Any], touched: list[str], folded: dict[str, SessionInfo]
