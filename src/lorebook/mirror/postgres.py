@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 from ..collector import collector_paused
 from ..errors import LoreError
 from .dsn import mask_dsn, scrub
+from .sessions import fold_new, foldable, shard_session, whole_in_batch
 from .source import (
     ACTION_COLUMNS,
     APPLICATION_COLUMNS,
+    Batch,
     Chunk,
     Identity,
     Mark,
@@ -151,6 +153,10 @@ def _json_list(value: Any) -> str:
     return json.dumps(value if isinstance(value, list) else [], ensure_ascii=False)
 
 
+class _Keyed(Exception):
+    """A batch holds a re-synced shard: its rows go through the staging table."""
+
+
 def repository_lock(repository: str) -> int:
     """The advisory lock key of one repository (a signed 64-bit integer)."""
     return int.from_bytes(blake2b(repository.encode(), digest_size=8).digest(), "big", signed=True)
@@ -185,6 +191,11 @@ class Mirror:
         self._dirty: set[str] = set()  # not to remember: a record redacted, a line skipped, or
         # vouched already
         self._whole: dict[str, tuple[str, Identity]] = {}  # rel -> (path, identity) read whole
+        # what decides whether a batch folds a session itself (see mirror.sessions)
+        self._live: dict[str, str] = {}  # live shard's rel -> the session its name gives
+        self._shards_of: dict[str, list[str]] = {}  # session -> its live shards' rels
+        self._begun: dict[str, Mark] = {}  # the watermarks the run started from
+        self._seen: set[str] = set()  # shards a batch of this run held already
         self.result: MirrorResult = {
             "repository": repository, "name": name, "dsn": mask_dsn(dsn), "dry_run": False,
             "schema_version": 0, "actions": 0, "sessions": 0, "learnings": 0,
@@ -237,6 +248,10 @@ class Mirror:
         for rel, path, archived in shards(self.actionlog, self.root):
             identity = None
             if not archived:
+                name = shard_session(rel)
+                if name is not None:
+                    self._live[rel] = name
+                    self._shards_of.setdefault(name, []).append(rel)
                 try:
                     identity = identity_of(os.stat(path))
                 except OSError:
@@ -288,39 +303,32 @@ class Mirror:
                 f"CREATE TEMP TABLE IF NOT EXISTS lorebook_stage_{table}"
                 f" (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
             )
-        marks = self._marks(conn, LATEST)  # read under the repository's lock
-        pending: list[Chunk] = []
-        lines = 0
+        marks = self._begun = self._marks(conn, LATEST)  # read under the repository's lock
+        source = iter(self._chunks(marks))
         with collector_paused():  # a batch's records are alive at once: see `collector`
-            for chunk in self._chunks(marks):
-                pending.append(chunk)
-                lines += len(chunk.records) + chunk.skipped
-                if lines >= self.batch_lines:
-                    self._store(conn, pending)
-                    pending, lines = [], 0
-            if pending:
-                self._store(conn, pending)
+            while True:
+                batch = Batch(source, self.batch_lines)
+                if not batch.any():
+                    break
+                self._store(conn, batch)
         self._store_learnings(conn)
         self._remember_clean()
 
-    def _store(self, conn: psycopg.Connection[Any], chunks: list[Chunk]) -> None:
+    def _store(self, conn: psycopg.Connection[Any], batch: Batch) -> None:
         """One batch in one transaction: rows, the sessions they touch, the watermarks.
 
         New lines (the usual case) are COPied straight into the table, in a savepoint, parsed
-        rows streamed while the server indexes the ones before; a key already there (a
+        rows streamed while the server indexes the ones before (the shards are read as the
+        rows go: the server indexes while the next ones are parsed); a key already there (a
         re-synced or archived shard, a line repeated by a union merge) rolls the savepoint
         back and the batch goes through a staging table and INSERT ... ON CONFLICT."""
         apps: list[tuple[Any, ...]] = []
         touched: set[str] = set()
-        marks: dict[str, Mark] = {}
-        for chunk in chunks:
-            marks[chunk.rel] = chunk.mark
-            self._count(chunk)
         with conn.transaction(), conn.cursor() as cur:
-            stored = None
-            if not any(c.resynced for c in chunks):
-                stored = self._copy_new(conn, cur, chunks, apps, touched)
-            if stored is None:
+            stored = self._copy_new(conn, cur, batch, apps, touched)
+            direct = stored is not None
+            chunks = batch.all()
+            if stored is None:  # keys stored before: their sessions are the catalog's to fold
                 apps.clear()
                 touched.clear()
                 with cur.copy(f"COPY lorebook_stage_actions ({ACTION_COLUMNS}) FROM STDIN") as cp:
@@ -332,6 +340,16 @@ class Mirror:
                 )
                 stored = max(cur.rowcount, 0)
             self.result["actions"] += stored
+            marks: dict[str, Mark] = {}
+            fresh: set[str] = set()  # shards this batch holds from their first line
+            for chunk in chunks:
+                marks[chunk.rel] = chunk.mark
+                self._count(chunk)
+                if chunk.rel not in self._seen:
+                    self._seen.add(chunk.rel)
+                    if chunk.resynced or chunk.rel not in self._begun:
+                        fresh.add(chunk.rel)
+            whole = whole_in_batch(chunks, fresh) if direct else set()
             if apps:
                 cur.executemany(
                     f"INSERT INTO lorebook_applications ({APPLICATION_COLUMNS}) VALUES"
@@ -340,7 +358,7 @@ class Mirror:
                     apps,
                 )
                 self.result["applications"] += max(cur.rowcount, 0)
-            self._store_sessions(cur, sorted(touched))
+            self._store_sessions(cur, sorted(touched), self._folded(cur, chunks, whole))
             _upsert(
                 cur,
                 "lorebook_shards",
@@ -352,12 +370,19 @@ class Mirror:
         self.result["batches"] += 1
 
     def _rows(
-        self, chunks: list[Chunk], apps: list[tuple[Any, ...]], touched: set[str]
+        self,
+        chunks: Iterable[Chunk],
+        apps: list[tuple[Any, ...]],
+        touched: set[str],
+        new_only: bool = False,
     ) -> Iterator[tuple[Any, ...]]:
         """Action rows of the chunks' records, redacted as the store shows them (unless their
-        shard is vouched clean); their applications and sessions noted on the way."""
+        shard is vouched clean); their applications and sessions noted on the way. `new_only`:
+        a re-synced shard (its keys are stored) raises _Keyed."""
         repo = self.repository
         for chunk in chunks:
+            if new_only and chunk.resynced:
+                raise _Keyed
             if chunk.skipped:
                 self._dirty.add(chunk.rel)
             if chunk.whole is not None:
@@ -382,11 +407,12 @@ class Mirror:
         self,
         conn: psycopg.Connection[Any],
         cur: psycopg.Cursor[Any],
-        chunks: list[Chunk],
+        chunks: Iterable[Chunk],
         apps: list[tuple[Any, ...]],
         touched: set[str],
     ) -> int | None:
-        """COPY the rows straight into the table (a savepoint); None when a key is there."""
+        """COPY the rows straight into the table (a savepoint); None when a key is there (or
+        a shard re-synced: its keys are)."""
         errors = _driver().errors
         count = 0
         try:
@@ -394,20 +420,44 @@ class Mirror:
                 conn.transaction(),
                 cur.copy(f"COPY supervisor_actions ({ACTION_COLUMNS}) FROM STDIN") as cp,
             ):
-                for row in self._rows(chunks, apps, touched):
+                for row in self._rows(chunks, apps, touched, new_only=True):
                     cp.write_row(row)
                     count += 1
-        except errors.UniqueViolation:
+        except (errors.UniqueViolation, _Keyed):
             return None
         return count
 
-    def _store_sessions(self, cur: psycopg.Cursor[Any], touched: list[str]) -> None:
-        """Upsert the summaries (as `lore sessions` folds them) of the sessions a batch touched."""
+    def _folded(
+        self, cur: psycopg.Cursor[Any], chunks: list[Chunk], whole: set[str]
+    ) -> dict[str, SessionInfo]:
+        """The summaries of the sessions whose every live record this batch read (`whole`: its
+        shards read from their first line to their last) and that the database has no summary
+        of yet, folded from the batch's records as the catalog folds them (mirror.sessions),
+        their free text redacted as the catalog stores it."""
+        candidates = foldable(chunks, self._live, self._shards_of, whole) if whole else {}
+        if not candidates:
+            return {}
+        cur.execute(
+            "SELECT session_id FROM supervisor_sessions WHERE repository = %s"
+            " AND session_id = ANY(%s)",
+            (self.repository, list(candidates)),
+        )
+        known = {row[0] for row in cur.fetchall()}
+        return fold_new(candidates, known, self._clean)
+
+    def _store_sessions(
+        self, cur: psycopg.Cursor[Any], touched: list[str], folded: dict[str, SessionInfo]
+    ) -> None:
+        """Upsert the summaries (as `lore sessions` folds them) of the sessions a batch touched:
+        those `folded` from the batch itself, the others from the catalog (synced once)."""
         if not touched:
             return
-        if self._summaries is None:
+        if self._summaries is None and any(sid not in folded for sid in touched):
             self._summaries = {info.id: info for info in self._sessions_of()}
-        infos = [self._summaries[sid] for sid in touched if sid in self._summaries]
+        summaries = self._summaries or {}
+        infos = [
+            info for sid in touched if (info := folded.get(sid) or summaries.get(sid)) is not None
+        ]
         texts = [[i.agent or "", i.project, i.session_type or "", i.end_reason] for i in infos]
         clean = self._clean(texts)  # one walk for the batch: its strings are mostly clean
         rows = [

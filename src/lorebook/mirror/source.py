@@ -48,6 +48,45 @@ class Chunk(NamedTuple):
     skipped: int  # lines that are no record (torn, invalid): `lore check` reports them
     clean: bool = False  # read from a shard the catalog's memo vouches for: nothing to redact
     whole: Identity | None = None  # on the last chunk of a live shard read whole: its identity
+    last: bool = False  # the shard's last chunk in this read (its lines up to the last newline)
+
+
+class Batch:
+    """The chunks of one batch (up to `lines` lines), read from `source` as they are first
+    iterated, so the rows stream to the server while the next shards are read and parsed; kept
+    for the batch's other passes."""
+
+    def __init__(self, source: Iterator[Chunk], lines: int) -> None:
+        self.source, self.limit = source, lines
+        self.chunks: list[Chunk] = []
+        self.lines = 0
+
+    def _pull(self) -> bool:
+        if self.lines >= self.limit:
+            return False
+        chunk = next(self.source, None)
+        if chunk is None:
+            self.limit = self.lines  # the source is done
+            return False
+        self.chunks.append(chunk)
+        self.lines += len(chunk.records) + chunk.skipped
+        return True
+
+    def __iter__(self) -> Iterator[Chunk]:
+        n = 0
+        while n < len(self.chunks) or self._pull():
+            yield self.chunks[n]
+            n += 1
+
+    def any(self) -> bool:
+        """Whether the batch holds a chunk (reading the first one)."""
+        return bool(self.chunks) or self._pull()
+
+    def all(self) -> list[Chunk]:
+        """Every chunk of the batch, the rest read now."""
+        while self._pull():
+            pass
+        return self.chunks
 
 
 def tail_hash(data: bytes) -> str:
@@ -109,7 +148,7 @@ def read_shard(
                 return
             records, skipped = _decode(data.split(b"\n"))
             yield Chunk(rel, records, Mark(size, len(records), tail_hash(whole)), mark is not None,
-                        skipped)  # fmt: skip
+                        skipped, last=True)  # fmt: skip
             return
         start, lines = (mark.offset, mark.lines) if same and mark is not None else (0, 0)
         if same and mark is not None and size == mark.offset:
@@ -137,7 +176,8 @@ def read_shard(
                 again.seek(max(0, position - _TAIL))
                 tail = again.read(min(position, _TAIL))
         mark_now = Mark(position, lines, tail_hash(tail))
-        yield Chunk(rel, records, mark_now, resynced, skipped, clean, entire if last else None)
+        read_whole = entire if last else None
+        yield Chunk(rel, records, mark_now, resynced, skipped, clean, read_whole, last)
         resynced = False
 
 
