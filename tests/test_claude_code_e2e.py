@@ -4,6 +4,7 @@ hooks put in front of the model."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -139,12 +140,18 @@ def failing_deploy(repo: Path) -> None:
                       "exit 1\n")  # fmt: skip
     script.chmod(0o755)
     # a call that runs until the session is cut: a script, since the CLI may refuse a bare
-    # long `sleep` at once and end the session before the test can cut it
+    # long `sleep` at once and end the session before the test can cut it; it notes its pid,
+    # since the Bash tool starts it outside the process group the test kills
     waiting = repo / "watch-rollout.sh"
-    waiting.write_text("#!/bin/sh\nsleep 600\n")
+    waiting.write_text(f"#!/bin/sh\necho $$ > '{waiting_pid(repo)}'\nexec sleep 600\n")
     waiting.chmod(0o755)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "deploy script")
+
+
+def waiting_pid(repo: Path) -> Path:
+    """Where the waiting script notes its pid (outside the repository)."""
+    return repo.parent / "watch-rollout.pid"
 
 
 def cut_claude(claude: Path, repo: Path, model: Model, prompt: str) -> None:
@@ -164,6 +171,9 @@ def cut_claude(claude: Path, repo: Path, model: Model, prompt: str) -> None:
     finally:
         os.killpg(running.pid, signal.SIGKILL)
         running.wait(timeout=30)
+        if wait_for(waiting_pid(repo).is_file, 10):  # the cut call, left running by the kill
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(waiting_pid(repo).read_text().strip()), signal.SIGKILL)
 
 
 @pytest.mark.parametrize("ending", ["ended", "cut"])
