@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     import psycopg
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    from lorebook.mirror.postgres import migrate
+    from lorebook.mirror.schema import migrate
 
     end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     root = make_store(args.workdir, args.actions, args.days, end)

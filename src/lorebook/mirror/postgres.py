@@ -16,12 +16,12 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from hashlib import blake2b
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..collector import collector_paused
 from ..errors import LoreError
 from .dsn import mask_dsn, scrub
+from .schema import LATEST, connect, driver, migrate, refuse_newer, schema_version
 from .sessions import fold_new, foldable, shard_session, whole_in_batch
 from .source import (
     ACTION_COLUMNS,
@@ -48,80 +48,7 @@ if TYPE_CHECKING:
     from ..log.sessions import SessionInfo
     from ..redact.sanitize import Sanitizer
 
-INSTALL = "pip install 'lorebook[postgres]'"
 BATCH_LINES = 50_000
-_MIGRATION_LOCK = 0x6C6F7265_00000001  # "lore" + 1: one migration at a time, any repository
-
-
-def migrations() -> list[tuple[int, str]]:
-    """(version, SQL) of this lorebook's migrations, in order."""
-    folder = resources.files(__package__).joinpath("migrations")
-    found = []
-    for entry in folder.iterdir():
-        name = entry.name
-        if name.endswith(".sql") and name[:4].isdigit():
-            found.append((int(name[:4]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
-
-
-LATEST = max(v for v, _ in migrations())
-
-
-def _driver() -> Any:
-    try:
-        import psycopg
-    except ImportError:
-        raise LoreError("the PostgreSQL driver is not installed: " + INSTALL) from None
-    return psycopg
-
-
-def connect(dsn: str) -> psycopg.Connection[Any]:
-    """A connection (autocommit: transactions are explicit), or a one-line LoreError that
-    names the masked DSN and never the password."""
-    driver = _driver()
-    try:
-        conn: psycopg.Connection[Any] = driver.connect(dsn, autocommit=True, connect_timeout=10)
-    except (driver.Error, ValueError) as exc:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise LoreError(
-            "cannot connect to PostgreSQL {}: {}", mask_dsn(dsn), scrub(reason, dsn)
-        ) from None
-    return conn
-
-
-def schema_version(conn: psycopg.Connection[Any]) -> int:
-    """The database's lorebook schema version (0: none yet)."""
-    row = conn.execute("SELECT to_regclass('lorebook_schema') IS NOT NULL").fetchone()
-    if not row or not row[0]:
-        return 0
-    found = conn.execute("SELECT coalesce(max(version), 0) FROM lorebook_schema").fetchone()
-    return int(found[0]) if found else 0
-
-
-def _refuse_newer(version: int, dsn: str) -> None:
-    if version > LATEST:
-        raise LoreError(
-            "the database at {} has lorebook schema version {}, newer than this lorebook knows"
-            " ({}): upgrade lorebook; nothing was written",
-            mask_dsn(dsn), version, LATEST,
-        )  # fmt: skip
-
-
-def migrate(conn: psycopg.Connection[Any], dsn: str) -> int:
-    """Apply the missing migrations (one transaction, one migrator at a time)."""
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS lorebook_schema (version INTEGER PRIMARY KEY,"
-            " applied_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now())"
-        )
-        version = schema_version(conn)
-        _refuse_newer(version, dsn)
-        for number, sql in migrations():
-            if number > version:
-                conn.execute(sql.encode())
-                conn.execute("INSERT INTO lorebook_schema(version) VALUES (%s)", (number,))
-        return max(version, LATEST)
 
 
 def _upsert(
@@ -208,10 +135,10 @@ class Mirror:
         started = time.perf_counter()
         self.result["dry_run"] = dry_run
         conn = connect(self.dsn)
-        psycopg = _driver()
+        psycopg = driver()
         try:
             version = schema_version(conn)
-            _refuse_newer(version, self.dsn)
+            refuse_newer(version, self.dsn)
             if dry_run:
                 self.result["schema_version"] = version
                 self._dry(conn, version)
@@ -413,7 +340,7 @@ class Mirror:
     ) -> int | None:
         """COPY the rows straight into the table (a savepoint); None when a key is there (or
         a shard re-synced: its keys are)."""
-        errors = _driver().errors
+        errors = driver().errors
         count = 0
         try:
             with (
