@@ -22,6 +22,7 @@ from ..problems import Problem
 from ..progress import INDEX_BUILD
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
 from .corpus import Corpus
+from .dense import Model, nearest
 from .keyword_cache import DAMAGED, KeywordCache
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
 from .rank import MODES, Filters
@@ -35,11 +36,9 @@ if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .embed import Embedder
     from .indexer import IndexReport
-    from .keyword import KeywordIndex
     from .keyword_store import SavedIndex
 
 MAX_QUERY_CHARS = 10_000
-DENSE_CANDIDATES = 200  # nearest passages asked of Chroma per query
 UPDATING = "the search index is being updated"
 
 
@@ -109,14 +108,12 @@ class SearchIndex:
         self._updates = 0  # updates running or waiting in other threads (searches do not wait)
         self._reader: SearchIndex | None = None  # answers by keywords meanwhile (`_meanwhile`)
         self._local = threading.local()  # `.call`: the search this thread runs
-        self._model_lock = threading.Lock()
-        self._model_problem: str | None = None
+        self._model_lock = threading.Lock()  # loading the model; making `_reader`
+        self._model = Model(self.model_name, self.embedding_enabled, self._model_lock)
         self._progress: Progress | None = None
-        self._embedder: Embedder | None = None
-        self._embedder_tried = False
         self._building: threading.Event | None = None  # set when the background build is done
         # the manifest, its keyword index and the saved one, kept while the files stay as they were
-        self.keywords = KeywordCache(layout, self.folder, self.store, self.synonyms, sanitizer,
+        self._keywords = KeywordCache(layout, self.folder, self.store, self.synonyms, sanitizer,
                                      self.warn)  # fmt: skip
 
     # -- model -----------------------------------------------------------------------------
@@ -149,21 +146,7 @@ class SearchIndex:
     def embedder(self) -> Embedder | None:
         """The embedding model, loaded once; None when it cannot load, said to every search
         that wanted it (for the life of the process, each of them is keyword-only)."""
-        with self._model_lock:
-            if not self._embedder_tried:
-                self._embedder_tried = True
-                if self.embedding_enabled:
-                    from .embed import ModelUnavailable, load_embedder  # only when it is wanted
-
-                    try:
-                        self._embedder = load_embedder(
-                            self.model_name, notice=self.warn, progress=self._progress
-                        )
-                    except ModelUnavailable as exc:
-                        self._model_problem = Notice("{}; searching by keywords only", exc)
-        if self._model_problem is not None:
-            self.warn(self._model_problem)
-        return self._embedder
+        return self._model.load(self.warn, self._progress)
 
     # -- writing ---------------------------------------------------------------------------
     def update(
@@ -197,7 +180,7 @@ class SearchIndex:
                     )
                 # its keyword index saved now, not by the first search: a hook answering a
                 # prompt reads it, and at 10,000 learnings could not build it within its budget
-                self.keywords.manifest()
+                self._keywords.manifest()
         finally:
             if not refresh:
                 with self._said:
@@ -302,7 +285,7 @@ class SearchIndex:
                 found = reader._saved_search(query, False, limit, threshold, filters, today)
                 if found is not None:
                     return found
-                manifest, keyword = reader.keywords.from_files()
+                manifest, keyword = reader._keywords.from_files()
                 if not manifest.files:
                     return []
                 _, sim = keyword.scores(query)
@@ -359,16 +342,16 @@ class SearchIndex:
     ) -> list[SearchResult]:
         call = self._call()
         settle(self.folder, self.locks)  # a killed rebuild's leftovers (two stats when none)
-        if mode == "keyword" and not self.keywords.warm():  # the saved keyword index alone
+        if mode == "keyword" and not self._keywords.warm():  # the saved keyword index alone
             found = self._saved_search(query, refresh, limit, threshold, filters, today)
             if found is not None:
                 return found
         building = self.building
         if refresh and not building:
             self._refresh()
-        manifest, keyword = self.keywords.manifest()
+        manifest, keyword = self._keywords.manifest()
         if not manifest.files:
-            manifest, keyword = self.keywords.from_files()
+            manifest, keyword = self._keywords.from_files()
             if manifest.files:
                 self._degrade(
                     "the search index is being built"
@@ -381,9 +364,9 @@ class SearchIndex:
             _, kw_sim = keyword.scores(query)
         except ValueError:  # the saved keyword index is damaged: build it again, and save it
             self.warn(DAMAGED)
-            keyword = self.keywords.rebuilt(manifest)
+            keyword = self._keywords.rebuilt(manifest)
             _, kw_sim = keyword.scores(query)
-        corpus = self.keywords.corpus(manifest)
+        corpus = self._keywords.corpus(manifest)
         dense = None
         if mode != "keyword" and call.degraded is None:
             dense = self._dense(query, manifest.model, corpus.chunks)
@@ -416,78 +399,17 @@ class SearchIndex:
     def _prompt_lessons(
         self, prompt: str, limit: int, threshold: float | None, filters: Filters
     ) -> list[SearchResult]:
-        import sqlite3
-
-        from .keyword_store import SavedIndexDamaged
-        from .terms_db import discard as discard_terms
-        from .terms_db import open_terms
-
         settle(self.folder, self.locks)
-        terms = open_terms(self.folder)
-        if terms is not None:  # the prompt's terms only: the store's size does not matter
-            try:
-                corpus = Corpus(terms.keys, terms.rows, superseded=terms.superseded)  # type: ignore[arg-type]
-                index = terms.index(prompt, self.synonyms)
-                return self._lessons(
-                    index, corpus, prompt, limit, threshold, filters, terms.document
-                )
-            except (sqlite3.Error, ValueError):  # rebuilt with the JSON index, below
-                discard_terms(self.folder)
-            finally:
-                terms.close()
-        try:
-            saved = self.keywords.saved()
-            if saved is not None:
-                corpus = Corpus(saved.keys, saved.rows, superseded=saved.superseded)
-                return self._lessons(saved.index, corpus, prompt, limit, threshold, filters,
-                                     saved.document)  # fmt: skip
-        except (SavedIndexDamaged, ValueError):  # rebuilt below, as a search would
-            self.keywords.damaged()
-        manifest, keyword = self.keywords.manifest()
-        if not manifest.files:
-            manifest, keyword = self.keywords.from_files()
-        if not manifest.files:
-            return []
-        return self._lessons(keyword, Corpus.of(manifest), prompt, limit, threshold, filters)
-
-    def _lessons(
-        self,
-        keyword: KeywordIndex,
-        corpus: Corpus,
-        prompt: str,
-        limit: int,
-        threshold: float | None,
-        filters: Filters,
-        full: Callable[[int], dict[str, Any]] | None = None,
-    ) -> list[SearchResult]:
-        from .keyword import LONG_PROMPT_TERMS
-        from .synonyms import terms, words
-
-        query = keyword.salient(prompt)
-        if not query:
-            return []
-        _, sim = keyword.scores(query)
-        if len(set(terms(words(prompt)))) > LONG_PROMPT_TERMS:
-            sim = [s if n >= 2 else 0.0 for s, n in zip(sim, keyword.matched(query), strict=True)]
-        day = date.today()
-        return self._rank(corpus, sim, None, "keyword", limit, threshold, filters, day, full,
-                          figures=False)  # fmt: skip
+        return self._keywords.prompt_answer(
+            prompt,
+            lambda corpus, sim, full: self._rank(corpus, sim, None, "keyword", limit, threshold,
+                                                 filters, date.today(), full, figures=False),
+        )  # fmt: skip
 
     def _fresh(self, saved: SavedIndex | None = None) -> bool:
         """The index (or the `saved` keyword index) matches the files for the model configured:
         a search then needs neither the model nor Chroma to refresh (`KeywordCache.fresh`)."""
-        return self.keywords.fresh(self._pinned_model, saved)
-
-    def _pinned_model(self) -> str | None:
-        """The model an index built now would be pinned to (None: keyword-only)."""
-        if not self.embedding_enabled:
-            return None
-        from .embed import ModelUnavailable, resolve_model  # not for a keyword-only store
-
-        try:
-            return resolve_model(self.model_name)[0]
-        except ModelUnavailable:
-            return None
+        return self._keywords.fresh(self._model.pinned, saved)
 
     def _saved_search(
         self,
@@ -498,26 +420,14 @@ class SearchIndex:
         filters: Filters,
         today: date | None,
     ) -> list[SearchResult] | None:
-        """A keyword search from the saved keyword index alone: no manifest to parse, and only
-        the results' documents read. None when it cannot answer (no saved index, or it or the
-        files changed): the full path then refreshes, rebuilds and saves it."""
-        from .keyword_store import SavedIndexDamaged
-
-        try:
-            saved = self.keywords.saved()
-            if saved is None or (refresh and not self._fresh(saved)):
-                return None
-            _, kw_sim = saved.index.scores(query)
-            corpus = Corpus(
-                saved.keys, saved.rows, superseded=saved.superseded, files=lambda: saved.files
-            )
-            day = today or date.today()
-            return self._rank(
-                corpus, kw_sim, None, "keyword", limit, threshold, filters, day, saved.document
-            )
-        except (SavedIndexDamaged, ValueError):  # a postings list too: rebuilt by the full path
-            self.keywords.damaged()
-            return None
+        """A keyword search from the saved keyword index alone (`KeywordCache.saved_answer`),
+        when it is there and, to `refresh`, matches the files; else None."""
+        return self._keywords.saved_answer(
+            query,
+            lambda saved: not refresh or self._fresh(saved),
+            lambda corpus, sim, full: self._rank(corpus, sim, None, "keyword", limit, threshold,
+                                                 filters, today or date.today(), full),
+        )  # fmt: skip
 
     def _refresh(self) -> None:
         """Update the index first; when that cannot happen, search what is there."""
@@ -541,31 +451,14 @@ class SearchIndex:
             raise exc
 
     def _dense(self, query: str, model: str | None, chunks: int) -> dict[str, float] | None:
-        """The best similarity of each learning among the nearest passages; None (degraded)
-        when the model differs from the index's or the vector store holds other than `chunks`
-        passages."""
+        """The best similarity of each learning among the nearest passages (`dense.nearest`);
+        None (degraded) when the model differs from the index's or the vector store holds other
+        than `chunks` passages."""
         embedder = self.embedder()
         if embedder is None or model != embedder.name:
             return None
-        vector = embedder.encode([query])[0]
-        try:
-            with self.locks.read():
-                hits, stored = self.store.query(vector, DENSE_CANDIDATES)
-        except IndexBusy as exc:
-            self._degrade(str(exc))
-            return None
-        except Exception as exc:  # Chroma's files deleted, replaced or read-only under us
-            self._after_store_error(exc)
-            self._degrade(f"the vector index cannot be read ({reason(exc)})")
-            return None
-        if stored != chunks:
-            self._degrade("the vector index is out of step with the files (being rebuilt?)")
-            return None
-        best: dict[str, float] = {}
-        for key, sim in hits:
-            if sim > best.get(key, -1.0):
-                best[key] = sim
-        return best
+        return nearest(embedder, query, self.store, self.locks, chunks, self._degrade,
+                       self._after_store_error)  # fmt: skip
 
     def _rank(
         self,

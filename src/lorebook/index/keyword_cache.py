@@ -1,8 +1,9 @@
 """`KeywordCache`: the keyword side of a store's index as its searches read it -- the manifest on
-disk, its BM25 index, the saved keyword index, and one built from the files when there is no
-index -- kept in memory while the files on disk stay as they were, and whether all of it still
-matches the learning files (`fresh`). Apart from `SearchIndex`, which decides which of them a
-search uses, when to refresh, and how to rank.
+disk, its BM25 index, the saved keyword index and its SQLite terms, and one built from the files
+when there is no index -- kept in memory while the files on disk stay as they were; whether all
+of it still matches the learning files (`fresh`); and the answers the keyword side gives alone
+(a keyword search from the saved index, the lessons about a prompt). Apart from `SearchIndex`,
+which takes turns, refreshes, asks the vector store, ranks (handed in as `Rank`) and warns.
 
 Core module: standard library only, see docs/architecture.md#core.
 """
@@ -25,7 +26,12 @@ if TYPE_CHECKING:
     from ..redact.sanitize import Sanitizer
     from .chroma_store import ChromaStore
     from .keyword_store import SavedIndex
+    from .result import SearchResult
     from .synonyms import SynonymTable
+
+    # the caller's ranking of a corpus by its similarities; `full(i)` reads document `i` whole
+    Rank = Callable[[Corpus, Sequence[float], Callable[[int], dict[str, Any]] | None],
+                    list[SearchResult]]  # fmt: skip
 
 DAMAGED = "the saved keyword index (.lore/cache/index/keyword.jsonl) was damaged; rebuilt it"
 
@@ -209,6 +215,83 @@ class KeywordCache:
         if not files_match(self.layout, files):
             return False
         return not (pinned and vectors and not self.store.url and not self.store.path_exists())
+
+    def saved_answer(
+        self, query: str, usable: Callable[[SavedIndex], bool], rank: Rank
+    ) -> list[SearchResult] | None:
+        """A keyword search from the saved keyword index alone: no manifest to parse, and only
+        the results' documents read. None when it cannot answer (no saved index, or it is not
+        `usable`: it or the files changed): the full path then refreshes, rebuilds and saves it."""
+        from .keyword_store import SavedIndexDamaged
+
+        try:
+            saved = self.saved()
+            if saved is None or not usable(saved):
+                return None
+            _, kw_sim = saved.index.scores(query)
+            corpus = Corpus(
+                saved.keys, saved.rows, superseded=saved.superseded, files=lambda: saved.files
+            )
+            return rank(corpus, kw_sim, saved.document)
+        except (SavedIndexDamaged, ValueError):  # a postings list too: rebuilt by the full path
+            self.damaged()
+            return None
+
+    def prompt_answer(self, prompt: str, rank: Rank) -> list[SearchResult]:
+        """The learnings about `prompt`, by its salient terms, from the cheapest keyword index
+        there is: the SQLite terms (the prompt's terms only: the store's size does not matter),
+        else the saved index, else the manifest's or the files' (built and saved, as a search
+        would)."""
+        import sqlite3
+
+        from .keyword_store import SavedIndexDamaged
+        from .terms_db import discard as discard_terms
+        from .terms_db import open_terms
+
+        terms = open_terms(self.folder)
+        if terms is not None:
+            try:
+                corpus = Corpus(terms.keys, terms.rows, superseded=terms.superseded)  # type: ignore[arg-type]
+                index = terms.index(prompt, self.synonyms)
+                return _about(index, corpus, prompt, rank, terms.document)
+            except (sqlite3.Error, ValueError):  # rebuilt with the JSON index, below
+                discard_terms(self.folder)
+            finally:
+                terms.close()
+        try:
+            saved = self.saved()
+            if saved is not None:
+                corpus = Corpus(saved.keys, saved.rows, superseded=saved.superseded)
+                return _about(saved.index, corpus, prompt, rank, saved.document)
+        except (SavedIndexDamaged, ValueError):  # rebuilt below, as a search would
+            self.damaged()
+        manifest, keyword = self.manifest()
+        if not manifest.files:
+            manifest, keyword = self.from_files()
+        if not manifest.files:
+            return []
+        return _about(keyword, Corpus.of(manifest), prompt, rank)
+
+
+def _about(
+    keyword: KeywordIndex,
+    corpus: Corpus,
+    prompt: str,
+    rank: Rank,
+    full: Callable[[int], dict[str, Any]] | None = None,
+) -> list[SearchResult]:
+    """`rank` of the corpus by the prompt's salient terms (`KeywordIndex.salient`); a long
+    prompt's learnings must match two of them."""
+    from .keyword import LONG_PROMPT_TERMS
+    from .synonyms import terms, words
+
+    query = keyword.salient(prompt)
+    if not query:
+        return []
+    _, sim = keyword.scores(query)
+    if len(set(terms(words(prompt)))) > LONG_PROMPT_TERMS:
+        sim = [s if n >= 2 else 0.0 for s, n in zip(sim, keyword.matched(query), strict=True)]
+    return rank(corpus, sim, full)
 
 
 def _stat_key(path: Path) -> tuple[str, int, int]:

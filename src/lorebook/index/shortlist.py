@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .hubness import corrected
 from .rank import fuse, keyword_floor, recency, recommendation, score_parts
 from .result import SearchResult
 
@@ -52,6 +51,8 @@ def shortlist(
         reached: Sequence[int] = corpus.reached(kw_sim, least, dense)
     else:
         reached = range(len(keys))
+    if dense is not None:  # a keyword search does without it
+        from .hubness import corrected
     scored = []
     for i in reached:
         key = keys[i]
