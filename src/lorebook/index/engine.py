@@ -1,5 +1,9 @@
 """`SearchIndex`: the search capability of one store (update, search), over files in learnings/.
 
+It takes turns between threads, refreshes the index, builds it in the background, fuses the
+keyword and dense sides and says what degraded; what it composes is apart, each handed what it
+uses: the keyword side (`keyword_cache`), the dense side (`dense`), the ranking (`shortlist`).
+
 Core module: standard library only, see docs/architecture.md#core.
 """
 
