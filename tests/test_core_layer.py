@@ -85,6 +85,8 @@ EXITS: dict[tuple[str, str], str] = {
              "daily`)", "lorebook.log.kpis"),
     **_exits("lorebook.index.engine", "building or refreshing the index is long work",
              "lorebook.index.indexer"),
+    **_exits("lorebook.index.keyword_cache", "no index built: the learning files are read and "
+             "redacted as the indexer redacts them (`redact_document`)", "lorebook.index.indexer"),
     **_exits("lorebook.index.documents", "a learning changed since the index was saved is "
              "parsed (YAML, pydantic) before the search", "lorebook.knowledge.fileformat"),
     **_exits("lorebook.index.synonyms", "PyStemmer (C, ~1 ms): a keyword search stems its "

@@ -91,8 +91,7 @@ def test_search_results_identical_through_both_embedders(
     for mode in ("hybrid", "semantic"):
         fast = _results(search_store, queries, mode)
         with monkeypatch.context() as patch:
-            patch.setattr("lorebook.index.engine.load_embedder",
-                          lambda *a, **k: reference_embedder)
+            patch.setattr("lorebook.index.embed.load_embedder", lambda *a, **k: reference_embedder)
             slow = _results(other, queries, mode)
         for got, want in zip(fast, slow, strict=True):
             assert [i for i, _ in got] == [i for i, _ in want]

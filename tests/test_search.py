@@ -85,7 +85,7 @@ def test_incremental_update_and_delete(prepared: tuple[Path, dict[str, str]]) ->
     assert hits[0].id == "pandas-memory" and hits[0].title == "Loading a huge CSV exhausts memory"
     assert "jwt-clock-skew" not in [h.id for h in book.index.search("token clock skew")]
     assert book.index.store.count() == sum(
-        e.chunks for e in book.index._manifest()[0].files.values()
+        e.chunks for e in book.index._keywords.manifest()[0].files.values()
     )
     book.index.close()
 

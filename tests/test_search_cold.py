@@ -219,12 +219,12 @@ def _built_in_memory(root: Path) -> Any:
     (root / ".lore" / "cache" / "index" / "keyword.jsonl").unlink(missing_ok=True)
     index = Lorebook.open(root, env={}).index
     index._saved_search = lambda *args: None  # the full path: refresh, manifest, rank
-    assert index._keyword_index(index._manifest()[0]) is not None
+    assert index._keywords.keyword_index(index._keywords.manifest()[0]) is not None
     return index
 
 
 def _saved(root: Path) -> Any:
-    """The engine as a new process sees it; `_saved` tells that it answered from the saved
+    """The engine as a new process sees it; `_keywords._saved` tells that it answered from the saved
     keyword index alone."""
     return Lorebook.open(root, env={}).index
 
@@ -291,7 +291,7 @@ def test_saved_keyword_index_answers_as_the_engine_built_in_memory(varied: Path)
             want = _search(memory, query, filters)
             saved = _saved(varied)  # reads keyword.jsonl alone
             assert _search(saved, query, filters) == want, (query, filters)
-            assert saved._saved is not None
+            assert saved._keywords._saved is not None
             answered += bool(want)
     assert answered > len(QUERIES) * 2
     for query, filters in [
@@ -471,7 +471,7 @@ def test_every_page_size_answers_as_the_engine(varied: Path) -> None:
                     threshold=0.05,
                     filters=SearchFilters(**filters),
                 )
-                assert saved._saved is not None
+                assert saved._keywords._saved is not None
                 assert [r.to_dict() for r in got] == [r.to_dict() for r in want]
                 assert [r.doc for r in got] == [r.doc for r in want], (limit, query, filters)
     run = lore(
@@ -511,7 +511,8 @@ def test_a_learning_changed_removed_or_added_between_calls(varied: Path) -> None
     }
     for step, change in steps.items():
         before = _saved(varied)
-        assert before.search(query, mode="keyword") is not None and before._saved is not None
+        assert before.search(query, mode="keyword") is not None
+        assert before._keywords._saved is not None
         change()
         _age_learnings(varied)  # edited a minute ago: their stat is trusted once re-hashed
         run = lore("search", query, "--mode", "keyword", "--json", *args, env=clean_env(varied))
@@ -526,7 +527,7 @@ def test_a_learning_changed_removed_or_added_between_calls(varied: Path) -> None
         _age_manifest(varied)
         assert lore("search", "x", "--mode", "keyword", env=clean_env(varied)).code == 0
         saved = _saved(varied)
-        assert _search(saved, query, {}) == want and saved._saved is not None, step
+        assert _search(saved, query, {}) == want and saved._keywords._saved is not None, step
         # --no-refresh answers from the index as it is, on both paths
         unseen = write_learning(varied, "unseen", title="Docker container port", body="x")
         kept = _saved(varied).search(query, mode="keyword", refresh=False, threshold=0.05)
@@ -560,4 +561,5 @@ def test_saved_keyword_index_and_results_hold_no_secret(store: Path) -> None:
         assert token not in run.out and token not in run.err
     index = _saved(store)
     found = index.search("push fails", mode="keyword")
-    assert index._saved is not None and found and token not in json.dumps(found[0].to_dict())
+    assert index._keywords._saved is not None
+    assert found and token not in json.dumps(found[0].to_dict())

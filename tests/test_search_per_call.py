@@ -50,13 +50,13 @@ def test_the_model_missing_is_said_by_every_search_that_wanted_it(
     search_store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a fact about the process, not one search: each hybrid search is keyword-only and says so
-    from lorebook.index import engine
+    from lorebook.index import embed
     from lorebook.index.embed import ModelUnavailable
 
     def missing(*args: Any, **kwargs: Any) -> Any:
         raise ModelUnavailable("the embedding model cannot be loaded")
 
-    monkeypatch.setattr(engine, "load_embedder", missing)
+    monkeypatch.setattr(embed, "load_embedder", missing)
     index = open_book(search_store).index
     for _ in range(2):
         found = index.search("row level security", limit=1)

@@ -229,17 +229,17 @@ async def test_learnings_keyword_until_the_model_is_ready_then_hybrid(
 ) -> None:
     """The model (loaded once for the test session by the `embedder` fixture) is held back
     until the first results are on screen, so the switch is seen in order."""
-    from lorebook.index import engine
+    from lorebook.index import embed
 
     Lorebook.open(search_store, env={}).index.update()  # `lore index`: vectors to search
     ready = threading.Event()
-    real = engine.load_embedder
+    real = embed.load_embedder
 
     def held(*args: Any, **kwargs: Any) -> Any:
         ready.wait(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "load_embedder", held)
+    monkeypatch.setattr(embed, "load_embedder", held)
     app = make_app(Lorebook.open(search_store, env={}), load_model=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("3", "slash")

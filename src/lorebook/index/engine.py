@@ -1,5 +1,9 @@
 """`SearchIndex`: the search capability of one store (update, search), over files in learnings/.
 
+It takes turns between threads, refreshes the index, builds it in the background, fuses the
+keyword and dense sides and says what degraded; what it composes is apart, each handed what it
+uses: the keyword side (`keyword_cache`), the dense side (`dense`), the ranking (`shortlist`).
+
 Core module: standard library only, see docs/architecture.md#core.
 """
 
@@ -21,15 +25,13 @@ from ..paths import Layout
 from ..problems import Problem
 from ..progress import INDEX_BUILD
 from .chroma_store import ChromaStore, ChromaUnavailable, reason
-from .chunks import CHUNKER_VERSION
 from .corpus import Corpus
-from .embed import ModelUnavailable, load_embedder, resolve_model
-from .hubness import corrected
-from .keyword import KeywordIndex, document_terms
+from .dense import Model, nearest
+from .keyword_cache import DAMAGED, KeywordCache
 from .lock import IndexBusy, IndexLocks, IndexReadOnly
-from .manifest import Entry, Manifest, ManifestCorrupt, files_match
-from .rank import MODES, Filters, fuse, keyword_floor, recency, recommendation, score_parts
+from .rank import MODES, Filters
 from .result import SearchResult, SearchResults, StatsProvider, no_stats
+from .shortlist import shortlist
 from .swap import settle
 from .synonyms import SynonymTable
 
@@ -41,8 +43,6 @@ if TYPE_CHECKING:
     from .keyword_store import SavedIndex
 
 MAX_QUERY_CHARS = 10_000
-DAMAGED = "the saved keyword index (.lore/cache/index/keyword.jsonl) was damaged; rebuilt it"
-DENSE_CANDIDATES = 200  # nearest passages asked of Chroma per query
 UPDATING = "the search index is being updated"
 
 
@@ -112,18 +112,13 @@ class SearchIndex:
         self._updates = 0  # updates running or waiting in other threads (searches do not wait)
         self._reader: SearchIndex | None = None  # answers by keywords meanwhile (`_meanwhile`)
         self._local = threading.local()  # `.call`: the search this thread runs
-        self._model_lock = threading.Lock()
-        self._model_problem: str | None = None
+        self._model_lock = threading.Lock()  # loading the model; making `_reader`
+        self._model = Model(self.model_name, self.embedding_enabled, self._model_lock)
         self._progress: Progress | None = None
-        self._embedder: Embedder | None = None
-        self._embedder_tried = False
-        self._keyword: tuple[tuple[int, int], Manifest, KeywordIndex] | None = None
-        self._stored: tuple[tuple[int, int], Manifest | None] | None = None
-        self._terms: dict[str, tuple[str, list[str]]] = {}  # file -> (hash, BM25 terms)
-        self._saved: SavedIndex | None = None  # the saved keyword index, while it holds
-        self._corpus: tuple[Manifest, Corpus] | None = None  # of the manifest in `_keyword`
         self._building: threading.Event | None = None  # set when the background build is done
-        self._files_index: tuple[tuple[Any, ...], tuple[Manifest, KeywordIndex], int] | None = None
+        # the manifest, its keyword index and the saved one, kept while the files stay as they were
+        self._keywords = KeywordCache(layout, self.folder, self.store, self.synonyms, sanitizer,
+                                     self.warn)  # fmt: skip
 
     # -- model -----------------------------------------------------------------------------
     def on_warning(self, callback: Callable[[str], None]) -> None:
@@ -155,19 +150,7 @@ class SearchIndex:
     def embedder(self) -> Embedder | None:
         """The embedding model, loaded once; None when it cannot load, said to every search
         that wanted it (for the life of the process, each of them is keyword-only)."""
-        with self._model_lock:
-            if not self._embedder_tried:
-                self._embedder_tried = True
-                if self.embedding_enabled:
-                    try:
-                        self._embedder = load_embedder(
-                            self.model_name, notice=self.warn, progress=self._progress
-                        )
-                    except ModelUnavailable as exc:
-                        self._model_problem = Notice("{}; searching by keywords only", exc)
-        if self._model_problem is not None:
-            self.warn(self._model_problem)
-        return self._embedder
+        return self._model.load(self.warn, self._progress)
 
     # -- writing ---------------------------------------------------------------------------
     def update(
@@ -201,7 +184,7 @@ class SearchIndex:
                     )
                 # its keyword index saved now, not by the first search: a hook answering a
                 # prompt reads it, and at 10,000 learnings could not build it within its budget
-                self._manifest()
+                self._keywords.manifest()
         finally:
             if not refresh:
                 with self._said:
@@ -254,103 +237,6 @@ class SearchIndex:
         return self._building is not None and not self._building.is_set()
 
     # -- reading ---------------------------------------------------------------------------
-    def _stored_manifest(self) -> tuple[tuple[int, int], Manifest | None]:
-        """The manifest on disk (None: missing or unreadable), read again only when it changed."""
-        path = self.folder / "manifest.json"
-        try:
-            st = path.stat()
-            stamp = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            stamp = (0, 0)
-        if self._stored is None or self._stored[0] != stamp:
-            try:
-                self._stored = (stamp, Manifest.load(path))
-            except ManifestCorrupt:
-                self._stored = (stamp, None)
-        return self._stored
-
-    def _manifest(self) -> tuple[Manifest, KeywordIndex]:
-        stamp, manifest = self._stored_manifest()
-        if self._keyword is not None and self._keyword[0] == stamp:
-            return self._keyword[1], self._keyword[2]
-        if manifest is None:
-            manifest = Manifest(None, None, 0, self.store.backend)
-        keyword = self._keyword_index(manifest)
-        if self._keyword is not None:
-            self.store.close()  # another process wrote: Chroma caches segments per process
-        self._keyword = (stamp, manifest, keyword)
-        return manifest, keyword
-
-    def _keyword_index(self, manifest: Manifest, *, saved: bool = True) -> KeywordIndex:
-        """BM25 over the manifest's documents: the one saved for this manifest (by its digest),
-        else built, reusing the terms of files whose hash is known, and saved for the next
-        process. A manifest made from the files in memory (`_from_files`) is never saved."""
-        from .documents import Document
-        from .keyword_store import (
-            SavedIndexDamaged,
-            load_keyword_index,
-            save_keyword_index,
-            trusted,
-        )
-        from .terms_db import current as terms_current
-
-        entries = [(k, e) for k, e in manifest.files.items() if e.doc]
-        if manifest.digest and saved:
-            try:
-                found = load_keyword_index(self.folder, manifest.digest, self.synonyms)
-            except SavedIndexDamaged:
-                self.warn(DAMAGED)
-                found = None
-            if found is not None and found.keys == [k for k, _ in entries]:
-                # the same bytes, another file: re-key; and the SQLite copy the prompt hook
-                # reads, when missing (an older lorebook) or not of this manifest
-                if not trusted(found, manifest.stamp) or not terms_current(self.folder):
-                    save_keyword_index(self.folder, manifest, found.index)
-                return found.index
-        docs = [Document.from_dict(e.doc) for _, e in entries if e.doc]
-        cache = self._terms
-        fresh: dict[str, tuple[str, list[str]]] = {}
-
-        def terms_of(i: int, doc: Document) -> list[str]:
-            key, entry = entries[i]
-            known = cache.get(key)
-            found = known[1] if known and known[0] == entry.hash else document_terms(doc)
-            fresh[key] = (entry.hash, found)
-            return found
-
-        keyword = KeywordIndex(docs, self.synonyms, terms_of)
-        self._terms = fresh
-        save_keyword_index(self.folder, manifest, keyword)
-        return keyword
-
-    def _from_files(self) -> tuple[Manifest, KeywordIndex]:
-        """A keyword index built in memory from the learning files, when the cache has none
-        (deleted, or being rebuilt by another process): the files can still answer. Their
-        documents are redacted as the indexer redacts them: results print from them."""
-        from .documents import learning_files, read_document
-        from .indexer import redact_document
-
-        paths = learning_files(self.layout)
-        stamp = tuple(_stat_key(path) for path in paths)  # while the files are as they were,
-        if self._files_index is not None and self._files_index[0] == stamp:  # answer from memory
-            self._skipped(self._files_index[2])  # and say so again: it is this search's too
-            return self._files_index[1]
-        manifest = Manifest(None, None, 0, self.store.backend)
-        skipped: list[Problem] = []
-        for path in paths:
-            got = read_document(path, self.layout, skipped.append)
-            if got is not None and got[1] is not None:
-                doc = redact_document(self.sanitizer, got[1], self.layout).to_dict()
-                manifest.files[self.layout.rel(path)] = Entry(got[0], 0, 0, doc=doc)
-        self._skipped(len(skipped))
-        found = (manifest, self._keyword_index(manifest))
-        self._files_index = (stamp, found, len(skipped))
-        return found
-
-    def _skipped(self, count: int) -> None:
-        if count:
-            self.warn(Notice("{} learning file(s) skipped; run `lore check` for details", count))
-
     def _call(self) -> _Call:
         """The search this thread runs (a throwaway one for an update outside a search)."""
         call = getattr(self._local, "call", None)
@@ -403,7 +289,7 @@ class SearchIndex:
                 found = reader._saved_search(query, False, limit, threshold, filters, today)
                 if found is not None:
                     return found
-                manifest, keyword = reader._from_files()
+                manifest, keyword = reader._keywords.from_files()
                 if not manifest.files:
                     return []
                 _, sim = keyword.scores(query)
@@ -460,16 +346,16 @@ class SearchIndex:
     ) -> list[SearchResult]:
         call = self._call()
         settle(self.folder, self.locks)  # a killed rebuild's leftovers (two stats when none)
-        if mode == "keyword" and not self._warm():  # the saved keyword index alone, if it can
+        if mode == "keyword" and not self._keywords.warm():  # the saved keyword index alone
             found = self._saved_search(query, refresh, limit, threshold, filters, today)
             if found is not None:
                 return found
         building = self.building
         if refresh and not building:
             self._refresh()
-        manifest, keyword = self._manifest()
+        manifest, keyword = self._keywords.manifest()
         if not manifest.files:
-            manifest, keyword = self._from_files()
+            manifest, keyword = self._keywords.from_files()
             if manifest.files:
                 self._degrade(
                     "the search index is being built"
@@ -482,12 +368,9 @@ class SearchIndex:
             _, kw_sim = keyword.scores(query)
         except ValueError:  # the saved keyword index is damaged: build it again, and save it
             self.warn(DAMAGED)
-            keyword = self._keyword_index(manifest, saved=False)
-            self._keyword = None
+            keyword = self._keywords.rebuilt(manifest)
             _, kw_sim = keyword.scores(query)
-        if self._corpus is None or self._corpus[0] is not manifest:
-            self._corpus = (manifest, Corpus.of(manifest))
-        corpus = self._corpus[1]
+        corpus = self._keywords.corpus(manifest)
         dense = None
         if mode != "keyword" and call.degraded is None:
             dense = self._dense(query, manifest.model, corpus.chunks)
@@ -520,100 +403,17 @@ class SearchIndex:
     def _prompt_lessons(
         self, prompt: str, limit: int, threshold: float | None, filters: Filters
     ) -> list[SearchResult]:
-        import sqlite3
-
-        from .keyword_store import SavedIndexDamaged, discard, load_saved
-        from .terms_db import discard as discard_terms
-        from .terms_db import open_terms
-
         settle(self.folder, self.locks)
-        terms = open_terms(self.folder)
-        if terms is not None:  # the prompt's terms only: the store's size does not matter
-            try:
-                corpus = Corpus(terms.keys, terms.rows, superseded=terms.superseded)  # type: ignore[arg-type]
-                index = terms.index(prompt, self.synonyms)
-                return self._lessons(
-                    index, corpus, prompt, limit, threshold, filters, terms.document
-                )
-            except (sqlite3.Error, ValueError):  # rebuilt with the JSON index, below
-                discard_terms(self.folder)
-            finally:
-                terms.close()
-        try:
-            saved = self._saved = load_saved(self.folder, self.synonyms, self._saved)
-            if saved is not None:
-                corpus = Corpus(saved.keys, saved.rows, superseded=saved.superseded)
-                return self._lessons(saved.index, corpus, prompt, limit, threshold, filters,
-                                     saved.document)  # fmt: skip
-        except (SavedIndexDamaged, ValueError):  # rebuilt below, as a search would
-            self._saved = None
-            self.warn(DAMAGED)
-            discard(self.folder)
-        manifest, keyword = self._manifest()
-        if not manifest.files:
-            manifest, keyword = self._from_files()
-        if not manifest.files:
-            return []
-        return self._lessons(keyword, Corpus.of(manifest), prompt, limit, threshold, filters)
-
-    def _lessons(
-        self,
-        keyword: KeywordIndex,
-        corpus: Corpus,
-        prompt: str,
-        limit: int,
-        threshold: float | None,
-        filters: Filters,
-        full: Callable[[int], dict[str, Any]] | None = None,
-    ) -> list[SearchResult]:
-        from .keyword import LONG_PROMPT_TERMS
-        from .synonyms import terms, words
-
-        query = keyword.salient(prompt)
-        if not query:
-            return []
-        _, sim = keyword.scores(query)
-        if len(set(terms(words(prompt)))) > LONG_PROMPT_TERMS:
-            sim = [s if n >= 2 else 0.0 for s, n in zip(sim, keyword.matched(query), strict=True)]
-        day = date.today()
-        return self._rank(corpus, sim, None, "keyword", limit, threshold, filters, day, full,
-                          figures=False)  # fmt: skip
+        return self._keywords.prompt_answer(
+            prompt,
+            lambda corpus, sim, full: self._rank(corpus, sim, None, "keyword", limit, threshold,
+                                                 filters, date.today(), full, figures=False),
+        )  # fmt: skip
 
     def _fresh(self, saved: SavedIndex | None = None) -> bool:
-        """The index (or the `saved` keyword index) matches the files, by their size and mtime,
-        for the model configured: a search then needs neither the model nor Chroma to refresh.
-        `lore index` (`update`) still checks the vector store itself; a search sees a damaged
-        one when it queries it."""
-        files: Mapping[str, Sequence[int]]
-        if saved is not None:
-            pins, files, vectors = saved.pins, saved.files, saved.vectors
-        else:
-            _, manifest = self._stored_manifest()
-            if manifest is None:
-                return False
-            pins = (manifest.model, manifest.chunker, manifest.backend)
-            files = {k: (e.size, e.mtime_ns, e.checked_ns) for k, e in manifest.files.items()}
-            vectors = any(e.chunks for e in manifest.files.values())
-        model = None
-        if self.embedding_enabled:
-            try:
-                model = resolve_model(self.model_name)[0]
-            except ModelUnavailable:
-                model = None
-        if pins != (model, CHUNKER_VERSION, self.store.backend):
-            return False
-        if not files_match(self.layout, files):
-            return False
-        return not (model and vectors and not self.store.url and not self.store.path_exists())
-
-    def _warm(self) -> bool:
-        """The manifest and its keyword index are in memory and current: then the full path
-        costs less than reading the saved index again."""
-        try:
-            st = (self.folder / "manifest.json").stat()
-        except OSError:
-            return False
-        return self._keyword is not None and self._keyword[0] == (st.st_mtime_ns, st.st_size)
+        """The index (or the `saved` keyword index) matches the files for the model configured:
+        a search then needs neither the model nor Chroma to refresh (`KeywordCache.fresh`)."""
+        return self._keywords.fresh(self._model.pinned, saved)
 
     def _saved_search(
         self,
@@ -624,28 +424,14 @@ class SearchIndex:
         filters: Filters,
         today: date | None,
     ) -> list[SearchResult] | None:
-        """A keyword search from the saved keyword index alone: no manifest to parse, and only
-        the results' documents read. None when it cannot answer (no saved index, or it or the
-        files changed): the full path then refreshes, rebuilds and saves it."""
-        from .keyword_store import SavedIndexDamaged, discard, load_saved
-
-        try:
-            saved = self._saved = load_saved(self.folder, self.synonyms, self._saved)
-            if saved is None or (refresh and not self._fresh(saved)):
-                return None
-            _, kw_sim = saved.index.scores(query)
-            corpus = Corpus(
-                saved.keys, saved.rows, superseded=saved.superseded, files=lambda: saved.files
-            )
-            day = today or date.today()
-            return self._rank(
-                corpus, kw_sim, None, "keyword", limit, threshold, filters, day, saved.document
-            )
-        except (SavedIndexDamaged, ValueError):  # a postings list too: rebuilt by the full path
-            self._saved = None
-            self.warn(DAMAGED)
-            discard(self.folder)
-            return None
+        """A keyword search from the saved keyword index alone (`KeywordCache.saved_answer`),
+        when it is there and, to `refresh`, matches the files; else None."""
+        return self._keywords.saved_answer(
+            query,
+            lambda saved: not refresh or self._fresh(saved),
+            lambda corpus, sim, full: self._rank(corpus, sim, None, "keyword", limit, threshold,
+                                                 filters, today or date.today(), full),
+        )  # fmt: skip
 
     def _refresh(self) -> None:
         """Update the index first; when that cannot happen, search what is there."""
@@ -669,31 +455,14 @@ class SearchIndex:
             raise exc
 
     def _dense(self, query: str, model: str | None, chunks: int) -> dict[str, float] | None:
-        """The best similarity of each learning among the nearest passages; None (degraded)
-        when the model differs from the index's or the vector store holds other than `chunks`
-        passages."""
+        """The best similarity of each learning among the nearest passages (`dense.nearest`);
+        None (degraded) when the model differs from the index's or the vector store holds other
+        than `chunks` passages."""
         embedder = self.embedder()
         if embedder is None or model != embedder.name:
             return None
-        vector = embedder.encode([query])[0]
-        try:
-            with self.locks.read():
-                hits, stored = self.store.query(vector, DENSE_CANDIDATES)
-        except IndexBusy as exc:
-            self._degrade(str(exc))
-            return None
-        except Exception as exc:  # Chroma's files deleted, replaced or read-only under us
-            self._after_store_error(exc)
-            self._degrade(f"the vector index cannot be read ({reason(exc)})")
-            return None
-        if stored != chunks:
-            self._degrade("the vector index is out of step with the files (being rebuilt?)")
-            return None
-        best: dict[str, float] = {}
-        for key, sim in hits:
-            if sim > best.get(key, -1.0):
-                best[key] = sim
-        return best
+        return nearest(embedder, query, self.store, self.locks, chunks, self._degrade,
+                       self._after_store_error)  # fmt: skip
 
     def _rank(
         self,
@@ -709,79 +478,17 @@ class SearchIndex:
         *,
         figures: bool = True,
     ) -> list[SearchResult]:
-        """The best `limit` of the corpus's documents (what ranking reads of each, looked at
-        only above the similarity floor; `full(i)`, when given, reads the whole document `i`
-        for the results). Without `figures`, the log's figures (applications, success rates)
-        and the stale learnings' cache are not asked: a document's own `stale` flag counts."""
-        floor = self.rank.threshold if threshold is None else threshold
-        keys, docs, hubs, mean_hub = corpus.keys, corpus.docs, corpus.hubs, corpus.mean_hub
-        if floor > 0:  # only what can reach the floor: a warm search over 10,000 learnings
-            least = keyword_floor(floor, mode, self.rank.dense_weight, dense is not None)
-            reached: Sequence[int] = corpus.reached(kw_sim, least, dense)
-        else:
-            reached = range(len(keys))
-        scored = []
-        for i in reached:
-            key = keys[i]
-            kw = float(kw_sim[i])
-            sem = None
-            if dense is not None:  # only a learning the dense search found is corrected
-                found = dense.get(key)
-                sem = 0.0 if found is None else corrected(max(found, 0.0), hubs[i], mean_hub)
-            sim = fuse(kw, sem, mode, self.rank.dense_weight)
-            if sim < floor:
-                continue
-            doc = docs[i]
-            if not filters.admits(doc, corpus.superseded):
-                continue
-            scored.append((i, key, doc, kw, sem, sim))
-        top = max(max((s[5] for s in scored), default=1.0), 1e-9)
-        stats = self.stats if figures else no_stats
-        if figures and scored and self.stats_snapshot:
-            stats = self.stats_snapshot()
-        stale_ids: Collection[str] = ()
-        if figures and scored and self.stale_snapshot:
-            stale_ids = self.stale_snapshot(corpus.files_key)
-        out = []
-        for i, key, doc, kw, sem, sim in scored:
-            stale = doc["id"] in stale_ids or bool(doc.get("stale"))
-            applications, rate, occurrences = stats(doc["id"])
-            parts = score_parts(
-                kw,
-                sem,
-                mode,
-                self.rank.dense_weight,
-                top,
-                success_rate=rate,
-                recency_value=recency(doc.get("created"), today, self.rank.recency_half_life_days),
-                occurrences=occurrences,
-                stale=stale,
-                settings=self.rank,
-            )
-            result = SearchResult(
-                id=doc["id"],
-                title=doc["title"],
-                path=key,
-                score=parts.score,
-                parts=parts,
-                similarity=sim,
-                keyword_score=kw,
-                semantic_score=sem,
-                doc=doc,
-                applications=applications,
-                success_rate=rate,
-                recommendation=recommendation(applications, rate, stale),
-            )
-            out.append((result, i))
-        out.sort(key=lambda r: (-r[0].score, -r[0].similarity, r[0].id))
-        shown = []
-        for result, i in out[:limit]:
-            doc = result.doc if full is None else full(i)
-            if result.id in stale_ids:
-                doc = {**doc, "stale": True}
-            result.doc = doc
-            shown.append(result)
-        return shown
+        """The best `limit` of the corpus's documents (`shortlist`; `full(i)`, when given,
+        reads the whole document `i` for the results). Without `figures`, the log's figures
+        (applications, success rates) and the stale learnings' cache are not asked: a
+        document's own `stale` flag counts."""
+        return shortlist(
+            corpus, kw_sim, dense, mode, limit=limit, filters=filters, today=today,
+            floor=self.rank.threshold if threshold is None else threshold, settings=self.rank,
+            stats=self.stats if figures else no_stats,
+            stats_snapshot=self.stats_snapshot if figures else None,
+            stale_snapshot=self.stale_snapshot if figures else None, full=full,
+        )  # fmt: skip
 
     def close(self) -> None:
         with self._lock:
@@ -799,14 +506,6 @@ def _check_query(query: str) -> str | None:
             "the query is {} characters long; searched its first {}", len(query), MAX_QUERY_CHARS
         )
     return None
-
-
-def _stat_key(path: Path) -> tuple[str, int, int]:
-    try:
-        st = path.stat()
-    except OSError:
-        return (str(path), -1, -1)
-    return (str(path), st.st_size, st.st_mtime_ns)
 
 
 def _slug(name: str) -> str:
