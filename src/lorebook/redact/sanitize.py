@@ -203,9 +203,18 @@ class Sanitizer(S.Redactor):
                 return REDACTED, 1
             return self._walk(value, 0, set(), path if found is not None else None, found)
         except RecursionError:
-            return TOO_DEEP, 0
+            return self._too_deep(path, found)
         except Exception:  # e.g. a dict mutated by another thread while we iterate it
             return f"[UNSERIALIZABLE {type(value).__name__}]", 0
+
+    @staticmethod
+    def _too_deep(path: str | None, found: _Found | None) -> tuple[str, int]:
+        """A subtree nested past `max_depth` is withheld and counted as a redaction: it was not
+        looked into, so it may hold a secret (a reader that keeps a record with nothing
+        redacted as it is would otherwise pass it on whole)."""
+        if found is not None:
+            found.append((path or "", "nested_too_deep"))
+        return TOO_DEEP, 1
 
     def _walk(
         self, v: Any, depth: int, active: set[int], path: str | None, found: _Found | None
@@ -383,7 +392,7 @@ class Sanitizer(S.Redactor):
         found: _Found | None,
     ) -> tuple[Any, int]:
         if depth >= self._max_depth:
-            return TOO_DEEP, 0
+            return self._too_deep(path, found)
         vid = id(v)
         if vid in active:
             return CYCLE, 0
@@ -424,7 +433,7 @@ class Sanitizer(S.Redactor):
         found: _Found | None,
     ) -> tuple[Any, int]:
         if depth >= self._max_depth:
-            return TOO_DEEP, 0
+            return self._too_deep(path, found)
         vid = id(v)
         if vid in active:
             return CYCLE, 0
