@@ -25,7 +25,7 @@ test: setup
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/ruff format --check src
+	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy
 
 bench: setup

@@ -21,17 +21,38 @@ PYTHON = sys.executable
 BIN = Path(PYTHON).parent
 
 # what the hot paths must never import (DESIGN.md, "Fast where it is hot")
-HEAVY = ("torch", "chromadb", "click", "textual", "mcp", "git", "sentence_transformers",
-         "transformers", "numpy", "ruamel", "yaml", "typer", "orjson", "rich", "pydantic",
-         "bm25s", "watchdog", "importlib.metadata", "onnxruntime", "requests")
+HEAVY = (
+    "torch",
+    "chromadb",
+    "click",
+    "textual",
+    "mcp",
+    "git",
+    "sentence_transformers",
+    "transformers",
+    "numpy",
+    "ruamel",
+    "yaml",
+    "typer",
+    "orjson",
+    "rich",
+    "pydantic",
+    "bm25s",
+    "watchdog",
+    "importlib.metadata",
+    "onnxruntime",
+    "requests",
+)
 
 
 def lore_script() -> Path:
     """The `lore` console script of the interpreter running the benchmark."""
     path = BIN / "lore"
     if not path.exists():
-        raise SystemExit(f"no console script at {path}: run with the project's venv python, "
-                         "e.g. .venv/bin/python benchmarks/...")
+        raise SystemExit(
+            f"no console script at {path}: run with the project's venv python, "
+            "e.g. .venv/bin/python benchmarks/..."
+        )
     return path
 
 
@@ -48,15 +69,22 @@ def pct(values: Sequence[float], q: float) -> float:
     return float(ordered[index])
 
 
-def run_timed(cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
-              check: bool = True) -> tuple[float, subprocess.CompletedProcess[bytes]]:
+def run_timed(
+    cmd: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+) -> tuple[float, subprocess.CompletedProcess[bytes]]:
     """Wall time (seconds) of one subprocess, output captured."""
     started = time.perf_counter()
     done = subprocess.run(list(cmd), cwd=cwd, env=env, capture_output=True, check=False)
     elapsed = time.perf_counter() - started
     if check and done.returncode != 0:
-        raise SystemExit(f"command failed ({done.returncode}): {' '.join(cmd)}\n"
-                         f"{done.stderr.decode(errors='replace')[-2000:]}")
+        raise SystemExit(
+            f"command failed ({done.returncode}): {' '.join(cmd)}\n"
+            f"{done.stderr.decode(errors='replace')[-2000:]}"
+        )
     return elapsed, done
 
 
@@ -97,9 +125,15 @@ def wait_for_idle(max_busy: float = 0.3, timeout: float = 20.0, sample: float = 
         time.sleep(0.3)
 
 
-def interleaved(commands: dict[str, list[str]], runs: int, *, cwd: Path | None = None,
-                env: dict[str, str] | None = None, envs: dict[str, dict[str, str]] | None = None,
-                warmup: int = 1) -> dict[str, list[float]]:
+def interleaved(
+    commands: dict[str, list[str]],
+    runs: int,
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    envs: dict[str, dict[str, str]] | None = None,
+    warmup: int = 1,
+) -> dict[str, list[float]]:
     """Run each command `runs` times, interleaved (order rotated every round); seconds each.
 
     `envs` gives a command (by name) its own environment instead of `env`.
@@ -153,9 +187,13 @@ def parse_importtime(stderr: str) -> list[tuple[str, int, int, int]]:
     return rows
 
 
-def importtime_profile(cmd_after_python: Sequence[str], *, runs: int = 5,
-                       cwd: Path | None = None, env: dict[str, str] | None = None
-                       ) -> dict[str, Any]:
+def importtime_profile(
+    cmd_after_python: Sequence[str],
+    *,
+    runs: int = 5,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """Median self/cumulative import time per module over `runs` runs of
     `python -X importtime ...`, plus every module imported."""
     selfs: dict[str, list[int]] = {}
@@ -171,7 +209,7 @@ def importtime_profile(cmd_after_python: Sequence[str], *, runs: int = 5,
             cumuls.setdefault(module, []).append(cumul_us)
             depth[module] = level
             # output is post-order: the importer is the next line one level up
-            parent[module] = next((r[0] for r in rows[i + 1:] if r[3] == level - 1), None)
+            parent[module] = next((r[0] for r in rows[i + 1 :] if r[3] == level - 1), None)
     return {
         "modules": sorted(selfs),
         "self_us": {m: median(v) for m, v in selfs.items()},
@@ -193,10 +231,15 @@ def import_split(profile: dict[str, Any], baseline: dict[str, Any]) -> dict[str,
         if m.split(".")[0] != "lorebook" and (importer or "").split(".")[0] == "lorebook":
             subtrees.append((profile["cumulative_us"][m], m, importer))
     subtrees.sort(reverse=True)
-    own_top = sorted(((profile["self_us"][m], m) for m in extra
-                      if m.split(".")[0] == "lorebook"), reverse=True)
-    return {"own_us": own, "stdlib_us": other, "stdlib_subtrees": subtrees[:10],
-            "own_top": own_top[:8]}
+    own_top = sorted(
+        ((profile["self_us"][m], m) for m in extra if m.split(".")[0] == "lorebook"), reverse=True
+    )
+    return {
+        "own_us": own,
+        "stdlib_us": other,
+        "stdlib_subtrees": subtrees[:10],
+        "own_top": own_top[:8],
+    }
 
 
 def heavy_imports(modules: Sequence[str]) -> list[str]:
@@ -211,11 +254,15 @@ def heavy_imports(modules: Sequence[str]) -> list[str]:
 
 def machine() -> dict[str, Any]:
     """nproc, CPU model, RAM, Python, disk: for the report."""
-    info: dict[str, Any] = {"nproc": os.cpu_count(), "python": platform.python_version(),
-                            "platform": platform.platform()}
+    info: dict[str, Any] = {
+        "nproc": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
     try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True,
-                                   check=False).stdout.splitlines():
+        for line in subprocess.run(
+            ["lscpu"], capture_output=True, text=True, check=False
+        ).stdout.splitlines():
             if line.startswith("Model name:"):
                 info["cpu"] = line.split(":", 1)[1].strip()
     except OSError:
@@ -228,8 +275,13 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     try:
-        df = subprocess.run(["df", "-T", tempfile.gettempdir()], capture_output=True, text=True,
-                            check=False).stdout.splitlines()[-1].split()
+        df = (
+            subprocess.run(
+                ["df", "-T", tempfile.gettempdir()], capture_output=True, text=True, check=False
+            )
+            .stdout.splitlines()[-1]
+            .split()
+        )
         info["disk"] = f"{df[0]} ({df[1]}, {int(df[2]) / 1024 / 1024:.0f} GiB)"
     except (OSError, IndexError, ValueError):
         pass
@@ -246,15 +298,23 @@ def write_results(path: str | None, name: str, results: dict[str, Any]) -> None:
         return
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"benchmark": name, "machine": machine(), "idle": IDLE_STATS,
-                               **results}, indent=2, default=str) + "\n")
+    out.write_text(
+        json.dumps(
+            {"benchmark": name, "machine": machine(), "idle": IDLE_STATS, **results},
+            indent=2,
+            default=str,
+        )
+        + "\n"
+    )
 
 
 def idle_note() -> str:
     """One line on how long rounds waited for other processes to leave the CPUs."""
     s = IDLE_STATS
-    return (f"(rounds start when the CPUs are >= 70 % idle: waited {s['waits']} times, "
-            f"{s['waited_s']:.0f} s in all, {s['timeouts']} gave up after 20 s)")
+    return (
+        f"(rounds start when the CPUs are >= 70 % idle: waited {s['waits']} times, "
+        f"{s['waited_s']:.0f} s in all, {s['timeouts']} gave up after 20 s)"
+    )
 
 
 def verdict(value: float, target: float, *, higher_is_better: bool = False) -> str:

@@ -33,8 +33,9 @@ def find_binary(name: str) -> str | None:
     if found:
         return found
     candidates = glob.glob(f"/usr/lib/postgresql/*/bin/{name}")
-    candidates.sort(key=lambda p: [int(x) if x.isdigit() else 0
-                                   for x in p.split("/")[4].split(".")])
+    candidates.sort(
+        key=lambda p: [int(x) if x.isdigit() else 0 for x in p.split("/")[4].split(".")]
+    )
     return candidates[-1] if candidates else None
 
 
@@ -42,8 +43,9 @@ def missing() -> str | None:
     """Why the benchmark cannot run here (one line), or None."""
     absent = [n for n in ("initdb", "pg_ctl", "psql") if find_binary(n) is None]
     if absent:
-        return (f"PostgreSQL not found ({', '.join(absent)} missing): install it with "
-                f"`{INSTALL_HINT}`")
+        return (
+            f"PostgreSQL not found ({', '.join(absent)} missing): install it with `{INSTALL_HINT}`"
+        )
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -101,14 +103,37 @@ class PrivatePostgres:
             record = pwd.getpwnam(self.user)
             os.chown(self.tmp, record.pw_uid, record.pw_gid)
         data = self.tmp / "data"
-        self._server(find_binary("initdb"), "-D", str(data), "-U", USER, "--auth=trust",
-                     "-E", "UTF8", "--no-locale", "--no-sync")
+        self._server(
+            find_binary("initdb"),
+            "-D",
+            str(data),
+            "-U",
+            USER,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-locale",
+            "--no-sync",
+        )
         self.port = free_port()
-        options = [f"-c listen_addresses=127.0.0.1 -p {self.port}",
-                   f"-c unix_socket_directories={self.tmp}"]
+        options = [
+            f"-c listen_addresses=127.0.0.1 -p {self.port}",
+            f"-c unix_socket_directories={self.tmp}",
+        ]
         options += [f"-c {k}={v}" for k, v in self.settings.items()]
-        self._server(find_binary("pg_ctl"), "-D", str(data), "-l", str(self.tmp / "server.log"),
-                     "-o", " ".join(options), "-w", "-t", "60", "start")
+        self._server(
+            find_binary("pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(self.tmp / "server.log"),
+            "-o",
+            " ".join(options),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         self.running = True
         self.psql("-c", f"CREATE DATABASE {DB}", database="postgres")
         return self
@@ -123,8 +148,16 @@ class PrivatePostgres:
         if self.running:
             self.running = False
             with contextlib.suppress(OSError, subprocess.SubprocessError):
-                self._server(find_binary("pg_ctl"), "-D", str(self.tmp / "data"), "-m",
-                             "immediate", "-w", "stop", check=False)
+                self._server(
+                    find_binary("pg_ctl"),
+                    "-D",
+                    str(self.tmp / "data"),
+                    "-m",
+                    "immediate",
+                    "-w",
+                    "stop",
+                    check=False,
+                )
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp = None
 
@@ -132,14 +165,22 @@ class PrivatePostgres:
         """A server binary as the server's user, in a session of its own (so Ctrl-C on the
         terminal reaches this script, which stops the server, and not the server itself)."""
         assert binary is not None and self.tmp is not None
-        done = subprocess.run([binary, *args], user=self.user, cwd=self.tmp,
-                              capture_output=True, text=True, start_new_session=True,
-                              check=False)
+        done = subprocess.run(
+            [binary, *args],
+            user=self.user,
+            cwd=self.tmp,
+            capture_output=True,
+            text=True,
+            start_new_session=True,
+            check=False,
+        )
         if check and done.returncode != 0:
             log = self.tmp / "server.log"
             tail = log.read_text()[-1500:] if log.exists() else ""
-            raise SystemExit(f"{Path(binary).name} failed ({done.returncode}): "
-                             f"{done.stderr.strip()[-1500:]}\n{tail}")
+            raise SystemExit(
+                f"{Path(binary).name} failed ({done.returncode}): "
+                f"{done.stderr.strip()[-1500:]}\n{tail}"
+            )
 
     # -- clients ----------------------------------------------------------------------------
     @property
@@ -150,14 +191,31 @@ class PrivatePostgres:
         """`psql` with no ~/.psqlrc, connecting over TCP to this server."""
         psql = find_binary("psql")
         assert psql is not None
-        return [psql, "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", USER,
-                "-d", database]
+        return [
+            psql,
+            "-X",
+            "-q",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            USER,
+            "-d",
+            database,
+        ]
 
-    def psql(self, *args: str, database: str = DB, stdin: str | None = None,
-             check: bool = True) -> subprocess.CompletedProcess[str]:
+    def psql(
+        self, *args: str, database: str = DB, stdin: str | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         """Run psql (stopping at the first error); with `check`, a failure ends the script."""
-        done = subprocess.run([*self.psql_args(database), "-v", "ON_ERROR_STOP=1", *args],
-                              input=stdin, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [*self.psql_args(database), "-v", "ON_ERROR_STOP=1", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if check and done.returncode != 0:
             raise SystemExit(f"psql {' '.join(args)[:200]} failed: {done.stderr.strip()}")
         return done

@@ -24,12 +24,35 @@ from _postgres import PrivatePostgres
 SCHEMA = HERE / "seed_postgres_schema.sql"
 HELPERS_MARK = '-- ---- seed 000, Part B, 1. Database Schema, "Helper Functions:"'
 CROCKFORD = {c: i for i, c in enumerate("0123456789ABCDEFGHJKMNPQRSTVWXYZ")}
-ACTION_COLUMNS = ("id", "session_id", "supervisor_type", "project", "action_type",
-                  "action_category", "context", "outcome", "error_message", "duration_seconds",
-                  "timestamp", "metadata", "parent_action_id", "related_epic_id",
-                  "related_issue_id")
-SESSION_COLUMNS = ("session_id", "supervisor_type", "project", "started_at", "last_activity",
-                   "ended_at", "session_type", "disconnect_reason", "total_actions", "metadata")
+ACTION_COLUMNS = (
+    "id",
+    "session_id",
+    "supervisor_type",
+    "project",
+    "action_type",
+    "action_category",
+    "context",
+    "outcome",
+    "error_message",
+    "duration_seconds",
+    "timestamp",
+    "metadata",
+    "parent_action_id",
+    "related_epic_id",
+    "related_issue_id",
+)
+SESSION_COLUMNS = (
+    "session_id",
+    "supervisor_type",
+    "project",
+    "started_at",
+    "last_activity",
+    "ended_at",
+    "session_type",
+    "disconnect_reason",
+    "total_actions",
+    "metadata",
+)
 
 
 def ulid_uuid(ulid: str) -> str:
@@ -73,15 +96,28 @@ def write_csv(root: Path, out: Path) -> dict[str, Any]:
         writer = csv.writer(handle)
         for record in shard_records(root):
             sid = record["session"]
-            info = sessions.setdefault(sid, {"agent": record["agent"], "project":
-                                             record.get("project"), "started": record["ts"],
-                                             "type": "cli", "meta": {}, "ended": None,
-                                             "reason": None, "count": 0, "last": record["ts"]})
+            info = sessions.setdefault(
+                sid,
+                {
+                    "agent": record["agent"],
+                    "project": record.get("project"),
+                    "started": record["ts"],
+                    "type": "cli",
+                    "meta": {},
+                    "ended": None,
+                    "reason": None,
+                    "count": 0,
+                    "last": record["ts"],
+                },
+            )
             info["last"] = max(info["last"], record["ts"])
             if record["kind"] == "session":
                 if record["event"] == "start":
-                    info.update(started=record["ts"], type=record.get("session_type", "cli"),
-                                meta=record.get("meta") or {})
+                    info.update(
+                        started=record["ts"],
+                        type=record.get("session_type", "cli"),
+                        meta=record.get("meta") or {},
+                    )
                 else:
                     info.update(ended=record["ts"], reason=record.get("reason"))
                 continue
@@ -91,19 +127,43 @@ def write_csv(root: Path, out: Path) -> dict[str, Any]:
                 epics[record["epic"]] += 1
             kind, meta = agent_columns(record["agent"], record.get("meta") or {})
             duration = record.get("duration_s")
-            writer.writerow([
-                ulid_uuid(record["id"]), sid, kind, record.get("project"), record["type"],
-                record.get("category"), dump(record.get("context") or {}), record["outcome"],
-                record.get("error"), None if duration is None else round(duration),
-                record["ts"], dump(meta),
-                ulid_uuid(record["parent"]) if record.get("parent") else None,
-                record.get("epic"), record.get("issue")])
+            writer.writerow(
+                [
+                    ulid_uuid(record["id"]),
+                    sid,
+                    kind,
+                    record.get("project"),
+                    record["type"],
+                    record.get("category"),
+                    dump(record.get("context") or {}),
+                    record["outcome"],
+                    record.get("error"),
+                    None if duration is None else round(duration),
+                    record["ts"],
+                    dump(meta),
+                    ulid_uuid(record["parent"]) if record.get("parent") else None,
+                    record.get("epic"),
+                    record.get("issue"),
+                ]
+            )
     with (out / "sessions.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         for sid, s in sessions.items():
             kind, meta = agent_columns(s["agent"], s["meta"])
-            writer.writerow([sid, kind, s["project"], s["started"], s["last"], s["ended"],
-                             s["type"], s["reason"], s["count"], dump(meta)])
+            writer.writerow(
+                [
+                    sid,
+                    kind,
+                    s["project"],
+                    s["started"],
+                    s["last"],
+                    s["ended"],
+                    s["type"],
+                    s["reason"],
+                    s["count"],
+                    dump(meta),
+                ]
+            )
     epic, epic_rows = epics.most_common(1)[0]
     info = {"actions": actions, "sessions": len(sessions), "epic": epic, "epic_rows": epic_rows}
     info_file.write_text(json.dumps(info) + "\n")
@@ -130,8 +190,10 @@ def copy_load(conn: Any, csv_dir: Path) -> float:
     wait_for_idle()
     started = time.perf_counter()
     with conn.cursor() as cur:
-        for table, columns in (("supervisor_sessions", SESSION_COLUMNS),
-                               ("supervisor_actions", ACTION_COLUMNS)):
+        for table, columns in (
+            ("supervisor_sessions", SESSION_COLUMNS),
+            ("supervisor_actions", ACTION_COLUMNS),
+        ):
             sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT csv)"
             with cur.copy(sql) as copy, (csv_dir / f"{table.split('_')[1]}.csv").open("rb") as f:
                 while block := f.read(1 << 20):

@@ -61,46 +61,56 @@ SESSION = "bench-append-session"
 
 def plain_contexts(count: int) -> list[dict[str, Any]]:
     """`count` distinct ~1 KB contexts without secrets: what most actions carry."""
-    return [{
-        "files": [f"src/app/module_{(i + k) % 97}/handler_{k}.py" for k in range(12)],
-        "commit_hash": f"{(i * 2654435761) % (1 << 28):07x}",
-        "branch": "feature/auth",
-        "message": f"Fix token refresh race in the auth client (#{i})\n\n"
-                   "The refresh and the retry could both rotate the token; serialise them "
-                   "behind a lock and add a regression test.",
-        "command": f"pytest -q tests/test_auth.py -k refresh_{i} --maxfail=1 --durations=5",
-        "params": {"retries": 3, "timeout_s": 120, "labels": ["bench", "auth"], "dry_run": False},
-        "notes": "Reviewer asked to keep the public API unchanged; roll out after the freeze.",
-    } for i in range(count)]
+    return [
+        {
+            "files": [f"src/app/module_{(i + k) % 97}/handler_{k}.py" for k in range(12)],
+            "commit_hash": f"{(i * 2654435761) % (1 << 28):07x}",
+            "branch": "feature/auth",
+            "message": f"Fix token refresh race in the auth client (#{i})\n\n"
+            "The refresh and the retry could both rotate the token; serialise them "
+            "behind a lock and add a regression test.",
+            "command": f"pytest -q tests/test_auth.py -k refresh_{i} --maxfail=1 --durations=5",
+            "params": {
+                "retries": 3,
+                "timeout_s": 120,
+                "labels": ["bench", "auth"],
+                "dry_run": False,
+            },
+            "notes": "Reviewer asked to keep the public API unchanged; roll out after the freeze.",
+        }
+        for i in range(count)
+    ]
 
 
 def contexts(count: int) -> list[dict[str, Any]]:
     """`count` distinct ~1 KB contexts, each with secrets the sanitizer must catch."""
     out = []
     for i in range(count):
-        out.append({
-            "files": [f"src/app/module_{(i + k) % 97}/handler_{k}.py" for k in range(12)],
-            "commit_hash": f"{(i * 2654435761) % (1 << 28):07x}",
-            "message": f"Fix token refresh race in the auth client (#{i})\n\n"
-                       "The refresh and the retry could both rotate the token; serialise them "
-                       "behind a lock and add a regression test.",
-            "command": "curl -sS -H 'Authorization: Bearer "
-                       "ghp_R4nd0mT0k3nV4lu3F0rB3nchm4rk1ng0000' "
-                       f"https://api.github.com/repos/example/app/pulls/{i % 500}",
-            "params": {
-                "env": {
-                    "DATABASE_URL": "postgres://app:s3cr3t-p4ss@db.internal:5432/app",
-                    "LOG_LEVEL": "info",
-                    "REGION": "eu-west-1",
+        out.append(
+            {
+                "files": [f"src/app/module_{(i + k) % 97}/handler_{k}.py" for k in range(12)],
+                "commit_hash": f"{(i * 2654435761) % (1 << 28):07x}",
+                "message": f"Fix token refresh race in the auth client (#{i})\n\n"
+                "The refresh and the retry could both rotate the token; serialise them "
+                "behind a lock and add a regression test.",
+                "command": "curl -sS -H 'Authorization: Bearer "
+                "ghp_R4nd0mT0k3nV4lu3F0rB3nchm4rk1ng0000' "
+                f"https://api.github.com/repos/example/app/pulls/{i % 500}",
+                "params": {
+                    "env": {
+                        "DATABASE_URL": "postgres://app:s3cr3t-p4ss@db.internal:5432/app",
+                        "LOG_LEVEL": "info",
+                        "REGION": "eu-west-1",
+                    },
+                    "api_key": "sk-live-0123456789abcdef0123456789abcdef",
+                    "retries": 3,
+                    "flags": ["--verbose", "--no-cache", f"--shard={i % 8}"],
+                    "options": {"timeout_s": 120, "dry_run": False, "labels": ["bench", "auth"]},
                 },
-                "api_key": "sk-live-0123456789abcdef0123456789abcdef",
-                "retries": 3,
-                "flags": ["--verbose", "--no-cache", f"--shard={i % 8}"],
-                "options": {"timeout_s": 120, "dry_run": False, "labels": ["bench", "auth"]},
-            },
-            "notes": "Reviewer asked to keep the public API unchanged; contact "
-                     "dev.lead@example.com for the rollout window.",
-        })
+                "notes": "Reviewer asked to keep the public API unchanged; contact "
+                "dev.lead@example.com for the rollout window.",
+            }
+        )
     return out
 
 
@@ -127,8 +137,9 @@ def timed(fn: Callable[[int], Any], count: int) -> float:
 STAGES = ("build", "redact", "encode", "append", "publish")
 
 
-def pipeline(book: Lorebook, ctxs: list[dict[str, Any]], log_kwargs: dict[str, Any],
-             path: Path) -> tuple[float, list[float]]:
+def pipeline(
+    book: Lorebook, ctxs: list[dict[str, Any]], log_kwargs: dict[str, Any], path: Path
+) -> tuple[float, list[float]]:
     """Seconds for the whole loop, and per stage, of the append path run stage by stage."""
     writer = book.writer
     clock = time.perf_counter
@@ -167,8 +178,14 @@ def load_baseline(src: Path, workdir: Path) -> Any:
     return importlib.import_module("lorebook_baseline").Lorebook
 
 
-def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
-            idle_wait: float = 20.0, baseline: Path | None = None) -> dict[str, Any]:
+def measure(
+    workdir: Path,
+    actions: int,
+    rounds: int,
+    fsync_actions: int,
+    idle_wait: float = 20.0,
+    baseline: Path | None = None,
+) -> dict[str, Any]:
     book = store(workdir, "flush", "flush")
     sync_book = store(workdir, "fsync", "fsync")
     ctxs = contexts(actions)
@@ -194,11 +211,25 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
     floor_fd = os.open(workdir / "floor.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def floor(i: int) -> None:
-        record = {"v": 1, "kind": "action", "id": new_ulid(), "ts": format_ts(utcnow()),
-                  "session": SESSION, "agent": "PS", "project": "bench", "type": "commit",
-                  "category": "git", "outcome": "success", "context": plain[i], "error": None,
-                  "duration_s": None, "parent": None, "epic": "epic-012", "issue": None,
-                  "meta": {}}
+        record = {
+            "v": 1,
+            "kind": "action",
+            "id": new_ulid(),
+            "ts": format_ts(utcnow()),
+            "session": SESSION,
+            "agent": "PS",
+            "project": "bench",
+            "type": "commit",
+            "category": "git",
+            "outcome": "success",
+            "context": plain[i],
+            "error": None,
+            "duration_s": None,
+            "parent": None,
+            "epic": "epic-012",
+            "issue": None,
+            "meta": {},
+        }
         os.write(floor_fd, (floor_encoder.encode(record) + "\n").encode())
 
     built = [build(i) for i in range(actions)]
@@ -227,8 +258,7 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
         before_cls.init(workdir / "before")
         before = before_cls.open(workdir / "before")
         parts["before_full"] = lambda i: before.log("commit", context=ctxs[i], **log_kwargs)
-        parts["before_full_plain"] = lambda i: before.log("commit", context=plain[i],
-                                                          **log_kwargs)
+        parts["before_full_plain"] = lambda i: before.log("commit", context=plain[i], **log_kwargs)
     seconds: dict[str, list[float]] = {name: [] for name in parts}
     fsync_seconds: list[float] = []
     piped: dict[str, list[tuple[float, list[float]]]] = {"secret": [], "plain": []}
@@ -255,84 +285,132 @@ def measure(workdir: Path, actions: int, rounds: int, fsync_actions: int,
         "throughput_rounds": [actions / s for s in seconds["full"]],
         "throughput_plain": actions / median(seconds["full_plain"]),
         "throughput_floor": actions / median(seconds["floor"]),
-        "throughput_before": ({k: actions / median(seconds[f"before_{k}"])
-                               for k in ("full", "full_plain")} if baseline else None),
+        "throughput_before": (
+            {k: actions / median(seconds[f"before_{k}"]) for k in ("full", "full_plain")}
+            if baseline
+            else None
+        ),
         "plain_context_bytes": len(encode(plain[0])),
         "fsync_throughput": fsync_actions / median(fsync_seconds),
         "us_per_action": {name: v * 1e6 for name, v in per_action.items()},
         # the median round (by its total) of each pipeline, per stage
-        "pipeline_us": {label: dict(zip(("total", *STAGES),
-                                        (x * 1e6 / actions for x in (r[0], *r[1])), strict=True))
-                        for label, runs in piped.items()
-                        for r in [sorted(runs)[len(runs) // 2]]},
+        "pipeline_us": {
+            label: dict(
+                zip(("total", *STAGES), (x * 1e6 / actions for x in (r[0], *r[1])), strict=True)
+            )
+            for label, runs in piped.items()
+            for r in [sorted(runs)[len(runs) // 2]]
+        },
         "sample_context": sample["context"],
     }
 
 
 def report(res: dict[str, Any]) -> None:
     us = res["us_per_action"]
-    print(f"append throughput, {res['actions_per_round']:,} actions x {res['rounds']} rounds "
-          f"(interleaved), line {res['line_bytes']} B (context {res['context_bytes_before']} B "
-          f"before redaction, {res['redactions_per_action']} redactions/action)")
-    print(f"  Lorebook.log, durability=flush : {res['throughput']:>10,.0f} actions/s "
-          f"(median; rounds {', '.join(f'{t:,.0f}' for t in res['throughput_rounds'])})")
-    print(f"  same, ~1 KB context, no secrets: {res['throughput_plain']:>10,.0f} actions/s "
-          f"(context {res['plain_context_bytes']} B)")
-    print(f"  floor (hand-built, no checks)  : {res['throughput_floor']:>10,.0f} actions/s "
-          f"(plain context; full plain path = {us['full_plain'] / us['floor']:.2f}x the floor)")
+    print(
+        f"append throughput, {res['actions_per_round']:,} actions x {res['rounds']} rounds "
+        f"(interleaved), line {res['line_bytes']} B (context {res['context_bytes_before']} B "
+        f"before redaction, {res['redactions_per_action']} redactions/action)"
+    )
+    print(
+        f"  Lorebook.log, durability=flush : {res['throughput']:>10,.0f} actions/s "
+        f"(median; rounds {', '.join(f'{t:,.0f}' for t in res['throughput_rounds'])})"
+    )
+    print(
+        f"  same, ~1 KB context, no secrets: {res['throughput_plain']:>10,.0f} actions/s "
+        f"(context {res['plain_context_bytes']} B)"
+    )
+    print(
+        f"  floor (hand-built, no checks)  : {res['throughput_floor']:>10,.0f} actions/s "
+        f"(plain context; full plain path = {us['full_plain'] / us['floor']:.2f}x the floor)"
+    )
     if res["throughput_before"]:
         before = res["throughput_before"]
-        print(f"  baseline (--baseline), secrets : {before['full']:>10,.0f} actions/s "
-              f"(this version {res['throughput'] / before['full']:.2f}x)")
-        print(f"  baseline (--baseline), plain   : {before['full_plain']:>10,.0f} actions/s "
-              f"(this version {res['throughput_plain'] / before['full_plain']:.2f}x; baseline "
-              f"{us['before_full_plain'] / us['floor']:.2f}x the floor)")
-    print(f"  Lorebook.log, durability=fsync : {res['fsync_throughput']:>10,.0f} actions/s "
-          f"({res['fsync_actions_per_round']} actions/round)")
+        print(
+            f"  baseline (--baseline), secrets : {before['full']:>10,.0f} actions/s "
+            f"(this version {res['throughput'] / before['full']:.2f}x)"
+        )
+        print(
+            f"  baseline (--baseline), plain   : {before['full_plain']:>10,.0f} actions/s "
+            f"(this version {res['throughput_plain'] / before['full_plain']:.2f}x; baseline "
+            f"{us['before_full_plain'] / us['floor']:.2f}x the floor)"
+        )
+    print(
+        f"  Lorebook.log, durability=fsync : {res['fsync_throughput']:>10,.0f} actions/s "
+        f"({res['fsync_actions_per_round']} actions/round)"
+    )
     for label, key in (("secret-heavy", "throughput"), ("plain", "throughput_plain")):
-        print(f"  target >= {TARGET:,}/s, {label:<12}: "
-              f"{'MET' if res[key] >= TARGET else 'NOT MET'} ({res[key] / TARGET:.2f}x the target)")
+        print(
+            f"  target >= {TARGET:,}/s, {label:<12}: "
+            f"{'MET' if res[key] >= TARGET else 'NOT MET'} ({res[key] / TARGET:.2f}x the target)"
+        )
     for label, suffix, full in (("secret-heavy", "", "full"), ("plain", "_plain", "full_plain")):
         print(f"  breakdown, {label} context (median µs per action; parts measured separately):")
         names = [n + suffix for n in ("build", "sanitize", "encode", "append")]
         for name in names:
-            print(f"    {name.removesuffix(suffix):<9} {us[name]:8.1f} µs  "
-                  f"{us[name] / us[full] * 100:5.1f} % of full")
+            print(
+                f"    {name.removesuffix(suffix):<9} {us[name]:8.1f} µs  "
+                f"{us[name] / us[full] * 100:5.1f} % of full"
+            )
         parts = sum(us[n] for n in names)
-        print(f"    {'sum':<9} {parts:8.1f} µs   vs full {us[full]:.1f} µs "
-              f"(rest: {us[full] - parts:.1f} µs)")
+        print(
+            f"    {'sum':<9} {parts:8.1f} µs   vs full {us[full]:.1f} µs "
+            f"(rest: {us[full] - parts:.1f} µs)"
+        )
     print(f"    {'floor':<9} {us['floor']:8.1f} µs   (reference, plain context)")
     for label, name in (("secret-heavy", "secret"), ("plain", "plain")):
         pipe = res["pipeline_us"][name]
         stages = "  ".join(f"{stage} {pipe[stage]:.1f}" for stage in STAGES)
-        print(f"  pipeline, {label:<12} (µs, stages timed in one loop): {stages}  "
-              f"-> {pipe['total']:.1f} µs/action, {1e6 / pipe['total']:,.0f}/s")
+        print(
+            f"  pipeline, {label:<12} (µs, stages timed in one loop): {stages}  "
+            f"-> {pipe['total']:.1f} µs/action, {1e6 / pipe['total']:,.0f}/s"
+        )
     print(f"  redacted context: {res['sample_context']}")
     print(f"  {idle_note()}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+    )
     parser.add_argument("--actions", type=int, default=20_000, help="actions per round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median)")
-    parser.add_argument("--fsync-actions", type=int, default=300,
-                        help="actions per round in fsync mode")
-    parser.add_argument("--idle-wait", type=float, default=20.0,
-                        help="seconds to wait for idle CPUs before each part (0: do not wait)")
-    parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
-                        help="also time the lorebook package in SRC/lorebook (before/after)")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="where the throwaway stores go (default: a temp dir)")
-    parser.add_argument("--profile", action="store_true",
-                        help="also print a cProfile of the full path (top 20 by tottime)")
+    parser.add_argument(
+        "--fsync-actions", type=int, default=300, help="actions per round in fsync mode"
+    )
+    parser.add_argument(
+        "--idle-wait",
+        type=float,
+        default=20.0,
+        help="seconds to wait for idle CPUs before each part (0: do not wait)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="SRC",
+        help="also time the lorebook package in SRC/lorebook (before/after)",
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where the throwaway stores go (default: a temp dir)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also print a cProfile of the full path (top 20 by tottime)",
+    )
     parser.add_argument("--json-out", help="write the results as JSON here")
     args = parser.parse_args(argv)
     base = Path(tempfile.mkdtemp(prefix="lore-append-", dir=args.workdir))
     try:
-        res = measure(base, args.actions, args.rounds, args.fsync_actions, args.idle_wait,
-                      args.baseline)
+        res = measure(
+            base, args.actions, args.rounds, args.fsync_actions, args.idle_wait, args.baseline
+        )
         report(res)
         if args.profile:
             import cProfile
@@ -343,10 +421,16 @@ def main(argv: list[str] | None = None) -> int:
             sanitizer = book.writer.sanitizer
             print("sanitize time per context field (median of 3 passes over 2,000 contexts):")
             for key in ctxs[0]:
-                passes = [timed(lambda i, k=key: sanitizer.sanitize(ctxs[i][k], f"context.{k}"),
-                                len(ctxs)) for _ in range(3)]
-                print(f"  {key:<12} {median(passes) / len(ctxs) * 1e6:8.1f} µs  "
-                      f"({len(encode(ctxs[0][key])) - 1} bytes)")
+                passes = [
+                    timed(
+                        lambda i, k=key: sanitizer.sanitize(ctxs[i][k], f"context.{k}"), len(ctxs)
+                    )
+                    for _ in range(3)
+                ]
+                print(
+                    f"  {key:<12} {median(passes) / len(ctxs) * 1e6:8.1f} µs  "
+                    f"({len(encode(ctxs[0][key])) - 1} bytes)"
+                )
             profiler = cProfile.Profile()
             profiler.enable()
             for ctx in ctxs:
@@ -356,9 +440,16 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(base, ignore_errors=True)
     res.pop("sample_context", None)
-    write_results(args.json_out, "append", {**res, "target": TARGET,
-                                            "met": res["throughput"] >= TARGET,
-                                            "met_plain": res["throughput_plain"] >= TARGET})
+    write_results(
+        args.json_out,
+        "append",
+        {
+            **res,
+            "target": TARGET,
+            "met": res["throughput"] >= TARGET,
+            "met_plain": res["throughput_plain"] >= TARGET,
+        },
+    )
     return 0
 
 

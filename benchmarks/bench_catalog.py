@@ -41,8 +41,7 @@ from bench_resume import cli_runs, ensure_store
 QUERY_TARGET_S = 1.0
 SYNC_TARGET_S = 0.2
 QUERIES = {
-    "actions": ["actions", "--type", "deploy", "--outcome", "failure", "--since", "30d",
-                "--json"],
+    "actions": ["actions", "--type", "deploy", "--outcome", "failure", "--since", "30d", "--json"],
     "report": ["report", "--days", "7", "--json"],
 }
 
@@ -53,8 +52,7 @@ def prepare(source: Path, workdir: Path) -> tuple[Path, Path]:
     if not (copy / ".lore").exists():
         print(f"  copying {source.name} -> {copy}", flush=True)
         shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".git", "cache"),
-                        symlinks=True)
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".git", "cache"), symlinks=True)
     scan = workdir / f"scan-{source.name}"
     if not (scan / ".lore").exists():
         (scan / ".lore").mkdir(parents=True)
@@ -117,8 +115,9 @@ def stats(times: list[float]) -> dict[str, float]:
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     args.workdir.mkdir(parents=True, exist_ok=True)
-    source, summary = ensure_store(args.workdir, args.actions, args.days, args.seed, args.end,
-                                   False)
+    source, summary = ensure_store(
+        args.workdir, args.actions, args.days, args.seed, args.end, False
+    )
     store, scan = prepare(source, args.workdir)
     shard_bytes = sum(p.stat().st_size for p in (store / "actionlog").rglob("*.jsonl"))
     script = str(lore_script())
@@ -128,10 +127,18 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     wait_for_idle()
     seconds, rss, out = run_measured([script, "catalog", "--rebuild", "--json"], env)
     built = json.loads(out)
-    res["build"] = {"seconds": seconds, "cpu_seconds": CPU_SECONDS[-1], "peak_rss_mb": rss,
-                    "catalog_bytes": built["bytes"], "records": built["records"]}
-    print(f"  {seconds:.1f} s ({CPU_SECONDS[-1]:.1f} s CPU), peak RSS {rss:.0f} MB, "
-          f"{built['bytes'] / 1e6:.0f} MB catalog", flush=True)
+    res["build"] = {
+        "seconds": seconds,
+        "cpu_seconds": CPU_SECONDS[-1],
+        "peak_rss_mb": rss,
+        "catalog_bytes": built["bytes"],
+        "records": built["records"],
+    }
+    print(
+        f"  {seconds:.1f} s ({CPU_SECONDS[-1]:.1f} s CPU), peak RSS {rss:.0f} MB, "
+        f"{built['bytes'] / 1e6:.0f} MB catalog",
+        flush=True,
+    )
     variants = {}
     for name, argv in QUERIES.items():
         variants[f"{name} (catalog)"] = (store, argv, {})
@@ -149,18 +156,26 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             wait_for_idle()
             seconds, rss, _ = run_measured(
                 [script, "export", "--format", "jsonl", "-o", str(target), "--json", *extra],
-                clean_env(LORE_ROOT=str(root)))
+                clean_env(LORE_ROOT=str(root)),
+            )
             size = target.stat().st_size
             manifest = json.loads(Path(f"{target}.manifest.json").read_text())
             exports[f"{label} {scope}"] = {
-                "seconds": seconds, "cpu_seconds": CPU_SECONDS[-1], "peak_rss_mb": rss,
-                "bytes": size, "records": manifest["record_count"],
-                "mb_per_s": size / 1e6 / seconds, "mb_per_cpu_s": size / 1e6 / CPU_SECONDS[-1],
+                "seconds": seconds,
+                "cpu_seconds": CPU_SECONDS[-1],
+                "peak_rss_mb": rss,
+                "bytes": size,
+                "records": manifest["record_count"],
+                "mb_per_s": size / 1e6 / seconds,
+                "mb_per_cpu_s": size / 1e6 / CPU_SECONDS[-1],
             }
             target.unlink()
-            print(f"  export {label} {scope}: {manifest['record_count']:,} records, "
-                  f"{seconds:.1f} s ({CPU_SECONDS[-1]:.1f} s CPU), {size / 1e6 / seconds:.1f} MB/s,"
-                  f" peak RSS {rss:.0f} MB", flush=True)
+            print(
+                f"  export {label} {scope}: {manifest['record_count']:,} records, "
+                f"{seconds:.1f} s ({CPU_SECONDS[-1]:.1f} s CPU), {size / 1e6 / seconds:.1f} MB/s,"
+                f" peak RSS {rss:.0f} MB",
+                flush=True,
+            )
     res["export"] = exports
     return res
 
@@ -170,42 +185,56 @@ def report(res: dict[str, Any]) -> dict[str, Any]:
     b = res["build"]
     s = res["sync"]
     figures: dict[str, Any] = {
-        "build_s": b["seconds"], "build_rss_mb": b["peak_rss_mb"],
-        "catalog_mb": b["catalog_bytes"] / 1e6, "shards_mb": res["shard_bytes"] / 1e6,
-        "sync_1000_s": median(s["sync_s"]), "sync_noop_s": median(s["noop_s"]),
+        "build_s": b["seconds"],
+        "build_rss_mb": b["peak_rss_mb"],
+        "catalog_mb": b["catalog_bytes"] / 1e6,
+        "shards_mb": res["shard_bytes"] / 1e6,
+        "sync_1000_s": median(s["sync_s"]),
+        "sync_noop_s": median(s["noop_s"]),
         "sync_bytes": median(s["bytes_read"]),
     }
-    print(f"\nstore: {res['store']['actions']:,} actions, {res['shard_bytes'] / 1e6:.0f} MB of "
-          "shards")
-    print(f"first build: {b['seconds']:.1f} s ({b['cpu_seconds']:.1f} s CPU), peak RSS "
-          f"{b['peak_rss_mb']:.0f} MB, catalog {b['catalog_bytes'] / 1e6:.0f} MB")
+    print(
+        f"\nstore: {res['store']['actions']:,} actions, {res['shard_bytes'] / 1e6:.0f} MB of shards"
+    )
+    print(
+        f"first build: {b['seconds']:.1f} s ({b['cpu_seconds']:.1f} s CPU), peak RSS "
+        f"{b['peak_rss_mb']:.0f} MB, catalog {b['catalog_bytes'] / 1e6:.0f} MB"
+    )
     for name in QUERIES:
         cat = q[f"{name} (catalog)"]["median_s"]
         scan = q[f"{name} (scan)"]["median_s"]
         figures[f"{name}_catalog_s"], figures[f"{name}_scan_s"] = cat, scan
-        print(f"{name:<8} catalog {cat * 1000:7.1f} ms (p90 "
-              f"{q[f'{name} (catalog)']['p90_s'] * 1000:.0f})   scan {scan * 1000:7.1f} ms   "
-              f"-> {scan / cat:.1f}x   target <= {QUERY_TARGET_S:.0f} s: "
-              f"{'MET' if cat <= QUERY_TARGET_S else 'NOT MET'}")
+        print(
+            f"{name:<8} catalog {cat * 1000:7.1f} ms (p90 "
+            f"{q[f'{name} (catalog)']['p90_s'] * 1000:.0f})   scan {scan * 1000:7.1f} ms   "
+            f"-> {scan / cat:.1f}x   target <= {QUERY_TARGET_S:.0f} s: "
+            f"{'MET' if cat <= QUERY_TARGET_S else 'NOT MET'}"
+        )
     figures["sessions_catalog_s"] = q["sessions (catalog)"]["median_s"]
     print(f"sessions catalog {figures['sessions_catalog_s'] * 1000:.1f} ms (36k sessions)")
-    print(f"sync after 1,000 appends: {figures['sync_1000_s'] * 1000:.1f} ms median "
-          f"(reads {figures['sync_bytes'] / 1e3:.0f} KB; target <= 200 ms: "
-          f"{'MET' if figures['sync_1000_s'] <= SYNC_TARGET_S else 'NOT MET'}); "
-          f"nothing new: {figures['sync_noop_s'] * 1000:.1f} ms")
+    print(
+        f"sync after 1,000 appends: {figures['sync_1000_s'] * 1000:.1f} ms median "
+        f"(reads {figures['sync_bytes'] / 1e3:.0f} KB; target <= 200 ms: "
+        f"{'MET' if figures['sync_1000_s'] <= SYNC_TARGET_S else 'NOT MET'}); "
+        f"nothing new: {figures['sync_noop_s'] * 1000:.1f} ms"
+    )
     for name, e in res["export"].items():
         figures[f"export {name}"] = e
-        print(f"export {name:<12} {e['records']:>9,} records {e['seconds']:7.1f} s "
-              f"({e['cpu_seconds']:.1f} s CPU) {e['mb_per_s']:6.1f} MB/s  peak RSS "
-              f"{e['peak_rss_mb']:.0f} MB")
+        print(
+            f"export {name:<12} {e['records']:>9,} records {e['seconds']:7.1f} s "
+            f"({e['cpu_seconds']:.1f} s CPU) {e['mb_per_s']:6.1f} MB/s  peak RSS "
+            f"{e['peak_rss_mb']:.0f} MB"
+        )
     print(idle_note())
     return figures
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+    )
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/lore-bench"))
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--actions", type=int, default=1_000_000)

@@ -120,29 +120,43 @@ def measure(rounds: int, calls: int, learnings: int, workdir: Path | None) -> di
         "rounds": rounds,
         "calls": calls,
         "learnings": learnings,
-        "sessions_s": {f"{name}, {n} calls": {"median": median(t), "min": min(t), "max": max(t)}
-                       for (name, n), t in times.items()},
-        "added_per_session_s": {"median": median(per_session), "min": min(per_session),
-                                "max": max(per_session)},
-        "added_per_call_s": {"median": median(per_call), "min": min(per_call),
-                             "max": max(per_call)},
+        "sessions_s": {
+            f"{name}, {n} calls": {"median": median(t), "min": min(t), "max": max(t)}
+            for (name, n), t in times.items()
+        },
+        "added_per_session_s": {
+            "median": median(per_session),
+            "min": min(per_session),
+            "max": max(per_session),
+        },
+        "added_per_call_s": {
+            "median": median(per_call),
+            "min": min(per_call),
+            "max": max(per_call),
+        },
         "tool_calls_logged": logged,
         "tool_calls_made_with_hooks": (rounds + 1) * calls,
     }
 
 
 def report(res: dict[str, Any]) -> None:
-    print(f"Claude Code {VERSION}, scripted model, {res['rounds']} rounds, {res['calls']} Bash "
-          f"calls per session, store with {res['learnings']} learnings")
+    print(
+        f"Claude Code {VERSION}, scripted model, {res['rounds']} rounds, {res['calls']} Bash "
+        f"calls per session, store with {res['learnings']} learnings"
+    )
     for name, t in res["sessions_s"].items():
         print(f"  {name:<22} median {t['median']:6.2f} s  (min {t['min']:.2f}, max {t['max']:.2f})")
     for label, key in (("added per session", "added_per_session_s"),
                        ("added per tool call", "added_per_call_s")):  # fmt: skip
         t = res[key]
-        print(f"  {label:<22} median {t['median'] * 1000:7.0f} ms  "
-              f"(min {t['min'] * 1000:.0f}, max {t['max'] * 1000:.0f})")
-    print(f"  tool calls logged by the hooks: {res['tool_calls_logged']} of "
-          f"{res['tool_calls_made_with_hooks']}")
+        print(
+            f"  {label:<22} median {t['median'] * 1000:7.0f} ms  "
+            f"(min {t['min'] * 1000:.0f}, max {t['max'] * 1000:.0f})"
+        )
+    print(
+        f"  tool calls logged by the hooks: {res['tool_calls_logged']} of "
+        f"{res['tool_calls_made_with_hooks']}"
+    )
     print(f"  {idle_note()}")
     print(f"  machine: {machine()}")
 

@@ -44,14 +44,17 @@ def main(argv: list[str] | None = None) -> int:
         env = clean_env(PYTHONPATH=src)
         run_timed([PYTHON, "-m", "lorebook", "demo", str(store), "--json"], env=env)
         config = store / ".lore" / "config.yaml"  # keyword search: no model in the timings
-        config.write_text(config.read_text(encoding="utf-8") + "\nembedding:\n  enabled: false\n",
-                          encoding="utf-8")
+        config.write_text(
+            config.read_text(encoding="utf-8") + "\nembedding:\n  enabled: false\n",
+            encoding="utf-8",
+        )
         run_timed([PYTHON, "-m", "lorebook", "catalog"], cwd=store, env=env)
         run_timed([PYTHON, "-m", "lorebook", "index", "--json"], cwd=store, env=env)
         commands: dict[str, list[str]] = {}
         envs: dict[str, dict[str, str]] = {}
-        versions = {"this": src} | ({"baseline": str(args.baseline.resolve())}
-                                    if args.baseline else {})
+        versions = {"this": src} | (
+            {"baseline": str(args.baseline.resolve())} if args.baseline else {}
+        )
         for label, cmd in COMMANDS.items():
             outputs = set()
             for version, path in versions.items():
@@ -70,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         row = f"  {label:24} {fmt_ms(this):>10}"
         if args.baseline:
             base = median(times[f"{label} [baseline]"])
-            pairs = [a / b for a, b in zip(times[f"{label} [this]"],
-                                           times[f"{label} [baseline]"], strict=True)]
+            pairs = [
+                a / b
+                for a, b in zip(times[f"{label} [this]"], times[f"{label} [baseline]"], strict=True)
+            ]
             row += f" {fmt_ms(base):>10} {median(pairs):>7.2f}x"
         print(row)
     return 0

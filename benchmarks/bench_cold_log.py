@@ -51,16 +51,30 @@ from _common import (
 
 TARGET = 3.0
 NO_PYC = "lore log, no .pyc cache"  # informative: how this sandbox's default env runs it
-CONTEXT = json.dumps({
-    "commit_hash": "a1b2c3d",
-    "message": "Fix token refresh race in the auth client\n\nSerialise refresh and retry.",
-    "files": ["src/auth/client.py", "src/auth/session.py", "tests/unit/test_auth_client.py"],
-    "branch": "consilio/epic-012-auth",
-    "command": "git commit -m 'Fix token refresh race' --no-verify",
-    "params": {"insertions": 42, "deletions": 7, "signed": False},
-})
-LOG_ARGS = ["log", "commit", "--context", CONTEXT, "--epic", "epic-012", "--agent", "PS",
-            "--project", "bench", "--session", "bench-cold-log"]
+CONTEXT = json.dumps(
+    {
+        "commit_hash": "a1b2c3d",
+        "message": "Fix token refresh race in the auth client\n\nSerialise refresh and retry.",
+        "files": ["src/auth/client.py", "src/auth/session.py", "tests/unit/test_auth_client.py"],
+        "branch": "consilio/epic-012-auth",
+        "command": "git commit -m 'Fix token refresh race' --no-verify",
+        "params": {"insertions": 42, "deletions": 7, "signed": False},
+    }
+)
+LOG_ARGS = [
+    "log",
+    "commit",
+    "--context",
+    CONTEXT,
+    "--epic",
+    "epic-012",
+    "--agent",
+    "PS",
+    "--project",
+    "bench",
+    "--session",
+    "bench-cold-log",
+]
 
 
 PHASES = """
@@ -86,11 +100,15 @@ def phase_split(root: Path, env: dict[str, str], runs: int) -> dict[str, float]:
         first.append(a)
         second.append(b)
         normal_exit.append(wall)
-        wall, _ = run_timed([PYTHON, "-c", PHASES + "import os; os._exit(0)\n", *LOG_ARGS[1:]],
-                            cwd=root, env=env)
+        wall, _ = run_timed(
+            [PYTHON, "-c", PHASES + "import os; os._exit(0)\n", *LOG_ARGS[1:]], cwd=root, env=env
+        )
         hard_exit.append(wall)
-    return {"imports_s": median(first) - median(second), "append_s": median(second),
-            "shutdown_s": median(normal_exit) - median(hard_exit)}
+    return {
+        "imports_s": median(first) - median(second),
+        "append_s": median(second),
+        "shutdown_s": median(normal_exit) - median(hard_exit),
+    }
 
 
 BASELINE = "python -m lorebook log (baseline)"
@@ -116,18 +134,24 @@ def measure(runs: int, workdir: Path | None, baseline: Path | None = None) -> di
         times = interleaved(commands, runs, cwd=root, env=env, envs=envs)
         base = median(times["python -c pass"])
         stats = {
-            name: {"median_s": median(t), "p10_s": pct(t, 0.1), "p90_s": pct(t, 0.9),
-                   "ratio": median(t) / base}
+            name: {
+                "median_s": median(t),
+                "p10_s": pct(t, 0.1),
+                "p90_s": pct(t, 0.9),
+                "ratio": median(t) / base,
+            }
             for name, t in times.items()
         }
         # per-round ratio (each lore run against the baseline of its own round)
         paired = {
             name: median([a / b for a, b in zip(t, times["python -c pass"], strict=True)])
-            for name, t in times.items() if name != "python -c pass"
+            for name, t in times.items()
+            if name != "python -c pass"
         }
         phases = phase_split(root, env, max(5, runs // 3))
         shard_lines = sum(
-            len(p.read_bytes().splitlines()) for p in root.glob("actionlog/*/*/*/*.jsonl"))
+            len(p.read_bytes().splitlines()) for p in root.glob("actionlog/*/*/*/*.jsonl")
+        )
         baseline = importtime_profile(["-c", "pass"], cwd=root, env=env)
         module_path = importtime_profile(["-m", "lorebook", *LOG_ARGS], cwd=root, env=env)
         script_path = importtime_profile([str(lore_script()), *LOG_ARGS], cwd=root, env=env)
@@ -147,11 +171,18 @@ def measure(runs: int, workdir: Path | None, baseline: Path | None = None) -> di
             "extra_self_us": sum(script_path["self_us"][m] for m in extra),
             "top_self": sorted(((script_path["self_us"][m], m) for m in extra), reverse=True)[:15],
             "top_cumulative": sorted(
-                ((script_path["cumulative_us"][m], m) for m in extra
-                 if script_path["depth"].get(m, 0) == 0), reverse=True)[:10],
+                (
+                    (script_path["cumulative_us"][m], m)
+                    for m in extra
+                    if script_path["depth"].get(m, 0) == 0
+                ),
+                reverse=True,
+            )[:10],
             "lorebook_cumulative_us": sum(
-                script_path["cumulative_us"][m] for m in extra
-                if m.startswith("lorebook") and script_path["depth"].get(m, 0) == 0),
+                script_path["cumulative_us"][m]
+                for m in extra
+                if m.startswith("lorebook") and script_path["depth"].get(m, 0) == 0
+            ),
             "split": import_split(script_path, baseline),
             "heavy_console_script": heavy_imports(script_path["modules"]),
             "heavy_module": heavy_imports(module_path["modules"]),
@@ -160,38 +191,52 @@ def measure(runs: int, workdir: Path | None, baseline: Path | None = None) -> di
 
 
 def report(res: dict[str, Any]) -> None:
-    print(f"cold one-shot `lore log` ({res['runs']} runs each, interleaved; "
-          f"{res['appended_lines']} lines appended)")
+    print(
+        f"cold one-shot `lore log` ({res['runs']} runs each, interleaved; "
+        f"{res['appended_lines']} lines appended)"
+    )
     print(f"  {'command':<34} {'median':>9} {'p10':>9} {'p90':>9} {'ratio':>7} {'paired':>7}")
     for name, s in res["stats"].items():
         paired = res["paired_ratio"].get(name)
-        print(f"  {name:<34} {s['median_s'] * 1000:7.1f}ms {s['p10_s'] * 1000:7.1f}ms "
-              f"{s['p90_s'] * 1000:7.1f}ms {s['ratio']:6.2f}x "
-              f"{f'{paired:6.2f}x' if paired else '':>7}")
+        print(
+            f"  {name:<34} {s['median_s'] * 1000:7.1f}ms {s['p10_s'] * 1000:7.1f}ms "
+            f"{s['p90_s'] * 1000:7.1f}ms {s['ratio']:6.2f}x "
+            f"{f'{paired:6.2f}x' if paired else '':>7}"
+        )
     if BASELINE in res["stats"]:
         now = res["stats"]["python -m lorebook log"]["median_s"]
         before = res["stats"][BASELINE]["median_s"]
-        print(f"  this version vs the baseline (python -m lorebook log): {now / before:.3f}x "
-              f"({now * 1000:.1f} ms vs {before * 1000:.1f} ms, medians, interleaved)")
+        print(
+            f"  this version vs the baseline (python -m lorebook log): {now / before:.3f}x "
+            f"({now * 1000:.1f} ms vs {before * 1000:.1f} ms, medians, interleaved)"
+        )
     for name in ("lore log (console script)", "python -m lorebook log"):
         ratio = res["stats"][name]["ratio"]
-        print(f"  {name}: {ratio:.2f}x python -c pass, target <= {TARGET}x: "
-              f"{'MET' if ratio <= TARGET else 'NOT MET'}")
+        print(
+            f"  {name}: {ratio:.2f}x python -c pass, target <= {TARGET}x: "
+            f"{'MET' if ratio <= TARGET else 'NOT MET'}"
+        )
     ph = res["phases"]
     base = res["stats"]["python -c pass"]["median_s"]
-    print(f"  inside one run (median): interpreter start-up ~{base * 1000:.1f} ms (python -c pass)"
-          f" + importing lorebook ~{ph['imports_s'] * 1000:.1f} ms + the append itself (open the "
-          f"store, redact, write; measured warm) {ph['append_s'] * 1000:.1f} ms + interpreter "
-          f"shutdown with the extra modules ~{ph['shutdown_s'] * 1000:.1f} ms")
+    print(
+        f"  inside one run (median): interpreter start-up ~{base * 1000:.1f} ms (python -c pass)"
+        f" + importing lorebook ~{ph['imports_s'] * 1000:.1f} ms + the append itself (open the "
+        f"store, redact, write; measured warm) {ph['append_s'] * 1000:.1f} ms + interpreter "
+        f"shutdown with the extra modules ~{ph['shutdown_s'] * 1000:.1f} ms"
+    )
     imp = res["importtime"]
-    print(f"  -X importtime (console script, median of 5): {imp['log_modules']} modules vs "
-          f"{imp['baseline_modules']} for `-c pass`; {len(imp['extra_modules'])} extra modules, "
-          f"{imp['extra_self_us'] / 1000:.1f} ms of import time in them; lorebook's own "
-          f"top-level imports cumulative {imp['lorebook_cumulative_us'] / 1000:.1f} ms")
+    print(
+        f"  -X importtime (console script, median of 5): {imp['log_modules']} modules vs "
+        f"{imp['baseline_modules']} for `-c pass`; {len(imp['extra_modules'])} extra modules, "
+        f"{imp['extra_self_us'] / 1000:.1f} ms of import time in them; lorebook's own "
+        f"top-level imports cumulative {imp['lorebook_cumulative_us'] / 1000:.1f} ms"
+    )
     split = imp["split"]
-    print(f"  of which lorebook's own module bodies {split['own_us'] / 1000:.1f} ms, stdlib "
-          f"modules they pull in {split['stdlib_us'] / 1000:.1f} ms "
-          "(-X importtime inflates both a little)")
+    print(
+        f"  of which lorebook's own module bodies {split['own_us'] / 1000:.1f} ms, stdlib "
+        f"modules they pull in {split['stdlib_us'] / 1000:.1f} ms "
+        "(-X importtime inflates both a little)"
+    )
     print("  biggest stdlib subtrees imported by lorebook (cumulative):")
     for us, module, importer in split["stdlib_subtrees"]:
         print(f"    {us / 1000:6.2f} ms  {module:<16} <- {importer}")
@@ -204,29 +249,47 @@ def report(res: dict[str, Any]) -> None:
     print("  top-level extra imports by cumulative time:")
     for us, module in imp["top_cumulative"]:
         print(f"    {us / 1000:6.2f} ms  {module}")
-    for label, key in (("console script", "heavy_console_script"),
-                       ("python -m lorebook", "heavy_module")):
+    for label, key in (
+        ("console script", "heavy_console_script"),
+        ("python -m lorebook", "heavy_module"),
+    ):
         heavy = imp[key]
-        print(f"  heavy modules imported ({label}): "
-              f"{', '.join(heavy) if heavy else 'none (no click/torch/chromadb/ruamel/...)'}")
+        print(
+            f"  heavy modules imported ({label}): "
+            f"{', '.join(heavy) if heavy else 'none (no click/torch/chromadb/ruamel/...)'}"
+        )
     print(f"  {idle_note()}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+    )
     parser.add_argument("--runs", type=int, default=30, help="timed runs of each command")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="where the throwaway store goes (default: a temp dir)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where the throwaway store goes (default: a temp dir)",
+    )
     parser.add_argument("--json-out", help="write the results as JSON here")
-    parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
-                        help="another version's src folder, timed interleaved with this one")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="SRC",
+        help="another version's src folder, timed interleaved with this one",
+    )
     args = parser.parse_args(argv)
     res = measure(args.runs, args.workdir, args.baseline)
     report(res)
-    worst = max(res["stats"][n]["ratio"] for n in res["stats"]
-                if n not in ("python -c pass", NO_PYC, BASELINE))
+    worst = max(
+        res["stats"][n]["ratio"]
+        for n in res["stats"]
+        if n not in ("python -c pass", NO_PYC, BASELINE)
+    )
     write_results(args.json_out, "cold_log", {**res, "target": TARGET, "met": worst <= TARGET})
     return 0
 

@@ -73,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("claim_new", "claim_repeat", "log"):
         print(f"  {name:13} p50 {out[f'{name}_p50_us']:8.1f} us   "
               f"at the end {out[f'{name}_last_tenth_p50_us']:8.1f} us")  # fmt: skip
-    print(f"  a claim costs {out['claim_share_of_log']:.1%} of the append it guards "
-          "(at the ledger's largest)")
+    print(
+        f"  a claim costs {out['claim_share_of_log']:.1%} of the append it guards "
+        "(at the ledger's largest)"
+    )
     return 0
 
 

@@ -54,9 +54,13 @@ def build(root: Path, actions: int) -> Lorebook:
         if i % 500 == 499:
             book.log("commit", session=s.id, context={"files": [f"src/m{i % 50}.py"]})
             continue
-        book.log("tool_call", session=s.id, context=context,
-                 outcome="failure" if failed else "success",
-                 error=f"AssertionError: expected {i} rows" if failed else None)
+        book.log(
+            "tool_call",
+            session=s.id,
+            context=context,
+            outcome="failure" if failed else "success",
+            error=f"AssertionError: expected {i} rows" if failed else None,
+        )
     s.end()
     return book
 
@@ -75,8 +79,9 @@ def main() -> None:
         result: dict[str, Any] = {}
         for _ in range(args.rounds):
             t0 = time.perf_counter()
-            count = sum(1 for _ in iter_records(book.layout.actionlog, base=root,
-                                                sessions=["long-1"]))
+            count = sum(
+                1 for _ in iter_records(book.layout.actionlog, base=root, sessions=["long-1"])
+            )
             t1 = time.perf_counter()
             path.unlink(missing_ok=True)
             result = book.expertise.learn("long-1", domain="database", commit=False)

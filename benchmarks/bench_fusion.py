@@ -39,18 +39,22 @@ def by_length(short: float, long: float, words: int = 5) -> Fusion:
     def fuse(pairs: Pairs, query: str) -> dict[str, float]:
         w = short if len(query.split()) <= words else long
         return {i: w * s + (1 - w) * k for i, (k, s) in pairs.items()}
+
     return fuse
 
 
 def relative(dense: float, minmax: bool = False) -> Fusion:
     """Each similarity over the query's best (or min-max scaled), then the weighted sum."""
+
     def fuse(pairs: Pairs, _q: str) -> dict[str, float]:
         ks = [k for k, _ in pairs.values()]
         ss = [s for _, s in pairs.values()]
         lk, ls = (min(ks), min(ss)) if minmax else (0.0, 0.0)
         hk, hs = max(ks) - lk or 1.0, max(ss) - ls or 1.0
-        return {i: dense * (s - ls) / hs + (1 - dense) * (k - lk) / hk
-                for i, (k, s) in pairs.items()}
+        return {
+            i: dense * (s - ls) / hs + (1 - dense) * (k - lk) / hk for i, (k, s) in pairs.items()
+        }
+
     return fuse
 
 
@@ -60,8 +64,10 @@ def zscores(dense: float) -> Fusion:
         ss = [s for _, s in pairs.values()]
         mk, sk = statistics.mean(ks), statistics.pstdev(ks) or 1.0
         ms, sd = statistics.mean(ss), statistics.pstdev(ss) or 1.0
-        return {i: dense * (s - ms) / sd + (1 - dense) * (k - mk) / sk
-                for i, (k, s) in pairs.items()}
+        return {
+            i: dense * (s - ms) / sd + (1 - dense) * (k - mk) / sk for i, (k, s) in pairs.items()
+        }
+
     return fuse
 
 
@@ -70,8 +76,10 @@ def rrf(k: int = 60) -> Fusion:
         def ranks(col: int) -> dict[str, int]:
             order = sorted(pairs, key=lambda i: (-pairs[i][col], i))
             return {i: r for r, i in enumerate(order, 1)}
+
         kr, sr = ranks(0), ranks(1)
         return {i: 0.5 / (k + sr[i]) + 0.5 / (k + kr[i]) for i in pairs}
+
     return fuse
 
 
@@ -99,8 +107,9 @@ def similarities(path: Path) -> list[tuple[str, str, Pairs]]:
         index.update(rebuild=True)
         out = []
         for q in queries:
-            hits = index.search(q["title"], mode="hybrid", limit=len(docs), refresh=False,
-                                threshold=0.0)
+            hits = index.search(
+                q["title"], mode="hybrid", limit=len(docs), refresh=False, threshold=0.0
+            )
             pairs = {h.id: (h.keyword_score, h.semantic_score or 0.0) for h in hits}
             out.append((q["title"], q["expected"], pairs))
         index.close()

@@ -66,8 +66,9 @@ def payloads(root: Path) -> dict[str, str]:
     }  # fmt: skip
 
 
-def timed(cmd: list[str], stdin: str, cwd: Path, env: dict[str, str],
-          answers: list[int] | None = None) -> float:
+def timed(
+    cmd: list[str], stdin: str, cwd: Path, env: dict[str, str], answers: list[int] | None = None
+) -> float:
     started = time.perf_counter()
     done = subprocess.run(cmd, input=stdin.encode(), cwd=cwd, env=env, capture_output=True)
     elapsed = time.perf_counter() - started
@@ -185,31 +186,44 @@ def measure(
 
 def report(res: dict[str, Any]) -> None:
     s = res["store"]
-    print(f"store: {s['actions']:,} actions, {s['learnings']:,} learnings "
-          f"(built in {s['build_s']} s); search index {'built' if res['index'] else 'absent'}")
+    print(
+        f"store: {s['actions']:,} actions, {s['learnings']:,} learnings "
+        f"(built in {s['build_s']} s); search index {'built' if res['index'] else 'absent'}"
+    )
     for name, t in res["capture"].items():
-        print(f"  {name:<26} median {t['median_s'] * 1000:7.1f} ms  "
-              f"p95 {t['p95_s'] * 1000:7.1f} ms")
+        print(
+            f"  {name:<26} median {t['median_s'] * 1000:7.1f} ms  p95 {t['p95_s'] * 1000:7.1f} ms"
+        )
     ratio = res["paired_ratio"]
-    print(f"  post-tool-use, paired ratio {ratio:.2f}x python -c pass (target <= {TARGET_RATIO}x): "
-          f"{'MET' if ratio <= TARGET_RATIO else 'NOT MET'}; the detached write then took "
-          f"{res['capture_background_ms_median']:.0f} ms (median) in the background")
+    print(
+        f"  post-tool-use, paired ratio {ratio:.2f}x python -c pass (target <= {TARGET_RATIO}x): "
+        f"{'MET' if ratio <= TARGET_RATIO else 'NOT MET'}; the detached write then took "
+        f"{res['capture_background_ms_median']:.0f} ms (median) in the background"
+    )
     ratio = res["launcher_paired_ratio"]
-    print(f"  post-tool-use through the launcher, paired ratio {ratio:.2f}x python -c pass "
-          f"(target <= {TARGET_RATIO}x): {'MET' if ratio <= TARGET_RATIO else 'NOT MET'}")
+    print(
+        f"  post-tool-use through the launcher, paired ratio {ratio:.2f}x python -c pass "
+        f"(target <= {TARGET_RATIO}x): {'MET' if ratio <= TARGET_RATIO else 'NOT MET'}"
+    )
     for event, ratio in res.get("edge_ratios", {}).items():
-        print(f"  {event}, paired ratio {ratio:.2f}x python -c pass; its detached write took "
-              f"{res['background_ms_median'][event]:.0f} ms (median) in the background")
+        print(
+            f"  {event}, paired ratio {ratio:.2f}x python -c pass; its detached write took "
+            f"{res['background_ms_median'][event]:.0f} ms (median) in the background"
+        )
     print(f"  records written by the detached hooks: {res.get('records')}")
     for event, t in res["context"].items():
         verdict = "MET" if t["p95_s"] <= TARGET_P95 else "NOT MET"
-        print(f"  {event:<26} p50 {t['p50_s'] * 1000:7.1f} ms  p95 {t['p95_s'] * 1000:7.1f} ms "
-              f"(target p95 <= {TARGET_P95:g} s: {verdict}); answer {t['answer_bytes_median']:.0f}"
-              f" bytes (median), hooks.budget_seconds {res['budget_s']:g}")
+        print(
+            f"  {event:<26} p50 {t['p50_s'] * 1000:7.1f} ms  p95 {t['p95_s'] * 1000:7.1f} ms "
+            f"(target p95 <= {TARGET_P95:g} s: {verdict}); answer {t['answer_bytes_median']:.0f}"
+            f" bytes (median), hooks.budget_seconds {res['budget_s']:g}"
+        )
     waits = [res["context"][e]["p50_s"] for e in res["context"]]
     waits += [res["capture"][f"lore hook {e}"]["median_s"] for e in ("stop", "session-end")]
-    print(f"  one session's edges (session-start + user-prompt-submit + stop + session-end, "
-          f"p50): {sum(waits) * 1000:.0f} ms")
+    print(
+        f"  one session's edges (session-start + user-prompt-submit + stop + session-end, "
+        f"p50): {sum(waits) * 1000:.0f} ms"
+    )
     print(f"  {idle_note()}")
     print(f"  machine: {machine()}")
 
@@ -221,14 +235,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learnings", type=int, default=2_000)
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--budget", type=float, help="hooks.budget_seconds for the store")
-    parser.add_argument("--index", action="store_true",
-                        help="build the (keyword) search index first, as `lore index` would")
-    parser.add_argument("--store", type=Path,
-                        help="build the store here once and keep it (later runs reuse it)")
+    parser.add_argument(
+        "--index",
+        action="store_true",
+        help="build the (keyword) search index first, as `lore index` would",
+    )
+    parser.add_argument(
+        "--store", type=Path, help="build the store here once and keep it (later runs reuse it)"
+    )
     parser.add_argument("--json-out")
     args = parser.parse_args(argv)
-    res = measure(args.runs, args.actions, args.learnings, args.workdir, args.budget, args.index,
-                  args.store)
+    res = measure(
+        args.runs, args.actions, args.learnings, args.workdir, args.budget, args.index, args.store
+    )
     report(res)
     write_results(args.json_out, "hooks", res)
     return 0

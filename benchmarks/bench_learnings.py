@@ -40,11 +40,45 @@ from lorebook.knowledge.fileformat import _load_yaml, _split, parse_learning
 from lorebook.knowledge.ids import new_learning_id
 from lorebook.knowledge.store import LearningStore
 
-WORDS = ("rls", "policy", "insert", "anon", "key", "service", "role", "migration", "index",
-         "cache", "timeout", "retry", "flaky", "test", "deploy", "rollback", "queue", "worker",
-         "memory", "leak", "pool", "connection", "lock", "deadlock", "schema", "token",
-         "refresh", "build", "wheel", "torch", "pin", "import", "startup", "hook", "merge",
-         "union", "shard")
+WORDS = (
+    "rls",
+    "policy",
+    "insert",
+    "anon",
+    "key",
+    "service",
+    "role",
+    "migration",
+    "index",
+    "cache",
+    "timeout",
+    "retry",
+    "flaky",
+    "test",
+    "deploy",
+    "rollback",
+    "queue",
+    "worker",
+    "memory",
+    "leak",
+    "pool",
+    "connection",
+    "lock",
+    "deadlock",
+    "schema",
+    "token",
+    "refresh",
+    "build",
+    "wheel",
+    "torch",
+    "pin",
+    "import",
+    "startup",
+    "hook",
+    "merge",
+    "union",
+    "shard",
+)
 CATEGORIES = ("database", "build", "git", "search", "performance", "security", "ci")
 
 
@@ -66,9 +100,12 @@ def generate(root: Path, count: int, seed: int = 1) -> None:
         solutions = ""
         if kind == "pattern":
             solutions = "solutions:\n" + "".join(
-                f"  - id: s{k}\n    text: {_sentence(rng, 8)}\n" for k in (1, 2))
-        body = "".join(f"## {name}\n{' '.join(_sentence(rng, 12) for _ in range(5))}\n\n"
-                       for name in ("Problem", "Root Cause", "Solution", "Key Takeaway"))
+                f"  - id: s{k}\n    text: {_sentence(rng, 8)}\n" for k in (1, 2)
+            )
+        body = "".join(
+            f"## {name}\n{' '.join(_sentence(rng, 12) for _ in range(5))}\n\n"
+            for name in ("Problem", "Root Cause", "Solution", "Key Takeaway")
+        )
         text = (
             f"---\nid: {lid}\ntitle: {title}\nkind: {kind}\n"
             f"category: {rng.choice(CATEGORIES)}\n"
@@ -127,12 +164,21 @@ def main(argv: list[str] | None = None) -> int:
 
     ruamel = YAML(typ="safe", pure=True)
     sample = [_split(p.read_text(encoding="utf-8"))[0] for p in files[:500]]
-    ours: dict[str, list[float]] = {"parse": [], "store_cold": [], "store_warm": [],
-                                    "check": [], "ruamel_sample": [], "ours_sample": []}
+    ours: dict[str, list[float]] = {
+        "parse": [],
+        "store_cold": [],
+        "store_warm": [],
+        "check": [],
+        "ruamel_sample": [],
+        "ours_sample": [],
+    }
     cache_file = book.layout.cache / "learnings-v1.json"
     parts: list[dict[str, float]] = []
-    cli: dict[str, list[float]] = {"lore learnings --json (cold)": [],
-                                   "lore learnings --json": [], "lore check": []}
+    cli: dict[str, list[float]] = {
+        "lore learnings --json (cold)": [],
+        "lore learnings --json": [],
+        "lore check": [],
+    }
     env = clean_env(LORE_ROOT=str(root))
     for _ in range(args.rounds):
         wait_for_idle()
@@ -162,9 +208,11 @@ def main(argv: list[str] | None = None) -> int:
         ours["ruamel_sample"].append(time.perf_counter() - t)
         parts.append(_parts(files))
         cache_file.unlink(missing_ok=True)
-        for name, cmd in (("lore learnings --json (cold)", ["learnings", "--json"]),
-                          ("lore learnings --json", ["learnings", "--json"]),
-                          ("lore check", ["check"])):
+        for name, cmd in (
+            ("lore learnings --json (cold)", ["learnings", "--json"]),
+            ("lore learnings --json", ["learnings", "--json"]),
+            ("lore check", ["check"]),
+        ):
             elapsed, _ = run_timed([PYTHON, "-m", "lorebook", *cmd], env=env)
             cli[name].append(elapsed)
     n = len(files)
@@ -176,12 +224,20 @@ def main(argv: list[str] | None = None) -> int:
     print("  parts (µs/file): " + ", ".join(f"{k} {v / n * 1e6:.0f}" for k, v in part.items()))
     print(f"store.all(): cold {fig['store_cold']:.2f} s, warm {fig['store_warm']:.2f} s")
     print(f"check_learnings: {fig['check']:.2f} s = {fig['check'] / n * 1e6:.0f} µs/file")
-    print(f"front matter, 500 files: libyaml base {fig['ours_sample'] * 1000:.0f} ms vs ruamel "
-          f"safe {fig['ruamel_sample'] * 1000:.0f} ms = {ratio:.1f}x")
+    print(
+        f"front matter, 500 files: libyaml base {fig['ours_sample'] * 1000:.0f} ms vs ruamel "
+        f"safe {fig['ruamel_sample'] * 1000:.0f} ms = {ratio:.1f}x"
+    )
     for name, value in cli_med.items():
         print(f"`{name}` (fresh process): {value:.2f} s")
-    result = {"count": n, "figures": fig, "parts": part, "cli": cli_med, "ruamel_ratio": ratio,
-              "machine": machine()}
+    result = {
+        "count": n,
+        "figures": fig,
+        "parts": part,
+        "cli": cli_med,
+        "ruamel_ratio": ratio,
+        "machine": machine(),
+    }
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2))
     return 0

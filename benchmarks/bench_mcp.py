@@ -172,8 +172,11 @@ async def fresh_over_protocol(
                 "degraded": shown.get("degraded"),
                 "partial": shown.get("partial"),
             }
-            print(f"  ({name} answered in {took:.3f} s; index built: {manifest.exists()}, "
-                  f"catalog built: {first[name]['catalog_built']})", flush=True)
+            print(
+                f"  ({name} answered in {took:.3f} s; index built: {manifest.exists()}, "
+                f"catalog built: {first[name]['catalog_built']})",
+                flush=True,
+            )
         recent = []
         for _ in range(repeat):
             begin = time.perf_counter()
@@ -264,8 +267,10 @@ def fresh_clone(args: argparse.Namespace, tmp: str) -> int:
         "search_mode_after_build": served["search_mode_after_build"],
     }
     print(f"machine: {machine()}")
-    print(f"fresh clone: {args.actions:,} actions, {args.learnings:,} learnings, no cache; "
-          f"server ready {fmt_ms(served['ready_s'])}")
+    print(
+        f"fresh clone: {args.actions:,} actions, {args.learnings:,} learnings, no cache; "
+        f"server ready {fmt_ms(served['ready_s'])}"
+    )
     for name, first in served["first"].items():
         state = "index built" if first["index_built"] else "index still building"
         state += ", catalog " + ("built" if first["catalog_built"] else "still building")
@@ -273,15 +278,23 @@ def fresh_clone(args: argparse.Namespace, tmp: str) -> int:
         extra += " partial" if first["partial"] else ""
         extra += " (error: " + first["error"][:60] + "…)" if first["error"] else ""
         print(f"  first {name}: {fmt_ms(first['s'])} [{state}]{extra}")
-    print(f"get_recent_actions while the index builds: p50 {during_ms:.1f} ms "
-          f"(index built by then: {served['index_built_during_recent_calls']})")
-    print(f"get_recent_actions p50 {recent_ms:.1f} ms vs Lorebook.resume() in-process p50 "
-          f"{resume_ms:.1f} ms: ratio {ratio:.2f} -> {results['verdict']} "
-          f"(target <= {TARGET_RESUME_RATIO:g})")
-    print(f"catalog built {results['catalog_built_after_s']} s after start (None: before "
-          "the first calls ended)")
-    print(f"index built {served['index_built_after_s']:.0f} s after start; the next search "
-          f"{fmt_ms(served['search_after_build_s'])} ({served['search_mode_after_build']})")
+    print(
+        f"get_recent_actions while the index builds: p50 {during_ms:.1f} ms "
+        f"(index built by then: {served['index_built_during_recent_calls']})"
+    )
+    print(
+        f"get_recent_actions p50 {recent_ms:.1f} ms vs Lorebook.resume() in-process p50 "
+        f"{resume_ms:.1f} ms: ratio {ratio:.2f} -> {results['verdict']} "
+        f"(target <= {TARGET_RESUME_RATIO:g})"
+    )
+    print(
+        f"catalog built {results['catalog_built_after_s']} s after start (None: before "
+        "the first calls ended)"
+    )
+    print(
+        f"index built {served['index_built_after_s']:.0f} s after start; the next search "
+        f"{fmt_ms(served['search_after_build_s'])} ({served['search_mode_after_build']})"
+    )
     write_results(args.json_out, "mcp_fresh_clone", results)
     return 0
 
@@ -291,12 +304,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learnings", type=int, default=2000)
     parser.add_argument("--calls", type=int, default=60, help="warm searches to time")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--store", type=Path, help="build the store here and keep it; "
-                        "reused (index and all) when it already holds learnings")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        help="build the store here and keep it; "
+        "reused (index and all) when it already holds learnings",
+    )
     parser.add_argument("--json-out")
-    parser.add_argument("--fresh-clone", action="store_true",
-                        help="time each tool's first answer on a fresh clone, and "
-                        "get_recent_actions against Lorebook.resume()")
+    parser.add_argument(
+        "--fresh-clone",
+        action="store_true",
+        help="time each tool's first answer on a fresh clone, and "
+        "get_recent_actions against Lorebook.resume()",
+    )
     parser.add_argument("--actions", type=int, default=200_000, help="with --fresh-clone")
     parser.add_argument("--days", type=int, default=120, help="with --fresh-clone")
     args = parser.parse_args(argv)
@@ -331,13 +351,19 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"machine: {machine()}")
     print(f"{args.learnings} learnings, index built (or brought up to date) in {indexed:.0f} s")
-    print(f"server ready (initialize done) {fmt_ms(served['ready_s'])}; "
-          f"first search {fmt_ms(served['first_s'])}")
-    print(f"warm search_learnings over MCP: p50 {results['mcp_search_p50_ms']} ms, "
-          f"p95 {results['mcp_search_p95_ms']} ms ({len(warm)} calls) "
-          f"-> {results['verdict']} (target p50 <= {TARGET_P50 * 1000:.0f} ms)")
-    print(f"same search in-process: p50 {results['inprocess_search_p50_ms']} ms; "
-          f"a logged search_actions(limit=1): p50 {results['logged_call_floor_p50_ms']} ms")
+    print(
+        f"server ready (initialize done) {fmt_ms(served['ready_s'])}; "
+        f"first search {fmt_ms(served['first_s'])}"
+    )
+    print(
+        f"warm search_learnings over MCP: p50 {results['mcp_search_p50_ms']} ms, "
+        f"p95 {results['mcp_search_p95_ms']} ms ({len(warm)} calls) "
+        f"-> {results['verdict']} (target p50 <= {TARGET_P50 * 1000:.0f} ms)"
+    )
+    print(
+        f"same search in-process: p50 {results['inprocess_search_p50_ms']} ms; "
+        f"a logged search_actions(limit=1): p50 {results['logged_call_floor_p50_ms']} ms"
+    )
     write_results(args.json_out, "mcp", results)
     return 0
 

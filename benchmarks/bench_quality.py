@@ -125,27 +125,41 @@ def evaluate(
 
 
 def table(metrics: dict[str, dict[str, Any]], markdown: bool) -> str:
-    rows = [(mode, Metrics(m["recall@1"], m["recall@5"], m["mrr@10"], m["queries"]))
-            for mode, m in metrics.items()]
+    rows = [
+        (mode, Metrics(m["recall@1"], m["recall@5"], m["mrr@10"], m["queries"]))
+        for mode, m in metrics.items()
+    ]
     if markdown:
         lines = ["| mode | recall@1 | recall@5 | MRR@10 |", "|---|---:|---:|---:|"]
-        lines += [f"| {mode} | {m.recall_at_1:.2f} | {m.recall_at_5:.2f} | {m.mrr_at_10:.2f} |"
-                  for mode, m in rows]
+        lines += [
+            f"| {mode} | {m.recall_at_1:.2f} | {m.recall_at_5:.2f} | {m.mrr_at_10:.2f} |"
+            for mode, m in rows
+        ]
     else:
         lines = [f"{'mode':<10} {'recall@1':>9} {'recall@5':>9} {'MRR@10':>8}"]
-        lines += [f"{mode:<10} {m.recall_at_1:>9.2f} {m.recall_at_5:>9.2f} {m.mrr_at_10:>8.2f}"
-                  for mode, m in rows]
+        lines += [
+            f"{mode:<10} {m.recall_at_1:>9.2f} {m.recall_at_5:>9.2f} {m.mrr_at_10:>8.2f}"
+            for mode, m in rows
+        ]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA,
-                        help="benchmark file (default: the hard set)")
-    parser.add_argument("--both", action="store_true",
-                        help="run the hard set and the original set, one after the other")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="minimum-similarity threshold (default: the configured default)")
+    parser.add_argument(
+        "--data", type=Path, default=DATA, help="benchmark file (default: the hard set)"
+    )
+    parser.add_argument(
+        "--both",
+        action="store_true",
+        help="run the hard set and the original set, one after the other",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="minimum-similarity threshold (default: the configured default)",
+    )
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     args = parser.parse_args(argv)
@@ -162,9 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     for result in results:
         subset = result["metrics_described_originals"]
         some = next(iter(subset.values()))["queries"] if subset else 0
-        print(f"{result['queries']} duplicate-issue queries against {result['documents']} issues "
-              f"({result['data']}); indexed in {result['index_seconds']} s; "
-              f"median query ms {result['query_ms_median']}")
+        print(
+            f"{result['queries']} duplicate-issue queries against {result['documents']} issues "
+            f"({result['data']}); indexed in {result['index_seconds']} s; "
+            f"median query ms {result['query_ms_median']}"
+        )
         print(table(result["metrics"], args.markdown))
         print(f"\nonly the {some} queries whose original has a description excerpt:")
         print(table(subset, args.markdown))

@@ -37,8 +37,12 @@ _HELPER = (
 
 
 def git(root: Path, *args: str) -> None:
-    env = clean_env(GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
-                    GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")
+    env = clean_env(
+        GIT_AUTHOR_NAME="bench",
+        GIT_AUTHOR_EMAIL="bench@example.invalid",
+        GIT_COMMITTER_NAME="bench",
+        GIT_COMMITTER_EMAIL="bench@example.invalid",
+    )
     subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
 
 
@@ -83,10 +87,12 @@ def inflate(root: Path, megabytes: int) -> Path:
         handle.write(start)
         step = 100_000
         for first in range(0, count, step):
-            handle.write(b"".join(
-                pre.encode() + _ulid(i) + post.encode() + b"\n"
-                for i in range(first, min(count, first + step))
-            ))
+            handle.write(
+                b"".join(
+                    pre.encode() + _ulid(i) + post.encode() + b"\n"
+                    for i in range(first, min(count, first + step))
+                )
+            )
         handle.write(old + b"".join(rest))
     return shard
 
@@ -94,7 +100,10 @@ def inflate(root: Path, megabytes: int) -> Path:
 def resume(root: Path) -> tuple[dict[str, Any], float, float]:
     done = subprocess.run(
         [PYTHON, "-c", _HELPER, PYTHON, "-m", "lorebook", "resume", "--json"],
-        env=clean_env(LORE_ROOT=str(root)), capture_output=True, text=True, check=True,
+        env=clean_env(LORE_ROOT=str(root)),
+        capture_output=True,
+        text=True,
+        check=True,
     )
     out, _, figures = done.stdout.rpartition("\n@@")
     took, peak, code = figures.split()
@@ -127,10 +136,18 @@ def main() -> None:
     print(f"resume, {size_mb:7.0f} MB shard:   {huge_s:6.2f} s, peak RSS {huge_mb:6.0f} MB")
     skipped = (huge_state.get("history") or {}).get("skipped_bytes", 0)  # absent in older versions
     print(f"skipped bytes reported: {skipped:,}; answers agree: {same}")
-    write_results(args.json_out, "resume_huge", {
-        "shard_mb": size_mb, "small_s": small_s, "small_peak_mb": small_mb,
-        "huge_s": huge_s, "huge_peak_mb": huge_mb, "answers_agree": same,
-    })
+    write_results(
+        args.json_out,
+        "resume_huge",
+        {
+            "shard_mb": size_mb,
+            "small_s": small_s,
+            "small_peak_mb": small_mb,
+            "huge_s": huge_s,
+            "huge_peak_mb": huge_mb,
+            "answers_agree": same,
+        },
+    )
     shutil.rmtree(args.workdir, ignore_errors=True)
     if not same:
         sys.exit("the answers differ")

@@ -36,8 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--actions", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--baseline", type=Path, help="the src folder of another checkout")
-    parser.add_argument("--fresh", action="store_true",
-                        help="also a copy of the store without its catalog (a fresh clone)")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="also a copy of the store without its catalog (a fresh clone)",
+    )
     args = parser.parse_args(argv)
     why = missing()
     if why:
@@ -50,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     stores = sorted(path for path in args.workdir.glob(f"store-{args.actions}a-*")
                     if not path.name.endswith("-fresh"))  # fmt: skip
     if not stores or not (args.workdir / f"pg-{stores[-1].name}").is_dir():
-        print(f"no {args.actions:,}-action store under {args.workdir}: "
-              "run bench_vs_postgres.py --actions N once first")
+        print(
+            f"no {args.actions:,}-action store under {args.workdir}: "
+            "run bench_vs_postgres.py --actions N once first"
+        )
         return 1
     store = stores[-1]
     lore = lore_command(args.workdir)
@@ -70,25 +75,37 @@ def main(argv: list[str] | None = None) -> int:
         commands = {name: [lore, "resume", "--json"] for name in envs}
         if args.fresh:
             fresh = fresh_copy(store)
-            envs["fresh clone"] = envs["fresh, 1st resume"] = {**envs["lore"],
-                                                               "LORE_ROOT": str(fresh)}
+            envs["fresh clone"] = envs["fresh, 1st resume"] = {
+                **envs["lore"],
+                "LORE_ROOT": str(fresh),
+            }
             commands["fresh clone"] = [lore, "resume", "--json"]
             state = fresh / ".lore" / "cache" / "git-state.json"
-            commands["fresh, 1st resume"] = ["sh", "-c", f'rm -f "{state}"; exec "$0" "$@"',
-                                             lore, "resume", "--json"]
+            commands["fresh, 1st resume"] = [
+                "sh",
+                "-c",
+                f'rm -f "{state}"; exec "$0" "$@"',
+                lore,
+                "resume",
+                "--json",
+            ]
         commands["psql"] = [*pg.psql_args(), "-c", "; ".join(SQL_RESUME)]
         commands["python -c pass"] = [sys.executable, "-c", "pass"]
         cli = interleaved(commands, args.runs, cwd=store, env=base, envs=envs)
         med = {name: statistics.median(times) * 1000 for name, times in cli.items()}
         for name, times in cli.items():
-            print(f"cold {name:16s} {med[name]:7.1f} ms ({min(times) * 1000:.1f}-"
-                  f"{max(times) * 1000:.1f})  {med[name] / med['psql']:.2f}x psql")
+            print(
+                f"cold {name:16s} {med[name]:7.1f} ms ({min(times) * 1000:.1f}-"
+                f"{max(times) * 1000:.1f})  {med[name] / med['psql']:.2f}x psql"
+            )
         book = Lorebook.open(store, env={})
-        times = alternate({"resume": (book.resume, lambda: pg_query(conn, SQL_RESUME))},
-                          args.runs * 2)["resume"]
+        times = alternate(
+            {"resume": (book.resume, lambda: pg_query(conn, SQL_RESUME))}, args.runs * 2
+        )["resume"]
         ours, theirs = (statistics.median(times[side]) * 1000 for side in ("lore", "pg"))
-        print(f"in-process resume {ours:.1f} ms vs PostgreSQL {theirs:.2f} ms: "
-              f"{ours / theirs:.1f}x")
+        print(
+            f"in-process resume {ours:.1f} ms vs PostgreSQL {theirs:.2f} ms: {ours / theirs:.1f}x"
+        )
         conn.close()
     return 0
 

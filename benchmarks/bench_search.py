@@ -39,31 +39,115 @@ from lorebook.index.documents import Document  # noqa: E402
 from lorebook.index.indexer import disk_size  # noqa: E402
 
 AREAS = ["database", "deployment", "security", "testing", "performance", "build", "api", "ui"]
-THINGS = ["migration", "connection pool", "container", "token", "cache", "webhook", "index",
-          "queue consumer", "feature flag", "load balancer", "cron job", "schema", "session",
-          "rate limiter", "bundle", "lockfile", "replica", "health check", "retry loop", "upload"]
-FAILS = ["times out", "leaks memory", "deadlocks", "returns stale data", "drops requests",
-         "fails silently", "blocks inserts", "crashes on start", "double-writes", "hangs"]
-WHEN = ["under load", "after a deploy", "on cold start", "with the anon key", "in CI only",
-        "when the disk is full", "across time zones", "behind the proxy", "on retry",
-        "during a rebalance", "with large payloads", "after a schema change"]
-WORDS = ["the", "a", "service", "request", "handler", "config", "value", "limit", "table", "row",
-         "user", "job", "worker", "batch", "log", "metric", "alert", "timeout", "error", "state",
-         "version", "release", "branch", "commit", "env", "secret", "key", "port", "host",
-         "client", "server", "call", "path", "file", "lock", "write", "read", "update", "delete",
-         "insert", "select"]
+THINGS = [
+    "migration",
+    "connection pool",
+    "container",
+    "token",
+    "cache",
+    "webhook",
+    "index",
+    "queue consumer",
+    "feature flag",
+    "load balancer",
+    "cron job",
+    "schema",
+    "session",
+    "rate limiter",
+    "bundle",
+    "lockfile",
+    "replica",
+    "health check",
+    "retry loop",
+    "upload",
+]
+FAILS = [
+    "times out",
+    "leaks memory",
+    "deadlocks",
+    "returns stale data",
+    "drops requests",
+    "fails silently",
+    "blocks inserts",
+    "crashes on start",
+    "double-writes",
+    "hangs",
+]
+WHEN = [
+    "under load",
+    "after a deploy",
+    "on cold start",
+    "with the anon key",
+    "in CI only",
+    "when the disk is full",
+    "across time zones",
+    "behind the proxy",
+    "on retry",
+    "during a rebalance",
+    "with large payloads",
+    "after a schema change",
+]
+WORDS = [
+    "the",
+    "a",
+    "service",
+    "request",
+    "handler",
+    "config",
+    "value",
+    "limit",
+    "table",
+    "row",
+    "user",
+    "job",
+    "worker",
+    "batch",
+    "log",
+    "metric",
+    "alert",
+    "timeout",
+    "error",
+    "state",
+    "version",
+    "release",
+    "branch",
+    "commit",
+    "env",
+    "secret",
+    "key",
+    "port",
+    "host",
+    "client",
+    "server",
+    "call",
+    "path",
+    "file",
+    "lock",
+    "write",
+    "read",
+    "update",
+    "delete",
+    "insert",
+    "select",
+]
 
 
 def learning(i: int, rng: random.Random) -> tuple[str, str]:
     title = f"{rng.choice(THINGS).capitalize()} {rng.choice(FAILS)} {rng.choice(WHEN)} #{i}"
-    sentences = [" ".join(rng.choice(WORDS) for _ in range(12)).capitalize() + "."
-                 for _ in range(rng.randint(4, 9))]
-    body = (f"## Problem\n{' '.join(sentences[:3])}\n\n## Solution\n{' '.join(sentences[3:])}\n\n"
-            f"## Key Takeaway\n{sentences[-1]}\n")
-    front = (f"---\nid: gen-{i:05d}\ntitle: {json.dumps(title)}\nkind: lesson\n"
-             f"category: {rng.choice(AREAS)}\nseverity: {rng.choice(['high', 'medium', 'low'])}\n"
-             f"status: published\ncreated: 2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}\n"
-             "---\n")
+    sentences = [
+        " ".join(rng.choice(WORDS) for _ in range(12)).capitalize() + "."
+        for _ in range(rng.randint(4, 9))
+    ]
+    body = (
+        f"## Problem\n{' '.join(sentences[:3])}\n\n## Solution\n{' '.join(sentences[3:])}\n\n"
+        f"## Key Takeaway\n{sentences[-1]}\n"
+    )
+    front = (
+        f"---\nid: gen-{i:05d}\ntitle: {json.dumps(title)}\nkind: lesson\n"
+        f"category: {rng.choice(AREAS)}\nseverity: {rng.choice(['high', 'medium', 'low'])}\n"
+        f"status: published\ncreated: 2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}\n"
+        "---\n"
+    )
     return f"gen-{i:05d}", front + body
 
 
@@ -93,8 +177,12 @@ def watch_latency(book: Lorebook, tries: int = 3) -> list[float]:
     index = book.index
     stop = threading.Event()
     ready = threading.Event()
-    watcher = Watcher(index, [book.layout.learnings, book.layout.drafts],
-                      echo=lambda line: None, warn=lambda line: None)
+    watcher = Watcher(
+        index,
+        [book.layout.learnings, book.layout.drafts],
+        echo=lambda line: None,
+        warn=lambda line: None,
+    )
     thread = threading.Thread(target=watcher.run, args=(stop, ready.set), daemon=True)
     thread.start()
     ready.wait(600)
@@ -103,8 +191,11 @@ def watch_latency(book: Lorebook, tries: int = 3) -> list[float]:
         marker = f"zebracorn{n}"
         path = book.layout.learnings / f"watched-{n}.md"
         started = time.perf_counter()
-        path.write_text(f"---\nid: watched-{n}\ntitle: The {marker} outage\nstatus: published\n"
-                        "---\n## Key Takeaway\nWatch it.\n", encoding="utf-8")
+        path.write_text(
+            f"---\nid: watched-{n}\ntitle: The {marker} outage\nstatus: published\n"
+            "---\n## Key Takeaway\nWatch it.\n",
+            encoding="utf-8",
+        )
         while True:
             hits = index.search(f"{marker} outage", limit=1, refresh=False, mode="keyword")
             if hits and hits[0].id == f"watched-{n}":
@@ -126,16 +217,22 @@ def size_growth(workdir: Path, count: int, cycles: int, seed: int) -> dict[str, 
     for _ in range(cycles - 1):
         book.index.update(rebuild=True)
     last = disk_size(folder)
-    return {"learnings": count, "cycles": cycles, "bytes_after_one": first,
-            "bytes_after_all": last, "ratio": round(last / first, 3)}
+    return {
+        "learnings": count,
+        "cycles": cycles,
+        "bytes_after_one": first,
+        "bytes_after_all": last,
+        "ratio": round(last / first, 3),
+    }
 
 
 def query_latency(book: Lorebook, count: int, seed: int) -> dict[str, float]:
     """Warm hybrid queries in this process, after five untimed ones: without and with the
     incremental refresh (a stat of every file)."""
     rng = random.Random(seed + 1)
-    queries = [f"{rng.choice(THINGS)} {rng.choice(FAILS)} {rng.choice(WHEN)}"
-               for _ in range(count + 5)]
+    queries = [
+        f"{rng.choice(THINGS)} {rng.choice(FAILS)} {rng.choice(WHEN)}" for _ in range(count + 5)
+    ]
     for q in queries[:5]:
         book.index.search(q, refresh=False)
     lat = []
@@ -149,9 +246,11 @@ def query_latency(book: Lorebook, count: int, seed: int) -> dict[str, float]:
         t0 = time.perf_counter()
         book.index.search(q)
         refresh.append(time.perf_counter() - t0)
-    return {"query_ms_p50": round(1000 * lat[len(lat) // 2], 1),
-            "query_ms_p95": round(1000 * lat[int(len(lat) * 0.95)], 1),
-            "query_with_refresh_ms_p50": round(1000 * sorted(refresh)[len(refresh) // 2], 1)}
+    return {
+        "query_ms_p50": round(1000 * lat[len(lat) // 2], 1),
+        "query_ms_p95": round(1000 * lat[int(len(lat) * 0.95)], 1),
+        "query_with_refresh_ms_p50": round(1000 * sorted(refresh)[len(refresh) // 2], 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,8 +267,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.store:
         book = Lorebook.open(args.store, env={})
         count = len(list(book.layout.learnings.glob("*.md")))
-        found = {"machine": machine(), "learnings": count, "store": str(args.store),
-                 **query_latency(book, args.queries, args.seed)}
+        found = {
+            "machine": machine(),
+            "learnings": count,
+            "store": str(args.store),
+            **query_latency(book, args.queries, args.seed),
+        }
         book.index.close()
         print(json.dumps(found, indent=2))
         return 0
@@ -199,8 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     changed = book.layout.learnings / "gen-00042.md"
     timings = []
     for n in range(5):
-        changed.write_text(changed.read_text().replace("## Key Takeaway\n",
-                                                       f"## Key Takeaway\nEdit {n}. "))
+        changed.write_text(
+            changed.read_text().replace("## Key Takeaway\n", f"## Key Takeaway\nEdit {n}. ")
+        )
         t0 = time.perf_counter()
         again = book.index.update()
         timings.append(time.perf_counter() - t0)

@@ -46,12 +46,18 @@ from bench_search import build  # noqa: E402
 
 HEAVY = ("torch", "sentence_transformers", "transformers", "chromadb", "onnxruntime")
 QUERY = "connection pool times out under load"
-GOALS = {"hybrid": ("import chromadb+onnxruntime", 2.0), "keyword": ("python -c pass", 10.0),
-         "keyword --no-refresh": ("python -c pass", 10.0),
-         "preflight keyword": ("python -c pass", 10.0)}
-SEARCHES = {"hybrid": ["search"], "keyword": ["search", "--mode", "keyword"],
-            "keyword --no-refresh": ["search", "--mode", "keyword", "--no-refresh"],
-            "preflight keyword": ["preflight", "--mode", "keyword"]}
+GOALS = {
+    "hybrid": ("import chromadb+onnxruntime", 2.0),
+    "keyword": ("python -c pass", 10.0),
+    "keyword --no-refresh": ("python -c pass", 10.0),
+    "preflight keyword": ("python -c pass", 10.0),
+}
+SEARCHES = {
+    "hybrid": ["search"],
+    "keyword": ["search", "--mode", "keyword"],
+    "keyword --no-refresh": ["search", "--mode", "keyword", "--no-refresh"],
+    "preflight keyword": ["preflight", "--mode", "keyword"],
+}
 
 
 def search_cmd(extra: list[str]) -> list[str]:
@@ -72,8 +78,11 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, default=None, metavar="SRC")
     parser.add_argument("--json-out", type=Path, default=None)
     parser.add_argument("--store", type=Path, default=None, metavar="DIR")
-    parser.add_argument("--keyword-only", action="store_true",
-                        help="leave out the hybrid search and its import line")
+    parser.add_argument(
+        "--keyword-only",
+        action="store_true",
+        help="leave out the hybrid search and its import line",
+    )
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="lore-bench-cold-"))
@@ -107,12 +116,19 @@ def main() -> None:
     times = interleaved(commands, args.runs, env=after, envs=envs)
 
     med = {name: median(values) for name, values in times.items()}
-    print(f"\ncold lore search, {args.learnings} learnings, {args.runs} interleaved runs "
-          f"(median, min-max seconds); {machine()}")
+    print(
+        f"\ncold lore search, {args.learnings} learnings, {args.runs} interleaved runs "
+        f"(median, min-max seconds); {machine()}"
+    )
     for name, values in times.items():
         print(f"  {name:<34} {med[name]:7.3f}  ({min(values):.3f}-{max(values):.3f})")
-    result: dict[str, Any] = {"learnings": args.learnings, "runs": args.runs,
-                              "machine": machine(), "times": times, "ratios": {}}
+    result: dict[str, Any] = {
+        "learnings": args.learnings,
+        "runs": args.runs,
+        "machine": machine(),
+        "times": times,
+        "ratios": {},
+    }
     print("\nratios (median over median):")
     for side in ("after", "before"):
         for name, (reference, goal) in GOALS.items():

@@ -83,7 +83,8 @@ def seed_knowledge(root: Path, learnings: int, events: int, end: datetime) -> st
             made = book.knowledge.new_pattern(
                 title=f"Pattern {i}: port conflict on deploy variant {i}",
                 solutions=[f"Ask the registry ({i})", f"Stop the stale container ({i})"],
-                prevention=["Never hard-code ports"], publish=True,
+                prevention=["Never hard-code ports"],
+                publish=True,
             )
             patterns.append(made.id)
         else:
@@ -93,15 +94,26 @@ def seed_knowledge(root: Path, learnings: int, events: int, end: datetime) -> st
     for n in range(events):
         moment = end - timedelta(minutes=rng.randrange(60 * 24 * 60))
         if n % 2 and patterns:
-            book.log("occurrence", session=SESSION, now=moment,
-                     outcome="success" if rng.random() < 0.8 else "failure",
-                     context={"learning": rng.choice(patterns),
-                              "solution": rng.choice(["s1", "s2"]),
-                              "minutes": rng.randrange(1, 90), "via_search": rng.random() < 0.5})
+            book.log(
+                "occurrence",
+                session=SESSION,
+                now=moment,
+                outcome="success" if rng.random() < 0.8 else "failure",
+                context={
+                    "learning": rng.choice(patterns),
+                    "solution": rng.choice(["s1", "s2"]),
+                    "minutes": rng.randrange(1, 90),
+                    "via_search": rng.random() < 0.5,
+                },
+            )
         else:
-            book.log("apply_learning", session=SESSION, now=moment,
-                     outcome="success" if rng.random() < 0.7 else "failure",
-                     context={"learning": rng.choice(ids)})
+            book.log(
+                "apply_learning",
+                session=SESSION,
+                now=moment,
+                outcome="success" if rng.random() < 0.7 else "failure",
+                context={"learning": rng.choice(ids)},
+            )
     marker.write_text(patterns[0] + "\n")
     return patterns[0]
 
@@ -123,8 +135,9 @@ def in_process(root: Path, runs: int) -> dict[str, list[float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/lore-bench"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--learnings", type=int, default=200)
@@ -136,8 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     end = parse_end(None)
     day = end.strftime("%Y-%m-%d")
     stores = {
-        "large": (args.workdir / f"stats-{args.actions}a-730d-{day}", args.actions, 730,
-                  args.from_store),
+        "large": (
+            args.workdir / f"stats-{args.actions}a-730d-{day}",
+            args.actions,
+            730,
+            args.from_store,
+        ),
         "small": (args.workdir / f"stats-1000a-1d-{day}", 1000, 1, None),
     }
     lore = str(lore_script())
@@ -150,22 +167,38 @@ def main(argv: list[str] | None = None) -> int:
         inproc = in_process(root, args.runs)
         env = clean_env(LORE_ROOT=str(root))
         log = [lore, "log", "validate", "--epic", "epic-bench", "--session", SESSION]
-        cold = interleaved({"stats ID": [lore, "stats", pattern, "--json"],
-                            "stats": [lore, "stats", "--json"],
-                            "log ok": [*log, "--outcome", "success"],
-                            "log failed": [*log, "--outcome", "failure"]}, args.runs, env=env)
+        cold = interleaved(
+            {
+                "stats ID": [lore, "stats", pattern, "--json"],
+                "stats": [lore, "stats", "--json"],
+                "log ok": [*log, "--outcome", "success"],
+                "log failed": [*log, "--outcome", "failure"],
+            },
+            args.runs,
+            env=env,
+        )
         figures = {k: median(v) for k, v in {**inproc, **cold}.items()}
-        results[name] = {"root": str(root), "actions": actions, "setup_s": round(setup, 1),
-                         **{k: round(v, 4) for k, v in figures.items()}}
-        print(f"{name} store: {actions:,} actions + {args.events:,} events, "
-              f"{args.learnings} learnings (setup {setup:.0f} s)")
+        results[name] = {
+            "root": str(root),
+            "actions": actions,
+            "setup_s": round(setup, 1),
+            **{k: round(v, 4) for k, v in figures.items()},
+        }
+        print(
+            f"{name} store: {actions:,} actions + {args.events:,} events, "
+            f"{args.learnings} learnings (setup {setup:.0f} s)"
+        )
         for key, value in figures.items():
             print(f"  {key:<10} {fmt_ms(value):>12}")
     large, small = results["large"], results["small"]
-    print(f"stats ID, large / small: {large['stats ID'] / small['stats ID']:.1f}x; "
-          f"figures / one full scan: {large['figures'] / large['scan']:.2f}x")
-    print("`lore stats ID` reads the log through Lorebook.iter_actions(type=...): until the "
-          "action catalog backs that query it is a full scan per type.")
+    print(
+        f"stats ID, large / small: {large['stats ID'] / small['stats ID']:.1f}x; "
+        f"figures / one full scan: {large['figures'] / large['scan']:.2f}x"
+    )
+    print(
+        "`lore stats ID` reads the log through Lorebook.iter_actions(type=...): until the "
+        "action catalog backs that query it is a full scan per type."
+    )
     print(idle_note())
     write_results(args.json_out, "stats", results)
     return 0

@@ -26,8 +26,12 @@ from pathlib import Path
 
 from _common import PYTHON, REPO
 
-IDENTITY = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-            "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+}
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -37,8 +41,14 @@ def git(cwd: Path, *args: str) -> None:
 def lore(src: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LORE_")}
     env.update(IDENTITY, PYTHONPATH=str(src), LORE_ROOT=str(root))
-    return subprocess.run([PYTHON, "-m", "lorebook", *args], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [PYTHON, "-m", "lorebook", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def team(src: Path, base: Path, count: int) -> list[Path]:
@@ -52,8 +62,17 @@ def team(src: Path, base: Path, count: int) -> list[Path]:
             (clone / "README.md").write_text("# bench\n")
             assert lore(src, clone, "init").returncode == 0
             git(clone, "add", "-A")
-            git(clone, "-c", "user.name=b", "-c", "user.email=b@example.invalid",
-                "commit", "-q", "-m", "initial")
+            git(
+                clone,
+                "-c",
+                "user.name=b",
+                "-c",
+                "user.email=b@example.invalid",
+                "commit",
+                "-q",
+                "-m",
+                "initial",
+            )
             git(clone, "push", "-q", "-u", "origin", "HEAD")
         clones.append(clone)
     return clones
@@ -82,13 +101,22 @@ def main() -> None:
         for step in range(args.rounds):
             for n, clone in enumerate(clones):
                 for session in ("shared", f"own-{n}"):
-                    lore(src, clone, "log", "plan", "--session", session,
-                         "--context", json.dumps({"clone": n, "step": step}))
+                    lore(
+                        src,
+                        clone,
+                        "log",
+                        "plan",
+                        "--session",
+                        session,
+                        "--context",
+                        json.dumps({"clone": n, "step": step}),
+                    )
             gate = threading.Barrier(len(clones))
             lock = threading.Lock()
 
-            def one(clone: Path, gate: threading.Barrier = gate,
-                    lock: threading.Lock = lock) -> None:
+            def one(
+                clone: Path, gate: threading.Barrier = gate, lock: threading.Lock = lock
+            ) -> None:
                 nonlocal ok, total
                 gate.wait()
                 done = lore(src, clone, "sync")
@@ -110,12 +138,16 @@ def main() -> None:
         repeats = sum(repeated_shards(c) for c in clones)
         failing = sum(lore(src, c, "check").returncode != 0 for c in clones)
     print(f"src: {src}")
-    print(f"concurrent syncs: {ok}/{total} succeeded ({100 * ok / total:.0f} %), "
-          f"{args.clones} clones x {args.rounds} rounds, {elapsed:.1f} s")
+    print(
+        f"concurrent syncs: {ok}/{total} succeeded ({100 * ok / total:.0f} %), "
+        f"{args.clones} clones x {args.rounds} rounds, {elapsed:.1f} s"
+    )
     for line, count in errors.most_common():
         print(f"  {count} x {line}")
-    print(f"after settling: {repeats} shard(s) with repeated lines; "
-          f"lore check fails in {failing}/{len(clones)} clones")
+    print(
+        f"after settling: {repeats} shard(s) with repeated lines; "
+        f"lore check fails in {failing}/{len(clones)} clones"
+    )
 
 
 if __name__ == "__main__":

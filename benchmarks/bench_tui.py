@@ -77,8 +77,11 @@ def run_child(store: Path, *extra: str) -> dict[str, float]:
     """The child's marks, times in seconds from spawning it."""
     started = time.perf_counter()  # perf_counter is CLOCK_MONOTONIC: comparable across processes
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(store), *extra], capture_output=True, text=True,
-        check=True, env={**os.environ, "NO_COLOR": "1"},
+        [sys.executable, "-c", CHILD, str(store), *extra],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "NO_COLOR": "1"},
     )
     lines = (line.split() for line in done.stdout.splitlines())
     marks = {key: float(value) for key, value in lines}
@@ -120,9 +123,13 @@ def open_session(tmp: Path, count: int) -> dict[str, float]:
         written += 1
         for n in range(min(48, count - written - 1)):
             failed = n % 10 == 9
-            session.log("tool_call", parent=step["id"], duration_s=0.2 + n / 100,
-                        outcome="failure" if failed else "success",
-                        context={"tool": "Bash", "command": f"pytest tests/test_{n}.py"})
+            session.log(
+                "tool_call",
+                parent=step["id"],
+                duration_s=0.2 + n / 100,
+                outcome="failure" if failed else "success",
+                context={"tool": "Bash", "command": f"pytest tests/test_{n}.py"},
+            )
             written += 1
         if written < count:
             session.log("build", outcome="success", parent=step["id"])
@@ -139,8 +146,11 @@ def open_session(tmp: Path, count: int) -> dict[str, float]:
                 await pilot.pause(0.01)
             await pilot.pause()  # painted
             took = time.perf_counter() - started
-            return {"seconds": took, "rows": app.screen.query_one("#timeline").row_count,
-                    "widgets": len(list(app.screen.walk_children()))}
+            return {
+                "seconds": took,
+                "rows": app.screen.query_one("#timeline").row_count,
+                "widgets": len(list(app.screen.walk_children())),
+            }
 
     return asyncio.run(run())
 
@@ -263,65 +273,90 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--session-actions", type=int, default=0)
     parser.add_argument("--pages", type=int, default=0)
-    parser.add_argument("--filters", action="store_true",
-                        help="time the Sessions tab's filtered queries on --store (catalog built)")
+    parser.add_argument(
+        "--filters",
+        action="store_true",
+        help="time the Sessions tab's filtered queries on --store (catalog built)",
+    )
     parser.add_argument("--session-pages", type=int, default=0)
-    parser.add_argument("--no-catalog", action="store_true",
-                        help="also time the first screen of --store with its catalog removed")
+    parser.add_argument(
+        "--no-catalog",
+        action="store_true",
+        help="also time the first screen of --store with its catalog removed",
+    )
     parser.add_argument("--json-out")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         store = args.store
         if store is None:
             store = Path(tmp) / "demo"
-            subprocess.run([sys.executable, "-m", "lorebook", "demo", str(store)], check=True,
-                           capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "lorebook", "demo", str(store)],
+                check=True,
+                capture_output=True,
+            )
         first_paint(store)  # warm the OS file cache and bytecode once
         both = [first_paint(store) for _ in range(args.runs)]
         times = [paint for paint, _, _ in both]
         filled = [shown for _, shown, _ in both]
         cpu = [used for _, _, used in both]
         results: dict[str, object] = {
-            "store": str(args.store or "lore demo"), "runs": args.runs,
-            "first_paint_p50_s": median(times), "first_paint_p95_s": pct(times, 0.95),
-            "sessions_shown_p50_s": median(filled), "cpu_to_sessions_p50_s": median(cpu)}
-        print(f"sessions table filled p50 {fmt_ms(median(filled))}, CPU by then p50 "
-              f"{fmt_ms(median(cpu))} ({fmt_ms(min(cpu))}-{fmt_ms(max(cpu))})")
+            "store": str(args.store or "lore demo"),
+            "runs": args.runs,
+            "first_paint_p50_s": median(times),
+            "first_paint_p95_s": pct(times, 0.95),
+            "sessions_shown_p50_s": median(filled),
+            "cpu_to_sessions_p50_s": median(cpu),
+        }
+        print(
+            f"sessions table filled p50 {fmt_ms(median(filled))}, CPU by then p50 "
+            f"{fmt_ms(median(cpu))} ({fmt_ms(min(cpu))}-{fmt_ms(max(cpu))})"
+        )
         if args.session_actions:
             opened = open_session(Path(tmp), args.session_actions)
             results["session_open_s"] = opened["seconds"]
-            print(f"open a {args.session_actions}-action session's timeline tree: "
-                  f"{fmt_ms(opened['seconds'])} to first paint, {opened['rows']:.0f} rows in "
-                  f"its table, {opened['widgets']:.0f} widgets on the screen")
+            print(
+                f"open a {args.session_actions}-action session's timeline tree: "
+                f"{fmt_ms(opened['seconds'])} to first paint, {opened['rows']:.0f} rows in "
+                f"its table, {opened['widgets']:.0f} widgets on the screen"
+            )
         if args.filters:
             queries = filtered_queries(store, args.runs)
             results["filtered_s"] = queries
             worst = max(queries.values())
-            print(f"sessions tab queries (median of {args.runs}), slowest "
-                  f"{fmt_ms(worst)} {verdict(worst, FILTER_TARGET)}:")
+            print(
+                f"sessions tab queries (median of {args.runs}), slowest "
+                f"{fmt_ms(worst)} {verdict(worst, FILTER_TARGET)}:"
+            )
             for text, took in queries.items():
                 print(f"  {fmt_ms(took):>10}  {text}")
         if args.session_pages:
             moves = page_sessions(store, args.session_pages)
             results["sessions_rss_mib_by_move"] = moves
-            print("sessions tab, resident MiB by page move: "
-                  + ", ".join(f"{m}: {r:.0f}" for m, r in moves))
+            print(
+                "sessions tab, resident MiB by page move: "
+                + ", ".join(f"{m}: {r:.0f}" for m, r in moves)
+            )
         if args.no_catalog:
             fresh = [without_catalog(store) for _ in range(max(1, args.runs // 2))]
             results["no_catalog_sessions_p50_s"] = median([m["sessions"] for m in fresh])
             results["no_catalog_built_p50_s"] = median([m["built"] for m in fresh])
             results["no_catalog_building_at_first_paint"] = all(m["building"] for m in fresh)
-            print(f"without a catalog: sessions shown p50 "
-                  f"{fmt_ms(results['no_catalog_sessions_p50_s'])} (building in the background: "
-                  f"{results['no_catalog_building_at_first_paint']}), whole table p50 "
-                  f"{fmt_ms(results['no_catalog_built_p50_s'])} ({len(fresh)} runs)")
+            print(
+                f"without a catalog: sessions shown p50 "
+                f"{fmt_ms(results['no_catalog_sessions_p50_s'])} (building in the background: "
+                f"{results['no_catalog_building_at_first_paint']}), whole table p50 "
+                f"{fmt_ms(results['no_catalog_built_p50_s'])} ({len(fresh)} runs)"
+            )
         if args.pages:
             memory = page_through(store, args.pages)
             results["rss_mib_by_page"] = memory
             print("resident MiB by page: " + ", ".join(f"{p}: {m:.0f}" for p, m in memory))
     print(f"machine: {machine()}")
-    print(f"first paint p50 {fmt_ms(median(times))}, p95 {fmt_ms(pct(times, 0.95))} "
-          f"({args.runs} runs) {verdict(median(times), TARGET)}")
+    print(
+        f"first paint p50 {fmt_ms(median(times))}, p95 {fmt_ms(pct(times, 0.95))} "
+        f"({args.runs} runs) {verdict(median(times), TARGET)}"
+    )
     write_results(args.json_out, "tui", results)
 
 

@@ -66,7 +66,8 @@ from lorebook.model import INTERNAL_TYPES
 LAST_SESSION = (
     "SELECT session_id FROM (SELECT * FROM supervisor_sessions ORDER BY last_activity DESC "
     "LIMIT 50) recent ORDER BY (total_actions = 0 AND ended_at IS NULL), "
-    "(ended_at IS NOT NULL AND disconnect_reason = 'normal'), last_activity DESC LIMIT 1")
+    "(ended_at IS NOT NULL AND disconnect_reason = 'normal'), last_activity DESC LIMIT 1"
+)
 SQL_RESUME = [
     f"SELECT * FROM supervisor_sessions WHERE session_id = ({LAST_SESSION})",
     f"SELECT * FROM supervisor_actions WHERE session_id = ({LAST_SESSION}) "
@@ -95,9 +96,18 @@ SQL_REPORT = [  # what `lore report --json` shows, aggregated in SQL
 ]
 SQL_DEPLOY_FAILURES = [
     "SELECT * FROM supervisor_actions WHERE action_type = 'deploy' AND outcome = 'failure' "
-    "AND timestamp >= NOW() - INTERVAL '30 days' ORDER BY timestamp DESC LIMIT 50"]
-LORE_DEPLOY_FAILURES = ["actions", "--type", "deploy", "--outcome", "failure", "--since", "30d",
-                        "--json"]
+    "AND timestamp >= NOW() - INTERVAL '30 days' ORDER BY timestamp DESC LIMIT 50"
+]
+LORE_DEPLOY_FAILURES = [
+    "actions",
+    "--type",
+    "deploy",
+    "--outcome",
+    "failure",
+    "--since",
+    "30d",
+    "--json",
+]
 
 
 def lore_command(workdir: Path) -> str:
@@ -108,27 +118,30 @@ def lore_command(workdir: Path) -> str:
     module, func = scripts["lore"].split(":")
     path = workdir / "bin" / "lore"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\n"
-                    f"if __name__ == '__main__':\n    sys.exit({func}())\n")
+    path.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\n"
+        f"if __name__ == '__main__':\n    sys.exit({func}())\n"
+    )
     path.chmod(0o755)
     return str(path)
 
 
 def sql_epic(epic: str) -> list[str]:
-    return [f"SELECT * FROM supervisor_actions WHERE related_epic_id = '{epic}' "
-            "ORDER BY timestamp ASC"]
+    return [
+        f"SELECT * FROM supervisor_actions WHERE related_epic_id = '{epic}' ORDER BY timestamp ASC"
+    ]
 
 
 # -- measuring ---------------------------------------------------------------------------------
 
-def bulk(lore: str, store: Path, conn: Any, csv_dir: Path,
-         runs: int) -> dict[str, list[float]]:
+
+def bulk(lore: str, store: Path, conn: Any, csv_dir: Path, runs: int) -> dict[str, list[float]]:
     """`lore catalog --rebuild` and COPY, alternating (order swapped every run)."""
     env = clean_env(LORE_ROOT=str(store))
     cmd = [lore, "catalog", "--rebuild", "--json"]
     times: dict[str, list[float]] = {"lore": [], "pg": []}
     for run in range(runs):
-        for side in (("lore", "pg") if run % 2 == 0 else ("pg", "lore")):
+        for side in ("lore", "pg") if run % 2 == 0 else ("pg", "lore"):
             if side == "lore":
                 wait_for_idle()
                 seconds, _ = run_timed(cmd, env=env)
@@ -151,8 +164,9 @@ def pg_query(conn: Any, statements: list[str]) -> list[list[Any]]:
     return out
 
 
-def alternate(pairs: dict[str, tuple[Callable[[], Any], Callable[[], Any]]],
-              runs: int) -> dict[str, dict[str, list[float]]]:
+def alternate(
+    pairs: dict[str, tuple[Callable[[], Any], Callable[[], Any]]], runs: int
+) -> dict[str, dict[str, list[float]]]:
     """Each (lorebook, PostgreSQL) pair, one call of each per repetition, order alternating."""
     times: dict[str, dict[str, list[float]]] = {n: {"lore": [], "pg": []} for n in pairs}
     for name, (lore, pg) in pairs.items():
@@ -168,8 +182,14 @@ def alternate(pairs: dict[str, tuple[Callable[[], Any], Callable[[], Any]]],
     return times
 
 
-def appends(workdir: Path, conn_on: Any, conn_off: Any, samples: list[dict[str, Any]],
-            count: int, block: int = 25) -> dict[str, list[float]]:
+def appends(
+    workdir: Path,
+    conn_on: Any,
+    conn_off: Any,
+    samples: list[dict[str, Any]],
+    count: int,
+    block: int = 25,
+) -> dict[str, list[float]]:
     """Per-append seconds: lorebook flush / fsync (fresh stores) and PostgreSQL
     synchronous_commit on / off, in blocks of `block` appends, the variants rotated."""
     from psycopg.types.json import Jsonb
@@ -189,8 +209,11 @@ def appends(workdir: Path, conn_on: Any, conn_off: Any, samples: list[dict[str, 
         sessions[mode] = book.start_session(agent="PS", project="consilio")
     pg_session = f"bench-append-{uuid.uuid4()}"
     with conn_on.cursor() as cur:
-        cur.execute("INSERT INTO supervisor_sessions (session_id, supervisor_type, project, "
-                    "session_type) VALUES (%s, 'PS', 'consilio', 'cli')", (pg_session,))
+        cur.execute(
+            "INSERT INTO supervisor_sessions (session_id, supervisor_type, project, "
+            "session_type) VALUES (%s, 'PS', 'consilio', 'cli')",
+            (pg_session,),
+        )
     conn_on.commit()
 
     def pg_append(conn: Any, sample: dict[str, Any]) -> None:
@@ -199,17 +222,31 @@ def appends(workdir: Path, conn_on: Any, conn_off: Any, samples: list[dict[str, 
                 "INSERT INTO supervisor_actions (session_id, supervisor_type, project, "
                 "action_type, context, outcome, error_message, related_epic_id) "
                 "VALUES (%s, 'PS', 'consilio', %s, %s, %s, %s, %s) RETURNING id",
-                (pg_session, sample["type"], Jsonb(sample["context"]), sample["outcome"],
-                 sample["error"], sample["epic"]))
+                (
+                    pg_session,
+                    sample["type"],
+                    Jsonb(sample["context"]),
+                    sample["outcome"],
+                    sample["error"],
+                    sample["epic"],
+                ),
+            )
             cur.fetchone()
-            cur.execute("UPDATE supervisor_sessions SET last_activity = NOW(), "
-                        "total_actions = total_actions + 1 WHERE session_id = %s",
-                        (pg_session,))
+            cur.execute(
+                "UPDATE supervisor_sessions SET last_activity = NOW(), "
+                "total_actions = total_actions + 1 WHERE session_id = %s",
+                (pg_session,),
+            )
         conn.commit()
 
     def lore_append(mode: str, sample: dict[str, Any]) -> None:
-        sessions[mode].log(sample["type"], context=sample["context"], outcome=sample["outcome"],
-                           error=sample["error"], epic=sample["epic"])
+        sessions[mode].log(
+            sample["type"],
+            context=sample["context"],
+            outcome=sample["outcome"],
+            error=sample["error"],
+            epic=sample["epic"],
+        )
 
     variants: dict[str, Callable[[dict[str, Any]], None]] = {
         "lore flush": lambda s: lore_append("flush", s),
@@ -245,8 +282,7 @@ def samples_from(store: Path, count: int = 200) -> list[dict[str, Any]]:
     out = []
     for record in shard_records(store):
         if record["kind"] == "action":
-            out.append({k: record.get(k) for k in ("type", "context", "outcome", "error",
-                                                    "epic")})
+            out.append({k: record.get(k) for k in ("type", "context", "outcome", "error", "epic")})
             if len(out) >= count:
                 break
     return out
@@ -254,10 +290,13 @@ def samples_from(store: Path, count: int = 200) -> list[dict[str, Any]]:
 
 # -- report ------------------------------------------------------------------------------------
 
+
 def span(values: list[float], scale: float, unit: str) -> str:
     digits = 0 if median(values) * scale >= 100 else 1
-    return (f"{median(values) * scale:,.{digits}f} {unit} ({min(values) * scale:,.{digits}f}–"
-            f"{max(values) * scale:,.{digits}f})")
+    return (
+        f"{median(values) * scale:,.{digits}f} {unit} ({min(values) * scale:,.{digits}f}–"
+        f"{max(values) * scale:,.{digits}f})"
+    )
 
 
 def table(res: dict[str, Any]) -> list[tuple[str, str, str, str]]:
@@ -266,21 +305,43 @@ def table(res: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     a = res["appends"]
 
     def pair(label: str, lore: list[float], pg: list[float], scale: float, unit: str) -> None:
-        rows.append((label, span(lore, scale, unit), span(pg, scale, unit),
-                     f"{median(lore) / median(pg):.2f}×"))
+        rows.append(
+            (
+                label,
+                span(lore, scale, unit),
+                span(pg, scale, unit),
+                f"{median(lore) / median(pg):.2f}×",
+            )
+        )
 
-    pair("single append in-process, p50 (no fsync / default commit)", a["lore flush"],
-         a["pg sync on"], 1e6, "µs")
-    pair("append with fsync vs synchronous commit, p50", a["lore fsync"], a["pg sync on"],
-         1e6, "µs")
-    pair("append no fsync vs `synchronous_commit = off`, p50", a["lore flush"],
-         a["pg sync off"], 1e6, "µs")
+    pair(
+        "single append in-process, p50 (no fsync / default commit)",
+        a["lore flush"],
+        a["pg sync on"],
+        1e6,
+        "µs",
+    )
+    pair(
+        "append with fsync vs synchronous commit, p50", a["lore fsync"], a["pg sync on"], 1e6, "µs"
+    )
+    pair(
+        "append no fsync vs `synchronous_commit = off`, p50",
+        a["lore flush"],
+        a["pg sync off"],
+        1e6,
+        "µs",
+    )
     n = res["pg_rows"]["actions"]
     lore_rate = [n / s for s in res["bulk"]["lore"]]
     pg_rate = [n / s for s in res["bulk"]["pg"]]
-    rows.append(("bulk: first catalog build vs COPY load", span(lore_rate, 1, "/s"),
-                 span(pg_rate, 1, "/s"),
-                 f"{median(res['bulk']['lore']) / median(res['bulk']['pg']):.2f}× the time"))
+    rows.append(
+        (
+            "bulk: first catalog build vs COPY load",
+            span(lore_rate, 1, "/s"),
+            span(pg_rate, 1, "/s"),
+            f"{median(res['bulk']['lore']) / median(res['bulk']['pg']):.2f}× the time",
+        )
+    )
     cli, inproc = res["cli"], res["in_process"]
     labels = {
         "resume": "resume (`lore resume --json` vs last session + 20 actions)",
@@ -308,6 +369,7 @@ def print_table(rows: list[tuple[str, str, str, str]], markdown: bool) -> None:
 
 # -- main ----------------------------------------------------------------------------------------
 
+
 def check_answers(store: Path, conn: Any, info: dict[str, Any]) -> dict[str, Any]:
     """Both sides answer the same question: same session, same counts."""
     from lorebook import Lorebook
@@ -315,17 +377,29 @@ def check_answers(store: Path, conn: Any, info: dict[str, Any]) -> dict[str, Any
     book = Lorebook.open(store, env={})
     resumed = book.resume()["session"]["id"]
     pg_session = pg_query(conn, [LAST_SESSION])[0][0][0]
-    failures = (len(book.actions(type="deploy", outcome="failure", since="30d")),
-                len(pg_query(conn, SQL_DEPLOY_FAILURES)[0]))
-    epic = (len(book.actions(epic=info["epic"], limit=None)),
-            len(pg_query(conn, sql_epic(info["epic"]))[0]))
-    week = (book.report(days=7)["summary"]["total_actions"],
-            pg_query(conn, [f"SELECT COUNT(*) FROM supervisor_actions WHERE {WEEK}"])[0][0][0])
-    checks = {"resume session": (resumed, pg_session), "deploy failures": failures,
-              "epic rows": epic, "7-day actions": week}
+    failures = (
+        len(book.actions(type="deploy", outcome="failure", since="30d")),
+        len(pg_query(conn, SQL_DEPLOY_FAILURES)[0]),
+    )
+    epic = (
+        len(book.actions(epic=info["epic"], limit=None)),
+        len(pg_query(conn, sql_epic(info["epic"]))[0]),
+    )
+    week = (
+        book.report(days=7)["summary"]["total_actions"],
+        pg_query(conn, [f"SELECT COUNT(*) FROM supervisor_actions WHERE {WEEK}"])[0][0][0],
+    )
+    checks = {
+        "resume session": (resumed, pg_session),
+        "deploy failures": failures,
+        "epic rows": epic,
+        "7-day actions": week,
+    }
     for name, (lore, pg) in checks.items():
-        print(f"  {name}: lorebook {lore}, PostgreSQL {pg}"
-              f"{'' if lore == pg else '  <- DIFFERENT'}", flush=True)
+        print(
+            f"  {name}: lorebook {lore}, PostgreSQL {pg}{'' if lore == pg else '  <- DIFFERENT'}",
+            flush=True,
+        )
     return {k: list(v) for k, v in checks.items()}
 
 
@@ -336,14 +410,19 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     from lorebook import Lorebook
 
     print("store:", flush=True)
-    store, summary = ensure_store(args.workdir, args.actions, args.days, args.seed, args.end,
-                                  True)
-    print(f"  {summary['actions']:,} actions, {summary['sessions']:,} sessions, "
-          f"{summary['shards']:,} shards, {summary['bytes'] / 1e6:,.0f} MB", flush=True)
+    store, summary = ensure_store(args.workdir, args.actions, args.days, args.seed, args.end, True)
+    print(
+        f"  {summary['actions']:,} actions, {summary['sessions']:,} sessions, "
+        f"{summary['shards']:,} shards, {summary['bytes'] / 1e6:,.0f} MB",
+        flush=True,
+    )
     csv_dir = args.workdir / f"pg-{store.name}"
     info = write_csv(store, csv_dir)
-    print(f"  for COPY: {info['actions']:,} actions, {info['sessions']:,} sessions; largest epic "
-          f"{info['epic']} ({info['epic_rows']:,} actions)", flush=True)
+    print(
+        f"  for COPY: {info['actions']:,} actions, {info['sessions']:,} sessions; largest epic "
+        f"{info['epic']} ({info['epic_rows']:,} actions)",
+        flush=True,
+    )
     res: dict[str, Any] = {"store": summary, "pg_rows": info}
     with PrivatePostgres(args.workdir) as pg:
         res["postgres"] = pg.version
@@ -352,8 +431,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         if res["helpers_error"]:
             print(f"  the seed's helper functions do not compile: {res['helpers_error']}")
         conn = psycopg.connect(pg.dsn)
-        print(f"bulk load, {args.bulk_runs} runs each (lore catalog --rebuild | COPY):",
-              flush=True)
+        print(f"bulk load, {args.bulk_runs} runs each (lore catalog --rebuild | COPY):", flush=True)
         lore = lore_command(args.workdir)
         res["bulk"] = bulk(lore, store, conn, csv_dir, args.bulk_runs)
         conn.autocommit = True
@@ -362,28 +440,39 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         epic = info["epic"]
         print(f"cold CLI, {args.runs} runs each, interleaved ...", flush=True)
         psql = pg.psql_args()
-        queries = {"resume": (["resume", "--json"], SQL_RESUME),
-                   "report": (["report", "--days", "7", "--json"], SQL_REPORT),
-                   "deploy failures": (LORE_DEPLOY_FAILURES, SQL_DEPLOY_FAILURES),
-                   "epic": (["actions", "--epic", epic, "--limit", str(info["epic_rows"]),
-                             "--json"], sql_epic(epic))}
+        queries = {
+            "resume": (["resume", "--json"], SQL_RESUME),
+            "report": (["report", "--days", "7", "--json"], SQL_REPORT),
+            "deploy failures": (LORE_DEPLOY_FAILURES, SQL_DEPLOY_FAILURES),
+            "epic": (
+                ["actions", "--epic", epic, "--limit", str(info["epic_rows"]), "--json"],
+                sql_epic(epic),
+            ),
+        }
         commands: dict[str, list[str]] = {}
         for key, (lore_args, sql) in queries.items():
             commands[f"lore {key}"] = [lore, *lore_args]
             commands[f"psql {key}"] = [*psql, "-c", "; ".join(sql)]
-        res["cli"] = interleaved(commands, args.runs, cwd=store,
-                                 env=clean_env(LORE_ROOT=str(store)))
+        res["cli"] = interleaved(
+            commands, args.runs, cwd=store, env=clean_env(LORE_ROOT=str(store))
+        )
         print(f"in-process, {args.inproc_runs} runs each, alternating ...", flush=True)
         book = Lorebook.open(store, env={})
-        res["in_process"] = alternate({
-            "resume": (book.resume, lambda: pg_query(conn, SQL_RESUME)),
-            "report": (lambda: book.report(days=7), lambda: pg_query(conn, SQL_REPORT)),
-            "deploy failures": (lambda: book.actions(type="deploy", outcome="failure",
-                                                     since="30d"),
-                                lambda: pg_query(conn, SQL_DEPLOY_FAILURES)),
-            "epic": (lambda: book.actions(epic=epic, limit=None),
-                     lambda: pg_query(conn, sql_epic(epic))),
-        }, args.inproc_runs)
+        res["in_process"] = alternate(
+            {
+                "resume": (book.resume, lambda: pg_query(conn, SQL_RESUME)),
+                "report": (lambda: book.report(days=7), lambda: pg_query(conn, SQL_REPORT)),
+                "deploy failures": (
+                    lambda: book.actions(type="deploy", outcome="failure", since="30d"),
+                    lambda: pg_query(conn, SQL_DEPLOY_FAILURES),
+                ),
+                "epic": (
+                    lambda: book.actions(epic=epic, limit=None),
+                    lambda: pg_query(conn, sql_epic(epic)),
+                ),
+            },
+            args.inproc_runs,
+        )
         print(f"appends, {args.appends} per variant ...", flush=True)
         conn.autocommit = False
         off = psycopg.connect(pg.dsn)
@@ -397,23 +486,36 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/lore-bench"),
-                        help="generated stores, COPY files and the server (default: "
-                             "/tmp/lore-bench)")
-    parser.add_argument("--actions", type=int, default=100_000,
-                        help="actions in the store (default 100,000: a few minutes; the "
-                             "standing figure is 1,000,000)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=Path("/tmp/lore-bench"),
+        help="generated stores, COPY files and the server (default: /tmp/lore-bench)",
+    )
+    parser.add_argument(
+        "--actions",
+        type=int,
+        default=100_000,
+        help="actions in the store (default 100,000: a few minutes; the "
+        "standing figure is 1,000,000)",
+    )
     parser.add_argument("--days", type=int, default=730, help="days of history (default 730)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--end", default=datetime.now(UTC).strftime("%Y-%m-%d"),
-                        help="end of the history (default: today)")
+    parser.add_argument(
+        "--end",
+        default=datetime.now(UTC).strftime("%Y-%m-%d"),
+        help="end of the history (default: today)",
+    )
     parser.add_argument("--runs", type=int, default=15, help="cold CLI runs per command")
     parser.add_argument("--inproc-runs", type=int, default=21, help="in-process calls per pair")
-    parser.add_argument("--bulk-runs", type=int, default=3,
-                        help="catalog builds and COPY loads (default 3)")
+    parser.add_argument(
+        "--bulk-runs", type=int, default=3, help="catalog builds and COPY loads (default 3)"
+    )
     parser.add_argument("--appends", type=int, default=500, help="appends per variant")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--json-out", help="write the results as JSON here")
@@ -425,10 +527,12 @@ def main(argv: list[str] | None = None) -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     res = measure(args)
     info = machine()
-    print(f"\nlorebook vs PostgreSQL {res['postgres']} (seed 000 schema), "
-          f"{res['store']['actions']:,} actions over {res['store']['days']} days; "
-          f"{info.get('cpu', '?')}, {info['nproc']} CPUs, {info.get('ram_gib', '?')} GiB RAM; "
-          "medians (min–max), ratio = lorebook / PostgreSQL")
+    print(
+        f"\nlorebook vs PostgreSQL {res['postgres']} (seed 000 schema), "
+        f"{res['store']['actions']:,} actions over {res['store']['days']} days; "
+        f"{info.get('cpu', '?')}, {info['nproc']} CPUs, {info.get('ram_gib', '?')} GiB RAM; "
+        "medians (min–max), ratio = lorebook / PostgreSQL"
+    )
     rows = table(res)
     print_table(rows, args.markdown)
     print(idle_note())

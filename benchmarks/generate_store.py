@@ -70,40 +70,122 @@ TYPE_WEIGHTS = (
 )
 TYPES = [t for t, _ in TYPE_WEIGHTS]
 WEIGHTS = [w for _, w in TYPE_WEIGHTS]
-END_REASONS = (("normal", 90), ("timeout", 4), ("user_exit", 4), ("network_disconnect", 1),
-               ("error", 1))
-DIRS = ("src/auth", "src/api", "src/db", "src/ui/components", "src/billing", "tests/unit",
-        "tests/integration", "supabase/migrations", "infra/terraform", "docs")
-STEMS = ("session", "policy", "handler", "client", "schema", "router", "models", "service",
-         "cache", "queue", "retry", "config", "middleware", "views", "serializers", "worker")
+END_REASONS = (
+    ("normal", 90),
+    ("timeout", 4),
+    ("user_exit", 4),
+    ("network_disconnect", 1),
+    ("error", 1),
+)
+DIRS = (
+    "src/auth",
+    "src/api",
+    "src/db",
+    "src/ui/components",
+    "src/billing",
+    "tests/unit",
+    "tests/integration",
+    "supabase/migrations",
+    "infra/terraform",
+    "docs",
+)
+STEMS = (
+    "session",
+    "policy",
+    "handler",
+    "client",
+    "schema",
+    "router",
+    "models",
+    "service",
+    "cache",
+    "queue",
+    "retry",
+    "config",
+    "middleware",
+    "views",
+    "serializers",
+    "worker",
+)
 EXTS = (".py", ".ts", ".tsx", ".sql", ".yaml", ".md")
-VERBS = ("Fix", "Add", "Refactor", "Remove", "Rename", "Harden", "Speed up", "Document",
-         "Test", "Handle")
-OBJECTS = ("RLS policy for anon inserts", "retry on 429 from the payments API",
-           "token refresh race in the auth client", "N+1 query in the orders endpoint",
-           "flaky websocket reconnect test", "migration for invoice line items",
-           "pagination cursor encoding", "timezone handling in daily reports",
-           "feature flag for the new onboarding flow", "error boundary on the settings page",
-           "rate limiter configuration", "dead-letter queue consumer",
-           "health check endpoint", "CSV export of audit events")
+VERBS = (
+    "Fix",
+    "Add",
+    "Refactor",
+    "Remove",
+    "Rename",
+    "Harden",
+    "Speed up",
+    "Document",
+    "Test",
+    "Handle",
+)
+OBJECTS = (
+    "RLS policy for anon inserts",
+    "retry on 429 from the payments API",
+    "token refresh race in the auth client",
+    "N+1 query in the orders endpoint",
+    "flaky websocket reconnect test",
+    "migration for invoice line items",
+    "pagination cursor encoding",
+    "timezone handling in daily reports",
+    "feature flag for the new onboarding flow",
+    "error boundary on the settings page",
+    "rate limiter configuration",
+    "dead-letter queue consumer",
+    "health check endpoint",
+    "CSV export of audit events",
+)
 SERVICES = ("api", "web", "worker", "billing", "auth", "search-indexer")
 ENVS = ("staging", "staging", "staging", "production", "preview")
-TOOLS = (("Bash", "command"), ("Read", "file_path"), ("Edit", "file_path"), ("Grep", "pattern"),
-         ("Write", "file_path"), ("WebFetch", "url"))
-COMMANDS = ("pytest -q tests/unit -k {stem}", "npm run test -- {stem}", "ruff check src/",
-            "alembic upgrade head", "docker compose up -d db", "make lint typecheck",
-            "git diff --stat HEAD~1", "supabase db push --dry-run", "mypy src/{stem}.py")
-QUERIES = ("rls policy blocks insert", "auth token refresh", "deploy rollback procedure",
-           "flaky test websocket", "database migration lock timeout", "rate limit 429 retry",
-           "supabase anon key mutation", "react hydration mismatch", "celery task retries")
+TOOLS = (
+    ("Bash", "command"),
+    ("Read", "file_path"),
+    ("Edit", "file_path"),
+    ("Grep", "pattern"),
+    ("Write", "file_path"),
+    ("WebFetch", "url"),
+)
+COMMANDS = (
+    "pytest -q tests/unit -k {stem}",
+    "npm run test -- {stem}",
+    "ruff check src/",
+    "alembic upgrade head",
+    "docker compose up -d db",
+    "make lint typecheck",
+    "git diff --stat HEAD~1",
+    "supabase db push --dry-run",
+    "mypy src/{stem}.py",
+)
+QUERIES = (
+    "rls policy blocks insert",
+    "auth token refresh",
+    "deploy rollback procedure",
+    "flaky test websocket",
+    "database migration lock timeout",
+    "rate limit 429 retry",
+    "supabase anon key mutation",
+    "react hydration mismatch",
+    "celery task retries",
+)
 SUBAGENTS = ("implementer", "reviewer", "tester", "researcher", "planner")
 VALIDATIONS = ("acceptance", "unit", "integration", "lint", "typecheck", "e2e")
-FAILURES = ("test_login_redirect", "test_invoice_totals", "AC-3 export includes header",
-            "AC-5 empty state shown", "test_retry_backoff", "type error in router.ts:42",
-            "E501 line too long", "test_websocket_reconnect")
+FAILURES = (
+    "test_login_redirect",
+    "test_invoice_totals",
+    "AC-3 export includes header",
+    "AC-5 empty state shown",
+    "test_retry_backoff",
+    "type error in router.ts:42",
+    "E501 line too long",
+    "test_websocket_reconnect",
+)
 ERRORS = {
-    "deploy": ("health check failed after 120s: /healthz returned 503",
-               "image pull back-off: manifest unknown", "migration lock timeout"),
+    "deploy": (
+        "health check failed after 120s: /healthz returned 503",
+        "image pull back-off: manifest unknown",
+        "migration lock timeout",
+    ),
     "validate": ("2 acceptance criteria failed", "3 tests failed", "lint found 4 problems"),
     "push": ("rejected: non-fast-forward", "remote: permission denied to protected branch"),
     "pr": ("required check 'ci' failed", "merge conflict in src/api/router.py"),
@@ -118,6 +200,7 @@ ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32, as lorebook.i
 
 # -- helpers -------------------------------------------------------------------------------------
 
+
 def ulid(ms: int, rng: random.Random) -> str:
     """A ULID for `ms` with a seeded random part (same layout as `lorebook.ids.new_ulid`)."""
     value = (ms << 80) | (rng.getrandbits(80) >> 1)
@@ -129,8 +212,9 @@ def ulid(ms: int, rng: random.Random) -> str:
 
 
 def files(rng: random.Random, count: int) -> list[str]:
-    return sorted({f"{rng.choice(DIRS)}/{rng.choice(STEMS)}{rng.choice(EXTS)}"
-                   for _ in range(count)})
+    return sorted(
+        {f"{rng.choice(DIRS)}/{rng.choice(STEMS)}{rng.choice(EXTS)}" for _ in range(count)}
+    )
 
 
 def short_hash(rng: random.Random) -> str:
@@ -155,55 +239,95 @@ def context_for(kind: str, c: Ctx) -> dict[str, Any]:
     """A realistic context (~200-600 bytes encoded) for an action type."""
     rng = c.rng
     if kind == "commit":
-        return {"commit_hash": short_hash(rng), "message": f"{subject(rng)}\n\nRefs {c.epic}.",
-                "files": files(rng, rng.randint(2, 10)), "branch": c.branch,
-                "author": rng.choice(["agent", "PS", "claude-code"]),
-                "insertions": rng.randint(1, 400), "deletions": rng.randint(0, 200)}
+        return {
+            "commit_hash": short_hash(rng),
+            "message": f"{subject(rng)}\n\nRefs {c.epic}.",
+            "files": files(rng, rng.randint(2, 10)),
+            "branch": c.branch,
+            "author": rng.choice(["agent", "PS", "claude-code"]),
+            "insertions": rng.randint(1, 400),
+            "deletions": rng.randint(0, 200),
+        }
     if kind == "push":
-        return {"branch": c.branch, "remote": "origin", "commits": rng.randint(1, 6),
-                "head": short_hash(rng), "files_changed": files(rng, rng.randint(1, 6)),
-                "message": subject(rng), "upstream": f"origin/{c.branch}",
-                "forced": False}
+        return {
+            "branch": c.branch,
+            "remote": "origin",
+            "commits": rng.randint(1, 6),
+            "head": short_hash(rng),
+            "files_changed": files(rng, rng.randint(1, 6)),
+            "message": subject(rng),
+            "upstream": f"origin/{c.branch}",
+            "forced": False,
+        }
     if kind == "pr":
         number = rng.randint(100, 4000)
-        return {"number": number, "title": subject(rng), "branch": c.branch, "base": "main",
-                "url": f"https://github.com/example/{c.branch.split('/')[0]}/pull/{number}",
-                "reviewers": rng.sample(["alice", "bob", "carol", "dan"], 2),
-                "labels": rng.sample(["bug", "backend", "frontend", "db", "security"], 2)}
+        return {
+            "number": number,
+            "title": subject(rng),
+            "branch": c.branch,
+            "base": "main",
+            "url": f"https://github.com/example/{c.branch.split('/')[0]}/pull/{number}",
+            "reviewers": rng.sample(["alice", "bob", "carol", "dan"], 2),
+            "labels": rng.sample(["bug", "backend", "frontend", "db", "security"], 2),
+        }
     if kind == "deploy":
         service = rng.choice(SERVICES)
-        return {"service": service, "environment": rng.choice(ENVS),
-                "version": f"v{rng.randint(1, 4)}.{rng.randint(0, 40)}.{rng.randint(0, 20)}",
-                "commit_hash": short_hash(rng), "epic_id": c.epic,
-                "url": f"https://{service}.staging.example.com",
-                "health_check": {"path": "/healthz", "timeout_s": 120, "retries": 3},
-                "strategy": rng.choice(["rolling", "blue-green", "canary"])}
+        return {
+            "service": service,
+            "environment": rng.choice(ENVS),
+            "version": f"v{rng.randint(1, 4)}.{rng.randint(0, 40)}.{rng.randint(0, 20)}",
+            "commit_hash": short_hash(rng),
+            "epic_id": c.epic,
+            "url": f"https://{service}.staging.example.com",
+            "health_check": {"path": "/healthz", "timeout_s": 120, "retries": 3},
+            "strategy": rng.choice(["rolling", "blue-green", "canary"]),
+        }
     if kind == "plan":
-        return {"task": subject(rng), "epic_id": c.epic,
-                "approach": "Reproduce with a failing test, fix the narrowest layer, then "
-                            "re-run the suite and update the docs.",
-                "steps": [subject(rng) for _ in range(rng.randint(2, 5))],
-                "estimate_minutes": rng.choice([15, 30, 45, 60, 90, 120])}
+        return {
+            "task": subject(rng),
+            "epic_id": c.epic,
+            "approach": "Reproduce with a failing test, fix the narrowest layer, then "
+            "re-run the suite and update the docs.",
+            "steps": [subject(rng) for _ in range(rng.randint(2, 5))],
+            "estimate_minutes": rng.choice([15, 30, 45, 60, 90, 120]),
+        }
     if kind == "validate":
-        return {"validation_type": rng.choice(VALIDATIONS), "epic_id": c.epic,
-                "checks": rng.randint(5, 60), "duration_ms": rng.randint(800, 90000),
-                "criteria": [subject(rng) for _ in range(rng.randint(1, 3))],
-                "command": rng.choice(COMMANDS).format(stem=rng.choice(STEMS)),
-                "files": files(rng, rng.randint(1, 4))}
+        return {
+            "validation_type": rng.choice(VALIDATIONS),
+            "epic_id": c.epic,
+            "checks": rng.randint(5, 60),
+            "duration_ms": rng.randint(800, 90000),
+            "criteria": [subject(rng) for _ in range(rng.randint(1, 3))],
+            "command": rng.choice(COMMANDS).format(stem=rng.choice(STEMS)),
+            "files": files(rng, rng.randint(1, 4)),
+        }
     if kind == "search":
-        return {"query": rng.choice(QUERIES), "scope": rng.choice(["learnings", "code", "docs"]),
-                "results": rng.randint(0, 12),
-                "filters": {"kind": rng.choice(["lesson", "pattern", "rca"]),
-                            "severity": rng.choice(["high", "medium"]), "min_similarity": 0.35},
-                "top": [f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}-"
-                        f"{rng.choice(STEMS)}-{rng.choice(STEMS)}"
-                        for _ in range(rng.randint(2, 6))],
-                "latency_ms": rng.randint(3, 400)}
+        return {
+            "query": rng.choice(QUERIES),
+            "scope": rng.choice(["learnings", "code", "docs"]),
+            "results": rng.randint(0, 12),
+            "filters": {
+                "kind": rng.choice(["lesson", "pattern", "rca"]),
+                "severity": rng.choice(["high", "medium"]),
+                "min_similarity": 0.35,
+            },
+            "top": [
+                f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}-"
+                f"{rng.choice(STEMS)}-{rng.choice(STEMS)}"
+                for _ in range(rng.randint(2, 6))
+            ],
+            "latency_ms": rng.randint(3, 400),
+        }
     if kind == "spawn":
-        return {"agent_id": f"{rng.getrandbits(40):010x}", "subagent_type": rng.choice(SUBAGENTS),
-                "task_description": f"{subject(rng)} ({c.epic})", "epic_id": c.epic,
-                "files": files(rng, rng.randint(1, 5)), "model": "sonnet",
-                "max_turns": rng.choice([20, 40, 80])}
+        return {
+            "agent_id": f"{rng.getrandbits(40):010x}",
+            "subagent_type": rng.choice(SUBAGENTS),
+            "task_description": f"{subject(rng)} ({c.epic})",
+            "epic_id": c.epic,
+            "files": files(rng, rng.randint(1, 5)),
+            "model": "sonnet",
+            "max_turns": rng.choice([20, 40, 80]),
+        }
     tool, arg = rng.choice(TOOLS)
     value: Any
     if arg == "command":
@@ -214,11 +338,15 @@ def context_for(kind: str, c: Ctx) -> dict[str, Any]:
         value = rng.choice(["def .*refresh", "TODO\\(", "anon_key", "retry_after", "useEffect"])
     else:
         value = files(rng, 1)[0]
-    return {"tool_name": tool, "params": {arg: value, "timeout_s": 120},
-            "description": f"{subject(rng)} for {c.epic}",
-            "exit_code": 0, "output_bytes": rng.randint(0, 50000),
-            "cwd": f"/home/dev/{c.branch.split('/')[0]}",
-            "files": files(rng, rng.randint(0, 5))}
+    return {
+        "tool_name": tool,
+        "params": {arg: value, "timeout_s": 120},
+        "description": f"{subject(rng)} for {c.epic}",
+        "exit_code": 0,
+        "output_bytes": rng.randint(0, 50000),
+        "cwd": f"/home/dev/{c.branch.split('/')[0]}",
+        "files": files(rng, rng.randint(0, 5)),
+    }
 
 
 def pick_outcome(rng: random.Random) -> str:
@@ -231,6 +359,7 @@ def pick_outcome(rng: random.Random) -> str:
 
 
 # -- planning ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SessionPlan:
@@ -281,14 +410,22 @@ def plan(actions: int, days: int, seed: int, end: datetime) -> list[SessionPlan]
     for k, ((start_ms, pair, day_index), count) in enumerate(zip(raw, counts, strict=True)):
         project_index = sorted({p for p, _, _ in PAIRS}).index(PAIRS[pair][0])
         forced = k == newest_of_first
-        plans.append(SessionPlan(
-            index=k, pair=pair, start_ms=start_ms, actions=count,
-            ends=(not forced) and rng.random() >= 0.07,
-            epic=epic_of(project_index, day_index, seed), forced_open=forced))
+        plans.append(
+            SessionPlan(
+                index=k,
+                pair=pair,
+                start_ms=start_ms,
+                actions=count,
+                ends=(not forced) and rng.random() >= 0.07,
+                epic=epic_of(project_index, day_index, seed),
+                forced_open=forced,
+            )
+        )
     return plans
 
 
 # -- generation ----------------------------------------------------------------------------------
+
 
 def ts_of(ms: int) -> str:
     return format_ts(datetime.fromtimestamp(ms / 1000, UTC))
@@ -308,15 +445,28 @@ def session_lines(p: SessionPlan, seed: int, end_ms: int) -> list[tuple[str, str
     if overshoot > 0:  # the history ends at --end: start this session earlier
         times = [t - overshoot for t in times]
     sid = ulid(times[0], rng)
-    ctx = Ctx(rng=rng, epic=p.epic,
-              issue=f"ISS-{rng.randint(100, 999)}" if rng.random() < 0.3 else None,
-              branch=f"{project}/{p.epic}-{rng.choice(STEMS)}")
+    ctx = Ctx(
+        rng=rng,
+        epic=p.epic,
+        issue=f"ISS-{rng.randint(100, 999)}" if rng.random() < 0.3 else None,
+        branch=f"{project}/{p.epic}-{rng.choice(STEMS)}",
+    )
     records: list[dict[str, Any]] = []
     ms = times[0]
-    records.append({"v": 1, "kind": "session", "event": "start", "id": ulid(ms, rng),
-                    "ts": ts_of(ms), "session": sid, "agent": agent, "project": project,
-                    "session_type": session_type,
-                    "meta": {"host": HOSTS[(p.pair + p.index) % len(HOSTS)]}})
+    records.append(
+        {
+            "v": 1,
+            "kind": "session",
+            "event": "start",
+            "id": ulid(ms, rng),
+            "ts": ts_of(ms),
+            "session": sid,
+            "agent": agent,
+            "project": project,
+            "session_type": session_type,
+            "meta": {"host": HOSTS[(p.pair + p.index) % len(HOSTS)]},
+        }
+    )
     pending: list[tuple[int, dict[str, Any]]] = []  # (close at action number, opened record)
     forced_spawn_at = p.actions - 2 if p.forced_open else -1
     n = 0
@@ -327,8 +477,17 @@ def session_lines(p: SessionPlan, seed: int, end_ms: int) -> list[tuple[str, str
             _, opened = due[0]
             pending.remove(due[0])
             outcome = pick_outcome(rng)
-            rec = action(opened["type"], ms, sid, agent, project, ctx, outcome,
-                         context=opened["context"], parent=opened["id"])
+            rec = action(
+                opened["type"],
+                ms,
+                sid,
+                agent,
+                project,
+                ctx,
+                outcome,
+                context=opened["context"],
+                parent=opened["id"],
+            )
             records.append(rec)
             n += 1
             continue
@@ -349,9 +508,20 @@ def session_lines(p: SessionPlan, seed: int, end_ms: int) -> list[tuple[str, str
     if p.ends:
         ms = times[-1]
         reason = rng.choices([r for r, _ in END_REASONS], [w for _, w in END_REASONS])[0]
-        records.append({"v": 1, "kind": "session", "event": "end", "id": ulid(ms, rng),
-                        "ts": ts_of(ms), "session": sid, "agent": agent, "project": project,
-                        "reason": reason, "meta": {}})
+        records.append(
+            {
+                "v": 1,
+                "kind": "session",
+                "event": "end",
+                "id": ulid(ms, rng),
+                "ts": ts_of(ms),
+                "session": sid,
+                "agent": agent,
+                "project": project,
+                "reason": reason,
+                "meta": {},
+            }
+        )
     out = []
     for rec in records:
         problem = validate_record(rec)
@@ -362,18 +532,38 @@ def session_lines(p: SessionPlan, seed: int, end_ms: int) -> list[tuple[str, str
     return out
 
 
-def action(kind: str, ms: int, sid: str, agent: str, project: str, ctx: Ctx, outcome: str,
-           *, context: dict[str, Any] | None = None, parent: str | None = None) -> dict[str, Any]:
+def action(
+    kind: str,
+    ms: int,
+    sid: str,
+    agent: str,
+    project: str,
+    ctx: Ctx,
+    outcome: str,
+    *,
+    context: dict[str, Any] | None = None,
+    parent: str | None = None,
+) -> dict[str, Any]:
     rng = ctx.rng
     failed = outcome in ("failure", "blocked")
     return {
-        "v": 1, "kind": "action", "id": ulid(ms, rng), "ts": ts_of(ms), "session": sid,
-        "agent": agent, "project": project, "type": kind, "category": infer_category(kind),
+        "v": 1,
+        "kind": "action",
+        "id": ulid(ms, rng),
+        "ts": ts_of(ms),
+        "session": sid,
+        "agent": agent,
+        "project": project,
+        "type": kind,
+        "category": infer_category(kind),
         "outcome": outcome,
         "context": dict(context) if context is not None else context_for(kind, ctx),
         "error": rng.choice(ERRORS[kind]) if failed else None,
         "duration_s": None if outcome == "in_progress" else round(rng.uniform(0.05, 240), 3),
-        "parent": parent, "epic": ctx.epic, "issue": ctx.issue, "meta": {},
+        "parent": parent,
+        "epic": ctx.epic,
+        "issue": ctx.issue,
+        "meta": {},
     }
 
 
@@ -409,8 +599,9 @@ def parse_end(text: str | None) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def generate(root: Path, actions: int, days: int, seed: int, end: datetime,
-             workers: int) -> dict[str, Any]:
+def generate(
+    root: Path, actions: int, days: int, seed: int, end: datetime, workers: int
+) -> dict[str, Any]:
     from lorebook import Lorebook
 
     started = time.perf_counter()
@@ -422,8 +613,10 @@ def generate(root: Path, actions: int, days: int, seed: int, end: datetime,
     end_ms = int(end.timestamp() * 1000)
     chunks = max(1, workers * 8)
     size = -(-len(plans) // chunks)
-    jobs = [(plans[i:i + size], seed, end_ms, str(book.layout.actionlog))
-            for i in range(0, len(plans), size)]
+    jobs = [
+        (plans[i : i + size], seed, end_ms, str(book.layout.actionlog))
+        for i in range(0, len(plans), size)
+    ]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(write_chunk, jobs))
@@ -434,9 +627,16 @@ def generate(root: Path, actions: int, days: int, seed: int, end: datetime,
     n_bytes = sum(r[2] for r in results)
     elapsed = time.perf_counter() - started
     summary = {
-        "root": str(root), "actions": n_actions, "records": n_records, "sessions": len(plans),
-        "days": days, "seed": seed, "end": format_ts(end), "bytes": n_bytes,
-        "seconds": round(elapsed, 2), "workers": workers,
+        "root": str(root),
+        "actions": n_actions,
+        "records": n_records,
+        "sessions": len(plans),
+        "days": days,
+        "seed": seed,
+        "end": format_ts(end),
+        "bytes": n_bytes,
+        "seconds": round(elapsed, 2),
+        "workers": workers,
     }
     (book.layout.cache).mkdir(parents=True, exist_ok=True)
     (book.layout.cache / "bench-store.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -453,32 +653,52 @@ def self_check() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Generate a synthetic lorebook store (sessions, actions, epics, failures, "
-                    "open spawns) by writing shards directly.",
+        "open spawns) by writing shards directly.",
         epilog="example: python benchmarks/generate_store.py /tmp/lore-1m --actions 1000000 "
-               "--days 730 --seed 1")
+        "--days 730 --seed 1",
+    )
     parser.add_argument("dir", type=Path, help="store root to create (must hold no shards)")
-    parser.add_argument("--actions", type=int, default=1_000_000, help="actions to write "
-                        "(exact; session events come on top)")
+    parser.add_argument(
+        "--actions",
+        type=int,
+        default=1_000_000,
+        help="actions to write (exact; session events come on top)",
+    )
     parser.add_argument("--days", type=int, default=730, help="days of history")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--end", help="end of the history: YYYY-MM-DD (00:00 UTC) or an ISO "
-                        "timestamp; default: today 00:00 UTC")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                        help="processes (the output does not depend on it)")
+    parser.add_argument(
+        "--end",
+        help="end of the history: YYYY-MM-DD (00:00 UTC) or an ISO "
+        "timestamp; default: today 00:00 UTC",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes (the output does not depend on it)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
     if args.actions < 1 or args.days < 1:
         parser.error("--actions and --days must be positive")
     self_check()
-    summary = generate(args.dir.resolve(), args.actions, args.days, args.seed,
-                       parse_end(args.end), max(1, args.workers))
+    summary = generate(
+        args.dir.resolve(),
+        args.actions,
+        args.days,
+        args.seed,
+        parse_end(args.end),
+        max(1, args.workers),
+    )
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"wrote {summary['actions']:,} actions ({summary['records']:,} records, "
-              f"{summary['sessions']:,} sessions, {summary['days']} days to {summary['end']}) "
-              f"in {summary['seconds']:.1f} s: {summary['bytes'] / 1e6:,.1f} MB "
-              f"-> {summary['root']}")
+        print(
+            f"wrote {summary['actions']:,} actions ({summary['records']:,} records, "
+            f"{summary['sessions']:,} sessions, {summary['days']} days to {summary['end']}) "
+            f"in {summary['seconds']:.1f} s: {summary['bytes'] / 1e6:,.1f} MB "
+            f"-> {summary['root']}"
+        )
     return 0
 
 

@@ -52,8 +52,13 @@ def real_sessions_root() -> Path | None:
 
 def git(cwd: Path, *args: str) -> str:
     """Run git with a fixed identity; raise with stderr on failure."""
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    }
     done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, env=env)
     assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
     return done.stdout
@@ -72,8 +77,14 @@ class Run:
 KEEP = {"LORE_MODEL_CACHE"}  # where the ONNX export lives: one per test session
 
 
-def on_a_terminal(command: list[str], env: dict[str, str], *, stream: str = "stdout",
-                  timeout: float = 60, raw: bool = False) -> tuple[int, str, str]:
+def on_a_terminal(
+    command: list[str],
+    env: dict[str, str],
+    *,
+    stream: str = "stdout",
+    timeout: float = 60,
+    raw: bool = False,
+) -> tuple[int, str, str]:
     """Run `command` with `stream` ("stdout" or "stderr") on a real pseudo-terminal and the other
     one piped: (exit code, stdout, stderr), the terminal's side with its CRLFs as LFs unless
     `raw` (what a person's terminal received)."""
@@ -126,16 +137,27 @@ def clean_env(root: Path | None = None, **extra: str) -> dict[str, str]:
     return env
 
 
-def lore(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-         stdin: str | None = None, timeout: float = 60) -> Run:
+def lore(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 60,
+) -> Run:
     """Run the real `lore` command (python -m lorebook) in a subprocess."""
-    done = subprocess.run([*LORE, *args], cwd=cwd, env=env or clean_env(), input=stdin,
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [*LORE, *args],
+        cwd=cwd,
+        env=env or clean_env(),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return Run(done.returncode, done.stdout, done.stderr)
 
 
-def cli_run(args: list[str], *, input: str | None = None,
-            env: dict[str, str] | None = None) -> Run:
+def cli_run(args: list[str], *, input: str | None = None, env: dict[str, str] | None = None) -> Run:
     """`lore ARGS` in this process (`lorebook.cli.main`: the table, the parser and the one-line
     errors of the real entry point), with its own stdin, stdout, stderr and LORE_* environment
     (the test process's are restored after)."""
@@ -165,8 +187,11 @@ def cli_run(args: list[str], *, input: str | None = None,
         sys.stdin, sys.stdout, sys.stderr = streams
         os.environ.clear()
         os.environ.update(saved)
-    return Run(code, out.buffer.getvalue().decode(),  # type: ignore[attr-defined]
-               err.buffer.getvalue().decode())  # type: ignore[attr-defined]
+    return Run(
+        code,
+        out.buffer.getvalue().decode(),  # type: ignore[attr-defined]
+        err.buffer.getvalue().decode(),
+    )  # type: ignore[attr-defined]
 
 
 def shard_files(root: Path) -> list[Path]:
@@ -174,8 +199,11 @@ def shard_files(root: Path) -> list[Path]:
 
 
 def stored(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for path in shard_files(root)
-            for line in path.read_text(encoding="utf-8").splitlines()]
+    return [
+        json.loads(line)
+        for path in shard_files(root)
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
 
 
 def stored_actions(root: Path) -> list[dict[str, Any]]:

@@ -25,47 +25,63 @@ from lorebook import Lorebook
 LEARNINGS: dict[str, dict[str, Any]] = {
     "rls-anon-insert": {
         "title": "Row level security policy prevents anonymous INSERT operations",
-        "category": "database", "severity": "high", "tags": ["supabase", "postgres"],
+        "category": "database",
+        "severity": "high",
+        "tags": ["supabase", "postgres"],
         "created": "2026-10-01",
         "body": "## Problem\nInserts from the browser failed with permission denied for table.\n\n"
-                "## Solution\nUse the service role key for admin mutations.\n\n"
-                "## Key Takeaway\nCheck the table's policies before mutating with the anon key.",
+        "## Solution\nUse the service role key for admin mutations.\n\n"
+        "## Key Takeaway\nCheck the table's policies before mutating with the anon key.",
         "prevention": ["Check policies before using the anon key for mutations"],
     },
     "deploy-port-conflict": {
         "title": "Deploy fails when the old container still holds port 8080",
-        "category": "deployment", "severity": "high", "tags": ["docker"],
+        "category": "deployment",
+        "severity": "high",
+        "tags": ["docker"],
         "created": "2026-09-15",
         "body": "## Problem\nThe new service could not bind: address already in use.\n\n"
-                "## Key Takeaway\nStop and remove the previous container first.",
+        "## Key Takeaway\nStop and remove the previous container first.",
         "prevention": ["Run docker compose down before up"],
     },
     "jwt-clock-skew": {
         "title": "Authentication tokens rejected because of clock skew",
-        "category": "security", "severity": "medium", "tags": ["jwt"],
+        "category": "security",
+        "severity": "medium",
+        "tags": ["jwt"],
         "created": "2026-08-01",
         "body": "## Key Takeaway\nAllow a small leeway when validating the issued-at time.",
     },
     "k8s-liveness": {
         "title": "Kubernetes liveness probe kills slow-starting pods",
-        "category": "deployment", "severity": "medium", "tags": ["k8s"],
+        "category": "deployment",
+        "severity": "medium",
+        "tags": ["k8s"],
         "created": "2026-07-01",
         "body": "## Key Takeaway\nUse a startup probe for services that warm up slowly.",
     },
     "pandas-memory": {
         "title": "Reading a large CSV exhausts memory",
-        "category": "performance", "severity": "low", "tags": ["pandas"],
+        "category": "performance",
+        "severity": "low",
+        "tags": ["pandas"],
         "created": "2026-06-01",
         "body": "## Key Takeaway\nRead the file in chunks and choose narrow dtypes.",
     },
     "old-cache-advice": {
         "title": "Clear the build cache when the bundler output looks stale",
-        "category": "build", "severity": "low", "status": "superseded", "created": "2025-01-01",
+        "category": "build",
+        "severity": "low",
+        "status": "superseded",
+        "created": "2025-01-01",
         "body": "## Key Takeaway\nDelete the cache folder.",
     },
     "retired-flaky": {
         "title": "Retry flaky browser tests three times",
-        "category": "testing", "severity": "low", "status": "retired", "created": "2025-02-01",
+        "category": "testing",
+        "severity": "low",
+        "status": "retired",
+        "created": "2025-02-01",
         "body": "## Key Takeaway\nRetries hide real failures; this advice was retired.",
     },
 }
@@ -78,8 +94,9 @@ def learning_text(learning_id: str, fields: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_learning(root: Path, learning_id: str, *, folder: str = "learnings",
-                   **fields: Any) -> Path:
+def write_learning(
+    root: Path, learning_id: str, *, folder: str = "learnings", **fields: Any
+) -> Path:
     path = root / folder / f"{learning_id}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(learning_text(learning_id, fields), encoding="utf-8")
@@ -133,8 +150,11 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     data = tmp_path_factory.mktemp("chroma-server")
     log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([exe, "run", "--path", str(data / "db"), "--host", "127.0.0.1",
-                             "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [exe, "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -192,8 +212,9 @@ def anchored_rls_learning(root: Path) -> Path:
     policies = root / "db" / "policies.sql"
     policies.parent.mkdir()
     policies.write_text("create policy anon_insert on items;\n")
-    write_learning(root, "rls-anon-insert",
-                   **{**LEARNINGS["rls-anon-insert"], "anchors": ["db/policies.sql"]})
+    write_learning(
+        root, "rls-anon-insert", **{**LEARNINGS["rls-anon-insert"], "anchors": ["db/policies.sql"]}
+    )
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "the lesson and the code it is about")
     return policies

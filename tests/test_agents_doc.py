@@ -67,8 +67,13 @@ def test_the_example_lines_appended_by_hand_are_read_like_any_other(store: Path)
 
 
 def test_the_standard_library_writer_of_the_page_writes_a_valid_store(store: Path) -> None:
-    done = subprocess.run([sys.executable, "-I", "-c", block("python")],
-                          cwd=store, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", block("python")],
+        cwd=store,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     records = stored(store)
     assert [r["kind"] for r in records] == ["session", "action", "session"]
@@ -84,8 +89,16 @@ def test_what_the_hooks_write_is_schema_valid(store: Path) -> None:
     for event, stdin in (
         ("session-start", payload("SessionStart", store, source="startup")),
         ("post-tool-use", bash_payload(store, "ok\n")),
-        ("post-tool-use-failure", payload("PostToolUseFailure", store, tool_name="Bash",
-                                          tool_input={"command": "false"}, error="exit 1")),
+        (
+            "post-tool-use-failure",
+            payload(
+                "PostToolUseFailure",
+                store,
+                tool_name="Bash",
+                tool_input={"command": "false"},
+                error="exit 1",
+            ),
+        ),
         ("subagent-start", payload("SubagentStart", store, agent_id="a1", agent_type="fix")),
         ("subagent-stop", payload("SubagentStop", store, agent_id="a1", agent_type="fix")),
         ("pre-compact", payload("PreCompact", store, trigger="auto")),
@@ -94,7 +107,11 @@ def test_what_the_hooks_write_is_schema_valid(store: Path) -> None:
         assert hook(event, stdin, store).code == 0
     records = stored(store)
     assert {r.get("type") or r.get("event") for r in records} >= {
-        "start", "tool_call", "spawn", "checkpoint", "end"
+        "start",
+        "tool_call",
+        "spawn",
+        "checkpoint",
+        "end",
     }
     for record in records:
         assert schema_errors(record) == [], record

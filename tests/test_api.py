@@ -49,8 +49,9 @@ def test_open_via_lore_root(store: Path, tmp_path: Path, monkeypatch: pytest.Mon
     assert Lorebook.open().root == store.resolve()
 
 
-def test_open_discovers_the_root_from_a_subdirectory(store: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_discovers_the_root_from_a_subdirectory(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sub = store / "src" / "deep" / "er"
     sub.mkdir(parents=True)
     monkeypatch.chdir(sub)
@@ -61,8 +62,9 @@ def test_open_discovers_the_root_from_a_subdirectory(store: Path,
     assert not (sub / "actionlog").exists()
 
 
-def test_open_refuses_an_uninitialised_directory(repo: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_refuses_an_uninitialised_directory(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with pytest.raises(NotInitializedError, match="lore init"):
         Lorebook.open(repo, env={})
     monkeypatch.chdir(repo)
@@ -79,11 +81,15 @@ def test_init_then_open(tmp_path: Path) -> None:
 
 
 def test_env_defaults(store: Path) -> None:
-    book = Lorebook.open(store, env={"LORE_AGENT": "PS", "LORE_PROJECT": "consilio",
-                                     "LORE_SESSION": "env-session"})
+    book = Lorebook.open(
+        store, env={"LORE_AGENT": "PS", "LORE_PROJECT": "consilio", "LORE_SESSION": "env-session"}
+    )
     record = book.log("commit")
-    assert (record["agent"], record["project"], record["session"]) == ("PS", "consilio",
-                                                                      "env-session")
+    assert (record["agent"], record["project"], record["session"]) == (
+        "PS",
+        "consilio",
+        "env-session",
+    )
 
 
 # -- sessions ------------------------------------------------------------------------------------
@@ -93,7 +99,10 @@ def test_session_context_manager(book: Lorebook) -> None:
         action = session.log("plan", epic="epic-1", context={"approach": "x"})
     records = on_disk(book)
     assert [(r["kind"], r.get("event")) for r in records] == [
-        ("session", "start"), ("action", None), ("session", "end")]
+        ("session", "start"),
+        ("action", None),
+        ("session", "end"),
+    ]
     start, logged, end = records
     assert {r["session"] for r in records} == {session.id}
     assert start["session_type"] == "mcp"
@@ -129,8 +138,10 @@ def test_session_end_is_written_once(book: Lorebook) -> None:
 
 
 def test_bad_session_type(book: Lorebook) -> None:
-    with pytest.raises(UsageError, match="cli, browser, mcp, hook"), book.session(
-            session_type="desktop"):
+    with (
+        pytest.raises(UsageError, match="cli, browser, mcp, hook"),
+        book.session(session_type="desktop"),
+    ):
         pass
     assert on_disk(book) == []
 
@@ -156,8 +167,10 @@ def test_track_success(book: Lorebook) -> None:
 
 def test_track_failure_reraises(book: Lorebook) -> None:
     session = book.start_session(session_id="s")
-    with pytest.raises(ValueError, match="bad input"), session.track(
-            "validate", epic="e-1") as opened:
+    with (
+        pytest.raises(ValueError, match="bad input"),
+        session.track("validate", epic="e-1") as opened,
+    ):
         raise ValueError("bad input")
     actions = [r for r in on_disk(book) if r["kind"] == "action"]
     assert [a["outcome"] for a in actions] == ["in_progress", "failure"]
@@ -228,8 +241,10 @@ def test_actions_and_sessions_queries(book: Lorebook) -> None:
     assert [x["type"] for x in book.actions(agent="PS")] == ["commit", "plan"]
     assert [x["type"] for x in book.actions(outcome="failure")] == ["deploy"]
     assert [x["type"] for x in book.actions(limit=1)] == ["deploy"]
-    assert [x["type"] for x in book.actions(since=T0 + timedelta(minutes=2))] == ["deploy",
-                                                                                  "commit"]
+    assert [x["type"] for x in book.actions(since=T0 + timedelta(minutes=2))] == [
+        "deploy",
+        "commit",
+    ]
     assert [x["type"] for x in book.actions(until=T0 + timedelta(minutes=2))] == ["plan"]
     assert [x["type"] for x in book.actions(category="git")] == ["commit"]
     with pytest.raises(UsageError):
@@ -251,8 +266,12 @@ def test_actions_and_sessions_queries(book: Lorebook) -> None:
 
 def test_resume_through_the_api(book: Lorebook) -> None:
     s = book.start_session(session_id="s", agent="PS", project="consilio", now=T0)
-    spawn = s.log("spawn", outcome="in_progress", now=T0 + timedelta(minutes=1),
-                  context={"agent_id": "impl-1"})
+    spawn = s.log(
+        "spawn",
+        outcome="in_progress",
+        now=T0 + timedelta(minutes=1),
+        context={"agent_id": "impl-1"},
+    )
     state = book.resume(project="consilio", now=T0 + timedelta(hours=1))
     assert state["session"]["id"] == "s"
     assert state["session"]["status"] == "disconnected"

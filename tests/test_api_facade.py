@@ -31,13 +31,20 @@ def aged(store: Path) -> Path:
 def logged(store: Path) -> Path:
     """Two sessions in the last days."""
     book = Lorebook.open(store, env={})
-    s = book.start_session(session_id="s-1", agent="PS", project="consilio",
-                           now=NOW - timedelta(days=2))
+    s = book.start_session(
+        session_id="s-1", agent="PS", project="consilio", now=NOW - timedelta(days=2)
+    )
     s.log("commit", epic="epic-3", context={"files": ["a.py"]}, now=NOW - timedelta(days=2))
-    o = book.start_session(session_id="o-1", agent="MS", project="odin",
-                           now=NOW - timedelta(hours=3))
-    o.log("deploy", outcome="failure", context={"service": "api"}, error="port in use",
-          now=NOW - timedelta(hours=3))
+    o = book.start_session(
+        session_id="o-1", agent="MS", project="odin", now=NOW - timedelta(hours=3)
+    )
+    o.log(
+        "deploy",
+        outcome="failure",
+        context={"service": "api"},
+        error="port in use",
+        now=NOW - timedelta(hours=3),
+    )
     return store
 
 

@@ -31,33 +31,45 @@ def draft_actions(root: Path) -> list[dict[str, Any]]:
 
 def epic_story(book: Lorebook, epic: str = "epic-12") -> None:
     s = book.start_session(agent="PS", project="consilio", session_id="s-1")
-    s.log("plan", epic=epic, context={"title": "Authentication", "estimated_hours": 4,
-                                      "category": "security", "approach": "JWT in cookies"})
+    s.log(
+        "plan",
+        epic=epic,
+        context={
+            "title": "Authentication",
+            "estimated_hours": 4,
+            "category": "security",
+            "approach": "JWT in cookies",
+        },
+    )
     s.log("validate", epic=epic, outcome="failure", error="refresh token accepted twice")
     s.log("deploy", epic=epic, outcome="blocked", error="port 5000 already allocated")
-    s.log("commit", epic=epic, context={"message": "Revoke the token family on reuse",
-                                        "commit_hash": "1a2b3c4d5e"})
+    s.log(
+        "commit",
+        epic=epic,
+        context={"message": "Revoke the token family on reuse", "commit_hash": "1a2b3c4d5e"},
+    )
     s.log("validate", epic=epic, outcome="success")
 
 
 def test_epic_complete_drafts_from_the_epic(book: Lorebook) -> None:
     git(book.root, "commit", "-q", "--allow-empty", "-m", "epic-12: rotate refresh tokens")
     epic_story(book)
-    trigger = book.log("epic_complete", session="s-1", epic="epic-12",
-                       context={"actual_hours": 6})
+    trigger = book.log("epic_complete", session="s-1", epic="epic-12", context={"actual_hours": 6})
     [path] = drafts(book.root)
     assert path.name.startswith("auto-epic-12-") and path.name.endswith(".md")
     learning = book.learnings.get(path.stem)
-    assert (learning.status, learning.severity, learning.category) == ("draft", "high",
-                                                                       "security")
+    assert (learning.status, learning.severity, learning.category) == ("draft", "high", "security")
     assert learning.title == "Learnings from Authentication (epic-12)"
     assert learning.source.epic == "epic-12" and "auto-draft" in learning.tags
     text = path.read_text()
-    for needle in ("# Learning [AUTO-GENERATED]: Learnings from Authentication",
-                   "**Status:** DRAFT - Review and approve before publishing",
-                   "**Severity:** HIGH", "- [ ] Root cause correct?",
-                   f"**Auto-generated from:** epic-12 (epic_complete action {trigger['id']})",
-                   f"`lore promote {learning.id}`"):
+    for needle in (
+        "# Learning [AUTO-GENERATED]: Learnings from Authentication",
+        "**Status:** DRAFT - Review and approve before publishing",
+        "**Severity:** HIGH",
+        "- [ ] Root cause correct?",
+        f"**Auto-generated from:** epic-12 (epic_complete action {trigger['id']})",
+        f"`lore promote {learning.id}`",
+    ):
         assert needle in text
     sections = learning.sections()
     assert "refresh token accepted twice" in sections["Problem"]
@@ -103,14 +115,19 @@ def test_bug_issue_with_a_long_resolution_drafts(book: Lorebook) -> None:
     ],
 )
 def test_issue_resolved_without_bug_or_long_resolution_drafts_nothing(
-        book: Lorebook, context: dict[str, Any]) -> None:
+    book: Lorebook, context: dict[str, Any]
+) -> None:
     book.log("issue_resolved", session="s", issue="7", context=context)
     assert drafts(book.root) == []
 
 
 def test_labels_as_a_comma_string(book: Lorebook) -> None:
-    book.log("issue_resolved", session="s", issue="8",
-             context={"labels": "Bug, ui", "resolution": RESOLUTION + " More."})
+    book.log(
+        "issue_resolved",
+        session="s",
+        issue="8",
+        context={"labels": "Bug, ui", "resolution": RESOLUTION + " More."},
+    )
     assert len(drafts(book.root)) == 1
 
 
@@ -134,8 +151,14 @@ def test_near_duplicate_is_logged_not_written(store: Path) -> None:
 
 def test_similar_draft_gets_supersedes_suggested(book: Lorebook) -> None:
     words = " ".join(f"word{i}" for i in range(60))
-    spec = DraftSpec(title="Cache invalidation", origin="test", problem=words,
-                     root_cause="stale keys", solution="purge on write", takeaway="purge")
+    spec = DraftSpec(
+        title="Cache invalidation",
+        origin="test",
+        problem=words,
+        root_cause="stale keys",
+        solution="purge on write",
+        takeaway="purge",
+    )
     store, log = book.learnings.store, book.action_log  # what the draft writer is given
     first = write_draft(store, log, spec)
     assert first.status == "written"
@@ -147,8 +170,9 @@ def test_similar_draft_gets_supersedes_suggested(book: Lorebook) -> None:
     assert second.learning.supersedes == [first.learning.id]  # type: ignore[union-attr]
     text = Path(str(second.learning.path)).read_text()
     assert f"- [ ] Supersedes {first.learning.id}" in text  # type: ignore[union-attr]
-    unrelated = write_draft(store, log, DraftSpec(title="Other", origin="t",
-                                                   problem="entirely new"))
+    unrelated = write_draft(
+        store, log, DraftSpec(title="Other", origin="t", problem="entirely new")
+    )
     assert unrelated.status == "written" and unrelated.supersedes == []
 
 
@@ -165,8 +189,12 @@ def test_similarity_measure() -> None:
 
 def test_cli_from_issue(store: Path) -> None:
     book = Lorebook.open(store, env={})
-    book.log("issue_resolved", session="s", issue="77",
-             context={"labels": ["question"], "title": "Slow CI", "resolution": "Cache pip."})
+    book.log(
+        "issue_resolved",
+        session="s",
+        issue="77",
+        context={"labels": ["question"], "title": "Slow CI", "resolution": "Cache pip."},
+    )
     assert drafts(store) == []  # not a bug: no automatic draft ...
     result = cli_run(["draft", "from-issue", "77"], env={"LORE_ROOT": str(store)})
     assert result.code == 0, result.err  # ... but asked for explicitly
@@ -176,12 +204,15 @@ def test_cli_from_issue(store: Path) -> None:
 
 def test_cli_draft_bad_input(store: Path) -> None:
     env = clean_env(store)
-    assert_one_error_line(lore("draft", "from-epic", "epic-none", env=env),
-                          "no actions logged for epic 'epic-none'")
-    assert_one_error_line(lore("draft", "from-issue", "999", env=env),
-                          "no issue_resolved action for issue '999'")
-    assert_one_error_line(lore("draft", "from-epic", "e", "--since", "yesterday-ish", env=env),
-                          "--since")
+    assert_one_error_line(
+        lore("draft", "from-epic", "epic-none", env=env), "no actions logged for epic 'epic-none'"
+    )
+    assert_one_error_line(
+        lore("draft", "from-issue", "999", env=env), "no issue_resolved action for issue '999'"
+    )
+    assert_one_error_line(
+        lore("draft", "from-epic", "e", "--since", "yesterday-ish", env=env), "--since"
+    )
     Lorebook.open(store, env={}).log("issue_resolved", session="s", issue="5", context={})
     assert_one_error_line(lore("draft", "from-issue", "5", env=env), "no context.resolution")
     assert drafts(store) == []
@@ -194,8 +225,14 @@ def test_backdated_validations_count_in_their_own_time(book: Lorebook) -> None:
 
     start = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
     for i in range(3):
-        book.log("validate", session="old", epic="e-old", outcome="failure",
-                 error=f"check {i}", now=start + timedelta(minutes=i))
+        book.log(
+            "validate",
+            session="old",
+            epic="e-old",
+            outcome="failure",
+            error=f"check {i}",
+            now=start + timedelta(minutes=i),
+        )
     [path] = drafts(book.root)
     assert book.learnings.get(path.stem).title == "Repeated validation failures in e-old"
     logged = draft_actions(book.root)[0]
@@ -207,13 +244,12 @@ def test_failed_validations_outside_the_window_do_not_count(book: Lorebook) -> N
 
     now = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
     for days in (20, 15):  # older than drafts.validate_lookback_days (14)
-        book.log("validate", session="w", epic="e-w", outcome="failure",
-                 now=now - timedelta(days=days))
+        book.log(
+            "validate", session="w", epic="e-w", outcome="failure", now=now - timedelta(days=days)
+        )
     book.log("validate", session="w", epic="e-w", outcome="failure", now=now)
     assert drafts(book.root) == []
-    book.log("validate", session="w", epic="e-w", outcome="failure",
-             now=now + timedelta(minutes=1))
+    book.log("validate", session="w", epic="e-w", outcome="failure", now=now + timedelta(minutes=1))
     assert drafts(book.root) == []
-    book.log("validate", session="w", epic="e-w", outcome="failure",
-             now=now + timedelta(minutes=2))
+    book.log("validate", session="w", epic="e-w", outcome="failure", now=now + timedelta(minutes=2))
     assert len(drafts(book.root)) == 1

@@ -55,11 +55,13 @@ def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
     book.start_session(agent="PS", project="proj").log("commit", context={"files": ["a.py"]})
     env = {k: os.environ[k] for k in ("PATH", "HOME", "LORE_MODEL_CACHE") if k in os.environ}
     env.update(PYTHONPATH=str(SRC), LORE_ROOT=str(root), LORE_PROJECT="proj", LORE_AGENT="PS")
-    params = StdioServerParameters(command=sys.executable, args=["-m", "lorebook", "mcp"],
-                                   env=env, cwd=str(root))
-    with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-        McpClient(params)
-    ) as client:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "lorebook", "mcp"], env=env, cwd=str(root)
+    )
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(McpClient(params)) as client,
+    ):
         yield Client(portal, client, root)
 
 
@@ -67,9 +69,14 @@ def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under `root` (the repository and whatever lies beside it) and its bytes; not
     the action log nor lorebook's own cache, which the server writes in the background (the
     catalog and index builds)."""
-    return {str(p): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in
-            p.relative_to(root).parts[:1] and "actionlog" not in p.parts
-            and not ("cache" in p.parts and ".lore" in p.parts)}
+    return {
+        str(p): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file()
+        and ".git" not in p.relative_to(root).parts[:1]
+        and "actionlog" not in p.parts
+        and not ("cache" in p.parts and ".lore" in p.parts)
+    }
 
 
 def test_a_relative_path_goes_under_the_export_folder(mcp: Client) -> None:
@@ -81,23 +88,27 @@ def test_a_relative_path_goes_under_the_export_folder(mcp: Client) -> None:
     assert len(written.read_text().splitlines()) == manifest["record_count"] > 0
 
 
-@pytest.mark.parametrize("path", [
-    "{outside}/stolen.jsonl",  # absolute, outside the repository
-    "{root}/.git/config",  # absolute, inside it
-    "../../../.git/config",
-    "learnings/../../../../x",
-    "../../.lore/config.yaml",
-    "../../.claude/settings.json",
-    "../../.git/hooks/pre-commit",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "{outside}/stolen.jsonl",  # absolute, outside the repository
+        "{root}/.git/config",  # absolute, inside it
+        "../../../.git/config",
+        "learnings/../../../../x",
+        "../../.lore/config.yaml",
+        "../../.claude/settings.json",
+        "../../.git/hooks/pre-commit",
+    ],
+)
 def test_absolute_and_traversal_paths_are_refused(mcp: Client, path: str) -> None:
     outside = mcp.root.parent / "outside"
     outside.mkdir(exist_ok=True)
     (mcp.root / ".claude").mkdir(exist_ok=True)
     (mcp.root / ".claude" / "settings.json").write_text("{}\n")
     before = snapshot(mcp.root.parent)
-    message = mcp.error("export_training_data",
-                        {"path": path.format(outside=outside, root=mcp.root)})
+    message = mcp.error(
+        "export_training_data", {"path": path.format(outside=outside, root=mcp.root)}
+    )
     assert "export path" in message
     assert snapshot(mcp.root.parent) == before  # nothing written, nothing replaced
     assert not (mcp.root.parent / "x").exists() and not (outside / "stolen.jsonl").exists()
@@ -153,8 +164,7 @@ def test_cli_output_outside_the_repository_is_the_users_but_not_through_a_link(
     victim.write_text("keep\n")
     link = tmp_path / "link.jsonl"
     link.symlink_to(victim)
-    assert_one_error_line(cli_run(["--root", str(logged), "export", "-o", str(link)]),
-                          "symlink")
+    assert_one_error_line(cli_run(["--root", str(logged), "export", "-o", str(link)]), "symlink")
     assert victim.read_text() == "keep\n"
 
 

@@ -41,8 +41,9 @@ def fill(root: Path) -> Lorebook:
                 now=start + timedelta(hours=9 * i),
             )
         if n != 1:
-            book.end_session(f"s{n}", agent=agent, project=project,
-                             now=start + timedelta(hours=9 * 30))
+            book.end_session(
+                f"s{n}", agent=agent, project=project, now=start + timedelta(hours=9 * 30)
+            )
     for leftover in (root / ".lore" / "cache").glob(f"{FILE_NAME}*"):
         leftover.unlink()  # subscribers may have queried the log while it was written
     return book
@@ -50,16 +51,20 @@ def fill(root: Path) -> Lorebook:
 
 def scanned(root: Path, **filters: Any) -> list[dict[str, Any]]:
     query = ActionFilter(**filters)
-    records = iter_records(root / "actionlog", base=root, since=query.since, until=query.until,
-                           newest_first=True)
+    records = iter_records(
+        root / "actionlog", base=root, since=query.since, until=query.until, newest_first=True
+    )
     return [r for r in records if query.matches(r)]
 
 
 def newest_shard_with_actions(root: Path, session: str, count: int = 1) -> Path:
     """The newest shard of `session` holding at least `count` actions (its very newest may
     hold only the end event, depending on the hour the test runs)."""
-    return max(p for p in (root / "actionlog").rglob(f"{session}.jsonl")
-               if p.read_text().count('"kind":"action"') >= count)
+    return max(
+        p
+        for p in (root / "actionlog").rglob(f"{session}.jsonl")
+        if p.read_text().count('"kind":"action"') >= count
+    )
 
 
 def catalog_file(root: Path) -> Path:
@@ -76,12 +81,21 @@ def filled(store: Path) -> Path:
     return store
 
 
-@pytest.mark.parametrize("filters", [
-    {}, {"type": "deploy"}, {"outcome": "failure"}, {"type": "deploy", "outcome": "failure"},
-    {"project": "odin", "agent": "PS"}, {"epic": "epic-1"}, {"session": "s1"},
-    {"category": "learning"}, {"since": format_ts(NOW - timedelta(days=5))},
-    {"since": format_ts(NOW - timedelta(days=9)), "until": format_ts(NOW - timedelta(days=4))},
-])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {},
+        {"type": "deploy"},
+        {"outcome": "failure"},
+        {"type": "deploy", "outcome": "failure"},
+        {"project": "odin", "agent": "PS"},
+        {"epic": "epic-1"},
+        {"session": "s1"},
+        {"category": "learning"},
+        {"since": format_ts(NOW - timedelta(days=5))},
+        {"since": format_ts(NOW - timedelta(days=9)), "until": format_ts(NOW - timedelta(days=4))},
+    ],
+)
 def test_catalog_answers_like_a_scan(filled: Path, filters: dict[str, Any]) -> None:
     book = fresh(filled)
     found = book.actions(limit=None, **filters)
@@ -154,15 +168,22 @@ def test_shard_edited_in_place_is_detected(filled: Path, hot: bool) -> None:
     book = fresh(filled)
     book.actions(limit=1)
     session = "s2" if hot else "s0"  # s2 logged until yesterday; s0's days are all cold
-    shards = [p for p in sorted((filled / "actionlog").rglob(f"{session}.jsonl"))
-              if '"outcome":"success"' in p.read_text()]
+    shards = [
+        p
+        for p in sorted((filled / "actionlog").rglob(f"{session}.jsonl"))
+        if '"outcome":"success"' in p.read_text()
+    ]
     path = shards[-1] if hot else shards[0]
     text = path.read_text()
-    target = next(json.loads(t) for t in text.splitlines() if '"outcome":"success"' in t
-                  and '"kind":"action"' in t)
+    target = next(
+        json.loads(t)
+        for t in text.splitlines()
+        if '"outcome":"success"' in t and '"kind":"action"' in t
+    )
     edited = text.replace(
         json.dumps(target, separators=(",", ":"), sort_keys=True),
-        json.dumps({**target, "outcome": "failure"}, separators=(",", ":"), sort_keys=True))
+        json.dumps({**target, "outcome": "failure"}, separators=(",", ":"), sort_keys=True),
+    )
     assert len(edited) == len(text) and edited != text
     with path.open("r+") as handle:  # in place: same inode, same size
         handle.write(edited)
@@ -185,8 +206,10 @@ def test_shard_that_shrinks_or_disappears_is_forgotten(filled: Path) -> None:
     assert fresh(filled).actions(limit=None) == scanned(filled)
     path.unlink()
     assert fresh(filled).actions(limit=None) == scanned(filled)
-    assert fresh(filled).sessions(now=NOW)[0].to_dict() == summarize(
-        iter_records(filled / "actionlog", base=filled), NOW, 30)[0].to_dict()
+    assert (
+        fresh(filled).sessions(now=NOW)[0].to_dict()
+        == summarize(iter_records(filled / "actionlog", base=filled), NOW, 30)[0].to_dict()
+    )
 
 
 def test_catalog_of_an_older_schema_is_rebuilt(filled: Path) -> None:
@@ -202,7 +225,8 @@ def test_catalog_of_an_older_schema_is_rebuilt(filled: Path) -> None:
     assert book.catalog.last_sync is not None and book.catalog.last_sync.rebuilt
     conn = sqlite3.connect(catalog_file(filled))
     assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (
-        str(SCHEMA_VERSION),)
+        str(SCHEMA_VERSION),
+    )
     conn.close()
 
 
@@ -270,10 +294,17 @@ def test_catalog_command_needs_a_store(tmp_path: Path) -> None:
 
 
 def test_no_sqlite_on_the_append_path(store: Path) -> None:
-    code = ("import json, sys\nimport lorebook.cli\ncode = lorebook.cli.main(sys.argv[1:])\n"
-            "print(json.dumps({'code': code, 'sqlite': 'sqlite3' in sys.modules}))")
-    done = subprocess.run([sys.executable, "-c", code, "log", "commit"], capture_output=True,
-                          text=True, env=clean_env(store), timeout=60)
+    code = (
+        "import json, sys\nimport lorebook.cli\ncode = lorebook.cli.main(sys.argv[1:])\n"
+        "print(json.dumps({'code': code, 'sqlite': 'sqlite3' in sys.modules}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "log", "commit"],
+        capture_output=True,
+        text=True,
+        env=clean_env(store),
+        timeout=60,
+    )
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report == {"code": 0, "sqlite": False}
     assert not catalog_file(store).exists()
@@ -285,13 +316,27 @@ def test_concurrent_processes_sync_and_append(filled: Path) -> None:
     before = len(scanned(filled))
     procs = []
     for n in range(4):
-        procs.append(subprocess.Popen([*LORE, "actions", "--json", "--limit", "1000"], env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))
-        procs.append(subprocess.Popen(
-            [*LORE, "log", "commit", "--session", f"w{n}", "--agent", "PS"], env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE))
-    procs.append(subprocess.Popen([*LORE, "catalog", "--json"], env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        procs.append(
+            subprocess.Popen(
+                [*LORE, "actions", "--json", "--limit", "1000"],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        )
+        procs.append(
+            subprocess.Popen(
+                [*LORE, "log", "commit", "--session", f"w{n}", "--agent", "PS"],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        )
+    procs.append(
+        subprocess.Popen(
+            [*LORE, "catalog", "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    )
     for proc in procs:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err.decode()
@@ -310,8 +355,10 @@ def test_a_long_history_is_scanned_until_lore_catalog_builds_it(filled: Path) ->
     assert not catalog_file(filled).exists()
     listed = cli_run(["--root", str(filled), "actions", "--limit", "1"])
     assert listed.code == 0 and listed.out.strip()
-    assert listed.err.strip() == ("note: scanned the shards: no catalog yet and more than 3 days "
-                                  "of log: run `lore catalog` once to build it")
+    assert listed.err.strip() == (
+        "note: scanned the shards: no catalog yet and more than 3 days "
+        "of log: run `lore catalog` once to build it"
+    )
     assert cli_run(["--root", str(filled), "catalog"]).code == 0
     assert cli_run(["--root", str(filled), "actions", "--limit", "1"]).err == ""
     again = fresh(filled)
@@ -321,8 +368,9 @@ def test_a_long_history_is_scanned_until_lore_catalog_builds_it(filled: Path) ->
 
 def test_import_lorebook_loads_no_sqlite_or_gzip() -> None:
     code = "import json, sys\nimport lorebook\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=clean_env(), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(), timeout=60
+    )
     modules = set(json.loads(done.stdout))
     assert "lorebook" in modules
     assert not modules & {"sqlite3", "_sqlite3", "gzip", "csv"}
@@ -333,12 +381,14 @@ def test_session_summaries_follow_appends_ends_and_late_records(filled: Path) ->
     book = fresh(filled)
     book.log("commit", session="s1", agent="MS", project="odin")
     book.end_session("s1", agent="MS", project="odin", reason="timeout")
-    book.log("plan", session="s0", agent="PS", project="consilio",
-             now=NOW - timedelta(days=13, hours=2))  # older than s0's last activity
+    book.log(
+        "plan", session="s0", agent="PS", project="consilio", now=NOW - timedelta(days=13, hours=2)
+    )  # older than s0's last activity
     book.start_session(session_id="s9", agent="XS", project="new")
     via_catalog = [s.to_dict() for s in fresh(filled).sessions(now=NOW)]
-    via_scan = [s.to_dict() for s in
-                summarize(iter_records(filled / "actionlog", base=filled), NOW, 30)]
+    via_scan = [
+        s.to_dict() for s in summarize(iter_records(filled / "actionlog", base=filled), NOW, 30)
+    ]
     assert via_catalog == via_scan
     s1 = next(s for s in via_catalog if s["id"] == "s1")
     assert (s1["status"], s1["end_reason"], s1["action_count"]) == ("ended", "timeout", 31)

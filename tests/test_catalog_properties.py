@@ -22,8 +22,12 @@ SESSIONS = ("s-a", "s-b", "s-c")
 
 operations = st.lists(
     st.one_of(
-        st.tuples(st.just("log"), st.sampled_from(SESSIONS), st.integers(0, 20),
-                  st.sampled_from(("success", "failure", "in_progress"))),
+        st.tuples(
+            st.just("log"),
+            st.sampled_from(SESSIONS),
+            st.integers(0, 20),
+            st.sampled_from(("success", "failure", "in_progress")),
+        ),
         st.tuples(st.just("garbage"), st.sampled_from(SESSIONS), st.binary(max_size=20)),
         st.tuples(st.just("duplicate"), st.sampled_from(SESSIONS)),
         st.tuples(st.just("truncate"), st.sampled_from(SESSIONS), st.integers(1, 200)),
@@ -45,9 +49,15 @@ def _apply(root: Path, op: tuple[Any, ...], max_days: int) -> None:
     if kind == "log":
         _, session, days, outcome = op
         days %= max_days + 1
-        Lorebook.open(root, env={}).log("deploy", session=session, agent="PS", project="p",
-                                         outcome=outcome, context={"d": days},
-                                         now=NOW - timedelta(days=days, minutes=days))
+        Lorebook.open(root, env={}).log(
+            "deploy",
+            session=session,
+            agent="PS",
+            project="p",
+            outcome=outcome,
+            context={"d": days},
+            now=NOW - timedelta(days=days, minutes=days),
+        )
         return
     if kind == "query":
         return
@@ -72,8 +82,9 @@ def _apply(root: Path, op: tuple[Any, ...], max_days: int) -> None:
 
 def _scan(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Problem]]:
     problems: list[Problem] = []
-    records = list(iter_records(root / "actionlog", base=root, newest_first=True,
-                                on_problem=problems.append))
+    records = list(
+        iter_records(root / "actionlog", base=root, newest_first=True, on_problem=problems.append)
+    )
     actions = [r for r in records if r["kind"] == "action"]
     sessions = [s.to_dict() for s in summarize(reversed(records), NOW, 30)]
     return actions, sessions, problems

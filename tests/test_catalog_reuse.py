@@ -32,11 +32,17 @@ def _history(store: Path) -> str:
         when += timedelta(hours=9)
         current = book.start_session(agent="claude", project="consilio", now=when).id
         for k in range(3):
-            book.log("commit", session=current, outcome="success", epic=f"epic-{n}",
-                     now=when + timedelta(minutes=k + 1))
+            book.log(
+                "commit",
+                session=current,
+                outcome="success",
+                epic=f"epic-{n}",
+                now=when + timedelta(minutes=k + 1),
+            )
         if n < 5:
-            book.end_session(current, reason="error" if n == 2 else "normal",
-                             now=when + timedelta(minutes=9))
+            book.end_session(
+                current, reason="error" if n == 2 else "normal", now=when + timedelta(minutes=9)
+            )
     assert book.catalog.open(create=True) is not None  # built, as `lore catalog` would
     book.close()
     return current
@@ -74,8 +80,17 @@ def test_the_connection_is_kept_and_an_append_by_another_process_is_seen(
     assert book.resume(now=now) == first == _fresh(store, now)
     assert _kept(book) is kept
     env = clean_env(store)
-    done = lore("log", "deploy", "--session", open_session, "--outcome", "failure",
-                "--error", "boom", env=env)
+    done = lore(
+        "log",
+        "deploy",
+        "--session",
+        open_session,
+        "--outcome",
+        "failure",
+        "--error",
+        "boom",
+        env=env,
+    )
     assert done.code == 0, done.err
     later = datetime.now(UTC) + timedelta(minutes=1)
     second = book.resume(now=later)
@@ -159,8 +174,11 @@ def test_a_forked_child_never_uses_the_parents_connection(history: tuple[Path, s
         try:
             os.close(read)
             answer = book.resume(now=now)
-            out = {"answer": answer, "reused": _kept(book) is parents,
-                   "orphaned": any(c is parents for c in catalog_module._ORPHANS)}
+            out = {
+                "answer": answer,
+                "reused": _kept(book) is parents,
+                "orphaned": any(c is parents for c in catalog_module._ORPHANS),
+            }
             with os.fdopen(write, "w") as pipe:
                 json.dump(out, pipe)
             code = 0
@@ -248,8 +266,11 @@ def test_what_a_sync_remembers_is_dropped_when_another_process_writes_the_catalo
     store, open_session = history
     env = clean_env(store)
     assert lore("log", "deploy", "--session", open_session, env=env).code == 0
-    shard = next(p for p in (store / "actionlog").rglob(f"{open_session}.jsonl")
-                 if p.stat().st_mtime > (T0 + timedelta(days=30)).timestamp())
+    shard = next(
+        p
+        for p in (store / "actionlog").rglob(f"{open_session}.jsonl")
+        if p.stat().st_mtime > (T0 + timedelta(days=30)).timestamp()
+    )
     day_dir = shard.parent
     old = day_dir.stat().st_mtime - 60  # not "just changed": its listing may be remembered
     os.utime(day_dir, (old, old))
@@ -268,8 +289,10 @@ def test_what_a_sync_remembers_is_dropped_when_another_process_writes_the_catalo
     oldest = sorted((store / "actionlog").rglob("*.jsonl"))[0]
     oldest.unlink()  # one shard fewer: a rebuild numbers the newer ones differently
     assert lore("catalog", "--rebuild", "--json", env=env).code == 0
-    assert lore("log", "validate", "--session", open_session, "--outcome", "failure",
-                env=env).code == 0
+    assert (
+        lore("log", "validate", "--session", open_session, "--outcome", "failure", env=env).code
+        == 0
+    )
     answer = book.resume(now=later)
     assert answer["last_action"]["type"] == "validate"
     assert answer == _fresh(store, later)

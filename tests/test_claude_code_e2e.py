@@ -38,8 +38,10 @@ def claude_bin() -> Path:
                   Path.home() / ".cache" / "lorebook-test" / "claude")  # fmt: skip
     found = folder / "node_modules" / ".bin" / "claude"
     if not found.exists():
-        require_real(f"Claude Code CLI not installed: npm install --prefix {folder} "
-                     f"@anthropic-ai/claude-code@{VERSION}")
+        require_real(
+            f"Claude Code CLI not installed: npm install --prefix {folder} "
+            f"@anthropic-ai/claude-code@{VERSION}"
+        )
     return found
 
 
@@ -76,8 +78,12 @@ def test_claude_code_sessions_are_logged_and_briefed(claude: Path, repo: Path) -
     (repo / ".lore" / "config.yaml").write_text("hooks:\n  budget_seconds: 60\n")
     book = Lorebook.open(repo, env={})
     lesson = rls_lesson(book)
-    book.learnings.new(title="Docker builds miss the cache", tags=["docker"], publish=True,
-                       body="## Key Takeaway\nCopy the lock file before the sources.\n")
+    book.learnings.new(
+        title="Docker builds miss the cache",
+        tags=["docker"],
+        publish=True,
+        body="## Key Takeaway\nCopy the lock file before the sources.\n",
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "lorebook")
     mcp = importlib.util.find_spec("lorebook.mcp") is not None
@@ -125,8 +131,10 @@ def test_claude_code_sessions_are_logged_and_briefed(claude: Path, repo: Path) -
         assert lesson in sent and "service role key" in sent  # the lesson, with the prompt
         assert SECRET not in json.dumps(model.requests[asked:])  # nothing injected leaks it
     if not mcp:  # checked last: every other step ran and passed
-        require_real("lorebook.mcp (`lore mcp`) is not in this tree: the step calling an "
-                     "mcp__lore__ tool was left out")
+        require_real(
+            "lorebook.mcp (`lore mcp`) is not in this tree: the step calling an "
+            "mcp__lore__ tool was left out"
+        )
 
 
 DEPLOY = "./deploy-staging.sh --region eu-west-3"

@@ -50,15 +50,31 @@ def test_clean_store_passes(logged: Path) -> None:
     assert result.out.strip() == "checked 4 records in 1 shards, 0 learnings, 0 expertise files: ok"
     code, report = check(logged)
     assert code == 0
-    assert report == {"ok": True, "shards": 1, "records": 4, "learnings": 0, "expertise": 0,
-                      "repeated": 0, "fixed": 0, "findings": []}
+    assert report == {
+        "ok": True,
+        "shards": 1,
+        "records": 4,
+        "learnings": 0,
+        "expertise": 0,
+        "repeated": 0,
+        "fixed": 0,
+        "findings": [],
+    }
 
 
 def test_empty_store_passes(store: Path) -> None:
     code, report = check(store)
     assert code == 0
-    assert report == {"ok": True, "shards": 0, "records": 0, "learnings": 0, "expertise": 0,
-                      "repeated": 0, "fixed": 0, "findings": []}
+    assert report == {
+        "ok": True,
+        "shards": 0,
+        "records": 0,
+        "learnings": 0,
+        "expertise": 0,
+        "repeated": 0,
+        "fixed": 0,
+        "findings": [],
+    }
 
 
 def test_torn_last_line(logged: Path) -> None:
@@ -74,7 +90,8 @@ def test_torn_last_line(logged: Path) -> None:
     lines = result.out.splitlines()
     assert lines[0].startswith(f"{REL}:5: torn line at end of file")
     assert lines[-1] == (
-        "checked 4 records in 1 shards, 0 learnings, 0 expertise files: 1 finding(s)")
+        "checked 4 records in 1 shards, 0 learnings, 0 expertise files: 1 finding(s)"
+    )
 
 
 def test_invalid_json_line(logged: Path) -> None:
@@ -112,27 +129,41 @@ def test_duplicate_id(logged: Path) -> None:
         handle.write(json.dumps(other, sort_keys=True, separators=(",", ":")) + "\n")
     code, report = check(logged)
     assert code == 1
-    assert reasons(report) == [
-        (REL, 6, f"duplicate id {duplicated} (first at {REL}:3)")]
+    assert reasons(report) == [(REL, 6, f"duplicate id {duplicated} (first at {REL}:3)")]
     # readers de-duplicate: the action is listed once
     assert [a["id"] for a in Lorebook.open(logged, env={}).actions()].count(duplicated) == 1
 
 
 def _hand_written(ts: datetime, session: str = "s-1", **context: Any) -> str:
     record = {
-        "v": 1, "kind": "action", "id": new_ulid(int(ts.timestamp() * 1000)),
-        "ts": ts.strftime("%Y-%m-%dT%H:%M:%S.000Z"), "session": session, "agent": "PS",
-        "project": "consilio", "type": "tool_call", "category": "execution",
-        "outcome": "success", "context": context, "error": None, "duration_s": None,
-        "parent": None, "epic": None, "issue": None, "meta": {},
+        "v": 1,
+        "kind": "action",
+        "id": new_ulid(int(ts.timestamp() * 1000)),
+        "ts": ts.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "session": session,
+        "agent": "PS",
+        "project": "consilio",
+        "type": "tool_call",
+        "category": "execution",
+        "outcome": "success",
+        "context": context,
+        "error": None,
+        "duration_s": None,
+        "parent": None,
+        "epic": None,
+        "issue": None,
+        "meta": {},
     }
     return json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n"
 
 
 def test_secret_written_by_hand(logged: Path) -> None:
     with shard(logged).open("a") as handle:
-        handle.write(_hand_written(T0 + timedelta(minutes=4),
-                                   command=f"git push https://{GITHUB_TOKEN}@github.com/o/r"))
+        handle.write(
+            _hand_written(
+                T0 + timedelta(minutes=4), command=f"git push https://{GITHUB_TOKEN}@github.com/o/r"
+            )
+        )
     code, report = check(logged)
     assert code == 1
     ((path, line, reason),) = reasons(report)
@@ -176,4 +207,5 @@ def test_several_findings_are_all_reported(logged: Path) -> None:
     findings = result.out.splitlines()[:-1]
     assert [f.split(": ")[0] for f in findings] == [f"{REL}:5", f"{REL}:6", f"{REL}:7"]
     assert result.out.splitlines()[-1] == (
-        "checked 6 records in 1 shards, 0 learnings, 0 expertise files: 3 finding(s)")
+        "checked 6 records in 1 shards, 0 learnings, 0 expertise files: 3 finding(s)"
+    )

@@ -25,8 +25,18 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 
 def test_json_shape(demo: tuple[Path, dict[str, Any]]) -> None:
     root, data = demo
-    assert set(data) == {"root", "sessions", "resume", "expertise", "learnings", "drafts",
-                         "stale", "report", "search", "preflight"}
+    assert set(data) == {
+        "root",
+        "sessions",
+        "resume",
+        "expertise",
+        "learnings",
+        "drafts",
+        "stale",
+        "report",
+        "search",
+        "preflight",
+    }
     assert data["root"] == str(root.resolve())
 
 
@@ -40,7 +50,8 @@ def test_report_summary_of_the_demo_week(demo: tuple[Path, dict[str, Any]]) -> N
     # lorebook's own bookkeeping (drafts, searches, ...) is not counted as activity
     everything = Lorebook.open(root, env={}).report(days=7, include_internal=True)
     assert everything["summary"]["total_actions"] == sum(
-        s["action_count"] for s in data["sessions"])
+        s["action_count"] for s in data["sessions"]
+    )
     assert 0 < summary["total_actions"] <= everything["summary"]["total_actions"]
     assert not set(summary_types(data["report"])) & set(INTERNAL_TYPES)
     assert summary["active_projects"] == ["consilio"]
@@ -86,8 +97,11 @@ def test_resume_targets_the_disconnected_session(demo: tuple[Path, dict[str, Any
     assert (running["type"], running["outcome"]) == ("spawn", "in_progress")
     assert running["context"]["agent_id"] == "fix-42"
     (failed,) = resume["failed_validations"]
-    assert (failed["type"], failed["outcome"], failed["epic"]) == ("validate", "failure",
-                                                                   "epic-012")
+    assert (failed["type"], failed["outcome"], failed["epic"]) == (
+        "validate",
+        "failure",
+        "epic-012",
+    )
     assert "fix-42" in resume["work_in_progress"]
     steps = resume["suggested_next_steps"]
     assert any("fix-42" in step for step in steps)

@@ -73,8 +73,10 @@ def test_show(proj: Path) -> None:
     assert run.code == 0
     assert run.out == SECURITY  # the file as written, comments included
     data = cli(proj, "show", "security", "--json").json()
-    assert data["patterns"][0] == {"name": "token-family",  # type: ignore[index]
-                                   "description": "Refresh tokens carry a family id"}
+    assert data["patterns"][0] == {
+        "name": "token-family",  # type: ignore[index]
+        "description": "Refresh tokens carry a family id",
+    }
 
 
 @pytest.mark.parametrize(
@@ -111,8 +113,13 @@ def test_bad_input_is_one_error_line(proj: Path, args: list[str], needle: str) -
 def test_broken_file_is_reported_and_left_alone(proj: Path, text: str, needle: str) -> None:
     path = proj / ".expertise" / "security.yaml"
     path.write_text(text)
-    for args in (["show", "security"], ["validate", "security"], ["improve", "security"],
-                 ["learn", "--session", "s-1", "--domain", "security"], ["list"]):
+    for args in (
+        ["show", "security"],
+        ["validate", "security"],
+        ["improve", "security"],
+        ["learn", "--session", "s-1", "--domain", "security"],
+        ["list"],
+    ):
         assert_one_error_line(cli(proj, *args), needle)
         assert path.read_text() == text
 
@@ -127,12 +134,20 @@ def test_classify(proj: Path) -> None:
     run = cli(proj, "classify", "add an index to the orders table", "--json")
     assert run.json() == {  # type: ignore[comparison-overlap]
         "domain": "database",
-        "scores": {"database": 2, "api": 0, "frontend": 0, "testing": 0, "security": 0,
-                   "deployment": 0, "general": 0},
+        "scores": {
+            "database": 2,
+            "api": 0,
+            "frontend": 0,
+            "testing": 0,
+            "security": 0,
+            "deployment": 0,
+            "general": 0,
+        },
         "matched": {"database": ["table", "index"]},
     }
-    files = cli(proj, "classify", "fix it", "--files", "src/api/routes.py,tests/test_x.py",
-                "--json").json()
+    files = cli(
+        proj, "classify", "fix it", "--files", "src/api/routes.py,tests/test_x.py", "--json"
+    ).json()
     assert files["scores"]["api"] == 2 and files["scores"]["testing"] == 2  # type: ignore[index]
     assert files["domain"] == "api"  # type: ignore[index]  # a tie: the first listed
     nothing = cli(proj, "classify", "say hello")
@@ -142,11 +157,16 @@ def test_classify(proj: Path) -> None:
 def test_classify_with_configured_domain(proj: Path) -> None:
     (proj / ".lore" / "config.yaml").write_text(
         "expertise:\n  domains:\n    mobile:\n      keywords: [ios, android, swift]\n"
-        "      globs: ['**/*.swift']\n    database:\n      keywords: [supabase]\n")
+        "      globs: ['**/*.swift']\n    database:\n      keywords: [supabase]\n"
+    )
     run = cli(proj, "classify", "fix the ios login crash in swift", "--json").json()
     assert run["domain"] == "mobile"  # type: ignore[index]
-    assert cli(proj, "classify", "supabase outage", "--json").json()[  # type: ignore[index]
-        "domain"] == "database"
+    assert (
+        cli(proj, "classify", "supabase outage", "--json").json()[  # type: ignore[index]
+            "domain"
+        ]
+        == "database"
+    )
     (proj / "App.swift").write_text("")
     improved = cli(proj, "improve", "mobile", "--json").json()
     assert [c["data"] for c in improved["changes"]] == ["App.swift"]  # type: ignore[index]
@@ -186,7 +206,8 @@ def test_validate_and_history(proj: Path) -> None:
     history = cli(proj, "history", "security", "--json").json()
     assert history[0]["subject"] == "lore(expertise): security: 1 change"  # type: ignore[index]
     assert history[0]["changes"] == [  # type: ignore[index]
-        "file_removed: src/auth/jwt.py no longer exists"]
+        "file_removed: src/auth/jwt.py no longer exists"
+    ]
     assert "lore(expertise): security: 1 change" in cli(proj, "history", "security").out
 
 
@@ -237,11 +258,16 @@ def test_real_lore_learn_validate_history(proj: Path) -> None:
 def test_real_lore_bad_input(proj: Path) -> None:
     env = clean_env(proj)
     assert_one_error_line(lore("expertise", "show", "../secrets", env=env), "not a domain name")
-    assert_one_error_line(lore("expertise", "learn", "--session", "ghost", env=env),
-                          "has no actions")
-    (proj / ".expertise" / "security.yaml").write_text("a: &a [x, x]\n" + "".join(
-        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
-        for p, c in zip("abcdefgh", "bcdefghi", strict=True)))
+    assert_one_error_line(
+        lore("expertise", "learn", "--session", "ghost", env=env), "has no actions"
+    )
+    (proj / ".expertise" / "security.yaml").write_text(
+        "a: &a [x, x]\n"
+        + "".join(
+            f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+            for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+        )
+    )
     assert_one_error_line(lore("expertise", "validate", "--all", env=env), "alias bomb")
 
 

@@ -37,8 +37,9 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def forbidden_imports(source: str, module: str, *, is_package: bool = False,
-                      allowed: tuple[str, ...] = ALLOWED) -> list[str]:
+def forbidden_imports(
+    source: str, module: str, *, is_package: bool = False, allowed: tuple[str, ...] = ALLOWED
+) -> list[str]:
     """Every `lorebook.` module `source` (the text of `module`) imports that a skin may not."""
     package = module.split(".") if is_package else module.split(".")[:-1]
     bad = []

@@ -45,8 +45,15 @@ def test_init_creates_the_layout(tmp_path: Path) -> None:
     assert run.err == ""
     assert_layout(root)
     assert run.out.splitlines()[0] == f"Initialised lorebook store in {root.resolve()}"
-    for created in (".lore/", "actionlog/", "learnings/drafts/", ".expertise/",
-                    ".lore/.gitignore", ".lore/config.yaml", ".gitattributes"):
+    for created in (
+        ".lore/",
+        "actionlog/",
+        "learnings/drafts/",
+        ".expertise/",
+        ".lore/.gitignore",
+        ".lore/config.yaml",
+        ".gitattributes",
+    ):
         assert f"  created {created}" in run.out.splitlines()
 
 

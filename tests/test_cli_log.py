@@ -23,15 +23,46 @@ from lorebook import Lorebook
 from lorebook.log.writer import auto_session_id, host_name
 
 SECRET_TOKEN = "ghp_" + "Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"
-ACTION_KEYS = {"v", "kind", "id", "ts", "session", "agent", "project", "type", "category",
-               "outcome", "context", "error", "duration_s", "parent", "epic", "issue", "meta"}
+ACTION_KEYS = {
+    "v",
+    "kind",
+    "id",
+    "ts",
+    "session",
+    "agent",
+    "project",
+    "type",
+    "category",
+    "outcome",
+    "context",
+    "error",
+    "duration_s",
+    "parent",
+    "epic",
+    "issue",
+    "meta",
+}
 
 
 # -- the fast path -----------------------------------------------------------------------------
 def test_log_prints_id_and_writes_a_v1_action(store: Path) -> None:
-    result = lore("log", "commit", "--context", '{"files": ["src/auth.py"], "commit_hash": "a1b2"}',
-                  "--epic", "epic-012", "--issue", "ISS-7", "--duration", "1.5",
-                  "--agent", "PS", "--project", "consilio", env=clean_env(store))
+    result = lore(
+        "log",
+        "commit",
+        "--context",
+        '{"files": ["src/auth.py"], "commit_hash": "a1b2"}',
+        "--epic",
+        "epic-012",
+        "--issue",
+        "ISS-7",
+        "--duration",
+        "1.5",
+        "--agent",
+        "PS",
+        "--project",
+        "consilio",
+        env=clean_env(store),
+    )
     assert result.code == 0, result.err
     assert result.err == ""
     action_id = result.out.strip()
@@ -44,29 +75,50 @@ def test_log_prints_id_and_writes_a_v1_action(store: Path) -> None:
     assert set(action) == ACTION_KEYS
     day = action["ts"][:10]
     assert action == {
-        "v": 1, "kind": "action", "id": action_id, "ts": action["ts"],
+        "v": 1,
+        "kind": "action",
+        "id": action_id,
+        "ts": action["ts"],
         "session": auto_session_id("PS", "consilio", host_name(), day),
-        "agent": "PS", "project": "consilio", "type": "commit", "category": "git",
-        "outcome": "success", "context": {"files": ["src/auth.py"], "commit_hash": "a1b2"},
-        "error": None, "duration_s": 1.5, "parent": None, "epic": "epic-012",
-        "issue": "ISS-7", "meta": {},
+        "agent": "PS",
+        "project": "consilio",
+        "type": "commit",
+        "category": "git",
+        "outcome": "success",
+        "context": {"files": ["src/auth.py"], "commit_hash": "a1b2"},
+        "error": None,
+        "duration_s": 1.5,
+        "parent": None,
+        "epic": "epic-012",
+        "issue": "ISS-7",
+        "meta": {},
     }
     assert re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$", action["ts"])
     assert start == {
-        "v": 1, "kind": "session", "event": "start", "id": start["id"], "ts": action["ts"],
-        "session": action["session"], "agent": "PS", "project": "consilio",
-        "session_type": "cli", "meta": {"host": host_name(), "auto": True},
+        "v": 1,
+        "kind": "session",
+        "event": "start",
+        "id": start["id"],
+        "ts": action["ts"],
+        "session": action["session"],
+        "agent": "PS",
+        "project": "consilio",
+        "session_type": "cli",
+        "meta": {"host": host_name(), "auto": True},
     }
     assert start["id"] < action_id
     (shard,) = shard_files(store)
     assert shard.relative_to(store).as_posix() == (
-        f"actionlog/{day[:4]}/{day[5:7]}/{day[8:10]}/{action['session']}.jsonl")
+        f"actionlog/{day[:4]}/{day[5:7]}/{day[8:10]}/{action['session']}.jsonl"
+    )
 
 
 def test_lines_are_canonical_json(store: Path) -> None:
     env = clean_env(store)
-    assert lore("log", "plan", "--context", '{"z": 1, "a": {"y": "é", "b": [1, 2]}}',
-                env=env).code == 0
+    assert (
+        lore("log", "plan", "--context", '{"z": 1, "a": {"y": "é", "b": [1, 2]}}', env=env).code
+        == 0
+    )
     assert lore("log", "deploy", "--outcome", "failure", "--error", "boom", env=env).code == 0
     shards = shard_files(store)  # one, or two when midnight UTC passed between the two calls
     assert 1 <= len(shards) <= 2
@@ -86,7 +138,10 @@ def test_second_process_reuses_the_automatic_session(store: Path) -> None:
     second = lore("log", "spawn", "--outcome", "in_progress", env=env).out.strip()
     records = stored(store)
     assert [(r["kind"], r.get("event") or r["type"]) for r in records] == [
-        ("session", "start"), ("action", "plan"), ("action", "spawn")]
+        ("session", "start"),
+        ("action", "plan"),
+        ("action", "spawn"),
+    ]
     assert [r["id"] for r in records[1:]] == [first, second]
     assert len({r["session"] for r in records}) == 1
     assert records[1]["agent"] == "PS" and records[1]["project"] == "consilio"
@@ -108,8 +163,7 @@ def test_session_from_env_and_option(store: Path) -> None:
     env = clean_env(store, LORE_SESSION="sess-env")
     from_env = json.loads(lore("log", "plan", "--json", env=env).out)
     assert from_env["session"] == "sess-env"
-    from_option = json.loads(lore("log", "plan", "--session", "sess-opt", "--json",
-                                  env=env).out)
+    from_option = json.loads(lore("log", "plan", "--session", "sess-opt", "--json", env=env).out)
     assert from_option["session"] == "sess-opt"
     # explicit sessions get no automatic start event
     assert [r["kind"] for r in stored(store)] == ["action", "action"]
@@ -117,8 +171,18 @@ def test_session_from_env_and_option(store: Path) -> None:
 
 
 def test_json_output_is_the_stored_action(store: Path) -> None:
-    result = lore("log", "validate", "--outcome", "failure", "--error", "2 criteria failed",
-                  "--epic", "epic-1", "--json", env=clean_env(store))
+    result = lore(
+        "log",
+        "validate",
+        "--outcome",
+        "failure",
+        "--error",
+        "2 criteria failed",
+        "--epic",
+        "epic-1",
+        "--json",
+        env=clean_env(store),
+    )
     assert result.code == 0, result.err
     printed = json.loads(result.out)
     assert printed == stored_actions(store)[0]
@@ -131,16 +195,21 @@ def test_context_from_file_and_stdin(store: Path, tmp_path: Path) -> None:
     context_file.write_text('{\n  "tool_name": "Read",\n  "n": 3\n}\n')
     env = clean_env(store)
     assert lore("log", "tool_call", "--context", f"@{context_file}", env=env).code == 0
-    assert lore("log", "spawn", "--context", "-", stdin='{"agent_id": "abc123"}',
-                env=env).code == 0
+    assert lore("log", "spawn", "--context", "-", stdin='{"agent_id": "abc123"}', env=env).code == 0
     first, second = stored_actions(store)
     assert first["context"] == {"tool_name": "Read", "n": 3}
     assert second["context"] == {"agent_id": "abc123"}
 
 
 def test_inline_equals_options(store: Path) -> None:
-    result = lore("log", "--context={\"k\": \"v\"}", "--outcome=blocked", "pr",
-                  "--parent=01HZZZZZZZZZZZZZZZZZZZZZZZ", env=clean_env(store))
+    result = lore(
+        "log",
+        '--context={"k": "v"}',
+        "--outcome=blocked",
+        "pr",
+        "--parent=01HZZZZZZZZZZZZZZZZZZZZZZZ",
+        env=clean_env(store),
+    )
     assert result.code == 0, result.err
     (action,) = stored_actions(store)
     assert action["context"] == {"k": "v"}
@@ -150,8 +219,16 @@ def test_inline_equals_options(store: Path) -> None:
 
 
 def test_secrets_are_redacted_on_disk(store: Path) -> None:
-    result = lore("log", "tool_call", "--context", '{"api_key": "abc123", "path": "src/a.py"}',
-                  "--error", f"push failed with {SECRET_TOKEN}", "--json", env=clean_env(store))
+    result = lore(
+        "log",
+        "tool_call",
+        "--context",
+        '{"api_key": "abc123", "path": "src/a.py"}',
+        "--error",
+        f"push failed with {SECRET_TOKEN}",
+        "--json",
+        env=clean_env(store),
+    )
     assert result.code == 0, result.err
     printed = json.loads(result.out)
     (shard,) = shard_files(store)
@@ -169,10 +246,19 @@ def test_secrets_are_redacted_on_disk(store: Path) -> None:
 
 @pytest.mark.parametrize(
     ("action_type", "category"),
-    [("commit", "git"), ("push", "git"), ("pr", "git"), ("deploy", "deployment"),
-     ("plan", "planning"), ("spawn", "execution"), ("tool_call", "execution"),
-     ("validate", "execution"), ("search", "learning"), ("apply_learning", "learning"),
-     ("frobnicate", "other")],
+    [
+        ("commit", "git"),
+        ("push", "git"),
+        ("pr", "git"),
+        ("deploy", "deployment"),
+        ("plan", "planning"),
+        ("spawn", "execution"),
+        ("tool_call", "execution"),
+        ("validate", "execution"),
+        ("search", "learning"),
+        ("apply_learning", "learning"),
+        ("frobnicate", "other"),
+    ],
 )
 def test_category_is_inferred_from_type(book: Lorebook, action_type: str, category: str) -> None:
     assert book.log(action_type)["category"] == category
@@ -184,8 +270,7 @@ BAD_INPUT = [
     (["commit", "--context", '{"a": 1,}'], ["--context", "1:9", "invalid JSON"]),
     (["commit", "--context", "[1, 2]"], ["context must be a JSON object"]),
     (["commit", "--context", "@missing.json"], ["missing.json"]),
-    (["commit", "--outcome", "exploded"],
-     ["exploded", "success, failure, blocked, in_progress"]),
+    (["commit", "--outcome", "exploded"], ["exploded", "success, failure, blocked, in_progress"]),
     (["Commit"], ["'Commit'", "lowercase"]),
     (["bad type"], ["'bad type'", "lowercase"]),
     (["commit", "--duration", "-5"], ["-5", "non-negative"]),
@@ -197,16 +282,22 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("args", "needles"), BAD_INPUT)
-def test_bad_input_subprocess(store: Path, tmp_path: Path, args: list[str],
-                             needles: list[str]) -> None:
+def test_bad_input_subprocess(
+    store: Path, tmp_path: Path, args: list[str], needles: list[str]
+) -> None:
     result = lore("log", *args, env=clean_env(store), cwd=tmp_path)
     assert_one_error_line(result, *needles)
     assert shard_files(store) == []
 
 
 @pytest.mark.parametrize(("args", "needles"), BAD_INPUT)
-def test_bad_input_in_process(store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                              args: list[str], needles: list[str]) -> None:
+def test_bad_input_in_process(
+    store: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    needles: list[str],
+) -> None:
     monkeypatch.chdir(tmp_path)
     result = cli_run(["--root", str(store), "log", *args])
     assert_one_error_line(result, *needles)
@@ -216,10 +307,14 @@ def test_bad_input_in_process(store: Path, tmp_path: Path, monkeypatch: pytest.M
 def test_invalid_json_in_a_file_names_file_line_and_column(store: Path, tmp_path: Path) -> None:
     bad = tmp_path / "ctx.json"
     bad.write_text('{\n  "a": oops\n}\n')
-    assert_one_error_line(lore("log", "x", "--context", f"@{bad}", env=clean_env(store)),
-                          f"{bad}:2:8", "invalid JSON")
-    assert_one_error_line(lore("log", "x", "--context", "-", stdin="{\n\n  nope",
-                               env=clean_env(store)), "stdin", "3:3")
+    assert_one_error_line(
+        lore("log", "x", "--context", f"@{bad}", env=clean_env(store)), f"{bad}:2:8", "invalid JSON"
+    )
+    assert_one_error_line(
+        lore("log", "x", "--context", "-", stdin="{\n\n  nope", env=clean_env(store)),
+        "stdin",
+        "3:3",
+    )
 
 
 def test_not_initialised(tmp_path: Path) -> None:
@@ -233,8 +328,10 @@ def test_not_initialised(tmp_path: Path) -> None:
 
 
 def test_errors_as_json(store: Path) -> None:
-    for result in (lore("log", "commit", "--outcome", "nope", "--json", env=clean_env(store)),
-                   lore("--root", str(store), "log", "commit", "--outcome", "nope", "--json")):
+    for result in (
+        lore("log", "commit", "--outcome", "nope", "--json", env=clean_env(store)),
+        lore("--root", str(store), "log", "commit", "--outcome", "nope", "--json"),
+    ):
         assert result.code == 1
         assert result.out == ""
         lines = result.err.strip().splitlines()
@@ -252,8 +349,10 @@ def _today_and_tomorrow() -> list[str]:
 def test_shard_path_is_a_directory(store: Path) -> None:
     for day in _today_and_tomorrow():
         (store / "actionlog" / day / "blocked.jsonl").mkdir(parents=True)
-    for result in (lore("log", "commit", "--session", "blocked", env=clean_env(store)),
-                   lore("--root", str(store), "log", "commit", "--session", "blocked")):
+    for result in (
+        lore("log", "commit", "--session", "blocked", env=clean_env(store)),
+        lore("--root", str(store), "log", "commit", "--session", "blocked"),
+    ):
         assert_one_error_line(result, "blocked.jsonl", "nothing was written")
     for day in _today_and_tomorrow():
         assert list((store / "actionlog" / day / "blocked.jsonl").iterdir()) == []
@@ -282,9 +381,22 @@ def test_failed_append_leaves_an_existing_shard_intact(store: Path) -> None:
 
 # -- in-process: `lorebook.cli.main` ---------------------------------------------------------
 def test_in_process_appends(store: Path) -> None:
-    result = cli_run(["--root", str(store), "log", "deploy", "--context", "-",
-                      "--outcome", "in_progress", "--epic", "e-1", "--json"],
-                     input='{"service": "api", "password": "hunter2"}')
+    result = cli_run(
+        [
+            "--root",
+            str(store),
+            "log",
+            "deploy",
+            "--context",
+            "-",
+            "--outcome",
+            "in_progress",
+            "--epic",
+            "e-1",
+            "--json",
+        ],
+        input='{"service": "api", "password": "hunter2"}',
+    )
     assert result.code == 0, result.err
     printed = json.loads(result.out)
     (action,) = stored_actions(store)
@@ -297,8 +409,9 @@ def test_in_process_appends(store: Path) -> None:
 
 
 def test_in_process_prints_the_id(store: Path) -> None:
-    result = cli_run(["--root", str(store), "log", "plan", "--duration", "2"],
-                     env={"LORE_SESSION": "s1"})
+    result = cli_run(
+        ["--root", str(store), "log", "plan", "--duration", "2"], env={"LORE_SESSION": "s1"}
+    )
     assert result.code == 0, result.err
     (action,) = stored_actions(store)
     assert result.out == action["id"] + "\n"
@@ -316,8 +429,20 @@ def test_log_help() -> None:
     result = lore("log", "--help")
     assert result.code == 0
     assert "Append one action of TYPE" in result.out
-    for option in ("--context", "--outcome", "--epic", "--issue", "--parent", "--duration",
-                   "--error", "--category", "--agent", "--project", "--session", "--json"):
+    for option in (
+        "--context",
+        "--outcome",
+        "--epic",
+        "--issue",
+        "--parent",
+        "--duration",
+        "--error",
+        "--category",
+        "--agent",
+        "--project",
+        "--session",
+        "--json",
+    ):
         assert option in result.out
     assert "Examples:" in result.out
 

@@ -109,7 +109,11 @@ def test_missing_arguments_and_help() -> None:
 
 def test_double_dash_ends_options() -> None:
     assert glued(TOY.options, ["--text", "a", "--", "--text", "b"]) == [
-        "--text=a", "--", "--text", "b"]
+        "--text=a",
+        "--",
+        "--text",
+        "b",
+    ]
     values = parse(TOY, ["w", "--", "--flag"], "lore toy", "")
     assert values["rest"] == ("--flag",) and values["flag"] is False
 

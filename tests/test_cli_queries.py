@@ -20,16 +20,28 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 def populated(store: Path) -> Path:
     """Two sessions of two agents/projects, actions from 10 days ago up to 30 minutes ago."""
     book = Lorebook.open(store, env={})
-    ps = book.start_session(session_id="s-ps", agent="PS", project="consilio",
-                            now=NOW - timedelta(days=10, minutes=1))
+    ps = book.start_session(
+        session_id="s-ps", agent="PS", project="consilio", now=NOW - timedelta(days=10, minutes=1)
+    )
     ps.log("plan", epic="epic-1", now=NOW - timedelta(days=10))
-    ps.log("commit", epic="epic-1", issue="ISS-1", context={"commit_hash": "a1b2"},
-           now=NOW - timedelta(days=3))
-    ps.log("deploy", outcome="failure", epic="epic-1", error="port in use",
-           now=NOW - timedelta(hours=2))
+    ps.log(
+        "commit",
+        epic="epic-1",
+        issue="ISS-1",
+        context={"commit_hash": "a1b2"},
+        now=NOW - timedelta(days=3),
+    )
+    ps.log(
+        "deploy",
+        outcome="failure",
+        epic="epic-1",
+        error="port in use",
+        now=NOW - timedelta(hours=2),
+    )
     book.end_session("s-ps", agent="PS", project="consilio", now=NOW - timedelta(hours=1))
-    ms = book.start_session(session_id="s-ms", agent="MS", project="other",
-                            now=NOW - timedelta(hours=23))
+    ms = book.start_session(
+        session_id="s-ms", agent="MS", project="other", now=NOW - timedelta(hours=23)
+    )
     ms.log("search", context={"query": "rls"}, now=NOW - timedelta(hours=23))
     ms.log("validate", outcome="in_progress", epic="epic-2", now=NOW - timedelta(minutes=31))
     return store
@@ -55,8 +67,11 @@ def test_all_actions_newest_first(populated: Path) -> None:
     assert all(a["kind"] == "action" and a["v"] == 1 for a in found)
     deploy = found[1]
     assert (deploy["session"], deploy["agent"], deploy["project"]) == ("s-ps", "PS", "consilio")
-    assert (deploy["outcome"], deploy["error"], deploy["epic"]) == ("failure", "port in use",
-                                                                    "epic-1")
+    assert (deploy["outcome"], deploy["error"], deploy["epic"]) == (
+        "failure",
+        "port in use",
+        "epic-1",
+    )
     assert deploy["ts"] == format_ts(NOW - timedelta(hours=2))
 
 
@@ -90,9 +105,18 @@ def test_since_and_until_dates(populated: Path) -> None:
     five_days_ago = (NOW - timedelta(days=5)).strftime("%Y-%m-%d")
     assert types(actions_json(populated, "--until", five_days_ago)) == ["plan"]
     assert types(actions_json(populated, "--since", five_days_ago)) == [
-        "validate", "deploy", "search", "commit"]
-    window = actions_json(populated, "--since", format_ts(NOW - timedelta(days=4)),
-                          "--until", format_ts(NOW - timedelta(hours=2)))
+        "validate",
+        "deploy",
+        "search",
+        "commit",
+    ]
+    window = actions_json(
+        populated,
+        "--since",
+        format_ts(NOW - timedelta(days=4)),
+        "--until",
+        format_ts(NOW - timedelta(hours=2)),
+    )
     assert types(window) == ["search", "commit"]  # until is exclusive
 
 
@@ -100,8 +124,16 @@ def test_actions_table(populated: Path) -> None:
     result = cli_run(["--root", str(populated), "actions", "--agent", "MS"])
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    assert lines[0].split() == ["TIME", "(UTC)", "SESSION", "AGENT", "TYPE", "OUTCOME", "EPIC",
-                                "ID"]
+    assert lines[0].split() == [
+        "TIME",
+        "(UTC)",
+        "SESSION",
+        "AGENT",
+        "TYPE",
+        "OUTCOME",
+        "EPIC",
+        "ID",
+    ]
     assert len(lines) == 3
     assert lines[1].split()[3:7] == ["MS", "validate", "in_progress", "epic-2"]
     empty = cli_run(["--root", str(populated), "actions", "--agent", "nobody"])
@@ -159,17 +191,28 @@ def sessions_json(root: Path, *args: str) -> list[dict[str, Any]]:
 def test_sessions_json_contract(populated: Path) -> None:
     ms, ps = sessions_json(populated)
     assert ms == {
-        "id": "s-ms", "agent": "MS", "project": "other", "session_type": "cli",
+        "id": "s-ms",
+        "agent": "MS",
+        "project": "other",
+        "session_type": "cli",
         "started": format_ts(NOW - timedelta(hours=23)),
         "last_activity": format_ts(NOW - timedelta(minutes=31)),
-        "ended": None, "end_reason": None, "status": "disconnected", "action_count": 2,
+        "ended": None,
+        "end_reason": None,
+        "status": "disconnected",
+        "action_count": 2,
     }
     assert ps == {
-        "id": "s-ps", "agent": "PS", "project": "consilio", "session_type": "cli",
+        "id": "s-ps",
+        "agent": "PS",
+        "project": "consilio",
+        "session_type": "cli",
         "started": format_ts(NOW - timedelta(days=10, minutes=1)),
         "last_activity": format_ts(NOW - timedelta(hours=1)),
-        "ended": format_ts(NOW - timedelta(hours=1)), "end_reason": "normal",
-        "status": "ended", "action_count": 3,
+        "ended": format_ts(NOW - timedelta(hours=1)),
+        "end_reason": "normal",
+        "status": "ended",
+        "action_count": 3,
     }
 
 
@@ -189,11 +232,15 @@ def test_session_filters(populated: Path, args: list[str], expected: list[str]) 
 
 
 def test_active_session_and_order(populated: Path) -> None:
-    Lorebook.open(populated, env={}).log("plan", session="s-new", agent="QA",
-                                         now=NOW - timedelta(minutes=1))
+    Lorebook.open(populated, env={}).log(
+        "plan", session="s-new", agent="QA", now=NOW - timedelta(minutes=1)
+    )
     found = sessions_json(populated)
     assert [(s["id"], s["status"]) for s in found] == [
-        ("s-new", "active"), ("s-ms", "disconnected"), ("s-ps", "ended")]
+        ("s-new", "active"),
+        ("s-ms", "disconnected"),
+        ("s-ps", "ended"),
+    ]
     assert found[0]["started"] == found[0]["last_activity"]  # no start event: first record
 
 

@@ -39,50 +39,95 @@ Step = tuple[str, str, dict[str, Any]]
 E1 = {"epic": "e-1"}
 CLOSURE_CASES: dict[str, tuple[list[Step], list[int]]] = {
     "parent closes": (
-        [("tool_call", "in_progress", {}), ("tool_call", "success", {"parent": 0})], []),
+        [("tool_call", "in_progress", {}), ("tool_call", "success", {"parent": 0})],
+        [],
+    ),
     "parent closes across types": (
-        [("plan", "in_progress", {}), ("commit", "success", {"parent": 0})], []),
+        [("plan", "in_progress", {}), ("commit", "success", {"parent": 0})],
+        [],
+    ),
     "failure with parent closes": (
-        [("tool_call", "in_progress", {}), ("tool_call", "failure", {"parent": 0})], []),
+        [("tool_call", "in_progress", {}), ("tool_call", "failure", {"parent": 0})],
+        [],
+    ),
     "same type without parent stays open": (
-        [("tool_call", "in_progress", {}), ("tool_call", "success", {})], [0]),
+        [("tool_call", "in_progress", {}), ("tool_call", "success", {})],
+        [0],
+    ),
     "parent naming another action stays open": (
-        [("tool_call", "in_progress", {}), ("tool_call", "success", {}),
-         ("tool_call", "success", {"parent": 1})], [0]),
+        [
+            ("tool_call", "in_progress", {}),
+            ("tool_call", "success", {}),
+            ("tool_call", "success", {"parent": 1}),
+        ],
+        [0],
+    ),
     "spawn closed by same agent_id": (
-        [("spawn", "in_progress", {"context": {"agent_id": "impl-1"}}),
-         ("spawn", "success", {"context": {"agent_id": "impl-1"}})], []),
+        [
+            ("spawn", "in_progress", {"context": {"agent_id": "impl-1"}}),
+            ("spawn", "success", {"context": {"agent_id": "impl-1"}}),
+        ],
+        [],
+    ),
     "spawn not closed by another agent_id": (
-        [("spawn", "in_progress", {"context": {"agent_id": "impl-1"}}),
-         ("spawn", "success", {"context": {"agent_id": "impl-2"}})], [0]),
+        [
+            ("spawn", "in_progress", {"context": {"agent_id": "impl-1"}}),
+            ("spawn", "success", {"context": {"agent_id": "impl-2"}}),
+        ],
+        [0],
+    ),
     "spawn without agent_id stays open": (
-        [("spawn", "in_progress", {}), ("spawn", "success", {})], [0]),
+        [("spawn", "in_progress", {}), ("spawn", "success", {})],
+        [0],
+    ),
     "agent_id on another type does not close a spawn": (
-        [("spawn", "in_progress", {"context": {"agent_id": "impl-1"}}),
-         ("tool_call", "success", {"context": {"agent_id": "impl-1"}})], [0]),
+        [
+            ("spawn", "in_progress", {"context": {"agent_id": "impl-1"}}),
+            ("tool_call", "success", {"context": {"agent_id": "impl-1"}}),
+        ],
+        [0],
+    ),
     "validate closed by same epic": (
-        [("validate", "in_progress", E1), ("validate", "failure", E1)], []),
+        [("validate", "in_progress", E1), ("validate", "failure", E1)],
+        [],
+    ),
     "validate epic from context.epic_id": (
-        [("validate", "in_progress", {"context": {"epic_id": "e-1"}}),
-         ("validate", "success", E1)], []),
+        [("validate", "in_progress", {"context": {"epic_id": "e-1"}}), ("validate", "success", E1)],
+        [],
+    ),
     "validate not closed by another epic": (
-        [("validate", "in_progress", E1), ("validate", "success", {"epic": "e-2"})], [0]),
+        [("validate", "in_progress", E1), ("validate", "success", {"epic": "e-2"})],
+        [0],
+    ),
     "validate without epic stays open": (
-        [("validate", "in_progress", {}), ("validate", "success", {})], [0]),
-    "deploy closed by same epic": (
-        [("deploy", "in_progress", E1), ("deploy", "success", E1)], []),
+        [("validate", "in_progress", {}), ("validate", "success", {})],
+        [0],
+    ),
+    "deploy closed by same epic": ([("deploy", "in_progress", E1), ("deploy", "success", E1)], []),
     "deploy not closed by another epic": (
-        [("deploy", "in_progress", E1), ("deploy", "success", {"epic": "e-2"})], [0]),
+        [("deploy", "in_progress", E1), ("deploy", "success", {"epic": "e-2"})],
+        [0],
+    ),
     "deploy not closed by a validate of the same epic": (
-        [("deploy", "in_progress", E1), ("validate", "success", E1)], [0]),
+        [("deploy", "in_progress", E1), ("validate", "success", E1)],
+        [0],
+    ),
     "same epic closes only validate and deploy": (
-        [("plan", "in_progress", E1), ("plan", "success", E1)], [0]),
+        [("plan", "in_progress", E1), ("plan", "success", E1)],
+        [0],
+    ),
     "an earlier action never closes a later one": (
-        [("validate", "success", E1), ("validate", "in_progress", E1)], [1]),
+        [("validate", "success", E1), ("validate", "in_progress", E1)],
+        [1],
+    ),
     "two open spawns, one closed": (
-        [("spawn", "in_progress", {"context": {"agent_id": "a"}}),
-         ("spawn", "in_progress", {"context": {"agent_id": "b"}}),
-         ("spawn", "success", {"context": {"agent_id": "a"}})], [1]),
+        [
+            ("spawn", "in_progress", {"context": {"agent_id": "a"}}),
+            ("spawn", "in_progress", {"context": {"agent_id": "b"}}),
+            ("spawn", "success", {"context": {"agent_id": "a"}}),
+        ],
+        [1],
+    ),
 }
 
 
@@ -102,8 +147,7 @@ def test_closure_rules(book: Lorebook, case: str) -> None:
 
 
 # -- the JSON contract ---------------------------------------------------------------------------
-def _story(book: Lorebook, base: datetime = T0, *, session_id: str = "s-story"
-           ) -> dict[str, str]:
+def _story(book: Lorebook, base: datetime = T0, *, session_id: str = "s-story") -> dict[str, str]:
     """A supervisor session that committed, failed a validation and left a fix subagent running."""
 
     def when(minutes: float) -> datetime:
@@ -111,17 +155,34 @@ def _story(book: Lorebook, base: datetime = T0, *, session_id: str = "s-story"
 
     s = book.start_session(session_id=session_id, agent="PS", project="consilio", now=when(0))
     ids = {}
-    ids["plan"] = s.log("plan", epic="epic-012", now=when(1),
-                        context={"approach": "JWT with refresh rotation"})["id"]
-    ids["commit"] = s.log("commit", epic="epic-012", now=when(2),
-                          context={"commit_hash": "c0ffee1", "message": "feat: rotation"})["id"]
-    ids["validate"] = s.log("validate", outcome="failure", epic="epic-012", now=when(3),
-                            error="2 of 7 acceptance criteria failed",
-                            context={"failures": ["reuse not detected",
-                                                  "logout keeps token"]})["id"]
-    ids["spawn"] = s.log("spawn", outcome="in_progress", epic="epic-012", now=when(4),
-                         context={"agent_id": "fix-42", "subagent_type": "fix",
-                                  "task_description": "Detect refresh-token reuse"})["id"]
+    ids["plan"] = s.log(
+        "plan", epic="epic-012", now=when(1), context={"approach": "JWT with refresh rotation"}
+    )["id"]
+    ids["commit"] = s.log(
+        "commit",
+        epic="epic-012",
+        now=when(2),
+        context={"commit_hash": "c0ffee1", "message": "feat: rotation"},
+    )["id"]
+    ids["validate"] = s.log(
+        "validate",
+        outcome="failure",
+        epic="epic-012",
+        now=when(3),
+        error="2 of 7 acceptance criteria failed",
+        context={"failures": ["reuse not detected", "logout keeps token"]},
+    )["id"]
+    ids["spawn"] = s.log(
+        "spawn",
+        outcome="in_progress",
+        epic="epic-012",
+        now=when(4),
+        context={
+            "agent_id": "fix-42",
+            "subagent_type": "fix",
+            "task_description": "Detect refresh-token reuse",
+        },
+    )["id"]
     return ids
 
 
@@ -129,16 +190,35 @@ def test_resume_json_contract(committed: Path) -> None:
     book = Lorebook.open(committed, env={})
     ids = _story(book)
     state = book.resume(now=at(60))
-    assert set(state) >= {"session", "last_action", "recent_actions", "epic", "work_in_progress",
-                          "open_actions", "failed_validations", "suggested_next_steps", "git"}
+    assert set(state) >= {
+        "session",
+        "last_action",
+        "recent_actions",
+        "epic",
+        "work_in_progress",
+        "open_actions",
+        "failed_validations",
+        "suggested_next_steps",
+        "git",
+    }
     assert state["session"] == {
-        "id": "s-story", "agent": "PS", "project": "consilio", "started": format_ts(at(0)),
-        "last_activity": format_ts(at(4)), "ended": None, "end_reason": None,
-        "status": "disconnected", "action_count": 4,
+        "id": "s-story",
+        "agent": "PS",
+        "project": "consilio",
+        "started": format_ts(at(0)),
+        "last_activity": format_ts(at(4)),
+        "ended": None,
+        "end_reason": None,
+        "status": "disconnected",
+        "action_count": 4,
     }
     assert state["last_action"]["id"] == ids["spawn"]
     assert [a["id"] for a in state["recent_actions"]] == [
-        ids["spawn"], ids["validate"], ids["commit"], ids["plan"]]
+        ids["spawn"],
+        ids["validate"],
+        ids["commit"],
+        ids["plan"],
+    ]
     assert state["epic"] == "epic-012"
     assert [a["id"] for a in state["open_actions"]] == [ids["spawn"]]
     assert [a["id"] for a in state["failed_validations"]] == [ids["validate"]]
@@ -146,10 +226,15 @@ def test_resume_json_contract(committed: Path) -> None:
     assert "\n" not in wip and wip.endswith(".")
     assert "fix-42" in wip and "still running" in wip
     steps = state["suggested_next_steps"]
-    assert any("fix-42" in step and step.startswith("Check the status of subagent")
-               for step in steps)
-    assert any(step.startswith("Fix the failures from the validation of epic-012")
-               and "2 failures" in step and "re-validate" in step for step in steps)
+    assert any(
+        "fix-42" in step and step.startswith("Check the status of subagent") for step in steps
+    )
+    assert any(
+        step.startswith("Fix the failures from the validation of epic-012")
+        and "2 failures" in step
+        and "re-validate" in step
+        for step in steps
+    )
     assert steps[0].startswith("Check the status of subagent fix-42")
     # a failed validation is pending: no "deploy" suggestion
     assert not any("Deploy" in step for step in steps)
@@ -245,8 +330,15 @@ def test_outside_git_the_git_state_is_null(tmp_path: Path) -> None:
 
 
 # -- target choice -------------------------------------------------------------------------------
-def _session(book: Lorebook, sid: str, start: float, *, end: str | None = None,
-             agent: str = "PS", project: str = "consilio") -> None:
+def _session(
+    book: Lorebook,
+    sid: str,
+    start: float,
+    *,
+    end: str | None = None,
+    agent: str = "PS",
+    project: str = "consilio",
+) -> None:
     s = book.start_session(session_id=sid, agent=agent, project=project, now=at(start))
     s.log("plan", now=at(start + 1))
     if end:
@@ -284,11 +376,14 @@ def test_project_agent_and_session_filters(book: Lorebook) -> None:
     _session(book, "ps-consilio-ended", 30, end="normal")
     assert book.resume(now=at(300))["session"]["id"] == "ps-other"
     assert book.resume(project="consilio", now=at(300))["session"]["id"] == "ms-consilio"
-    assert book.resume(project="consilio", agent="PS",
-                       now=at(300))["session"]["id"] == "ps-consilio"
+    assert (
+        book.resume(project="consilio", agent="PS", now=at(300))["session"]["id"] == "ps-consilio"
+    )
     assert book.resume(agent="MS", now=at(300))["session"]["id"] == "ms-consilio"
-    assert book.resume(session="ps-consilio-ended",
-                       now=at(300))["session"]["id"] == "ps-consilio-ended"
+    assert (
+        book.resume(session="ps-consilio-ended", now=at(300))["session"]["id"]
+        == "ps-consilio-ended"
+    )
     with pytest.raises(LoreError, match="no session to resume for project 'nope'"):
         book.resume(project="nope", now=at(300))
     with pytest.raises(LoreError, match="'unknown'"):
@@ -299,12 +394,20 @@ def test_session_spanning_two_utc_days(book: Lorebook) -> None:
     for offset, sid in enumerate((None, "night-shift")):
         night = datetime(2026, 3, 4, 23, 50 + offset, tzinfo=UTC)
         s = book.start_session(session_id=sid, agent="PS", now=night)
-        ids = [s.log("plan", now=night + timedelta(minutes=5))["id"],
-               s.log("commit", now=night + timedelta(minutes=20))["id"],
-               s.log("spawn", outcome="in_progress", context={"agent_id": "x"},
-                     now=night + timedelta(minutes=30))["id"]]
-        days = sorted(p.parent.relative_to(book.layout.actionlog).as_posix()
-                      for p in book.layout.actionlog.rglob(f"{s.id}.jsonl"))
+        ids = [
+            s.log("plan", now=night + timedelta(minutes=5))["id"],
+            s.log("commit", now=night + timedelta(minutes=20))["id"],
+            s.log(
+                "spawn",
+                outcome="in_progress",
+                context={"agent_id": "x"},
+                now=night + timedelta(minutes=30),
+            )["id"],
+        ]
+        days = sorted(
+            p.parent.relative_to(book.layout.actionlog).as_posix()
+            for p in book.layout.actionlog.rglob(f"{s.id}.jsonl")
+        )
         assert days == ["2026/03/04", "2026/03/05"]
         state = book.resume(session=s.id, now=night + timedelta(hours=1))
         assert [a["id"] for a in state["recent_actions"]] == ids[::-1]
@@ -316,23 +419,34 @@ def test_session_spanning_two_utc_days(book: Lorebook) -> None:
         assert len(chosen["recent_actions"]) == 3
 
 
-
 def test_a_just_started_empty_session_does_not_shadow_the_unfinished_one(book: Lorebook) -> None:
     _session(book, "unfinished", 0)
     book.start_session(session_id="just-started", now=at(200))
     assert book.resume(now=at(201))["session"]["id"] == "unfinished"
     assert book.resume(session="just-started", now=at(201))["session"]["action_count"] == 0
 
+
 # -- the CLI ---------------------------------------------------------------------------------------
 def test_resume_cli_json_and_markdown(committed: Path) -> None:
     book = Lorebook.open(committed, env={})
     now = datetime.now(UTC)
-    s = book.start_session(session_id="s-cli", agent="PS", project="consilio",
-                           now=now - timedelta(hours=2))
-    s.log("validate", outcome="failure", epic="epic-9", error="1 test failed",
-          now=now - timedelta(hours=1, minutes=59))
-    s.log("spawn", outcome="in_progress", epic="epic-9", now=now - timedelta(hours=1, minutes=58),
-          context={"agent_id": "fix-1", "subagent_type": "fix"})
+    s = book.start_session(
+        session_id="s-cli", agent="PS", project="consilio", now=now - timedelta(hours=2)
+    )
+    s.log(
+        "validate",
+        outcome="failure",
+        epic="epic-9",
+        error="1 test failed",
+        now=now - timedelta(hours=1, minutes=59),
+    )
+    s.log(
+        "spawn",
+        outcome="in_progress",
+        epic="epic-9",
+        now=now - timedelta(hours=1, minutes=58),
+        context={"agent_id": "fix-1", "subagent_type": "fix"},
+    )
     result = lore("resume", "--project", "consilio", "--json", env=clean_env(committed))
     assert result.code == 0, result.err
     state = json.loads(result.out)
@@ -344,9 +458,13 @@ def test_resume_cli_json_and_markdown(committed: Path) -> None:
     assert brief.code == 0, brief.err
     lines = brief.out.splitlines()
     assert lines[2] == "Resume: session s-cli"  # after the notice and the opening delimiter
-    for heading in ("Open (never closed):", "Failed validations:",
-                    "Suggested next steps:", "Repository:", "Last 1 actions "
-                    "(newest first):"):
+    for heading in (
+        "Open (never closed):",
+        "Failed validations:",
+        "Suggested next steps:",
+        "Repository:",
+        "Last 1 actions (newest first):",
+    ):
         assert heading in lines
     assert "status **disconnected**" in brief.out
     assert "1. Check the status of subagent fix-1" in brief.out
@@ -355,8 +473,10 @@ def test_resume_cli_json_and_markdown(committed: Path) -> None:
 
 def test_resume_cli_errors(store: Path) -> None:
     assert_one_error_line(cli_run(["--root", str(store), "resume"]), "no session to resume")
-    assert_one_error_line(lore("resume", "--project", "ghost", env=clean_env(store)),
-                          "no session to resume for project 'ghost'")
+    assert_one_error_line(
+        lore("resume", "--project", "ghost", env=clean_env(store)),
+        "no session to resume for project 'ghost'",
+    )
     Lorebook.open(store, env={}).log("plan", session="s")
     assert_one_error_line(cli_run(["--root", str(store), "resume", "--limit", "0"]), "limit")
     result = cli_run(["--root", str(store), "resume", "--limit", "0", "--json"])
@@ -367,8 +487,9 @@ def test_resume_from_a_fresh_clone(committed: Path, tmp_path: Path) -> None:
     book = Lorebook.open(committed, env={})
     now = datetime.now(UTC).replace(microsecond=0)
     _story(book, now - timedelta(hours=5))  # disconnected
-    s = book.start_session(session_id="s-ended", agent="PS", project="consilio",
-                           now=now - timedelta(minutes=20))
+    s = book.start_session(
+        session_id="s-ended", agent="PS", project="consilio", now=now - timedelta(minutes=20)
+    )
     s.log("plan", now=now - timedelta(minutes=19))
     book.end_session("s-ended", agent="PS", project="consilio", now=now - timedelta(minutes=18))
     commit_all(committed, "lore: action log")
@@ -379,8 +500,15 @@ def test_resume_from_a_fresh_clone(committed: Path, tmp_path: Path) -> None:
     original = book.resume(now=now)
     cloned = Lorebook.open(clone, env={}).resume(now=now)
     assert cloned["session"]["id"] == "s-story"
-    for key in ("session", "last_action", "recent_actions", "epic", "work_in_progress",
-                "open_actions", "failed_validations"):
+    for key in (
+        "session",
+        "last_action",
+        "recent_actions",
+        "epic",
+        "work_in_progress",
+        "open_actions",
+        "failed_validations",
+    ):
         assert cloned[key] == original[key], key
     for key in ("branch", "head", "dirty", "last_commit"):
         assert cloned["git"][key] == original["git"][key], key
@@ -397,8 +525,7 @@ def test_resume_from_a_fresh_clone(committed: Path, tmp_path: Path) -> None:
 def test_resume_project_filter_uses_the_sessions_identity(store: Path) -> None:
     """Actions logged into an explicit session inherit the identity it was started with."""
     env = clean_env(store)
-    sid = lore("session", "start", "--agent", "PS", "--project", "consilio",
-               env=env).out.strip()
+    sid = lore("session", "start", "--agent", "PS", "--project", "consilio", env=env).out.strip()
     env["LORE_SESSION"] = sid
     assert lore("log", "spawn", "--outcome", "in_progress", env=env).code == 0
     del env["LORE_SESSION"]

@@ -26,16 +26,32 @@ T0 = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 
 
 def test_start_prints_a_new_id_and_writes_the_start_event(store: Path) -> None:
-    result = lore("session", "start", "--agent", "PS", "--project", "consilio", "--type", "mcp",
-                  env=clean_env(store))
+    result = lore(
+        "session",
+        "start",
+        "--agent",
+        "PS",
+        "--project",
+        "consilio",
+        "--type",
+        "mcp",
+        env=clean_env(store),
+    )
     assert result.code == 0, result.err
     session_id = result.out.strip()
     assert result.out == session_id + "\n"
     assert ULID.match(session_id)
     (start,) = stored(store)
     assert start == {
-        "v": 1, "kind": "session", "event": "start", "id": start["id"], "ts": start["ts"],
-        "session": session_id, "agent": "PS", "project": "consilio", "session_type": "mcp",
+        "v": 1,
+        "kind": "session",
+        "event": "start",
+        "id": start["id"],
+        "ts": start["ts"],
+        "session": session_id,
+        "agent": "PS",
+        "project": "consilio",
+        "session_type": "mcp",
         "meta": {"host": host_name(), "repo": f"root:{git(store, 'rev-parse', 'HEAD').strip()}"},
     }  # the repository a session belongs to: its remote, else its first commit
     assert abs(ulid_ms(session_id) - ulid_ms(start["id"])) < 5_000
@@ -55,19 +71,25 @@ def test_start_with_an_explicit_id_and_defaults(store: Path) -> None:
 
 
 def test_start_json(store: Path) -> None:
-    result = cli_run(["--root", str(store), "session", "start", "--agent", "PS", "--type",
-                        "hook", "--json"])
+    result = cli_run(
+        ["--root", str(store), "session", "start", "--agent", "PS", "--type", "hook", "--json"]
+    )
     assert result.code == 0, result.err
     data = json.loads(result.out)
-    assert data == {"session": data["session"], "agent": "PS", "project": store.name,
-                    "session_type": "hook"}
+    assert data == {
+        "session": data["session"],
+        "agent": "PS",
+        "project": store.name,
+        "session_type": "hook",
+    }
     assert ULID.match(data["session"])
 
 
 def test_full_cycle_with_lore_session(store: Path) -> None:
     env = clean_env(store)
-    session_id = lore("session", "start", "--agent", "PS", "--project", "consilio",
-                      env=env).out.strip()
+    session_id = lore(
+        "session", "start", "--agent", "PS", "--project", "consilio", env=env
+    ).out.strip()
     env["LORE_SESSION"] = session_id
     action_id = lore("log", "plan", "--epic", "epic-1", env=env).out.strip()
     ended = lore("session", "end", "--reason", "network_disconnect", env=env)
@@ -75,7 +97,10 @@ def test_full_cycle_with_lore_session(store: Path) -> None:
     assert ended.out.strip() == f"ended {session_id} (network_disconnect)"
     records = stored(store)
     assert [(r["kind"], r.get("event")) for r in records] == [
-        ("session", "start"), ("action", None), ("session", "end")]
+        ("session", "start"),
+        ("action", None),
+        ("session", "end"),
+    ]
     assert {r["session"] for r in records} == {session_id}
     assert records[1]["id"] == action_id
     assert records[2]["reason"] == "network_disconnect"
@@ -95,8 +120,7 @@ def test_end_event_carries_the_sessions_agent_and_project(store: Path) -> None:
     """`lore session end --session S` without --agent/--project records S's identity,
     not the defaults (resume and `--agent`/`--project` filters read the last record)."""
     env = clean_env(store)
-    sid = lore("session", "start", "--agent", "PS", "--project", "consilio",
-               env=env).out.strip()
+    sid = lore("session", "start", "--agent", "PS", "--project", "consilio", env=env).out.strip()
     assert lore("session", "end", "--session", sid, env=env).code == 0
     end = stored(store)[-1]
     assert (end["agent"], end["project"]) == ("PS", "consilio")
@@ -114,8 +138,9 @@ def test_end_event_carries_the_sessions_agent_and_project(store: Path) -> None:
         (["end", "--session", "s-1", "--reason", "Gave Up"], {}, ["Gave Up"]),
     ],
 )
-def test_bad_session_commands(store: Path, args: list[str], env_extra: dict[str, str],
-                              needles: list[str]) -> None:
+def test_bad_session_commands(
+    store: Path, args: list[str], env_extra: dict[str, str], needles: list[str]
+) -> None:
     result = lore("session", *args, env=clean_env(store, **env_extra))
     assert_one_error_line(result, *needles)
     assert shard_files(store) == []
@@ -143,7 +168,10 @@ def test_status_active_ended_disconnected(book: Lorebook) -> None:
     assert _status(book, T0) == {"ended": "ended", "gone": "disconnected", "busy": "active"}
     # an ended session stays ended however old; a silent one becomes disconnected
     assert _status(book, T0 + timedelta(days=30)) == {
-        "ended": "ended", "gone": "disconnected", "busy": "disconnected"}
+        "ended": "ended",
+        "gone": "disconnected",
+        "busy": "disconnected",
+    }
 
 
 def test_status_uses_configured_idle_minutes(store: Path) -> None:
@@ -169,4 +197,6 @@ def test_status_through_the_cli(store: Path) -> None:
     result = lore("sessions", "--json", env=clean_env(store))
     assert result.code == 0, result.err
     assert [(s["id"], s["status"]) for s in json.loads(result.out)] == [
-        ("new", "active"), ("old", "disconnected")]
+        ("new", "active"),
+        ("old", "disconnected"),
+    ]

@@ -24,8 +24,9 @@ def _skewed_store(store: Path) -> tuple[Path, datetime]:
     ahead = now + timedelta(days=365)
     future = book.start_session(session_id="from-the-future", agent="PS", now=ahead)
     future.log("plan", context={"approach": "tomorrow's plan"}, now=ahead + timedelta(seconds=1))
-    recent = book.start_session(session_id="recent-work", agent="PS",
-                                now=now - timedelta(minutes=9))
+    recent = book.start_session(
+        session_id="recent-work", agent="PS", now=now - timedelta(minutes=9)
+    )
     recent.log("commit", epic="epic-7", now=now - timedelta(minutes=8))
     return store, ahead
 
@@ -42,11 +43,19 @@ def test_a_future_session_does_not_become_the_resumed_one(store: Path, with_cata
 
 def test_the_session_start_brief_resumes_the_present_session(store: Path) -> None:
     _skewed_store(store)
-    payload = json.dumps({"session_id": SID, "transcript_path": str(store / "t.jsonl"),
-                          "cwd": str(store), "permission_mode": "default",
-                          "hook_event_name": "SessionStart", "source": "startup"})
-    done = lore("hook", "session-start", cwd=store, stdin=payload,
-                env=clean_env(LORE_HOOK_DETACH="0"))
+    payload = json.dumps(
+        {
+            "session_id": SID,
+            "transcript_path": str(store / "t.jsonl"),
+            "cwd": str(store),
+            "permission_mode": "default",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    )
+    done = lore(
+        "hook", "session-start", cwd=store, stdin=payload, env=clean_env(LORE_HOOK_DETACH="0")
+    )
     assert done.code == 0, done.err
     text = json.loads(done.out)["hookSpecificOutput"]["additionalContext"]
     assert "Resume: session recent-work" in text and "from-the-future" not in text
@@ -59,7 +68,9 @@ def test_check_reports_future_records_with_file_and_line(store: Path) -> None:
     assert done.code == 1
     found = [(f["path"], f["line"], f["reason"]) for f in json.loads(done.out)["findings"]]
     assert [(p, n) for p, n, r in found if "ahead of this machine's clock" in r] == [
-        (rel, 1), (rel, 2)], found
+        (rel, 1),
+        (rel, 2),
+    ], found
     plain = lore("check", env=clean_env(store))
     assert plain.code == 1 and f"{rel}:1:" in plain.out + plain.err
 
@@ -74,23 +85,39 @@ def _append(store: Path, record: dict[str, object]) -> str:
     return rel
 
 
-@pytest.mark.parametrize("rid", [
-    "ZZZZZZZZZZZZZZZZZZZZZZZZZZ",  # the time part overflows 48 bits
-    "ZZZZZZZZZX0000000000000000",  # what a clock before 1970 encoded
-])
+@pytest.mark.parametrize(
+    "rid",
+    [
+        "ZZZZZZZZZZZZZZZZZZZZZZZZZZ",  # the time part overflows 48 bits
+        "ZZZZZZZZZX0000000000000000",  # what a clock before 1970 encoded
+    ],
+)
 def test_check_reports_ids_no_clock_could_mint(store: Path, rid: str) -> None:
-    rel = _append(store, {"v": 1, "kind": "session", "event": "start", "id": rid,
-                          "ts": "2026-03-04T12:00:00.000Z", "session": "s-bad", "agent": None,
-                          "project": None, "meta": {}})
+    rel = _append(
+        store,
+        {
+            "v": 1,
+            "kind": "session",
+            "event": "start",
+            "id": rid,
+            "ts": "2026-03-04T12:00:00.000Z",
+            "session": "s-bad",
+            "agent": None,
+            "project": None,
+            "meta": {},
+        },
+    )
     done = cli_run(["--root", str(store), "check", "--json"])
     assert done.code == 1
     found = [(f["path"], f["line"], f["reason"]) for f in json.loads(done.out)["findings"]]
-    assert any(p == rel and n == 1 and f"id {rid}" in r and "invalid" in r
-               for p, n, r in found), found
+    assert any(p == rel and n == 1 and f"id {rid}" in r and "invalid" in r for p, n, r in found), (
+        found
+    )
 
 
-def test_the_writer_refuses_a_clock_before_1970(store: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_writer_refuses_a_clock_before_1970(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import lorebook.log.append as append
     import lorebook.log.writer as writer
 
@@ -129,8 +156,9 @@ def test_an_end_dated_before_the_start_still_ends_the_session(store: Path) -> No
 
 
 @pytest.mark.parametrize("with_catalog", [False, True])
-def test_sessions_list_the_present_before_a_future_dated_one(store: Path,
-                                                             with_catalog: bool) -> None:
+def test_sessions_list_the_present_before_a_future_dated_one(
+    store: Path, with_catalog: bool
+) -> None:
     """`lore sessions` (and what takes its first row for the latest: the MCP resume tool, the
     TUI's first page) lists the future-dated session last."""
     _skewed_store(store)

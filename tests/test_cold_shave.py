@@ -109,8 +109,9 @@ def test_the_date_types_are_the_datetime_modules_own() -> None:
         "assert pickle.loads(pickle.dumps(now)) == now and isinstance(now, d.datetime)\n"
         "print(t.format_ts(d.datetime(2026, 11, 25, 7, 0, 0, 123456, tzinfo=d.UTC)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=clean_env(), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(), timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "2026-11-25T07:00:00.123Z"
 
@@ -120,8 +121,13 @@ def _log_modules(root: Path, *args: str, **env: str) -> tuple[str, str, set[str]
 
 
 def _modules(root: Path, *args: str, **env: str) -> tuple[str, str, set[str]]:
-    done = subprocess.run([sys.executable, "-c", WRAPPER, *args], capture_output=True,
-                          text=True, env=clean_env(root, **env), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(root, **env),
+        timeout=60,
+    )
     out, _, last = done.stdout.rstrip().rpartition("\n")
     report = json.loads(last)
     assert report["code"] == 0, done.stderr
@@ -152,10 +158,19 @@ def test_every_lore_log_form_skips_pathlib_and_datetime(store: Path) -> None:
     assert modules & SLOW == set()
     actions = stored_actions(store)
     assert sorted(a["type"] for a in actions) == [
-        "commit", "commit", "deploy", "plan", "push", "test"]
+        "commit",
+        "commit",
+        "deploy",
+        "plan",
+        "push",
+        "test",
+    ]
     in_s9 = [a for a in actions if a["session"] == "s-9"]  # the session's own identity first
     assert [(a["type"], a["agent"], a["project"]) for a in in_s9] == [
-        ("commit", "PS", "odin"), ("test", "PS", "odin"), ("commit", "PS", "odin")]
+        ("commit", "PS", "odin"),
+        ("test", "PS", "odin"),
+        ("commit", "PS", "odin"),
+    ]
     assert [(a["agent"], a["project"]) for a in actions if a["type"] == "push"] == [("MS", "web")]
     assert secret not in json.dumps(actions)
 
@@ -166,8 +181,9 @@ def test_a_report_counts_the_window_in_one_statement(store: Path) -> None:
     own)."""
     book = Lorebook.open(store, env={})
     now = datetime.now(UTC)
-    for n, (kind, outcome) in enumerate([("deploy", "success"), ("deploy", "failure"),
-                                         ("commit", "success"), ("deploy", "blocked")]):
+    for n, (kind, outcome) in enumerate(
+        [("deploy", "success"), ("deploy", "failure"), ("commit", "success"), ("deploy", "blocked")]
+    ):
         book.log(kind, outcome=outcome, session="s-1", duration_s=n + 0.5,
                  now=now - timedelta(hours=n))  # fmt: skip
     statements: list[str] = []
@@ -203,7 +219,11 @@ def test_a_report_counts_the_window_in_one_statement(store: Path) -> None:
     assert "lorebook.log.query" not in modules  # the filter class serves the scan path only
     assert "weakref" not in modules  # the kept connection's back reference is _weakref.ref
     assert report["deployments"]["by_outcome"] == {
-        "success": 1, "failure": 1, "blocked": 1, "in_progress": 0}
+        "success": 1,
+        "failure": 1,
+        "blocked": 1,
+        "in_progress": 0,
+    }
     assert report["summary"]["total_actions"] == 4
 
 
@@ -217,11 +237,27 @@ def test_surrogates_are_replaced_as_the_regex_replaces_them() -> None:
 
     reference = re.compile("[\ud800-\udfff]")
     rng = random.Random(13)
-    alphabet = ["a", "Z", "0", " ", "é", "ß", "€", "😀", "\ud800", "\udbff", "\udc00", "\udfff",
-                "\ud7ff", "\ue000", "\ufffd", "\x00", "[REDACTED]"]
+    alphabet = [
+        "a",
+        "Z",
+        "0",
+        " ",
+        "é",
+        "ß",
+        "€",
+        "😀",
+        "\ud800",
+        "\udbff",
+        "\udc00",
+        "\udfff",
+        "\ud7ff",
+        "\ue000",
+        "\ufffd",
+        "\x00",
+        "[REDACTED]",
+    ]
     texts = ["", "plain ascii", "café", "\ud83d\ude00", "x\ud800", "\udfffy"]
-    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
-              for _ in range(500)]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(500)]
     for text in texts:
         assert without_surrogates(text) == reference.sub("\ufffd", text), repr(text)
         # a key name's markers: skipping the substitution when MARK is absent changes nothing

@@ -20,8 +20,11 @@ def write_config(root: Path, text: str) -> Path:
 
 
 def shard_lines(root: Path) -> list[dict]:
-    return [json.loads(line) for path in sorted((root / "actionlog").rglob("*.jsonl"))
-            for line in path.read_text(encoding="utf-8").splitlines()]
+    return [
+        json.loads(line)
+        for path in sorted((root / "actionlog").rglob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
 
 
 def test_defaults_without_config_file(store: Path) -> None:
@@ -64,8 +67,10 @@ def test_idle_minutes_applies_to_session_status(store: Path) -> None:
     # with the default 30 minutes both are active
     write_config(store, "sessions:\n  idle_minutes: 30\n")
     book = Lorebook.open(store, env={})
-    assert {s.id: s.status for s in book.sessions(now=now)} == {"quiet": "active",
-                                                                "recent": "active"}
+    assert {s.id: s.status for s in book.sessions(now=now)} == {
+        "quiet": "active",
+        "recent": "active",
+    }
 
 
 def test_agent_and_project_defaults(store: Path) -> None:
@@ -127,8 +132,11 @@ def test_non_mapping_config_is_an_error(store: Path) -> None:
 
 def test_bad_durability_is_an_error(store: Path) -> None:
     write_config(store, "log:\n  durability: sometimes\n")
-    with pytest.raises(LoreError, match=r"config\.yaml:2: log\.durability: expected one of flush, "
-                                        r"fsync"):
+    with pytest.raises(
+        LoreError,
+        match=r"config\.yaml:2: log\.durability: expected one of flush, "
+        r"fsync",
+    ):
         load_config(store)
 
 

@@ -24,7 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 API_DOC = ROOT / "docs" / "api.md"
 # the facade and the objects its properties return (what the `lore` commands use)
 DOCUMENTED = (
-    Lorebook, Session, Learnings, KnowledgeOps, Expertise, SearchIndex, ActionLog, CatalogView,
+    Lorebook,
+    Session,
+    Learnings,
+    KnowledgeOps,
+    Expertise,
+    SearchIndex,
+    ActionLog,
+    CatalogView,
 )
 
 

@@ -29,13 +29,13 @@ def _drafts(root: Path) -> list[str]:
 
 
 def _drafting(root: Path, outcome: str) -> list[dict[str, Any]]:
-    return [a for a in stored_actions(root)
-            if a["type"] == "learning_draft" and a["outcome"] == outcome]
+    return [
+        a for a in stored_actions(root) if a["type"] == "learning_draft" and a["outcome"] == outcome
+    ]
 
 
 def _fail(book: Lorebook, n: int, at: datetime, epic: str = "e-auth") -> dict[str, Any]:
-    return book.log("validate", session="s", epic=epic, outcome="failure", error=ERRORS[n],
-                    now=at)
+    return book.log("validate", session="s", epic=epic, outcome="failure", error=ERRORS[n], now=at)
 
 
 def test_a_window_sliding_along_one_streak_drafts_once(book: Lorebook) -> None:
@@ -50,17 +50,20 @@ def test_a_window_sliding_along_one_streak_drafts_once(book: Lorebook) -> None:
     assert _drafts(book.root) == [draft]
     blocked = _drafting(book.root, "blocked")
     assert blocked and {b["context"]["trigger_key"] for b in blocked} == {
-        f"validate:e-auth:{first['id']}"}
+        f"validate:e-auth:{first['id']}"
+    }
     assert blocked[-1]["error"] == (
-        f"validate:e-auth:{first['id']} was drafted before as {draft}: not written")
+        f"validate:e-auth:{first['id']} was drafted before as {draft}: not written"
+    )
 
 
 def test_a_new_streak_after_a_success_drafts_again(book: Lorebook) -> None:
     for n in range(3):
         _fail(book, n, T0 + timedelta(minutes=n))
     [first] = _drafts(book.root)
-    book.log("validate", session="s", epic="e-auth", outcome="success",
-             now=T0 + timedelta(minutes=10))
+    book.log(
+        "validate", session="s", epic="e-auth", outcome="success", now=T0 + timedelta(minutes=10)
+    )
     for n in range(3, 5):
         _fail(book, n, T0 + timedelta(minutes=10 + n))
     assert _drafts(book.root) == [first]  # two in a row so far
@@ -73,8 +76,9 @@ def test_a_new_streak_after_a_success_drafts_again(book: Lorebook) -> None:
 def test_failures_with_a_success_between_are_no_streak(book: Lorebook) -> None:
     _fail(book, 0, T0)
     _fail(book, 1, T0 + timedelta(minutes=1))
-    book.log("validate", session="s", epic="e-auth", outcome="success",
-             now=T0 + timedelta(minutes=2))
+    book.log(
+        "validate", session="s", epic="e-auth", outcome="success", now=T0 + timedelta(minutes=2)
+    )
     _fail(book, 2, T0 + timedelta(minutes=3))
     assert _drafts(book.root) == []
 
@@ -83,8 +87,13 @@ def test_failures_with_a_success_between_are_no_streak(book: Lorebook) -> None:
 def _epic_work(book: Lorebook, epic: str, n: int, at: datetime) -> None:
     book.log("plan", session="s", epic=epic, context={"title": "Authentication"}, now=at)
     _fail(book, n, at + timedelta(minutes=1), epic=epic)
-    book.log("commit", session="s", epic=epic, context={"message": f"fix: {ERRORS[n]}"},
-             now=at + timedelta(minutes=2))
+    book.log(
+        "commit",
+        session="s",
+        epic=epic,
+        context={"message": f"fix: {ERRORS[n]}"},
+        now=at + timedelta(minutes=2),
+    )
     book.log("validate", session="s", epic=epic, outcome="success", now=at + timedelta(minutes=3))
 
 
@@ -102,12 +111,14 @@ def test_from_epic_by_hand_after_an_automatic_draft_needs_force(store: Path) -> 
     assert again.code == 0, again.err
     assert again.out.strip() == (
         f"not written: epic epic-012 was drafted before as {auto} (--force writes another); "
-        "logged as a blocked learning_draft action")
+        "logged as a blocked learning_draft action"
+    )
     assert _drafts(store) == [auto]
     data = json.loads(lore("draft", "from-epic", "epic-012", "--json", env=env).out)
     assert (data["status"], data["drafted_as"], data["can_force"]) == ("drafted", auto, True)
     assert _drafting(store, "blocked")[-1]["error"] == (
-        f"epic epic-012 was drafted before as {auto}: not written")
+        f"epic epic-012 was drafted before as {auto}: not written"
+    )
     forced = lore("draft", "from-epic", "epic-012", "--force", env=env)
     assert forced.code == 0 and forced.out.startswith("draft learnings/drafts/auto-epic-012-")
     [second] = [d for d in _drafts(store) if d != auto]
@@ -118,8 +129,13 @@ def test_from_epic_by_hand_after_an_automatic_draft_needs_force(store: Path) -> 
 
 def test_from_issue_by_hand_twice_writes_one_draft(store: Path) -> None:
     book = Lorebook.open(store, env={})
-    book.log("issue_resolved", session="s", issue="77", epic="epic-9",
-             context={"labels": ["question"], "title": "Slow CI", "resolution": "Cache pip."})
+    book.log(
+        "issue_resolved",
+        session="s",
+        issue="77",
+        epic="epic-9",
+        context={"labels": ["question"], "title": "Slow CI", "resolution": "Cache pip."},
+    )
     env = clean_env(store)
     first = lore("draft", "from-issue", "77", env=env)
     assert first.code == 0 and first.out.startswith("draft learnings/drafts/auto-issue-77-")

@@ -86,9 +86,14 @@ def epic_store(store: Path) -> Path:
         handle.write((_compact(dict(sorted(leaked.items()))) + "\n").encode())
     # a line of an older writer: keys unsorted, spaced, non-ASCII escaped
     with _shard_of(store, sessions[2]).open("ab") as handle:
-        old = {"v": 1, "id": new_ulid(), "ts": (NOW - timedelta(days=4)).strftime(
-            "%Y-%m-%dT%H:%M:%S.000Z"), "kind": "action", "session": sessions[2],
-               **{k: v for k, v in template.items() if k not in ("v", "id", "ts", "session")}}
+        old = {
+            "v": 1,
+            "id": new_ulid(),
+            "ts": (NOW - timedelta(days=4)).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+            "kind": "action",
+            "session": sessions[2],
+            **{k: v for k, v in template.items() if k not in ("v", "id", "ts", "session")},
+        }
         old["context"] = {"note": "ancien écrit", "service": "svc-old"}
         handle.write((json.dumps(old) + "\n").encode())
     # a damaged line between two good ones

@@ -46,10 +46,13 @@ def test_recall_and_mrr_follow_their_definitions() -> None:
 
 
 def test_run_eval_ranks_every_query_in_every_mode_and_the_baseline() -> None:
-    golden = GoldenSet(Path("g.yaml"), [
-        GoldenQuery("alpha problem", ("a",), 2),
-        GoldenQuery("beta problem", ("b", "c"), 4),
-    ])
+    golden = GoldenSet(
+        Path("g.yaml"),
+        [
+            GoldenQuery("alpha problem", ("a",), 2),
+            GoldenQuery("beta problem", ("b", "c"), 4),
+        ],
+    )
     # a toy ranking: keyword mode always answers in id order, semantic reverses it
     order = ["a", "b", "c", "d"]
     calls: list[tuple[str, str, int]] = []
@@ -72,11 +75,13 @@ def test_run_eval_ranks_every_query_in_every_mode_and_the_baseline() -> None:
 
 
 def test_word_overlap_ranks_by_jaccard_and_ignores_unrelated_learnings() -> None:
-    baseline = WordOverlap({
-        "rls": "RLS policy preventing anonymous INSERT operations",
-        "long": "RLS policy notes: lots of other words about something else entirely",
-        "none": "deploy checklist",
-    })
+    baseline = WordOverlap(
+        {
+            "rls": "RLS policy preventing anonymous INSERT operations",
+            "long": "RLS policy notes: lots of other words about something else entirely",
+            "none": "deploy checklist",
+        }
+    )
     assert baseline.search("RLS policy blocks INSERT", 5) == ["rls", "long"]
     assert baseline.search("rls", 1) == ["rls"]  # case-insensitive; shorter text wins the tie
     assert baseline.search("???", 5) == []
@@ -92,21 +97,26 @@ def test_parse_golden_accepts_a_mapping_or_a_bare_list_and_single_ids(tmp_path: 
         tmp_path / "eval.yaml",
     )
     assert [(q.query, q.expected, q.line) for q in golden.queries] == [
-        ("why slow", ("a",), 3), ("merge conflicts", ("b", "c"), 5)]
+        ("why slow", ("a",), 3),
+        ("merge conflicts", ("b", "c"), 5),
+    ]
     bare = parse_golden("- query: x\n  expected: [y]\n", tmp_path / "eval.yaml")
     assert bare.queries == [GoldenQuery("x", ("y",), 1)]
 
 
-@pytest.mark.parametrize(("text", "where", "what"), [
-    ("queries:\n  - query: a\n    expected: [x]\n  - query: [b\n", ":4:", "invalid YAML"),
-    ("queries:\n  - query: a\n    expected: [x]\n  - expected: [y]\n", ":4:", "`query`"),
-    ("queries:\n  - query: a\n    expected: []\n", ":3:", "`expected`"),
-    ("queries:\n  - just a string\n", ":2:", "`query:` and `expected:`"),
-    ("queries: 3\n", ":1:", "must be a list"),
-    ("other: 1\n", ":1:", "`queries:`"),
-    ("queries: []\n", ":", "no queries"),
-    ("", ":", "no queries"),
-])
+@pytest.mark.parametrize(
+    ("text", "where", "what"),
+    [
+        ("queries:\n  - query: a\n    expected: [x]\n  - query: [b\n", ":4:", "invalid YAML"),
+        ("queries:\n  - query: a\n    expected: [x]\n  - expected: [y]\n", ":4:", "`query`"),
+        ("queries:\n  - query: a\n    expected: []\n", ":3:", "`expected`"),
+        ("queries:\n  - just a string\n", ":2:", "`query:` and `expected:`"),
+        ("queries: 3\n", ":1:", "must be a list"),
+        ("other: 1\n", ":1:", "`queries:`"),
+        ("queries: []\n", ":", "no queries"),
+        ("", ":", "no queries"),
+    ],
+)
 def test_parse_golden_rejects_bad_input_naming_file_and_line(
     tmp_path: Path, text: str, where: str, what: str
 ) -> None:
@@ -123,13 +133,16 @@ def test_load_golden_names_a_missing_file(tmp_path: Path) -> None:
 
 
 def test_restrict_to_drops_unknown_ids_with_a_warning_and_fails_when_nothing_is_left() -> None:
-    golden = GoldenSet(Path("g.yaml"), [
-        GoldenQuery("one", ("a", "ghost"), 2), GoldenQuery("two", ("ghost",), 4)])
+    golden = GoldenSet(
+        Path("g.yaml"), [GoldenQuery("one", ("a", "ghost"), 2), GoldenQuery("two", ("ghost",), 4)]
+    )
     kept = golden.restrict_to({"a", "b"})
     assert kept.queries == [GoldenQuery("one", ("a",), 2)]
-    assert kept.warnings == ["g.yaml:2: unknown learning id 'ghost' ignored",
-                             "g.yaml:4: unknown learning id 'ghost' ignored",
-                             "g.yaml:4: query 'two' skipped (no known id)"]
+    assert kept.warnings == [
+        "g.yaml:2: unknown learning id 'ghost' ignored",
+        "g.yaml:4: unknown learning id 'ghost' ignored",
+        "g.yaml:4: query 'two' skipped (no known id)",
+    ]
     with pytest.raises(GoldenSetError, match="none of the expected learning ids exist"):
         golden.restrict_to({"zzz"})
 
@@ -138,15 +151,21 @@ def test_restrict_to_drops_unknown_ids_with_a_warning_and_fails_when_nothing_is_
 
 LEARNINGS = {
     "2026-11-20-rls-blocks-insert": (
-        "RLS policy blocks INSERT with the anon key", "database",
+        "RLS policy blocks INSERT with the anon key",
+        "database",
         "Row level security rejected anonymous inserts; use the service-role key for admin "
-        "mutations."),
+        "mutations.",
+    ),
     "2026-11-20-docker-cache-miss": (
-        "Docker layer cache misses after touching package.json", "build",
-        "Copy the lockfile before the sources so dependency layers stay cached."),
+        "Docker layer cache misses after touching package.json",
+        "build",
+        "Copy the lockfile before the sources so dependency layers stay cached.",
+    ),
     "2026-11-20-flaky-timezone-test": (
-        "Date tests fail around midnight UTC", "testing",
-        "Freeze the clock in tests instead of reading the wall time."),
+        "Date tests fail around midnight UTC",
+        "testing",
+        "Freeze the clock in tests instead of reading the wall time.",
+    ),
 }
 
 GOLDEN = """\
@@ -182,7 +201,8 @@ def eval_store(store: Path) -> Path:
 def keyword_only(eval_store: Path) -> Path:
     """The same store with embeddings switched off in its config (no model load: fast)."""
     (eval_store / ".lore" / "config.yaml").write_text(
-        "embedding:\n  enabled: false\n", encoding="utf-8")
+        "embedding:\n  enabled: false\n", encoding="utf-8"
+    )
     return eval_store
 
 
@@ -209,8 +229,11 @@ def test_lore_eval_prints_a_table_in_a_real_process(keyword_only: Path) -> None:
     assert lines[0].endswith("eval.yaml: 3 golden queries")
     header = next(line for line in lines if line.startswith("mode"))
     assert header.split() == ["mode", "recall@1", "recall@5", "MRR@10"]
-    rows = {line.split()[0]: line.split()[1:] for line in lines if line[:1].isalpha()
-            and line.split()[0] in {"hybrid", "keyword", "semantic", "baseline"}}
+    rows = {
+        line.split()[0]: line.split()[1:]
+        for line in lines
+        if line[:1].isalpha() and line.split()[0] in {"hybrid", "keyword", "semantic", "baseline"}
+    }
     assert set(rows) == {"hybrid", "keyword", "semantic", "baseline"}
     assert rows["baseline"][1] == "1.00"  # every golden query shares words with its learning
     assert rows["keyword"][1] == "1.00"
@@ -246,8 +269,7 @@ def test_lore_eval_missing_default_file_is_one_error_line(store: Path) -> None:
 
 
 def test_lore_eval_missing_queries_file(eval_store: Path, tmp_path: Path) -> None:
-    result = cli_run(["--root", str(eval_store), "eval", "--queries",
-                        str(tmp_path / "nope.yaml")])
+    result = cli_run(["--root", str(eval_store), "eval", "--queries", str(tmp_path / "nope.yaml")])
     assert_one_error_line(result, "nope.yaml", "no such golden-set file")
 
 

@@ -56,24 +56,47 @@ def test_bus_off_and_unknown_event() -> None:
         ({"kind": "action", "type": "validate", "outcome": "failure"}, True),
         ({"kind": "action", "type": "validate", "outcome": "success"}, False),
         ({"kind": "action", "type": "deploy", "outcome": "failure", "context": {}}, False),
-        ({"kind": "action", "type": "deploy", "outcome": "failure",
-          "context": {"rca": {"title": "t"}}}, True),
-        ({"kind": "action", "type": "deploy", "outcome": "success",
-          "context": {"rca": {"title": "t"}}}, False),
-        ({"kind": "action", "type": "deploy", "outcome": "failure",
-          "context": {"rca": "not a mapping"}}, False),
+        (
+            {
+                "kind": "action",
+                "type": "deploy",
+                "outcome": "failure",
+                "context": {"rca": {"title": "t"}},
+            },
+            True,
+        ),
+        (
+            {
+                "kind": "action",
+                "type": "deploy",
+                "outcome": "success",
+                "context": {"rca": {"title": "t"}},
+            },
+            False,
+        ),
+        (
+            {
+                "kind": "action",
+                "type": "deploy",
+                "outcome": "failure",
+                "context": {"rca": "not a mapping"},
+            },
+            False,
+        ),
         ({"kind": "action", "type": "commit", "outcome": "success"}, False),
         ({"kind": "action", "type": "learning_draft", "outcome": "success"}, False),
         ({"kind": "session", "event": "start"}, False),
     ],
 )
-def test_wants_knowledge_decides_from_type_and_outcome(record: dict[str, Any],
-                                                        wanted: bool) -> None:
+def test_wants_knowledge_decides_from_type_and_outcome(
+    record: dict[str, Any], wanted: bool
+) -> None:
     assert wants_knowledge(record) is wanted
 
 
 def test_a_failing_listener_never_fails_or_loses_the_append(
-        book: Lorebook, capsys: pytest.CaptureFixture[str]) -> None:
+    book: Lorebook, capsys: pytest.CaptureFixture[str]
+) -> None:
     def boom(record: dict[str, Any]) -> None:
         raise ValueError("listener bug")
 
@@ -103,8 +126,7 @@ def test_the_gate_never_recurses(book: Lorebook, monkeypatch: pytest.MonkeyPatch
     gates = [h for h in book.events.handlers("action") if isinstance(h, KnowledgeTriggers)]
     assert len(gates) == 1  # installed once per bus, even with `Lorebook.around`
     Lorebook.around(book.appender)
-    assert len([h for h in book.events.handlers("action")
-                if isinstance(h, KnowledgeTriggers)]) == 1
+    assert len([h for h in book.events.handlers("action") if isinstance(h, KnowledgeTriggers)]) == 1
 
 
 def test_auto_off_in_config_installs_no_gate(store: Path) -> None:
@@ -144,8 +166,13 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 
 def _log_modules(root: Path, *args: str) -> tuple[int, set[str]]:
-    done = subprocess.run([sys.executable, "-c", WRAPPER, "log", *args], capture_output=True,
-                          text=True, env=clean_env(root), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, "log", *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(root),
+        timeout=60,
+    )
     report = json.loads(done.stdout.strip().splitlines()[-1])
     return report["code"], set(report["modules"])
 
@@ -167,8 +194,9 @@ def _knowledge_loaded(modules: set[str]) -> set[str]:
 
 
 def test_lore_log_fast_path_wakes_the_subscribers(store: Path) -> None:
-    result = lore("log", "epic_complete", "--epic", "epic-9", "--session", "s-1",
-                  env=clean_env(store))
+    result = lore(
+        "log", "epic_complete", "--epic", "epic-9", "--session", "s-1", env=clean_env(store)
+    )
     assert result.code == 0, result.err
     assert len(result.out.strip()) == 26 and result.err == ""
     drafts = sorted((store / "learnings" / "drafts").glob("auto-epic-9-*.md"))
@@ -214,8 +242,9 @@ def test_the_guard_is_per_thread(book: Lorebook, monkeypatch: pytest.MonkeyPatch
         return []
 
     monkeypatch.setattr(triggers, "dispatch", dispatch)
-    worker = threading.Thread(target=book.log, args=("epic_complete",),
-                              kwargs={"session": "a", "epic": "slow"})
+    worker = threading.Thread(
+        target=book.log, args=("epic_complete",), kwargs={"session": "a", "epic": "slow"}
+    )
     worker.start()
     assert started.wait(10)
     book.log("epic_complete", session="b", epic="fast")  # while "slow" is still dispatching

@@ -230,12 +230,18 @@ def test_pruning_all_four_steps_then_warns(tmp_path: Path) -> None:
     doc = big_doc(tmp_path)
     result = enforce_limit(doc, 20)
     assert [c.data["key"] for c in result.changes] == [
-        "learned_from_failures", "effective_patterns", "core_files", "successful_techniques"]
+        "learned_from_failures",
+        "effective_patterns",
+        "core_files",
+        "successful_techniques",
+    ]
     assert [str(p) for p in doc.data["effective_patterns"]] == [
-        f"pattern {i}" for i in range(10, 25)]
+        f"pattern {i}" for i in range(10, 25)
+    ]
     assert [str(f) for f in doc.data["core_files"]] == [f"src/f{i:03}.py" for i in range(30)]
     assert [str(t) for t in doc.data["successful_techniques"]] == [
-        f"technique {i}" for i in range(10, 20)]
+        f"technique {i}" for i in range(10, 20)
+    ]
     assert result.lines == F.line_count(doc) > 20
     assert result.warning is not None and "t.yaml still has" in result.warning
 
@@ -259,8 +265,9 @@ def test_the_projects_own_expertise_files_are_valid() -> None:
             assert (root / str(rel)).exists(), (path.name, rel)
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(texts=st.lists(st.text(max_size=80), min_size=1, max_size=4))
 def test_any_text_written_reads_back_as_written(tmp_path: Path, texts: list[str]) -> None:
     """Whatever an error message holds (quotes, colons, control characters, '#', '- '), the file
@@ -268,19 +275,22 @@ def test_any_text_written_reads_back_as_written(tmp_path: Path, texts: list[str]
     path = write(tmp_path / "p.yaml", HUMAN)
     doc = F.read(path, "p.yaml", "database")
     entries = [{"issue": t, "error": t[::-1], "sessions": ["s"]} for t in texts]
-    F.seq_edit(doc.get_list("learned_from_failures"),
-               lambda seq: seq.extend(F.block(e) for e in entries))
+    F.seq_edit(
+        doc.get_list("learned_from_failures"), lambda seq: seq.extend(F.block(e) for e in entries)
+    )
     sanitizer = Sanitizer()
     F.write(doc, sanitizer)
-    back = F.read(path, "p.yaml", "database").data["learned_from_failures"][-len(texts):]
+    back = F.read(path, "p.yaml", "database").data["learned_from_failures"][-len(texts) :]
     for entry, text in zip(back, texts, strict=True):
         assert entry["issue"] == sanitizer.redact_text(" ".join(text.split()))[0]
         assert entry["error"] == sanitizer.redact_text(" ".join(text[::-1].split()))[0]
 
 
 def test_four_space_files_keep_their_indentation(tmp_path: Path) -> None:
-    text = ("domain: api\nowner:\n    team: platform\n    chat: '#api'\ncore_files:\n"
-            "    - api/app.py\npatterns:\n    - name: x\n      description: y\n")
+    text = (
+        "domain: api\nowner:\n    team: platform\n    chat: '#api'\ncore_files:\n"
+        "    - api/app.py\npatterns:\n    - name: x\n      description: y\n"
+    )
     doc = F.read(write(tmp_path / "x.yaml", text), "x.yaml", "api")
     assert F.dump(doc) == text
     F.seq_edit(doc.get_list("core_files"), lambda seq: seq.append("api/users.py"))

@@ -42,8 +42,9 @@ def open_book(root: Path) -> Lorebook:
     return book
 
 
-def tool(s: Any, name: str, outcome: str = "success", error: str | None = None,
-         **context: Any) -> None:
+def tool(
+    s: Any, name: str, outcome: str = "success", error: str | None = None, **context: Any
+) -> None:
     s.log("tool_call", outcome=outcome, error=error, context={"tool": name, **context})
 
 
@@ -79,8 +80,11 @@ def test_learn_from_a_session(proj: Path) -> None:
     assert lesson["error"] == "AssertionError: token 1234 reused"
     assert lesson["sessions"] == ["sess-1"]
     assert lesson["solution"] == "after Edit, test succeeded (run the token tests)"
-    assert by_type["file_discovered"] == ["src/auth/tokens.py", "src/auth/jwt.py",
-                                          "tests/test_tokens.py"]
+    assert by_type["file_discovered"] == [
+        "src/auth/tokens.py",
+        "src/auth/jwt.py",
+        "tests/test_tokens.py",
+    ]
     assert GLOB_READ in by_type["pattern_discovered"]
     assert len(by_type["pattern_discovered"]) <= 5
     technique = by_type["technique_learned"][0]
@@ -92,7 +96,8 @@ def test_learn_from_a_session(proj: Path) -> None:
     # committed: exactly the expertise file, with a structured message
     assert result["committed"] == head(proj)
     assert git(proj, "show", "--name-only", "--format=", "HEAD").split() == [
-        ".expertise/security.yaml"]
+        ".expertise/security.yaml"
+    ]
     message = git(proj, "log", "-1", "--format=%B")
     assert message.startswith(f"lore(expertise): security: {len(result['changes'])} changes\n")
     assert "Learned from session sess-1." in message
@@ -125,8 +130,21 @@ def test_repeats_of_the_same_issue_merge_with_session_ids(proj: Path) -> None:
 
 def test_at_most_five_new_patterns_per_run_and_no_duplicates(proj: Path) -> None:
     book = open_book(proj)
-    names = ["Glob", "Read", "Grep", "Read", "Edit", "Bash", "Write", "Grep", "Glob", "LS",
-             "Read", "WebFetch", "Task"]
+    names = [
+        "Glob",
+        "Read",
+        "Grep",
+        "Read",
+        "Edit",
+        "Bash",
+        "Write",
+        "Grep",
+        "Glob",
+        "LS",
+        "Read",
+        "WebFetch",
+        "Task",
+    ]
     with book.session(session_id="many") as s:
         for name in names:
             tool(s, name, command="ls")
@@ -142,16 +160,27 @@ def test_at_most_five_new_patterns_per_run_and_no_duplicates(proj: Path) -> None
 
 def test_read_edit_test_and_glob_read_patterns() -> None:
     def call(name: str, outcome: str = "success", **ctx: Any) -> dict[str, Any]:
-        return {"kind": "action", "type": "tool_call", "outcome": outcome,
-                "context": {"tool": name, **ctx}}
+        return {
+            "kind": "action",
+            "type": "tool_call",
+            "outcome": outcome,
+            "context": {"tool": name, **ctx},
+        }
 
-    found = tool_patterns([call("Glob"), call("Read"), call("Edit"),
-                           call("Bash", command="pytest")])
+    found = tool_patterns(
+        [call("Glob"), call("Read"), call("Edit"), call("Bash", command="pytest")]
+    )
     assert found[:2] == [READ_EDIT_TEST, GLOB_READ]
     assert "Successful combo: Edit → test" in found
     # a failed test run is not an effective sequence; a failed Read breaks Glob -> Read
-    failed = tool_patterns([call("Glob"), call("Read", "failure"), call("Edit"),
-                            call("Bash", "failure", command="pytest")])
+    failed = tool_patterns(
+        [
+            call("Glob"),
+            call("Read", "failure"),
+            call("Edit"),
+            call("Bash", "failure", command="pytest"),
+        ]
+    )
     assert READ_EDIT_TEST not in failed and GLOB_READ not in failed
 
 
@@ -235,7 +264,8 @@ def test_unrelated_staged_changes_are_refused_and_unstaged_ones_never_swept(proj
     git(proj, "reset", "-q")  # now only unstaged: allowed, and left alone
     result = book.expertise.learn("sess-1")
     assert git(proj, "show", "--name-only", "--format=", "HEAD").split() == [
-        ".expertise/security.yaml"]
+        ".expertise/security.yaml"
+    ]
     assert result["committed"] == head(proj)
     assert " M docs/notes.md" in git(proj, "status", "--porcelain")
 
@@ -313,8 +343,10 @@ def test_session_end_subscriber_through_the_real_cli(proj: Path) -> None:
     (proj / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
     env = clean_env(proj, LORE_SESSION="cli-1")
     run = [sys.executable, "-m", "lorebook"]
-    for args in (["log", "deploy", "--context", '{"task": "deploy the docker image"}'],
-                 ["session", "end"]):
+    for args in (
+        ["log", "deploy", "--context", '{"task": "deploy the docker image"}'],
+        ["session", "end"],
+    ):
         done = subprocess.run([*run, *args], env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
     assert git(proj, "log", "-1", "--format=%s") == "lore(expertise): deployment: 1 change\n"
@@ -343,14 +375,21 @@ def test_subscriber_keeps_the_append_path_light(proj: Path) -> None:
     """With learning on session end switched on, logging actions still loads no YAML library;
     `import lorebook` never loads the expertise modules."""
     (proj / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
-    code = ("import json, sys\nfrom lorebook import Lorebook\n"
-            f"book = Lorebook.open({str(proj)!r}, env={{}})\n"
-            "book.install_subscribers()\n"
-            "book.log('plan', session='light-1')\n"
-            "print(json.dumps(sorted(sys.modules)))")
+    code = (
+        "import json, sys\nfrom lorebook import Lorebook\n"
+        f"book = Lorebook.open({str(proj)!r}, env={{}})\n"
+        "book.install_subscribers()\n"
+        "book.log('plan', session='light-1')\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
     for _ in range(2):  # the first run parses the new config.yaml and caches it as JSON
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              env=clean_env(), timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr
     modules = set(json.loads(done.stdout))
     assert "lorebook.expertise.subscriber" in modules  # it is registered ...
@@ -364,13 +403,32 @@ def test_concurrent_learns_into_one_file_lose_nothing(proj: Path) -> None:
     for sid in ("par-1", "par-2"):
         with book.session(session_id=sid) as s:
             tool(s, "Bash", "failure", f"{sid} broke the build", command="make")
-            s.log("commit", context={"files": ["docs/notes.md" if sid == "par-1"
-                                               else "src/auth/jwt.py"]})
+            s.log(
+                "commit",
+                context={"files": ["docs/notes.md" if sid == "par-1" else "src/auth/jwt.py"]},
+            )
     env = clean_env(proj)
-    procs = [subprocess.Popen([sys.executable, "-m", "lorebook", "expertise", "learn",
-                               "--session", sid, "--domain", "deployment", "--json"],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for sid in ("par-1", "par-2")]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "lorebook",
+                "expertise",
+                "learn",
+                "--session",
+                sid,
+                "--domain",
+                "deployment",
+                "--json",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for sid in ("par-1", "par-2")
+    ]
     for proc in procs:
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err

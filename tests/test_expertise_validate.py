@@ -68,7 +68,9 @@ def test_validation_after_files_are_deleted_in_a_commit(proj: Path) -> None:
     content = book.expertise.get("database")
     assert content["core_files"] == ["src/db/schema.sql", "src/db/migrations/", "src/db/*.sql"]
     assert [e["issue"] for e in content["learned_from_failures"]] == [
-        "written by hand, no date", "recent"]
+        "written by hand, no date",
+        "recent",
+    ]
     assert content["last_validated"] == "2026-11-22T12:00:00Z"
     text = (proj / ".expertise" / "database.yaml").read_text()
     assert text.startswith("# kept by the data team\n")
@@ -131,7 +133,8 @@ def test_improve_takes_at_most_twenty_per_glob_and_creates_the_file(proj: Path) 
     text = (proj / ".expertise" / "testing.yaml").read_text()
     assert text.startswith("# Expertise for the testing domain")
     assert git(proj, "show", "--name-only", "--format=", "HEAD").split() == [
-        ".expertise/testing.yaml"]
+        ".expertise/testing.yaml"
+    ]
 
 
 def test_improve_outside_git_walks_the_tree(tmp_path: Path) -> None:
@@ -172,7 +175,10 @@ def test_history_follows_renames_and_lists_the_changes(proj: Path) -> None:
     git(proj, "commit", "-q", "-m", "rename the domain")
     entries = book.expertise.history("data")
     assert [e["subject"] for e in entries] == [
-        "rename the domain", "lore(expertise): database: 2 changes", "db"]
+        "rename the domain",
+        "lore(expertise): database: 2 changes",
+        "db",
+    ]
     assert entries[1]["lorebook"] is True and entries[0]["lorebook"] is False
     assert entries[1]["changes"][0] == "file_removed: src/db/models.py no longer exists"
 

@@ -20,21 +20,36 @@ SECRET = "ghp_" + "Z9y8X7w6" * 5
 @pytest.fixture
 def logged(store: Path) -> Path:
     book = Lorebook.open(store, env={})
-    s = book.start_session(session_id="s-1", agent="PS", project="consilio",
-                           now=NOW - timedelta(days=5))
-    s.log("spawn", epic="epic-3", context={"task_description": "Implement JWT auth",
-                                           "agent_id": "a1"},
-          duration_s=12.5, now=NOW - timedelta(days=5))
+    s = book.start_session(
+        session_id="s-1", agent="PS", project="consilio", now=NOW - timedelta(days=5)
+    )
+    s.log(
+        "spawn",
+        epic="epic-3",
+        context={"task_description": "Implement JWT auth", "agent_id": "a1"},
+        duration_s=12.5,
+        now=NOW - timedelta(days=5),
+    )
     s.log("commit", epic="epic-3", context={"files": ["a.py"]}, now=NOW - timedelta(days=2))
-    o = book.start_session(session_id="o-1", agent="MS", project="odin",
-                           now=NOW - timedelta(days=1))
-    o.log("deploy", outcome="failure", context={"service": "api"}, error="port in use",
-          now=NOW - timedelta(days=1))
+    o = book.start_session(
+        session_id="o-1", agent="MS", project="odin", now=NOW - timedelta(days=1)
+    )
+    o.log(
+        "deploy",
+        outcome="failure",
+        context={"service": "api"},
+        error="port in use",
+        now=NOW - timedelta(days=1),
+    )
     # an agent's own line: a secret the writer never redacted
     shard = next((store / "actionlog").rglob("o-1.jsonl"))
     raw = json.loads(shard.read_text().splitlines()[-1])
-    raw.update(id=raw["id"][:-4] + "ZZZZ", type="tool_call", outcome="success",
-               context={"task": f"call api with {SECRET}", "token": SECRET})
+    raw.update(
+        id=raw["id"][:-4] + "ZZZZ",
+        type="tool_call",
+        outcome="success",
+        context={"task": f"call api with {SECRET}", "token": SECRET},
+    )
     with shard.open("a") as handle:
         handle.write(json.dumps(raw, separators=(",", ":"), sort_keys=True) + "\n")
     git(store, "add", "-A")
@@ -57,14 +72,22 @@ def test_jsonl_records_and_manifest(logged: Path) -> None:
     assert info["record_count"] == len(records) == 4
     spawn = records[0]
     assert spawn == {
-        "input": {"task": "Implement JWT auth", "epic_id": "epic-3",
-                  "context": {"task_description": "Implement JWT auth", "agent_id": "a1"}},
+        "input": {
+            "task": "Implement JWT auth",
+            "epic_id": "epic-3",
+            "context": {"task_description": "Implement JWT auth", "agent_id": "a1"},
+        },
         "output": {"action_taken": "spawn", "outcome": "success", "duration_seconds": 12.5},
-        "metadata": {"timestamp": spawn["metadata"]["timestamp"], "project": "consilio",
-                     "supervisor_type": "PS", "action_id": spawn["metadata"]["action_id"]},
+        "metadata": {
+            "timestamp": spawn["metadata"]["timestamp"],
+            "project": "consilio",
+            "supervisor_type": "PS",
+            "action_id": spawn["metadata"]["action_id"],
+        },
     }
     assert [r["metadata"]["timestamp"] for r in records] == sorted(
-        r["metadata"]["timestamp"] for r in records)
+        r["metadata"]["timestamp"] for r in records
+    )
     assert records[1]["input"]["task"] == "commit"  # no task in the context: the type
     text = path.read_text()
     assert SECRET not in text and "[REDACTED" in text
@@ -72,9 +95,16 @@ def test_jsonl_records_and_manifest(logged: Path) -> None:
     assert manifest["record_count"] == 4 and manifest["format"] == "jsonl"
     assert manifest["source_commit"] == git(logged, "rev-parse", "HEAD").strip()
     assert manifest["redactions"]["records"] == 1 and manifest["redactions"]["values"] >= 2
-    assert manifest["filters"] == {"since": None, "until": None, "project": None,
-                                   "type": None, "outcome": None, "agent": None,
-                                   "include_context": True, "include_archive": False}
+    assert manifest["filters"] == {
+        "since": None,
+        "until": None,
+        "project": None,
+        "type": None,
+        "outcome": None,
+        "agent": None,
+        "include_context": True,
+        "include_archive": False,
+    }
 
 
 def test_json_is_one_streamed_array(logged: Path, tmp_path: Path) -> None:
@@ -93,8 +123,10 @@ def test_csv_flattens_context_as_json(logged: Path, tmp_path: Path) -> None:
     rows = list(csv.DictReader(out.open(newline="")))
     assert len(rows) == 4
     assert rows[0]["input.task"] == "Implement JWT auth"
-    assert json.loads(rows[0]["input.context"]) == {"task_description": "Implement JWT auth",
-                                                    "agent_id": "a1"}
+    assert json.loads(rows[0]["input.context"]) == {
+        "task_description": "Implement JWT auth",
+        "agent_id": "a1",
+    }
     assert rows[0]["output.duration_seconds"] == "12.5"
     assert rows[1]["output.duration_seconds"] == ""
     assert SECRET not in out.read_text()
@@ -119,12 +151,15 @@ def test_export_through_the_entry_point(logged: Path) -> None:
     assert result.out.startswith("exported 4 record(s) to docs/training-data/")
 
 
-@pytest.mark.parametrize(("args", "needles"), [
-    (["--since", "1d", "--until", "3d"], ["is not before --until"]),
-    (["--since", "2999-01-01"], ["in the future"]),
-    (["--since", "whenever"], ["--since", "7d"]),
-    (["--format", "xml"], ["xml"]),
-])
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--since", "1d", "--until", "3d"], ["is not before --until"]),
+        (["--since", "2999-01-01"], ["in the future"]),
+        (["--since", "whenever"], ["--since", "7d"]),
+        (["--format", "xml"], ["xml"]),
+    ],
+)
 def test_bad_export_input(logged: Path, args: list[str], needles: list[str]) -> None:
     assert_one_error_line(cli_run(["--root", str(logged), "export", *args]), *needles)
     assert not (logged / "docs" / "training-data").exists()
@@ -154,20 +189,25 @@ def test_failed_actions_keep_their_error(logged: Path, tmp_path: Path) -> None:
     assert [r["output.error"] for r in rows if r["output.outcome"] == "failure"] == ["port in use"]
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--type", "deploy"], {("deploy", "failure", "MS")}),
-    (["--outcome", "failure"], {("deploy", "failure", "MS")}),
-    (["--agent", "PS"], {("spawn", "success", "PS"), ("commit", "success", "PS")}),
-    (["--agent", "MS", "--outcome", "success"], {("tool_call", "success", "MS")}),
-])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--type", "deploy"], {("deploy", "failure", "MS")}),
+        (["--outcome", "failure"], {("deploy", "failure", "MS")}),
+        (["--agent", "PS"], {("spawn", "success", "PS"), ("commit", "success", "PS")}),
+        (["--agent", "MS", "--outcome", "success"], {("tool_call", "success", "MS")}),
+    ],
+)
 def test_export_filters_by_type_outcome_agent(
     logged: Path, tmp_path: Path, args: list[str], expected: set[tuple[str, str, str]]
 ) -> None:
     out = tmp_path / "f.jsonl"
     info = run_export(logged, *args, "-o", str(out))
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    got = {(r["output"]["action_taken"], r["output"]["outcome"],
-            r["metadata"]["supervisor_type"]) for r in records}
+    got = {
+        (r["output"]["action_taken"], r["output"]["outcome"], r["metadata"]["supervisor_type"])
+        for r in records
+    }
     assert got == expected and info["record_count"] == len(records)
     for flag, value in zip(args[::2], args[1::2], strict=True):
         assert info["filters"][flag.lstrip("-")] == value
@@ -176,5 +216,6 @@ def test_export_filters_by_type_outcome_agent(
 def test_export_filter_values_are_redacted_and_checked(logged: Path, tmp_path: Path) -> None:
     info = run_export(logged, "--agent", SECRET, "-o", str(tmp_path / "s.jsonl"))
     assert info["record_count"] == 0 and SECRET not in json.dumps(info)
-    assert_one_error_line(cli_run(["--root", str(logged), "export", "--outcome", "meh"]),
-                          "outcome", "meh")
+    assert_one_error_line(
+        cli_run(["--root", str(logged), "export", "--outcome", "meh"]), "outcome", "meh"
+    )

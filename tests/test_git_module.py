@@ -23,11 +23,26 @@ SRC = Path(lorebook.__file__).parent
 GIT_PACKAGE = SRC / "git"
 # modules that run another program than git, and which one
 OTHER_PROGRAMS = {
-    "knowledge/review.py": "gh", "tui/drafts.py": "$EDITOR", "child.py": "sys.executable"
+    "knowledge/review.py": "gh",
+    "tui/drafts.py": "$EDITOR",
+    "child.py": "sys.executable",
 }
 RUNNERS = {"run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput"}
-OS_RUNNERS = {"system", "popen", "execv", "execvp", "execvpe", "execl", "execlp", "spawnv",
-              "spawnvp", "spawnl", "spawnlp", "posix_spawn", "posix_spawnp"}
+OS_RUNNERS = {
+    "system",
+    "popen",
+    "execv",
+    "execvp",
+    "execvpe",
+    "execl",
+    "execlp",
+    "spawnv",
+    "spawnvp",
+    "spawnl",
+    "spawnlp",
+    "posix_spawn",
+    "posix_spawnp",
+}
 
 
 def _modules() -> list[tuple[str, ast.Module]]:
@@ -160,8 +175,14 @@ def test_lore_log_in_a_store_loads_no_git_module(store: Path) -> None:
         "import json, sys\nimport lorebook.cli\ncode = lorebook.cli.main(['log', 'plan'])\n"
         "print(json.dumps([code, sorted(m for m in sys.modules if 'git' in m)]))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=clean_env(store), cwd=store, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=clean_env(store),
+        cwd=store,
+        check=True,
+    )
     assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
 
 
@@ -404,7 +425,10 @@ def test_commit_changes_undoes_everything_when_the_commit_fails(identity: Path) 
     handle = grepo.open_repo(repo)
     with pytest.raises(lgit.GitError, match="git commit failed: refused by policy"):
         grepo.commit_changes(
-            handle, "m", writes={repo / "n.md": b"n\n"}, removes=[repo / "README.md"],
+            handle,
+            "m",
+            writes={repo / "n.md": b"n\n"},
+            removes=[repo / "README.md"],
             rels=["n.md"],
         )
     after = _snapshot(repo)

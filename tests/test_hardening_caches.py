@@ -77,8 +77,14 @@ def edited_log(store: Path) -> Path:
     plant(store, "s1", project=f"shop {TOKEN}", agent=f"bot {TOKEN}", epic=f"epic {TOKEN}",
           outcome="failure", error=f"push failed: token {TOKEN} rejected",
           context={"command": f"git push https://x:{TOKEN}@github.com/a/b"})  # fmt: skip
-    plant(store, "s1", type="deploy", outcome="failure", error=f"auth {TOKEN}",
-          context={"service": f"api {TOKEN}"})
+    plant(
+        store,
+        "s1",
+        type="deploy",
+        outcome="failure",
+        error=f"auth {TOKEN}",
+        context={"service": f"api {TOKEN}"},
+    )
     return store
 
 
@@ -113,8 +119,13 @@ def test_expertise_learn_redacts_before_truncating(store: Path) -> None:
     assert lore("session", "start", "--id", "s2", env=env).code == 0
     # the 200-character cut of a failure's error falls inside the token, or the key
     plant(store, "s2", outcome="failure", error="x" * 184 + f" {TOKEN} rejected")
-    plant(store, "s2", type="deploy", outcome="failure",
-          error="y" * 150 + f" aws_secret_access_key={AWS_SECRET}")
+    plant(
+        store,
+        "s2",
+        type="deploy",
+        outcome="failure",
+        error="y" * 150 + f" aws_secret_access_key={AWS_SECRET}",
+    )
     result = run(store, "expertise", "learn", "--session", "s2", "--no-commit", "--json")
     assert result.code == 0, result.err
     text = (store / ".expertise" / "general.yaml").read_text(encoding="utf-8")

@@ -11,19 +11,37 @@ from conftest import clean_env, lore
 GITHUB = "ghp_" + "R8x2Kq9ZtV4mN7pL1wY6sB3cD5fG0hJ2kA8e"  # a token shape the sanitizer knows
 STRIPE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dcQx2Vb8Ne"
 
-LEARNING = ("---\nid: {id}\ntitle: {title}\nkind: lesson\nstatus: published\n"
-            "created: 2026-01-05\n---\n## Key Takeaway\n{body}\n")
-BOMB = ("---\nid: bomb\ntitle: Bomb\nkind: lesson\nstatus: published\ncreated: 2026-01-05\n"
-        "tags: &a [x, x, x, x, x, x, x, x, x]\nprevention: [*a, *a, *a, *a, *a, *a]\n"
-        "---\n## Key Takeaway\nboom\n")
+LEARNING = (
+    "---\nid: {id}\ntitle: {title}\nkind: lesson\nstatus: published\n"
+    "created: 2026-01-05\n---\n## Key Takeaway\n{body}\n"
+)
+BOMB = (
+    "---\nid: bomb\ntitle: Bomb\nkind: lesson\nstatus: published\ncreated: 2026-01-05\n"
+    "tags: &a [x, x, x, x, x, x, x, x, x]\nprevention: [*a, *a, *a, *a, *a, *a]\n"
+    "---\n## Key Takeaway\nboom\n"
+)
 
 
 def _line(**fields: object) -> str:
-    base = {"v": 1, "kind": "action", "id": "01JD0000000000000000000000",
-            "ts": "2026-01-05T10:00:00.000Z", "session": "s1", "agent": "PS",
-            "project": "p", "type": "commit", "category": "git", "outcome": "success",
-            "context": {}, "error": None, "duration_s": None, "parent": None, "epic": None,
-            "issue": None, "meta": {}}
+    base = {
+        "v": 1,
+        "kind": "action",
+        "id": "01JD0000000000000000000000",
+        "ts": "2026-01-05T10:00:00.000Z",
+        "session": "s1",
+        "agent": "PS",
+        "project": "p",
+        "type": "commit",
+        "category": "git",
+        "outcome": "success",
+        "context": {},
+        "error": None,
+        "duration_s": None,
+        "parent": None,
+        "epic": None,
+        "issue": None,
+        "meta": {},
+    }
     base.update(fields)
     return json.dumps(base, sort_keys=True, separators=(",", ":"))
 
@@ -33,12 +51,15 @@ def test_check_names_every_kind_of_damage(store: Path, tmp_path: Path) -> None:
     day.mkdir(parents=True)
     # a secret in a hand-written line, and an over-long line after it
     (day / "s1.jsonl").write_text(
-        _line(context={"note": f"token {GITHUB}"}) + "\n"
-        + _line(id="01JD0000000000000000000001", context={"pad": "x" * (2 << 20)}) + "\n"
+        _line(context={"note": f"token {GITHUB}"})
+        + "\n"
+        + _line(id="01JD0000000000000000000001", context={"pad": "x" * (2 << 20)})
+        + "\n"
     )
     # a shard named by a secret
     (day / f"{STRIPE}.jsonl").write_text(
-        _line(id="01JD0000000000000000000002", session=STRIPE) + "\n")
+        _line(id="01JD0000000000000000000002", session=STRIPE) + "\n"
+    )
     # a symlinked shard leaving the repository
     victim = tmp_path / "victim"
     victim.write_text("")

@@ -33,8 +33,14 @@ def one_line(root: Path, *args: str) -> str:
 def logged(store: Path) -> Path:
     """A store with an epic's actions from yesterday and an hour ago."""
     book = Lorebook.open(store, env={})
-    book.log("validate", session="s-1", epic="epic-1", outcome="failure", error="2 failed",
-             now=NOW - timedelta(days=1))
+    book.log(
+        "validate",
+        session="s-1",
+        epic="epic-1",
+        outcome="failure",
+        error="2 failed",
+        now=NOW - timedelta(days=1),
+    )
     book.log("commit", session="s-1", epic="epic-1", now=NOW - timedelta(hours=1))
     return store
 
@@ -68,8 +74,10 @@ def test_huge_ages_and_windows_are_one_line(logged: Path, args: list[str], optio
 
 def test_the_message_names_the_accepted_forms(logged: Path) -> None:
     line = one_line(logged, "actions", "--since", "99999999999d")
-    assert line == ("lore: error: --since 99999999999d: must be between 1s and 36500d "
-                    "(an age like 45s, 30m, 24h, 90d or 12w)")
+    assert line == (
+        "lore: error: --since 99999999999d: must be between 1s and 36500d "
+        "(an age like 45s, 30m, 24h, 90d or 12w)"
+    )
     line = one_line(logged, "archive", "--older-than", "0d")
     assert "--older-than 0d: must be between 1d and 36500d (an age like 90d or 12w)" in line
     assert "expected an age like 90d or 12w" in one_line(logged, "prune", "--older-than", "24h")
@@ -109,8 +117,14 @@ def _closed_stdout(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        return subprocess.run([*LORE, *args], stdout=write_end, stderr=subprocess.PIPE,
-                              text=True, env=clean_env(root), timeout=60)
+        return subprocess.run(
+            [*LORE, *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=clean_env(root),
+            timeout=60,
+        )
     finally:
         os.close(write_end)
 
@@ -134,8 +148,9 @@ def test_a_reader_that_stops_early_sees_no_traceback(store: Path) -> None:
         for index in range(1500):
             session.log("commit", context={"index": index, "files": ["src/a.py"] * 4})
     for args in (["actions", "--json", "--limit", "1500"], ["log", "commit", "--json"]):
-        process = subprocess.Popen([*LORE, *args], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=clean_env(store))
+        process = subprocess.Popen(
+            [*LORE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(store)
+        )
         assert process.stdout is not None and process.stderr is not None
         assert process.stdout.read(1) in (b"[", b"{")
         process.stdout.close()
@@ -151,26 +166,40 @@ def write_config(root: Path, text: str) -> None:
 
 
 BAD_CONFIGS = [
-    ("agent: PS\nlog:\n  durability: flush\n  max_line_bytes: big\n",
-     ":4: log.max_line_bytes: expected an integer, got 'big'"),
-    ("sessions:\n  idle_minutes: soon\n",
-     ":2: sessions.idle_minutes: expected a number, got 'soon'"),
+    (
+        "agent: PS\nlog:\n  durability: flush\n  max_line_bytes: big\n",
+        ":4: log.max_line_bytes: expected an integer, got 'big'",
+    ),
+    (
+        "sessions:\n  idle_minutes: soon\n",
+        ":2: sessions.idle_minutes: expected a number, got 'soon'",
+    ),
     ("catalog:\n  enabled: sometimes\n", ":2: catalog.enabled: expected true or false"),
-    ("retention: {archive_days: 99999999}\n",
-     ":1: retention.archive_days: expected an integer of at most 36500"),
-    ("search:\n  weights:\n    recency: -1\n",
-     ":3: search.weights.recency: expected a number of at least 0, got -1"),
+    (
+        "retention: {archive_days: 99999999}\n",
+        ":1: retention.archive_days: expected an integer of at most 36500",
+    ),
+    (
+        "search:\n  weights:\n    recency: -1\n",
+        ":3: search.weights.recency: expected a number of at least 0, got -1",
+    ),
     ("search:\n  threshold: .nan\n", ":2: search.threshold: expected a number, not infinity"),
     ("search:\n  threshold: 3\n", ":2: search.threshold: expected a number from 0 to 1, got 3"),
-    ("embedding: [all-MiniLM-L6-v2]\n",
-     ":1: embedding: expected a mapping of settings, got a list"),
+    (
+        "embedding: [all-MiniLM-L6-v2]\n",
+        ":1: embedding: expected a mapping of settings, got a list",
+    ),
     ("index:\n  read_timeout: 2s\n", ":2: index.read_timeout: expected a number, got '2s'"),
     ("watch: {debounce_seconds: true}\n", ":1: watch.debounce_seconds: expected a number"),
     ("drafts:\n  lookback_days: 1e400\n", ":2: drafts.lookback_days: expected a number"),
-    ("redaction:\n  extra_patterns:\n    itk: '[unclosed'\n",
-     ":3: redaction.extra_patterns.itk: invalid regular expression: unterminated character set"),
-    ("redaction:\n  extra_secret_keys:\n    - vault_ref\n    - 7\n",
-     ":4: redaction.extra_secret_keys[1]: expected text, got 7"),
+    (
+        "redaction:\n  extra_patterns:\n    itk: '[unclosed'\n",
+        ":3: redaction.extra_patterns.itk: invalid regular expression: unterminated character set",
+    ),
+    (
+        "redaction:\n  extra_secret_keys:\n    - vault_ref\n    - 7\n",
+        ":4: redaction.extra_secret_keys[1]: expected text, got 7",
+    ),
     ("paths:\n  actionlog: [a, b]\n", ":2: paths.actionlog: expected text, got a list"),
 ]
 
@@ -194,8 +223,11 @@ def test_a_bad_config_is_never_cached_as_valid(store: Path) -> None:
     # a cache holding the bad value (say, from an older version) is not trusted either
     stat = (store / ".lore" / "config.yaml").stat()
     cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps({"stamp": [stat.st_size, stat.st_mtime_ns],
-                                 "data": {"log": {"max_line_bytes": "big"}}}))
+    cache.write_text(
+        json.dumps(
+            {"stamp": [stat.st_size, stat.st_mtime_ns], "data": {"log": {"max_line_bytes": "big"}}}
+        )
+    )
     assert ":2: log.max_line_bytes: expected an integer" in one_line(store, "log", "commit")
     with pytest.raises(LoreError, match="max_line_bytes"):
         load_config(store)

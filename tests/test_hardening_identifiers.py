@@ -200,8 +200,16 @@ def test_normal_identifiers_are_accepted_by_the_cli(store: Path) -> None:
     ulid = new_ulid()
     for session, extra in ((ulid, ["--project", "PS"]), (auto, ["--agent", "consilio"])):
         result = lore(
-            "log", "commit", "--session", session, "--epic", "epic-012", "--issue", "issue-7",
-            *extra, env=clean_env(store),
+            "log",
+            "commit",
+            "--session",
+            session,
+            "--epic",
+            "epic-012",
+            "--issue",
+            "issue-7",
+            *extra,
+            env=clean_env(store),
         )
         assert result.code == 0, result.err
     sessions = {r["session"] for r in stored(store)}
@@ -229,10 +237,25 @@ def test_identifier_check_is_cheap() -> None:
 # -- item 1: `lore check` finds secrets in file names ----------------------------------------
 def _record(session: str) -> str:
     return json.dumps(
-        {"v": 1, "kind": "action", "id": new_ulid(), "ts": "2026-11-24T10:00:00.000Z",
-         "session": session, "agent": "a", "project": "p", "type": "commit",
-         "category": "git", "outcome": "success", "context": {}, "error": None,
-         "duration_s": None, "parent": None, "epic": None, "issue": None, "meta": {}},
+        {
+            "v": 1,
+            "kind": "action",
+            "id": new_ulid(),
+            "ts": "2026-11-24T10:00:00.000Z",
+            "session": session,
+            "agent": "a",
+            "project": "p",
+            "type": "commit",
+            "category": "git",
+            "outcome": "success",
+            "context": {},
+            "error": None,
+            "duration_s": None,
+            "parent": None,
+            "epic": None,
+            "issue": None,
+            "meta": {},
+        },
         sort_keys=True,
     )
 
@@ -296,7 +319,12 @@ def test_error_for_a_secret_end_reason_is_redacted(store: Path) -> None:
     assert started.code == 0, started.err
     sid = started.out.strip()
     result = lore(
-        "session", "end", "--session", sid, "--reason", "password=Hunter2Hunter2",
+        "session",
+        "end",
+        "--session",
+        sid,
+        "--reason",
+        "password=Hunter2Hunter2",
         env=clean_env(store),
     )
     assert_one_error_line(result, "end reason", "[REDACTED")
@@ -347,11 +375,15 @@ def test_messages_naming_files_like_secret_keys_are_kept_whole() -> None:
     """`learnings/passwd.md: …` names a file; a message must still say which one and why."""
     from lorebook.redact.identifiers import redact_message
 
-    for text in ("learnings/passwd.md: symlink outside the repository",
-                 "learnings/token-refresh.md:3: bad front matter",
-                 ".expertise/secrets.yaml:2: expected a mapping"):
+    for text in (
+        "learnings/passwd.md: symlink outside the repository",
+        "learnings/token-refresh.md:3: bad front matter",
+        ".expertise/secrets.yaml:2: expected a mapping",
+    ):
         assert redact_message(text) == text
-    for text, secret in (("password=hunter2 failed", "hunter2"),
-                         ("db.password: hunter2", "hunter2"),
-                         ("learnings/a.md:3: password=hunter2", "hunter2")):
+    for text, secret in (
+        ("password=hunter2 failed", "hunter2"),
+        ("db.password: hunter2", "hunter2"),
+        ("learnings/a.md:3: password=hunter2", "hunter2"),
+    ):
         assert secret not in redact_message(text)

@@ -128,9 +128,10 @@ def mcp_client(store: Path) -> Iterator[Any]:
         env=server_env(store),
         cwd=str(store),
     )
-    with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-        Client(params)
-    ) as client:
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(Client(params)) as client,
+    ):
         yield lambda name, args: portal.call(client.call_tool, name, args)
 
 

@@ -96,9 +96,7 @@ def _ulid(n: int) -> str:
 
 def _huge_lines(template: dict[str, Any], count: int) -> bytes:
     """`count` distinct successful actions cloned from `template`, as shard bytes."""
-    head, sep, rest = json.dumps(dict(template, id="@ID@"), separators=(",", ":")).partition(
-        "@ID@"
-    )
+    head, sep, rest = json.dumps(dict(template, id="@ID@"), separators=(",", ":")).partition("@ID@")
     assert sep
     pre, post = head.encode(), rest.encode() + b"\n"
     return b"".join(pre + _ulid(i).encode() + post for i in range(count))
@@ -112,8 +110,7 @@ def _resume_store(root: Path) -> Path:
     s = book.start_session(session_id="s-huge", agent="PS", project="p", now=at(0))
     s.log("tool_call", outcome="success", now=at(1), context={"tool_name": "grep"})
     s.log("spawn", outcome="in_progress", now=at(2), context={"agent_id": "impl-1"})
-    s.log("validate", outcome="failure", now=at(3), epic="e-9",
-          context={"failures": ["test_a"]})
+    s.log("validate", outcome="failure", now=at(3), epic="e-9", context={"failures": ["test_a"]})
     for minute in range(4, 30):
         s.log("edit", outcome="success", now=at(minute), context={"task": f"step {minute}"})
     commit_all(root)
@@ -146,7 +143,10 @@ def _peak_resume(root: Path) -> tuple[dict[str, Any], float, float]:
     )
     done = subprocess.run(
         [sys.executable, "-c", helper, *LORE, "resume", "--json"],
-        env=clean_env(root), capture_output=True, text=True, timeout=300,
+        env=clean_env(root),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     out, _, figures = done.stdout.rpartition("\n@@")
@@ -171,8 +171,10 @@ def test_resume_on_a_huge_shard_reads_the_tail_in_bounded_memory(tmp_path: Path)
 
     big_state, took, peak = _peak_resume(huge)
     small_state, _, small_peak = _peak_resume(small)
-    print(f"resume on a 220 MB shard: {took:.2f} s, peak RSS {peak:.0f} MB "
-          f"(small shard: {small_peak:.0f} MB)")
+    print(
+        f"resume on a 220 MB shard: {took:.2f} s, peak RSS {peak:.0f} MB "
+        f"(small shard: {small_peak:.0f} MB)"
+    )
     assert peak < 150, peak
     assert _comparable(big_state) == _comparable(small_state)
     assert big_state["session"]["started"] == small_state["session"]["started"]  # head read
@@ -186,8 +188,9 @@ def test_resume_on_a_huge_shard_reads_the_tail_in_bounded_memory(tmp_path: Path)
 def _two_projects(store: Path) -> None:
     book = Lorebook.open(store, env={})
     for project, count in (("alpha", 3), ("beta/β", 2)):
-        s = book.start_session(session_id=f"s-{len(project)}", project=project, agent="PS",
-                               now=at(0))
+        s = book.start_session(
+            session_id=f"s-{len(project)}", project=project, agent="PS", now=at(0)
+        )
         for i in range(count):
             s.log("edit", outcome="success", now=at(1 + i))
 
@@ -201,8 +204,10 @@ def test_filtered_daily_report_gets_its_own_file(store: Path) -> None:
     daily = store / "docs" / "reports" / "daily"
     before = (daily / "2026-03-04.md").read_bytes()
 
-    for project, name, count in (("alpha", "2026-03-04--project-alpha.md", 3),
-                                 ("gamma", "2026-03-04--project-gamma.md", 0)):
+    for project, name, count in (
+        ("alpha", "2026-03-04--project-alpha.md", 3),
+        ("gamma", "2026-03-04--project-gamma.md", 0),
+    ):
         only = lore("report", "daily", "--date", "2026-03-04", "--project", project, env=env)
         assert only.code == 0, only.err
         assert only.out.strip() == f"wrote docs/reports/daily/{name} ({count} actions)"
@@ -210,15 +215,25 @@ def test_filtered_daily_report_gets_its_own_file(store: Path) -> None:
         assert heading == f"# Agent activity report: 2026-03-04 (only project {project})"
     assert (daily / "2026-03-04.md").read_bytes() == before
 
-    odd = lore("report", "daily", "--date", "2026-03-04", "--project", "beta/β", "--agent", "PS",
-               "--json", env=env)
+    odd = lore(
+        "report",
+        "daily",
+        "--date",
+        "2026-03-04",
+        "--project",
+        "beta/β",
+        "--agent",
+        "PS",
+        "--json",
+        env=env,
+    )
     assert odd.code == 0, odd.err
     info = odd.json()
     assert isinstance(info, dict)
     assert info["total_actions"] == 2
     name = Path(info["path"]).name
     assert name.startswith("2026-03-04--project-beta-") and name.endswith("--agent-PS.md")
-    assert "/" not in name[len("2026-03-04"):] and (daily / name).is_file()
+    assert "/" not in name[len("2026-03-04") :] and (daily / name).is_file()
     assert (daily / "2026-03-04.md").read_bytes() == before
 
 
@@ -258,9 +273,17 @@ def test_search_on_a_read_only_store_in_process(search_store: Path) -> None:
 
 def test_commands_on_a_read_only_store(search_store: Path) -> None:
     (search_store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
-    write_learning(search_store, "2026-03-01-a-draft-bcdfghj", folder="learnings/drafts",
-                   title="A draft to promote", status="draft", created="2026-03-01",
-                   category="build", severity="low", body="## Key Takeaway\nx")
+    write_learning(
+        search_store,
+        "2026-03-01-a-draft-bcdfghj",
+        folder="learnings/drafts",
+        title="A draft to promote",
+        status="draft",
+        created="2026-03-01",
+        category="build",
+        severity="low",
+        body="## Key Takeaway\nx",
+    )
     for path in (search_store / "learnings").rglob("*.md"):  # not just written: stat is trusted
         os.utime(path, (time.time() - 60, time.time() - 60))
     assert lore("index", env=clean_env(search_store)).code == 0
@@ -278,16 +301,19 @@ def test_commands_on_a_read_only_store(search_store: Path) -> None:
         stale = lore("search", "deploy port conflict", "--no-refresh", "--json", env=env)
         assert stale.code == 0 and stale.err == "", stale.err
 
-        brief = lore("preflight", "deploy the api service", "--json",
-                     env={**env, "LORE_SESSION": "ro-1"})
+        brief = lore(
+            "preflight", "deploy the api service", "--json", env={**env, "LORE_SESSION": "ro-1"}
+        )
         assert brief.code == 0, brief.err
         assert "Traceback" not in brief.err
         assert any("not logged" in w for w in brief.json()["warnings"])  # type: ignore[index]
 
-        assert_one_error_line(lore("index", env=env), "cannot write the search index",
-                              "Read-only file system")
-        assert_one_error_line(lore("promote", "2026-03-01-a-draft-bcdfghj", env=env),
-                              "Read-only file system")
+        assert_one_error_line(
+            lore("index", env=env), "cannot write the search index", "Read-only file system"
+        )
+        assert_one_error_line(
+            lore("promote", "2026-03-01-a-draft-bcdfghj", env=env), "Read-only file system"
+        )
         assert_one_error_line(lore("log", "plan", env=env), "Read-only file system")
 
 
@@ -312,15 +338,23 @@ def test_searches_never_fail_or_come_back_empty_while_the_cache_churns(
 ) -> None:
     book = open_book(search_store)
     book.index.update()
-    watch = subprocess.Popen([*LORE, "watch", "--debounce", "0.3"], env=clean_env(search_store),
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    watch = subprocess.Popen(
+        [*LORE, "watch", "--debounce", "0.3"],
+        env=clean_env(search_store),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         assert watch.stdout is not None
         for line in watch.stdout:  # the catch-up pass is done
             if line.startswith("Watching "):
                 break
-        deleter = subprocess.Popen([sys.executable, "-c", _DELETER, str(search_store), "20"],
-                                   stdout=subprocess.PIPE, text=True)
+        deleter = subprocess.Popen(
+            [sys.executable, "-c", _DELETER, str(search_store), "20"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         searches, empty, degraded = 0, 0, 0
         failures: list[str] = []
         index = book.index
@@ -339,8 +373,10 @@ def test_searches_never_fail_or_come_back_empty_while_the_cache_churns(
                 degraded += 1
             assert not hits or hits[0].id == "deploy-port-conflict", [h.id for h in hits]
         rounds = int(deleter.communicate()[0])
-        print(f"{searches} searches over {rounds} deletions: {len(failures)} failed, "
-              f"{empty} empty, {degraded} degraded")
+        print(
+            f"{searches} searches over {rounds} deletions: {len(failures)} failed, "
+            f"{empty} empty, {degraded} degraded"
+        )
         assert rounds >= 10 and searches > rounds
         assert failures == [] and empty == 0
         assert len(index.warnings) == len(set(index.warnings))

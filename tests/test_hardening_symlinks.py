@@ -165,21 +165,20 @@ def test_check_reports_symlinks_that_leave_the_repository(store: Path, outside: 
     assert (rel_shard, OUTSIDE) in findings
     assert ("learnings/passwd.md", OUTSIDE) in findings
     assert (".expertise/db.yaml", OUTSIDE) in findings
-    assert not any(path == "learnings/inside.md" and reason == OUTSIDE
-                   for path, reason in findings)
+    assert not any(path == "learnings/inside.md" and reason == OUTSIDE for path, reason in findings)
     human = lore("check", env=env)
     assert human.code == 1 and f"learnings/passwd.md: {OUTSIDE}" in human.out
 
 
 # -- 7: reads ----------------------------------------------------------------------------
 def _learning(learning_id: str, title: str, status: str = "published") -> str:
-    return (f"---\nid: {learning_id}\ntitle: {title}\nkind: lesson\nstatus: {status}\n"
-            f"created: 2026-01-05\n---\n## Key Takeaway\nZebracorn {title}.\n")
+    return (
+        f"---\nid: {learning_id}\ntitle: {title}\nkind: lesson\nstatus: {status}\n"
+        f"created: 2026-01-05\n---\n## Key Takeaway\nZebracorn {title}.\n"
+    )
 
 
-def test_symlinked_learnings_outside_the_repository_are_skipped(
-    store: Path, outside: Path
-) -> None:
+def test_symlinked_learnings_outside_the_repository_are_skipped(store: Path, outside: Path) -> None:
     env = clean_env(store)
     (outside / "leak.md").write_text(_learning("leak", "Leaked zebracorn secret notes"))
     (store / "learnings" / "leak.md").symlink_to(outside / "leak.md")
@@ -240,17 +239,27 @@ def _bomb(store: Path) -> None:
     lines.append("tags: *a9")  # a field the index reads: 9**10 strings once expanded
     (store / "learnings" / "bomb.md").write_text(
         "---\nid: bomb\ntitle: Zebracorn bomb\nstatus: published\ncreated: 2026-11-22\n"
-        + "\n".join(lines) + "\n---\nZebracorn.\n")
+        + "\n".join(lines)
+        + "\n---\nZebracorn.\n"
+    )
 
 
 def test_alias_bomb_is_skipped_by_index_search_and_preflight(store: Path) -> None:
     env = clean_env(store)
-    write_learning(store, "rls-anon-insert", title="Zebracorn RLS blocks anonymous INSERT",
-                   created="2026-01-01", body="## Key Takeaway\nAdd an INSERT policy.")
+    write_learning(
+        store,
+        "rls-anon-insert",
+        title="Zebracorn RLS blocks anonymous INSERT",
+        created="2026-01-01",
+        body="## Key Takeaway\nAdd an INSERT policy.",
+    )
     _bomb(store)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    for args in (["index"], ["search", "zebracorn", "--json"],
-                 ["preflight", "zebracorn rls", "--json"]):
+    for args in (
+        ["index"],
+        ["search", "zebracorn", "--json"],
+        ["preflight", "zebracorn rls", "--json"],
+    ):
         shutil.rmtree(store / ".lore" / "cache", ignore_errors=True)  # each reads the bomb
         # the timeout is for a busy machine loading the model: an expanding bomb never ends
         result = lore(*args, env=env, timeout=240)
@@ -269,10 +278,12 @@ def test_alias_bomb_is_skipped_by_index_search_and_preflight(store: Path) -> Non
 def test_index_reads_front_matter_like_the_knowledge_base(store: Path) -> None:
     env = clean_env(store)
     (store / "learnings" / "dup.md").write_text(
-        "---\nid: dup\ntitle: Zebracorn one\ntitle: Zebracorn two\nstatus: published\n---\nx\n")
+        "---\nid: dup\ntitle: Zebracorn one\ntitle: Zebracorn two\nstatus: published\n---\nx\n"
+    )
     (store / "learnings" / "plain.md").write_text(
         "---\nid: plain\ntitle: no\nstatus: published\nseverity: null\ncreated: 2026-01-02\n"
-        "tags: [zebracorn]\n---\nZebracorn body.\n")
+        "tags: [zebracorn]\n---\nZebracorn body.\n"
+    )
     result = lore("index", env=env, timeout=300)
     assert result.code == 0, result.err
     assert "learnings/dup.md:4: duplicate key 'title'" in result.err
@@ -297,15 +308,16 @@ def test_deep_context_on_the_command_line_is_one_line(store: Path, levels: int) 
 def test_deep_context_from_stdin_file_and_in_process(store: Path, tmp_path: Path) -> None:
     env = clean_env(store)
     deep = "[" * 100_000 + "]" * 100_000
-    assert_one_error_line(lore("log", "commit", "--context", "-", env=env, stdin=deep),
-                          "--context (stdin)", DEEP)
+    assert_one_error_line(
+        lore("log", "commit", "--context", "-", env=env, stdin=deep), "--context (stdin)", DEEP
+    )
     path = tmp_path / "ctx.json"
     path.write_text('{"a": ' * 100_000 + "1" + "}" * 100_000)
-    assert_one_error_line(lore("log", "commit", "--context", f"@{path}", env=env),
-                          str(path), DEEP)
+    assert_one_error_line(lore("log", "commit", "--context", f"@{path}", env=env), str(path), DEEP)
     # in-process, the store named by `--root`
-    in_process = cli_run(["--root", str(store), "log", "commit", "--context",
-                         '{"a":' * 5000 + "1" + "}" * 5000])
+    in_process = cli_run(
+        ["--root", str(store), "log", "commit", "--context", '{"a":' * 5000 + "1" + "}" * 5000]
+    )
     assert_one_error_line(in_process, DEEP)
     # strings that look like brackets do not count; 64 levels are fine
     ok = '{"s": "[[[[{{{{\\"[["' + ', "a":' + '{"a":' * 62 + "1" + "}" * 63
@@ -327,7 +339,8 @@ def test_deep_context_through_the_api_and_the_configured_limit(store: Path) -> N
     with pytest.raises(UsageError, match=DEEP):
         book.log("commit", context=deep)
     book.log("commit", context={"a": {"b": {"c": 1}}})
-    result = lore("log", "commit", "--context", '{"a": {"b": {"c": {"d": 1}}}}',
-                  env=clean_env(store))
+    result = lore(
+        "log", "commit", "--context", '{"a": {"b": {"c": {"d": 1}}}}', env=clean_env(store)
+    )
     assert_one_error_line(result, DEEP, "log.max_depth")
     assert len(stored_actions(store)) == 1

@@ -40,16 +40,20 @@ def generous(store: Path, extra: str = "") -> None:
 
 def payload(event: str, cwd: Path, **fields: Any) -> str:
     """A hook payload as Claude Code 2.1 sends it (common fields first)."""
-    base = {"session_id": SID, "transcript_path": str(cwd / "t.jsonl"), "cwd": str(cwd),
-            "permission_mode": "default", "hook_event_name": event}
+    base = {
+        "session_id": SID,
+        "transcript_path": str(cwd / "t.jsonl"),
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": event,
+    }
     return json.dumps({**base, **fields})
 
 
 def hook(event: str, stdin: str, store: Path, **env: str) -> Any:
     """One hook run, its capture in the foreground (LORE_HOOK_DETACH=0) so the test can read
     the record as soon as it returns; test_capture_hooks_return_before_they_write detaches."""
-    return lore("hook", event, cwd=store, env=clean_env(LORE_HOOK_DETACH="0", **env),
-                stdin=stdin)
+    return lore("hook", event, cwd=store, env=clean_env(LORE_HOOK_DETACH="0", **env), stdin=stdin)
 
 
 CALLS = itertools.count(1)  # each call its own tool-use id, as Claude Code gives (see deliveries)
@@ -58,22 +62,37 @@ CALLS = itertools.count(1)  # each call its own tool-use id, as Claude Code give
 def bash_payload(store: Path, stdout: str, **extra: Any) -> str:
     extra.setdefault("tool_use_id", f"toolu_01ABC{next(CALLS):04d}")
     return payload(
-        "PostToolUse", store, prompt_id="p1", effort={"level": "medium"}, tool_name="Bash",
+        "PostToolUse",
+        store,
+        prompt_id="p1",
+        effort={"level": "medium"},
+        tool_name="Bash",
         tool_input={"command": "cat .env", "description": "Show the env file"},
-        tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False,
-                       "noOutputExpected": False},
-        duration_ms=186, **extra)
+        tool_response={
+            "stdout": stdout,
+            "stderr": "",
+            "interrupted": False,
+            "isImage": False,
+            "noOutputExpected": False,
+        },
+        duration_ms=186,
+        **extra,
+    )
 
 
 def publish(book: Lorebook, title: str, takeaway: str, tags: list[str]) -> str:
     body = f"## Problem\n{title}\n\n## Solution\n{takeaway}\n\n## Key Takeaway\n{takeaway}\n"
-    return book.learnings.new(title=title, body=body, category="database", tags=tags,
-                              publish=True).id
+    return book.learnings.new(
+        title=title, body=body, category="database", tags=tags, publish=True
+    ).id
 
 
 def files_text(root: Path) -> str:
-    return "\n".join(p.read_text(errors="replace") for p in root.rglob("*")
-                     if p.is_file() and ".git" not in p.parts)
+    return "\n".join(
+        p.read_text(errors="replace")
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.parts
+    )
 
 
 # -- capture ----------------------------------------------------------------------------------
@@ -96,8 +115,13 @@ def test_post_tool_use_logs_one_redacted_tool_call(store: Path) -> None:
 def test_capture_hooks_return_before_they_write(store: Path) -> None:
     """The agent waits only for the read of stdin: the write happens in a detached child."""
     generous(store)
-    done = lore("hook", "post-tool-use", cwd=store, env=clean_env(),
-                stdin=bash_payload(store, f"TOKEN={SECRET}"))
+    done = lore(
+        "hook",
+        "post-tool-use",
+        cwd=store,
+        env=clean_env(),
+        stdin=bash_payload(store, f"TOKEN={SECRET}"),
+    )
     assert (done.code, done.out, done.err) == (0, "", "")
     deadline = time.monotonic() + 60
     while not stored_actions(store) and time.monotonic() < deadline:
@@ -118,9 +142,16 @@ def test_a_long_response_is_redacted_then_truncated(store: Path) -> None:
 
 
 def test_post_tool_use_failure_logs_the_error(store: Path) -> None:
-    stdin = payload("PostToolUseFailure", store, tool_name="Bash",
-                    tool_input={"command": "false"}, tool_use_id="toolu_02",
-                    error=f"Exit code 1 password={SECRET}", is_interrupt=False, duration_ms=12)
+    stdin = payload(
+        "PostToolUseFailure",
+        store,
+        tool_name="Bash",
+        tool_input={"command": "false"},
+        tool_use_id="toolu_02",
+        error=f"Exit code 1 password={SECRET}",
+        is_interrupt=False,
+        duration_ms=12,
+    )
     assert hook("post-tool-use-failure", stdin, store).code == 0
     (action,) = stored_actions(store)
     assert action["outcome"] == "failure" and action["type"] == "tool_call"
@@ -131,8 +162,14 @@ def test_post_tool_use_failure_logs_the_error(store: Path) -> None:
 def test_subagents_are_spawn_actions_linked_by_parent(store: Path) -> None:
     agent = {"agent_id": "a-77", "agent_type": "Explore"}
     assert hook("subagent-start", payload("SubagentStart", store, **agent), store).code == 0
-    stop = payload("SubagentStop", store, stop_hook_active=False, last_assistant_message="done",
-                   agent_transcript_path=str(store / "a.jsonl"), **agent)
+    stop = payload(
+        "SubagentStop",
+        store,
+        stop_hook_active=False,
+        last_assistant_message="done",
+        agent_transcript_path=str(store / "a.jsonl"),
+        **agent,
+    )
     assert hook("subagent-stop", stop, store).code == 0
     opened, closed = sorted(stored_actions(store), key=lambda a: a["ts"])
     assert (opened["type"], opened["outcome"]) == ("spawn", "in_progress")
@@ -165,8 +202,10 @@ def test_pre_compact_is_a_checkpoint_and_session_end_ends_the_session(store: Pat
     pre = payload("PreCompact", store, trigger="manual", custom_instructions="")
     assert hook("pre-compact", pre, store).code == 0
     assert hook("stop", payload("Stop", store, stop_hook_active=False), store).code == 0
-    assert hook("session-end", payload("SessionEnd", store, reason="prompt_input_exit"),
-                store).code == 0
+    assert (
+        hook("session-end", payload("SessionEnd", store, reason="prompt_input_exit"), store).code
+        == 0
+    )
     (checkpoint,) = stored_actions(store)
     assert checkpoint["type"] == "checkpoint" and checkpoint["context"]["trigger"] == "manual"
     ends = [r for r in stored(store) if r.get("event") == "end"]
@@ -178,21 +217,38 @@ def test_pre_compact_is_a_checkpoint_and_session_end_ends_the_session(store: Pat
 
 
 # -- context ----------------------------------------------------------------------------------
-def test_session_start_injects_the_last_sessions_brief_and_starts_a_session(
-        store: Path) -> None:
+def test_session_start_injects_the_last_sessions_brief_and_starts_a_session(store: Path) -> None:
     generous(store)
     book = Lorebook.open(store, env={})
-    publish(book, "Migrations lock the users table", "Run migrations with lock_timeout set.",
-            ["migrations", "postgres"])
-    publish(book, "Supabase RLS blocks INSERT with the anon key", "Use the service role key.",
-            ["rls", "supabase"])
-    publish(book, "Docker builds miss the cache", "Copy the lock file before the sources.",
-            ["docker", "build"])
+    publish(
+        book,
+        "Migrations lock the users table",
+        "Run migrations with lock_timeout set.",
+        ["migrations", "postgres"],
+    )
+    publish(
+        book,
+        "Supabase RLS blocks INSERT with the anon key",
+        "Use the service role key.",
+        ["rls", "supabase"],
+    )
+    publish(
+        book,
+        "Docker builds miss the cache",
+        "Copy the lock file before the sources.",
+        ["docker", "build"],
+    )
     earlier = book.start_session(agent="claude-code", session_id="earlier-1")
-    earlier.log("tool_call", context={"tool": "Bash", "command": "alembic upgrade head migrations"},
-                epic="epic-12")
-    done = hook("session-start", payload("SessionStart", store, source="startup",
-                                          model="claude-opus-5-5"), store)
+    earlier.log(
+        "tool_call",
+        context={"tool": "Bash", "command": "alembic upgrade head migrations"},
+        epic="epic-12",
+    )
+    done = hook(
+        "session-start",
+        payload("SessionStart", store, source="startup", model="claude-opus-5-5"),
+        store,
+    )
     assert done.code == 0 and done.err == "", done.err
     out = json.loads(done.out)["hookSpecificOutput"]
     assert out["hookEventName"] == "SessionStart"
@@ -233,9 +289,12 @@ def test_a_spent_budget_still_starts_the_session(store: Path) -> None:
 def test_user_prompt_submit_brings_the_lesson_and_nothing_else(store: Path) -> None:
     generous(store)
     book = Lorebook.open(store, env={})
-    lesson = publish(book, "Supabase RLS blocks INSERT with the anon key",
-                     "Use the service role key for server-side inserts under RLS.",
-                     ["rls", "supabase"])
+    lesson = publish(
+        book,
+        "Supabase RLS blocks INSERT with the anon key",
+        "Use the service role key for server-side inserts under RLS.",
+        ["rls", "supabase"],
+    )
     asked = payload("UserPromptSubmit", store, prompt="Why does the supabase insert fail with RLS?")
     done = hook("user-prompt-submit", asked, store)
     assert done.code == 0, done.err
@@ -255,17 +314,25 @@ def test_context_hooks_never_import_torch(store: Path) -> None:
     """The context hooks search by keywords: no model, no torch, no chromadb (and never the
     OpenTelemetry export: it runs from CI, not in a hook)."""
     generous(store)
-    code = ("import sys, runpy; sys.argv = ['lore', 'hook', 'user-prompt-submit'];"
-            "import lorebook.launch as l; rc = l.main(sys.argv[1:]);"
-            "bad = [m for m in ('torch', 'chromadb', 'onnxruntime', 'click', 'opentelemetry',"
-            " 'lorebook.otel') if m in sys.modules];"
-            "print(rc, bad, file=sys.stderr)")
+    code = (
+        "import sys, runpy; sys.argv = ['lore', 'hook', 'user-prompt-submit'];"
+        "import lorebook.launch as l; rc = l.main(sys.argv[1:]);"
+        "bad = [m for m in ('torch', 'chromadb', 'onnxruntime', 'click', 'opentelemetry',"
+        " 'lorebook.otel') if m in sys.modules];"
+        "print(rc, bad, file=sys.stderr)"
+    )
     Lorebook.open(store, env={}).start_session(session_id="e").log("plan")
     for event, text in (("UserPromptSubmit", "fix the RLS insert"), ("SessionStart", "")):
         stdin = payload(event, store, prompt=text, source="startup")
         code_event = code.replace("user-prompt-submit", "session-start") if text == "" else code
-        done = subprocess.run([sys.executable, "-c", code_event], cwd=store, input=stdin,
-                              capture_output=True, text=True, env=clean_env())
+        done = subprocess.run(
+            [sys.executable, "-c", code_event],
+            cwd=store,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+        )
         assert done.stderr.strip().endswith("0 []"), done.stderr
 
 
@@ -275,15 +342,33 @@ BAD = {
     "not json": "{not json",
     "json array": "[1, 2]",
     "missing fields": "{}",
-    "wrong types": json.dumps({"session_id": 5, "tool_name": ["x"], "duration_ms": "slow",
-                               "tool_response": None, "cwd": 7}),
+    "wrong types": json.dumps(
+        {
+            "session_id": 5,
+            "tool_name": ["x"],
+            "duration_ms": "slow",
+            "tool_response": None,
+            "cwd": 7,
+        }
+    ),
     "bad session id": json.dumps({"session_id": "../../etc", "tool_name": "Bash"}),
 }
 
 
-@pytest.mark.parametrize("event", ["session-start", "user-prompt-submit", "post-tool-use",
-                                   "post-tool-use-failure", "subagent-start", "subagent-stop",
-                                   "pre-compact", "stop", "session-end"])
+@pytest.mark.parametrize(
+    "event",
+    [
+        "session-start",
+        "user-prompt-submit",
+        "post-tool-use",
+        "post-tool-use-failure",
+        "subagent-start",
+        "subagent-stop",
+        "pre-compact",
+        "stop",
+        "session-end",
+    ],
+)
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_bad_input_fails_open(store: Path, event: str, name: str) -> None:
     done = hook(event, BAD[name], store)
@@ -293,8 +378,9 @@ def test_bad_input_fails_open(store: Path, event: str, name: str) -> None:
 
 
 def test_unknown_extra_fields_are_ignored(store: Path) -> None:
-    stdin = bash_payload(store, "ok", future_field={"nested": [1, 2]}, agent_id="sub-1",
-                         agent_type="general-purpose")
+    stdin = bash_payload(
+        store, "ok", future_field={"nested": [1, 2]}, agent_id="sub-1", agent_type="general-purpose"
+    )
     assert hook("post-tool-use", stdin, store).code == 0
     (action,) = stored_actions(store)
     assert action["context"]["tool"] == "Bash" and "future_field" not in action["context"]
@@ -340,8 +426,12 @@ def test_a_read_only_store_fails_open(store: Path) -> None:
 USER_SETTINGS = {
     "model": "opus",
     "hooks": {
-        "PostToolUse": [{"matcher": "Write|Edit",
-                         "hooks": [{"type": "command", "command": "npx prettier --write"}]}],
+        "PostToolUse": [
+            {
+                "matcher": "Write|Edit",
+                "hooks": [{"type": "command", "command": "npx prettier --write"}],
+            }
+        ],
         "Notification": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
     },
 }
@@ -366,8 +456,16 @@ def test_install_merges_keeps_the_users_hooks_and_is_idempotent(repo: Path) -> N
     assert post[0] == USER_SETTINGS["hooks"]["PostToolUse"][0]  # type: ignore[index]
     assert post[1]["hooks"][0]["command"].endswith("hook post-tool-use")
     assert post[1]["hooks"][0]["timeout"] == 5 and "async" not in post[1]["hooks"][0]
-    for event in ("SessionStart", "UserPromptSubmit", "PostToolUseFailure", "SubagentStart",
-                  "SubagentStop", "PreCompact", "Stop", "SessionEnd"):
+    for event in (
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUseFailure",
+        "SubagentStart",
+        "SubagentStop",
+        "PreCompact",
+        "Stop",
+        "SessionEnd",
+    ):
         assert len(data["hooks"][event]) == 1, event
     servers = json.loads((repo / ".mcp.json").read_text())["mcpServers"]
     assert servers["db"] == {"command": "pg-mcp"} and servers["lore"]["args"][-1] == "mcp"
@@ -418,8 +516,9 @@ def test_user_scope_writes_home_settings(repo: Path, tmp_path: Path) -> None:
 
 
 def test_unknown_event_and_usage_errors_are_one_line(repo: Path) -> None:
-    assert_one_error_line(lore("hook", "bogus", cwd=repo, env=clean_env(), stdin="{}"),
-                          "session-start")
+    assert_one_error_line(
+        lore("hook", "bogus", cwd=repo, env=clean_env(), stdin="{}"), "session-start"
+    )
     assert_one_error_line(admin(repo, "install", "emacs"), "invalid choice")
     helped = lore("--help", env=clean_env())
     assert "  hook " in helped.out and "  hooks " in helped.out
@@ -433,19 +532,25 @@ def test_every_event_has_a_handler() -> None:
     assert set(EVENTS) == set(HANDLERS) == OUR_EVENTS
 
 
-def test_a_capture_hook_detaches_before_loading_more_than_the_standard_library(
-        store: Path) -> None:
+def test_a_capture_hook_detaches_before_loading_more_than_the_standard_library(store: Path) -> None:
     """What the agent waits for: the parent process reads stdin, forks and exits."""
-    code = ("import sys; import lorebook.launch as l; from lorebook.hooks import failopen as f;"
-            "f.detach = lambda: True; l.main(['hook', 'post-tool-use']);"
-            "print(sorted(m for m in sys.modules if m.startswith('lorebook')),"
-            " [m for m in ('json', 'pathlib', 'typing', 're') if m in sys.modules],"
-            " file=sys.stderr)")
+    code = (
+        "import sys; import lorebook.launch as l; from lorebook.hooks import failopen as f;"
+        "f.detach = lambda: True; l.main(['hook', 'post-tool-use']);"
+        "print(sorted(m for m in sys.modules if m.startswith('lorebook')),"
+        " [m for m in ('json', 'pathlib', 'typing', 're') if m in sys.modules],"
+        " file=sys.stderr)"
+    )
     # -S skips site-packages (and so an editable install's .pth): name the package's folder
     source = str(Path(lorebook.__file__).resolve().parents[1])
-    done = subprocess.run([sys.executable, "-S", "-c", code], cwd=store,
-                          input=bash_payload(store, "x"), capture_output=True, text=True,
-                          env=clean_env(PYTHONPATH=source))
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        cwd=store,
+        input=bash_payload(store, "x"),
+        capture_output=True,
+        text=True,
+        env=clean_env(PYTHONPATH=source),
+    )
     assert done.returncode == 0, done.stderr
     assert "'lorebook.hooks.handlers'" not in done.stderr, done.stderr
     assert "'json'" not in done.stderr, done.stderr

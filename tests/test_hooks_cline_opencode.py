@@ -554,8 +554,6 @@ def test_opencode_status_flags_an_outdated_plugin(repo: Path, home: Path) -> Non
     plugin.write_text(plugin.read_text().replace("CAPTURE_MS = 10000", "CAPTURE_MS = 1"))
     [problem] = wire_opencode.status("project", repo, home).problems
     assert problem.startswith(f"{plugin}: written by another lorebook version")
-    assert [e.path for e in plan("opencode", "install", "project", repo, home)] == [
-        plugin
-    ]
+    assert [e.path for e in plan("opencode", "install", "project", repo, home)] == [plugin]
     (repo / "opencode.json").write_text("{")
     assert any("invalid JSON" in p for p in wire_opencode.status("project", repo, home).problems)

@@ -36,18 +36,34 @@ def expected(costs: list[float]) -> dict[str, Any]:
 @pytest.mark.parametrize("catalog", [True, False], ids=["catalog", "scan"])
 def test_the_report_shows_what_the_hooks_recorded(store: Path, catalog: bool) -> None:
     generous(store, "" if catalog else "catalog:\n  enabled: false\n")
-    publish(Lorebook.open(store, env={}), "Postgres migrations lock the users table",
-            "Run migrations with lock_timeout set.", ["postgres", "migration"])
+    publish(
+        Lorebook.open(store, env={}),
+        "Postgres migrations lock the users table",
+        "Run migrations with lock_timeout set.",
+        ["postgres", "migration"],
+    )
     for event, stdin in (
         ("session-start", payload("SessionStart", store, source="startup")),
         ("post-tool-use", bash_payload(store, "ok\n")),
         ("post-tool-use", bash_payload(store, "done\n")),
-        ("post-tool-use-failure", payload("PostToolUseFailure", store, tool_name="Bash",
-                                          tool_input={"command": "false"}, error="exit 1")),
+        (
+            "post-tool-use-failure",
+            payload(
+                "PostToolUseFailure",
+                store,
+                tool_name="Bash",
+                tool_input={"command": "false"},
+                error="exit 1",
+            ),
+        ),
         ("subagent-start", payload("SubagentStart", store, agent_id="a1", agent_type="fix")),
         ("pre-compact", payload("PreCompact", store, trigger="auto")),
-        ("user-prompt-submit", payload("UserPromptSubmit", store,
-                                       prompt="the postgres migration locks the users table")),
+        (
+            "user-prompt-submit",
+            payload(
+                "UserPromptSubmit", store, prompt="the postgres migration locks the users table"
+            ),
+        ),
     ):
         done = hook(event, stdin, store)
         assert (done.code, done.err) == (0, ""), (event, done.err)
@@ -103,9 +119,16 @@ def table(costs: dict[str, list[float]]) -> list[dict[str, Any]]:
         def rank(share: float, ordered: list[float] = ordered) -> float:
             return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
-        rows.append({"record": record, "count": len(values), "p50_ms": round(rank(0.5), 3),
-                     "p95_ms": round(rank(0.95), 3), "max_ms": round(ordered[-1], 3),
-                     "total_ms": round(sum(values), 3)})
+        rows.append(
+            {
+                "record": record,
+                "count": len(values),
+                "p50_ms": round(rank(0.5), 3),
+                "p95_ms": round(rank(0.95), 3),
+                "max_ms": round(ordered[-1], 3),
+                "total_ms": round(sum(values), 3),
+            }
+        )
     return rows
 
 
@@ -140,9 +163,11 @@ def test_session_hooks_count_in_the_overhead_table_and_kpi(store: Path, catalog:
 
     text = report(store)
     for row in overhead["by_record"]:
-        assert re.search(rf"{row['record']}\s+n={row['count']}\s+p50 {row['p50_ms']:.2f} ms"
-                         rf"\s+p95 {row['p95_ms']:.2f} ms\s+total {row['total_ms']:.2f} ms",
-                         text), text
+        assert re.search(
+            rf"{row['record']}\s+n={row['count']}\s+p50 {row['p50_ms']:.2f} ms"
+            rf"\s+p95 {row['p95_ms']:.2f} ms\s+total {row['total_ms']:.2f} ms",
+            text,
+        ), text
 
     kpis = {k["key"]: k for k in report(store, "kpis", "--json")["kpis"]}
     figure = kpis["logging_overhead"]
@@ -154,8 +179,10 @@ def test_session_hooks_count_in_the_overhead_table_and_kpi(store: Path, catalog:
 def test_only_session_hooks_still_show_the_overhead(store: Path) -> None:
     """A session with no action yet: the session hooks' cost is the whole section."""
     generous(store)
-    for event, stdin in (("session-start", payload("SessionStart", store, source="startup")),
-                         ("session-end", payload("SessionEnd", store, reason="logout"))):
+    for event, stdin in (
+        ("session-start", payload("SessionStart", store, source="startup")),
+        ("session-end", payload("SessionEnd", store, reason="logout")),
+    ):
         assert hook(event, stdin, store).code == 0
     overhead = report(store, "--json")["overhead"]
     assert overhead["by_type"] == []

@@ -32,16 +32,40 @@ print("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}))
 NEVER = {"click", "typing", "dataclasses", "inspect", "ast", "hashlib", "_hashlib"}
 # and the append path (run by hooks on every tool call) loads no catalog and no git process,
 # and neither pathlib (~8 ms with urllib.parse and ipaddress) nor datetime's Python module
-LOG_NEVER = NEVER | {"sqlite3", "subprocess", "contextlib", "pathlib", "urllib", "ipaddress",
-                     "datetime"}
+LOG_NEVER = NEVER | {
+    "sqlite3",
+    "subprocess",
+    "contextlib",
+    "pathlib",
+    "urllib",
+    "ipaddress",
+    "datetime",
+}
 # the heavy libraries of other commands (see tests/test_light_imports.py, test_search_cold.py)
-HEAVY = {"torch", "chromadb", "sentence_transformers", "onnxruntime", "pydantic", "yaml",
-         "ruamel", "frontmatter", "git", "textual", "mcp", "opentelemetry"}
+HEAVY = {
+    "torch",
+    "chromadb",
+    "sentence_transformers",
+    "onnxruntime",
+    "pydantic",
+    "yaml",
+    "ruamel",
+    "frontmatter",
+    "git",
+    "textual",
+    "mcp",
+    "opentelemetry",
+}
 
 
 def _run(root: Path, *args: str) -> tuple[str, set[str]]:
-    done = subprocess.run([sys.executable, "-c", WRAPPER, *args], capture_output=True,
-                          text=True, env=clean_env(root), timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(root),
+        timeout=120,
+    )
     out, _, last = done.stdout.rstrip().rpartition("\n")
     report = json.loads(last)
     assert report["code"] == 0, (args, done.stderr)
@@ -71,10 +95,16 @@ def logged(store: Path) -> Path:
     """A store with a few actions (deploys among them), its catalog built and its caches warm,
     as on a machine in use."""
     (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
-    for kind, outcome in [("commit", "success"), ("deploy", "failure"), ("deploy", "success"),
-                          ("test", "failure")]:
-        assert lore("log", kind, "--outcome", outcome, "--epic", "epic-7",
-                    env=clean_env(store)).code == 0
+    for kind, outcome in [
+        ("commit", "success"),
+        ("deploy", "failure"),
+        ("deploy", "success"),
+        ("test", "failure"),
+    ]:
+        assert (
+            lore("log", kind, "--outcome", outcome, "--epic", "epic-7", env=clean_env(store)).code
+            == 0
+        )
     _warm(store, ("resume", "--json"), ("actions", "--json"), ("report", "--json"))
     return store
 
@@ -90,8 +120,9 @@ def learned(logged: Path) -> Path:
 
 
 def test_lore_log_imports_within_its_budget(logged: Path) -> None:
-    out, modules = _run(logged, "log", "commit", "--context", '{"files": ["a.py"]}',
-                        "--outcome", "success")
+    out, modules = _run(
+        logged, "log", "commit", "--context", '{"files": ["a.py"]}', "--outcome", "success"
+    )
     assert len(out.strip()) == 26  # the id: the append happened
     # 29 today: +repoid.py (the default project is the repository's name, read from .git
     # files without a git process), +redact/finders.py
@@ -123,10 +154,13 @@ def test_lore_resume_with_learnings_imports_within_its_budget(learned: Path) -> 
     _check(modules, NEVER - {"dataclasses", "inspect", "ast"}, budget=60)
 
 
-@pytest.mark.parametrize("args", [
-    ("actions", "--type", "deploy", "--outcome", "failure", "--since", "30d", "--json"),
-    ("actions", "--epic", "epic-7", "--json"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("actions", "--type", "deploy", "--outcome", "failure", "--since", "30d", "--json"),
+        ("actions", "--epic", "epic-7", "--json"),
+    ],
+)
 def test_lore_actions_json_imports_within_its_budget(logged: Path, args: tuple[str, ...]) -> None:
     out, modules = _run(logged, *args)
     assert json.loads(out)
@@ -150,8 +184,9 @@ def test_lore_report_json_imports_within_its_budget(logged: Path) -> None:
 def test_lore_search_keyword_imports_within_its_budget(learned: Path) -> None:
     """Keyword search still loads typing, dataclasses and hashlib (the search modules): only the
     CLI framework and the heavy libraries are held out here, and the count."""
-    out, modules = _run(learned, "search", "row level security insert", "--mode", "keyword",
-                        "--json")
+    out, modules = _run(
+        learned, "search", "row level security insert", "--mode", "keyword", "--json"
+    )
     assert json.loads(out)
     # 72 today: +1 the ranking corpus (index/corpus.py), +1 framing (injected text is framed as
     # data), +1 index/swap.py (a killed rebuild's leftovers are settled before a search), +1
@@ -204,12 +239,26 @@ def test_action_filter_is_a_value_like_the_frozen_dataclass_it_was() -> None:
 
     from lorebook import ActionFilter, UsageError
 
-    fields = ["type", "outcome", "project", "agent", "epic", "issue", "session", "category",
-              "since", "until"]
+    fields = [
+        "type",
+        "outcome",
+        "project",
+        "agent",
+        "epic",
+        "issue",
+        "session",
+        "category",
+        "since",
+        "until",
+    ]
     Reference = dataclasses.make_dataclass(
-        "ActionFilter", [(name, "str | None", None) for name in fields], frozen=True)
-    for args, kwargs in [((), {}), (("deploy", "failure"), {"epic": "e"}),
-                         ((), {"since": "2026-01-01T00:00:00Z", "session": "s"})]:
+        "ActionFilter", [(name, "str | None", None) for name in fields], frozen=True
+    )
+    for args, kwargs in [
+        ((), {}),
+        (("deploy", "failure"), {"epic": "e"}),
+        ((), {"since": "2026-01-01T00:00:00Z", "session": "s"}),
+    ]:
         ours, theirs = ActionFilter(*args, **kwargs), Reference(*args, **kwargs)
         assert repr(ours) == repr(theirs)
         again = ActionFilter(*args, **kwargs)

@@ -63,7 +63,11 @@ def test_index_summary_and_json(search_store: Path) -> None:
     )
     data = index_json(search_store)
     assert (data["added"], data["unchanged"], data["rebuilt"], data["model"]) == (
-        0, 7, False, "all-MiniLM-L6-v2")
+        0,
+        7,
+        False,
+        "all-MiniLM-L6-v2",
+    )
 
 
 def test_deleted_cache_is_rebuilt_with_notice(search_store: Path) -> None:
@@ -112,8 +116,9 @@ def test_missing_model_means_keyword_only_with_one_warning(search_store: Path) -
     (search_store / ".lore" / "config.yaml").write_text(
         "embedding:\n  model: /nonexistent/model-folder\n"
     )
-    result = cli_run(["search", "RLS policy blocks insert", "--json"],
-                       env={"LORE_ROOT": str(search_store)})
+    result = cli_run(
+        ["search", "RLS policy blocks insert", "--json"], env={"LORE_ROOT": str(search_store)}
+    )
     assert result.code == 0, result.err
     warnings = [line for line in result.err.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "keywords only" in warnings[0], result.err
@@ -122,8 +127,9 @@ def test_missing_model_means_keyword_only_with_one_warning(search_store: Path) -
     assert data["results"][0]["id"] == "rls-anon-insert"
     assert data["results"][0]["semantic_score"] is None
     assert manifest_of(search_store).model is None
-    semantic = cli_run(["search", "RLS", "--mode", "semantic", "--json"],
-                         env={"LORE_ROOT": str(search_store)})
+    semantic = cli_run(
+        ["search", "RLS", "--mode", "semantic", "--json"], env={"LORE_ROOT": str(search_store)}
+    )
     assert semantic.code == 0 and "keywords only" in semantic.err
     # the model comes back: the keyword-only index is rebuilt with vectors
     (search_store / ".lore" / "config.yaml").write_text("")
@@ -133,13 +139,19 @@ def test_missing_model_means_keyword_only_with_one_warning(search_store: Path) -
 
 def test_long_learnings_are_chunked_by_section_and_found_as_one(search_store: Path) -> None:
     filler = " ".join(f"word{i}" for i in range(200))
-    body = (f"## Problem\n{filler}\n\n## Root Cause\nThe queue consumer acknowledged messages "
-            f"before processing them, so a crash lost them.\n\n## Solution\n{filler}\n\n"
-            "## Key Takeaway\nAcknowledge a message only after it was processed.")
-    write_learning(search_store, "long-one", title="Lost messages after consumer crash",
-                   body=body, category="messaging")
-    doc = Document(id="long-one", title="Lost messages after consumer crash", path="x",
-                   body=body)
+    body = (
+        f"## Problem\n{filler}\n\n## Root Cause\nThe queue consumer acknowledged messages "
+        f"before processing them, so a crash lost them.\n\n## Solution\n{filler}\n\n"
+        "## Key Takeaway\nAcknowledge a message only after it was processed."
+    )
+    write_learning(
+        search_store,
+        "long-one",
+        title="Lost messages after consumer crash",
+        body=body,
+        category="messaging",
+    )
+    doc = Document(id="long-one", title="Lost messages after consumer crash", path="x", body=body)
     parts = passages(doc)
     assert parts[0] == doc.title and len(parts) >= 6
     assert all(p.startswith(doc.title) for p in parts)
@@ -151,8 +163,13 @@ def test_long_learnings_are_chunked_by_section_and_found_as_one(search_store: Pa
 
 
 def test_drafts_are_indexed_with_their_status(search_store: Path) -> None:
-    write_learning(search_store, "draft-one", folder="learnings/drafts",
-                   title="Draft: flaky DNS in CI runners", status="draft")
+    write_learning(
+        search_store,
+        "draft-one",
+        folder="learnings/drafts",
+        title="Draft: flaky DNS in CI runners",
+        status="draft",
+    )
     book = open_book(search_store)
     hit = book.index.search("DNS flaky CI", limit=1)[0]
     assert (hit.id, hit.to_dict()["status"]) == ("draft-one", "draft")

@@ -50,11 +50,25 @@ print(json.dumps({"found": found, "slowest": slowest, "warnings": book.index.war
 def test_writer_and_searchers_in_parallel(search_store: Path) -> None:
     open_book(search_store).index.update()  # the initial build, so readers start warm
     env = clean_env()
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(search_store), "25"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)]
-    procs += [subprocess.Popen([sys.executable, "-c", READER, str(search_store), "15"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=env) for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(search_store), "25"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+    ]
+    procs += [
+        subprocess.Popen(
+            [sys.executable, "-c", READER, str(search_store), "15"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(3)
+    ]
     deadline = time.monotonic() + 600
     outputs = []
     for proc in procs:
@@ -75,5 +89,6 @@ def test_writer_and_searchers_in_parallel(search_store: Path) -> None:
     assert set(manifest.files) == on_disk
     assert book.index.store.count() == sum(e.chunks for e in manifest.files.values())
     churn = [h.id for h in book.index.search("churn lesson cache eviction", limit=10)]
-    assert {f"churn-{i}" for i in range(5) if (search_store / "learnings" /
-                                                f"churn-{i}.md").exists()} <= set(churn)
+    assert {
+        f"churn-{i}" for i in range(5) if (search_store / "learnings" / f"churn-{i}.md").exists()
+    } <= set(churn)

@@ -21,10 +21,15 @@ def _many_learnings(root: Path, count: int) -> None:
     for i in range(count):
         topic = topics[i % len(topics)]
         write_learning(
-            root, f"lesson-{i:04d}", title=f"{topic.title()} lesson {i}: retry with backoff",
-            category=topic, severity="low", created="2026-05-01",
+            root,
+            f"lesson-{i:04d}",
+            title=f"{topic.title()} lesson {i}: retry with backoff",
+            category=topic,
+            severity="low",
+            created="2026-05-01",
             body=f"## Problem\nThe {topic} step {i} failed under load with a timeout.\n\n"
-                 f"## Key Takeaway\nBound the {topic} retries ({i}) and log every attempt.")
+            f"## Key Takeaway\nBound the {topic} retries ({i}) and log every attempt.",
+        )
 
 
 def test_a_killed_rebuild_leaves_the_old_index_serving(search_store: Path, embedder: Any) -> None:
@@ -38,8 +43,13 @@ def test_a_killed_rebuild_leaves_the_old_index_serving(search_store: Path, embed
     manifest = (live / "manifest.json").read_bytes()
     beside = cache / "index.building"
 
-    proc = subprocess.Popen([*LORE, "index", "--rebuild"], cwd=search_store, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*LORE, "index", "--rebuild"],
+        cwd=search_store,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 300
         # mid-build: the new index has appeared beside the live one (or, as a rebuild in
@@ -96,12 +106,23 @@ def test_a_long_lived_process_writes_into_the_index_swapped_in_under_it(
     assert book.index.update().added  # the client is open on the first index
     rebuilt = lore("index", "--rebuild", env=clean_env(search_store), timeout=600)
     assert rebuilt.code == 0, rebuilt.err
-    write_learning(search_store, "zebracorn-outage", title="Zebracorn outage in payments",
-                   body="## Key Takeaway\nPage the payments on-call for zebracorn alerts.")
+    write_learning(
+        search_store,
+        "zebracorn-outage",
+        title="Zebracorn outage in payments",
+        body="## Key Takeaway\nPage the payments on-call for zebracorn alerts.",
+    )
     assert book.index.update().added == ["learnings/zebracorn-outage.md"]
     book.close()
-    done = lore("search", "zebracorn payments outage", "--mode", "semantic", "--json",
-                env=clean_env(search_store), timeout=600)
+    done = lore(
+        "search",
+        "zebracorn payments outage",
+        "--mode",
+        "semantic",
+        "--json",
+        env=clean_env(search_store),
+        timeout=600,
+    )
     data = json.loads(done.out)
     assert (data["degraded"], data["warnings"]) == (None, []), data
     assert data["results"][0]["id"] == "zebracorn-outage"

@@ -24,9 +24,15 @@ COMMANDS = {
 def run_promptly(store: Path, *args: str, stdin: bytes | None = None) -> tuple[int, str]:
     """The real `lore` in a subprocess that must finish within 30 s (a read of /dev/zero or
     of a FIFO without a writer never did)."""
-    done = subprocess.run([*LORE, *args], cwd=store, env=clean_env(store), input=stdin,
-                          stdin=None if stdin is not None else subprocess.DEVNULL,
-                          capture_output=True, timeout=30)
+    done = subprocess.run(
+        [*LORE, *args],
+        cwd=store,
+        env=clean_env(store),
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        timeout=30,
+    )
     return done.returncode, done.stderr.decode()
 
 
@@ -44,8 +50,7 @@ def learnings(store: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_device_is_refused_promptly(store: Path, command: str) -> None:
-    one_line(*run_promptly(store, *COMMANDS[command], "/dev/zero"), "/dev/zero",
-             "character device")
+    one_line(*run_promptly(store, *COMMANDS[command], "/dev/zero"), "/dev/zero", "character device")
     assert learnings(store) == []
 
 

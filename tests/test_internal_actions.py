@@ -21,14 +21,16 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 def busy(store: Path) -> Path:
     """One commit of work; six drafts, a search and an application of lorebook's own."""
     book = Lorebook.open(store, env={})
-    s = book.start_session(session_id="w-1", agent="PS", project="consilio",
-                           now=NOW - timedelta(hours=3))
+    s = book.start_session(
+        session_id="w-1", agent="PS", project="consilio", now=NOW - timedelta(hours=3)
+    )
     s.log("commit", now=NOW - timedelta(hours=2))
     for i in range(6):
         s.log("learning_draft", context={"n": i}, now=NOW - timedelta(hours=2, minutes=-i))
     s.log("search", now=NOW - timedelta(hours=1))
-    s.log("apply_learning", outcome="failure", error="unknown error",
-          now=NOW - timedelta(minutes=30))
+    s.log(
+        "apply_learning", outcome="failure", error="unknown error", now=NOW - timedelta(minutes=30)
+    )
     return store
 
 
@@ -64,8 +66,13 @@ def test_the_api_and_the_text_report_agree(busy: Path) -> None:
 
 
 def test_internal_types_are_the_ones_lorebook_writes() -> None:
-    assert {"learning_draft", "learning_promoted", "learning_rejected", "apply_learning",
-            "search"} <= set(INTERNAL_TYPES)
+    assert {
+        "learning_draft",
+        "learning_promoted",
+        "learning_rejected",
+        "apply_learning",
+        "search",
+    } <= set(INTERNAL_TYPES)
     assert not {"commit", "deploy", "tool_call", "plan", "spawn"} & set(INTERNAL_TYPES)
 
 
@@ -75,8 +82,9 @@ def _sessions(root: Path) -> list[str]:
 
 def test_preflight_without_a_session_invents_none(store: Path) -> None:
     before = _sessions(store)
-    result = lore("preflight", "deploy the api container", env=clean_env(store),
-                  timeout=240)  # a first hybrid preflight builds the index
+    result = lore(
+        "preflight", "deploy the api container", env=clean_env(store), timeout=240
+    )  # a first hybrid preflight builds the index
     assert result.code == 0, result.err
     assert _sessions(store) == before  # no agent/<dir> session, no project
     listed = lore("sessions", "--json", env=clean_env(store))
@@ -87,8 +95,9 @@ def test_preflight_in_a_session_is_logged_there(store: Path) -> None:
     book = Lorebook.open(store, env={})
     book.start_session(session_id="s-9", agent="PS", project="consilio")
     env = {**clean_env(store), "LORE_SESSION": "s-9"}
-    result = lore("preflight", "deploy the api container", env=env,
-                  timeout=240)  # a first hybrid preflight builds the index
+    result = lore(
+        "preflight", "deploy the api container", env=env, timeout=240
+    )  # a first hybrid preflight builds the index
     assert result.code == 0, result.err
     searches = book.actions(type="search")
     assert [(a["session"], a["project"]) for a in searches] == [("s-9", "consilio")]

@@ -15,17 +15,23 @@ NUMBERED = re.compile(r"^(\d+)\. \*\*", re.MULTILINE)
 
 def _tests_in(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {node.name for node in ast.walk(tree)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-            and node.name.startswith("test_")}
+    return {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name.startswith("test_")
+    }
 
 
 def test_every_named_test_exists() -> None:
     text = PAGE.read_text(encoding="utf-8")
     refs = REF.findall(text)
     assert len(refs) >= 20, "the page names the tests that hold its invariants"
-    missing = [f"{file}::{name}" for file, name in refs
-               if not (ROOT / file).is_file() or name not in _tests_in(ROOT / file)]
+    missing = [
+        f"{file}::{name}"
+        for file, name in refs
+        if not (ROOT / file).is_file() or name not in _tests_in(ROOT / file)
+    ]
     assert not missing, f"docs/invariants.md names tests that do not exist: {missing}"
 
 

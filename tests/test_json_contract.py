@@ -236,10 +236,16 @@ def test_every_command_with_json_has_a_contract() -> None:
     from lorebook import docgen
     from lorebook.contracts import OUTPUTS
 
-    with_json = {prog.removeprefix("lore ") for prog, command, _ in docgen.commands()
-                 if command.option("as_json") or command.option("json")}
-    contracted = {" ".join(word for word in name.split() if not word.isupper())  # "stats ID"
-                  for _, commands in OUTPUTS.values() for name in commands}
+    with_json = {
+        prog.removeprefix("lore ")
+        for prog, command, _ in docgen.commands()
+        if command.option("as_json") or command.option("json")
+    }
+    contracted = {
+        " ".join(word for word in name.split() if not word.isupper())  # "stats ID"
+        for _, commands in OUTPUTS.values()
+        for name in commands
+    }
     skins = {name for name in contracted if name.split()[0] in ("hooks", "hook", "mcp", "tui")}
     assert with_json - contracted == set()
     assert contracted - skins - with_json == set()

@@ -84,12 +84,15 @@ def test_the_repositorys_own_learnings_parse_and_round_trip(path: Path) -> None:
     assert render_learning(learning) == text
 
 
-@pytest.mark.parametrize("value", ["no", "yes", "on", "2026-01-01", "1.10", "0o17", "null-ish",
-                                   "1e3", "~x", "true"])
+@pytest.mark.parametrize(
+    "value", ["no", "yes", "on", "2026-01-01", "1.10", "0o17", "null-ish", "1e3", "~x", "true"]
+)
 def test_free_text_keeps_yaml_look_alikes_as_written(value: str) -> None:
-    text = (f"---\nid: a-1\ntitle: {value}\ntags: [{value}, b]\nstatus: draft\n"
-            f"created: 2026-11-22\nprevention: [{value}]\nsolutions:\n  - id: 1.10\n"
-            f"    text: {value}\n---\nbody\n")
+    text = (
+        f"---\nid: a-1\ntitle: {value}\ntags: [{value}, b]\nstatus: draft\n"
+        f"created: 2026-11-22\nprevention: [{value}]\nsolutions:\n  - id: 1.10\n"
+        f"    text: {value}\n---\nbody\n"
+    )
     learning = parse_learning(text)
     assert learning.title == value
     assert learning.tags == [value, "b"]
@@ -106,8 +109,10 @@ def test_free_text_keeps_yaml_look_alikes_as_written(value: str) -> None:
 
 
 def test_unknown_keys_survive_a_rewrite_in_order_and_as_written() -> None:
-    text = ("---\nid: a-1\ntitle: T\nstatus: draft\ncreated: 2026-11-22\nzeta: 3\n"
-            "alpha: {k: on}\nreviewers: [ann, bob]\n---\nbody\n")
+    text = (
+        "---\nid: a-1\ntitle: T\nstatus: draft\ncreated: 2026-11-22\nzeta: 3\n"
+        "alpha: {k: on}\nreviewers: [ann, bob]\n---\nbody\n"
+    )
     learning = parse_learning(text)
     assert list(learning.extra) == ["zeta", "alpha", "reviewers"]
     learning.title = "Changed"
@@ -120,9 +125,11 @@ def test_unknown_keys_survive_a_rewrite_in_order_and_as_written() -> None:
 
 
 def test_source_and_solution_keep_unknown_keys() -> None:
-    text = ("---\nid: a-1\ntitle: T\nstatus: draft\ncreated: 2026-11-22\n"
-            "source: {epic: e-1, pr: '12'}\nsolutions:\n  - id: s1\n    text: x\n    owner: ann\n"
-            "---\n")
+    text = (
+        "---\nid: a-1\ntitle: T\nstatus: draft\ncreated: 2026-11-22\n"
+        "source: {epic: e-1, pr: '12'}\nsolutions:\n  - id: s1\n    text: x\n    owner: ann\n"
+        "---\n"
+    )
     learning = parse_learning(text)
     assert learning.source.model_extra == {"pr": "12"}
     out = parse_learning(render_learning(learning))
@@ -187,8 +194,10 @@ def test_alias_bomb_is_refused_quickly() -> None:
 
 
 def test_python_tags_construct_nothing() -> None:
-    text = ("---\nid: a\ntitle: !!python/object/apply:os.system [echo hi]\nstatus: draft\n"
-            "created: 2026-11-22\n---\n")
+    text = (
+        "---\nid: a\ntitle: !!python/object/apply:os.system [echo hi]\nstatus: draft\n"
+        "created: 2026-11-22\n---\n"
+    )
     with pytest.raises(LearningFormatError, match="title"):
         parse_learning(text)
 
@@ -236,9 +245,13 @@ def _store(book: Lorebook) -> LearningStore:
 def test_create_writes_a_sanitized_draft_named_by_its_id(book: Lorebook) -> None:
     store = _store(book)
     token = "ghp_" + "a" * 36
-    learning = store.create(title=f"Leaked {token} in logs", tags=["no", "ci"],
-                            body=f"## Problem\nmail bob@example.com used {token}\n",
-                            source={"epic": "e-1"}, extra={"reviewer": "ann"})
+    learning = store.create(
+        title=f"Leaked {token} in logs",
+        tags=["no", "ci"],
+        body=f"## Problem\nmail bob@example.com used {token}\n",
+        source={"epic": "e-1"},
+        extra={"reviewer": "ann"},
+    )
     assert learning.path == book.layout.drafts / f"{learning.id}.md"
     text = learning.path.read_text()
     assert token not in text and token[:10] not in learning.id
@@ -253,8 +266,9 @@ def test_create_writes_a_sanitized_draft_named_by_its_id(book: Lorebook) -> None
 
 def test_create_published_and_refuse_an_existing_id(book: Lorebook) -> None:
     store = _store(book)
-    learning = store.create(title="T", publish=True, learning_id="fixed-id",
-                            created=date(2026, 1, 2))
+    learning = store.create(
+        title="T", publish=True, learning_id="fixed-id", created=date(2026, 1, 2)
+    )
     assert learning.path == book.layout.learnings / "fixed-id.md"
     assert learning.created == date(2026, 1, 2)
     before = learning.path.read_bytes()
@@ -266,9 +280,13 @@ def test_create_published_and_refuse_an_existing_id(book: Lorebook) -> None:
 
 def test_create_refuses_bad_input_and_writes_nothing(book: Lorebook) -> None:
     store = _store(book)
-    for kwargs in ({"title": "T", "kind": "essay"}, {"title": "T", "severity": "huge"},
-                   {"title": ""}, {"title": "T", "learning_id": "../escape"},
-                   {"title": "T", "supersedes": ["a/b"]}):
+    for kwargs in (
+        {"title": "T", "kind": "essay"},
+        {"title": "T", "severity": "huge"},
+        {"title": ""},
+        {"title": "T", "learning_id": "../escape"},
+        {"title": "T", "supersedes": ["a/b"]},
+    ):
         with pytest.raises(UsageError):
             store.create(**kwargs)  # type: ignore[arg-type]
     assert list(book.layout.learnings.rglob("*.md")) == []
@@ -287,8 +305,10 @@ def test_write_rewrites_in_place_keeping_unknown_keys(book: Lorebook) -> None:
     store = _store(book)
     path = book.layout.drafts / "a-1.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("---\nid: a-1\ntitle: T\nstatus: draft\ncreated: 2026-11-22\n"
-                    "reviewed_by: [ann]\n---\n## Problem\nx\n")
+    path.write_text(
+        "---\nid: a-1\ntitle: T\nstatus: draft\ncreated: 2026-11-22\n"
+        "reviewed_by: [ann]\n---\n## Problem\nx\n"
+    )
     learning = store.get("a-1")
     learning.tags = ["new"]
     assert store.write(learning) == path
@@ -335,6 +355,10 @@ def test_unwritable_directory_writes_nothing(book: Lorebook) -> None:
 def test_book_accessor_is_the_facade(book: Lorebook) -> None:
     learning = book.learnings.new(title="Plain body", body="It broke.")
     assert book.learnings is book.learnings
-    assert learning.sections() == {"Problem": "It broke.", "Root Cause": "", "Solution": "",
-                                   "Key Takeaway": ""}
+    assert learning.sections() == {
+        "Problem": "It broke.",
+        "Root Cause": "",
+        "Solution": "",
+        "Key Takeaway": "",
+    }
     assert [d.id for d in book.learnings.drafts()] == [learning.id]

@@ -24,24 +24,37 @@ TASK = "deploy the api container, port conflict risk"
 
 
 def _pattern(root: Path, solutions: list[str]) -> None:
-    write_learning(root, "pat-port", kind="pattern", category="deployment", severity="high",
-                   created="2026-11-01",
-                   title="Port conflict when deploying the api container",
-                   solutions=[{"id": f"s{i}", "text": t} for i, t in enumerate(solutions, 1)],
-                   prevention=["Check which ports are taken before deploying"])
+    write_learning(
+        root,
+        "pat-port",
+        kind="pattern",
+        category="deployment",
+        severity="high",
+        created="2026-11-01",
+        title="Port conflict when deploying the api container",
+        solutions=[{"id": f"s{i}", "text": t} for i, t in enumerate(solutions, 1)],
+        prevention=["Check which ports are taken before deploying"],
+    )
 
 
 def _record(root: Path, outcomes: dict[str, tuple[int, int]]) -> None:
     book = open_book(root)
     for solution, (successes, total) in outcomes.items():
         for i in range(total):
-            book.knowledge.record("pat-port", solution=solution, success=i < successes,
-                                  minutes=5, via_search=False, session="s")
+            book.knowledge.record(
+                "pat-port",
+                solution=solution,
+                success=i < successes,
+                minutes=5,
+                via_search=False,
+                session="s",
+            )
 
 
 def _preflight(root: Path) -> dict[str, Any]:
-    result = cli_run(["preflight", TASK, "--phase", "deploy", "--json"],
-                       env={"LORE_ROOT": str(root)})
+    result = cli_run(
+        ["preflight", TASK, "--phase", "deploy", "--json"], env={"LORE_ROOT": str(root)}
+    )
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -70,8 +83,10 @@ def test_one_success_does_not_beat_nine_of_ten(search_store: Path) -> None:
     _record(search_store, {"s1": (1, 1), "s2": (9, 10)})
     pattern = _pattern_of(_preflight(search_store))
     assert [s["id"] for s in pattern["solutions"]] == ["s2", "s1"]
-    assert (pattern["solutions"][0]["times_successful"], pattern["solutions"][0]["times_applied"]
-            ) == (9, 10)
+    assert (
+        pattern["solutions"][0]["times_successful"],
+        pattern["solutions"][0]["times_applied"],
+    ) == (9, 10)
 
 
 def test_no_evidence_is_unproven(search_store: Path) -> None:
@@ -82,9 +97,15 @@ def test_no_evidence_is_unproven(search_store: Path) -> None:
 
 
 def test_preflight_omits_an_empty_takeaway(search_store: Path) -> None:
-    write_learning(search_store, "bare", title="Port 5000 conflict on deploy",
-                   category="deployment", severity="high", created="2026-11-01",
-                   body="## Problem\nPort 5000 taken.\n")
+    write_learning(
+        search_store,
+        "bare",
+        title="Port 5000 conflict on deploy",
+        category="deployment",
+        severity="high",
+        created="2026-11-01",
+        body="## Problem\nPort 5000 taken.\n",
+    )
     data = _preflight(search_store)
     assert any(item["id"] == "bare" and not item["takeaway"] for item in data["learnings"])
     assert "- Port 5000 conflict on deploy\n" in data["text"]
@@ -110,8 +131,11 @@ def test_rank_solutions_uses_a_prior_and_keeps_documented_order_on_ties() -> Non
     from lorebook.knowledge.stats import SolutionFigures, rank_solutions
 
     documented = [{"id": f"s{i}", "text": f"fix {i}"} for i in (1, 2, 3, 4)]
-    figures = {"s1": SolutionFigures(1, 1), "s2": SolutionFigures(10, 9),
-               "s4": SolutionFigures(1, 0)}
+    figures = {
+        "s1": SolutionFigures(1, 1),
+        "s2": SolutionFigures(10, 9),
+        "s4": SolutionFigures(1, 0),
+    }
     ranked = rank_solutions(documented, figures)
     assert [s["id"] for s in ranked] == ["s2", "s1", "s3", "s4"]  # 0.83, 0.67, 0.5, 0.33
     assert ranked[2]["times_applied"] == 0 and ranked[2]["success_rate"] is None
@@ -137,8 +161,11 @@ def test_one_epic_completed_twice_gives_one_draft(book: Lorebook) -> None:
     _epic_work(book, "epic-012", error="cookie domain wrong behind the proxy")
     book.log("epic_complete", session="s", epic="epic-012")
     assert _drafts(book.root) == [first]
-    blocked = [a for a in stored_actions(book.root)
-               if a["type"] == "learning_draft" and a["outcome"] == "blocked"]
+    blocked = [
+        a
+        for a in stored_actions(book.root)
+        if a["type"] == "learning_draft" and a["outcome"] == "blocked"
+    ]
     assert blocked[-1]["error"] == f"epic:epic-012 was drafted before as {first}: not written"
 
 
@@ -159,12 +186,18 @@ def test_no_new_draft_once_the_first_was_promoted_or_rejected(book: Lorebook) ->
 
 
 def test_one_bug_issue_resolved_twice_gives_one_draft(book: Lorebook) -> None:
-    resolution = ("The login page looped because the session cookie was set for the wrong "
-                  "domain after the proxy change. We now derive the cookie domain from the "
-                  "request host and added a regression test for the redirect chain.")
+    resolution = (
+        "The login page looped because the session cookie was set for the wrong "
+        "domain after the proxy change. We now derive the cookie domain from the "
+        "request host and added a regression test for the redirect chain."
+    )
     for extra in ("", " Reopened: the fix also needed the proxy header documented."):
-        book.log("issue_resolved", session="s", issue="42",
-                 context={"labels": ["bug"], "resolution": resolution + extra})
+        book.log(
+            "issue_resolved",
+            session="s",
+            issue="42",
+            context={"labels": ["bug"], "resolution": resolution + extra},
+        )
     [draft] = _drafts(book.root)
     assert draft.startswith("auto-issue-42-")
 
@@ -173,10 +206,22 @@ def test_two_processes_completing_one_epic_write_one_draft(store: Path) -> None:
     book = Lorebook.open(store, env={})
     _epic_work(book, "epic-7", error="refresh token accepted twice")
     env = clean_env(store)
-    command = [sys.executable, "-m", "lorebook", "log", "epic_complete", "--epic", "epic-7",
-               "--session"]
-    runs = [subprocess.Popen([*command, f"p{i}"], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for i in range(4)]
+    command = [
+        sys.executable,
+        "-m",
+        "lorebook",
+        "log",
+        "epic_complete",
+        "--epic",
+        "epic-7",
+        "--session",
+    ]
+    runs = [
+        subprocess.Popen(
+            [*command, f"p{i}"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for i in range(4)
+    ]
     for run in runs:
         _, err = run.communicate(timeout=120)
         assert run.returncode == 0, err
@@ -189,8 +234,10 @@ def test_two_processes_completing_one_epic_write_one_draft(store: Path) -> None:
 def test_one_validation_streak_drafts_once(book: Lorebook) -> None:
     from lorebook.knowledge.triggers import on_failed_validate
 
-    failures = [book.log("validate", session="s", epic="e-1", outcome="failure",
-                         error=f"check {i}") for i in range(3)]
+    failures = [
+        book.log("validate", session="s", epic="e-1", outcome="failure", error=f"check {i}")
+        for i in range(3)
+    ]
     [draft] = _drafts(book.root)
     again = on_failed_validate(book.knowledge, failures[-1])  # the same streak, counted again
     assert getattr(again, "status", None) == "drafted"
@@ -198,9 +245,11 @@ def test_one_validation_streak_drafts_once(book: Lorebook) -> None:
 
 
 # -- expertise learns from the session's own work, into a domain the session is about -----------
-AUTH_FILES = {"src/auth/tokens.py": "def rotate(token): ...\n",
-              "src/auth/jwt.py": "ALGORITHM = 'RS256'\n",
-              "tests/test_tokens.py": "def test_rotate(): ...\n"}
+AUTH_FILES = {
+    "src/auth/tokens.py": "def rotate(token): ...\n",
+    "src/auth/jwt.py": "ALGORITHM = 'RS256'\n",
+    "tests/test_tokens.py": "def test_rotate(): ...\n",
+}
 DRAFT_TITLE = "Add an index to the orders table before the schema migration"
 
 
@@ -231,8 +280,11 @@ def test_an_auth_session_is_learned_from_its_own_work_only(store: Path) -> None:
     assert result["action_count"] == 5  # the work, not the search, draft or application
     assert not (store / ".expertise" / "database.yaml").exists()
     content = book.expertise.get("security")
-    assert content["core_files"] == ["src/auth/tokens.py", "src/auth/jwt.py",
-                                     "tests/test_tokens.py"]
+    assert content["core_files"] == [
+        "src/auth/tokens.py",
+        "src/auth/jwt.py",
+        "tests/test_tokens.py",
+    ]
     assert not content.get("learned_from_failures")  # "unknown error" is no lesson
     [technique] = content["successful_techniques"]
     assert DRAFT_TITLE not in technique and "learning_draft" not in technique
@@ -244,24 +296,26 @@ def test_learning_refuses_a_domain_with_too_little_evidence(store: Path) -> None
     with book.session(session_id="weak-1") as s:
         s.log("plan", context={"task": "tidy the orders table"})  # one database keyword
     env = clean_env(store)
-    result = cli_run(["expertise", "learn", "--session", "weak-1"],
-                       env={"LORE_ROOT": str(store)})
+    result = cli_run(["expertise", "learn", "--session", "weak-1"], env={"LORE_ROOT": str(store)})
     assert result.code == 1 and result.out == ""
     assert result.err.strip().splitlines() == [
         "lore: error: session 'weak-1' not learned: its best domain, database, scores 1 "
         "(matched: table), below expertise.learn_min_score 2; name the domain with --domain, "
-        "or add keywords or globs for it under expertise.domains"]
+        "or add keywords or globs for it under expertise.domains"
+    ]
     assert not list((store / ".expertise").glob("*.yaml"))
-    chosen = lore("expertise", "learn", "--session", "weak-1", "--domain", "database",
-                  "--no-commit", env=env)
+    chosen = lore(
+        "expertise", "learn", "--session", "weak-1", "--domain", "database", "--no-commit", env=env
+    )
     assert chosen.code == 0, chosen.err  # a domain named explicitly is the person's choice
     (store / ".lore" / "config.yaml").write_text("expertise:\n  learn_min_score: 1\n")
     again = Lorebook.open(store, env={})
     assert again.expertise.learn("weak-1", commit=False)["domain"] == "database"
 
 
-def test_a_session_of_bookkeeping_only_teaches_nothing(store: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_session_of_bookkeeping_only_teaches_nothing(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (store / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
     book = Lorebook.open(store, env={})
     book.install_subscribers()
@@ -273,8 +327,9 @@ def test_a_session_of_bookkeeping_only_teaches_nothing(store: Path,
     assert "warning" not in capsys.readouterr().err
 
 
-def test_on_session_end_a_weak_domain_is_one_warning(store: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_on_session_end_a_weak_domain_is_one_warning(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (store / ".lore" / "config.yaml").write_text("expertise:\n  learn_on_session_end: true\n")
     book = Lorebook.open(store, env={})
     book.install_subscribers()

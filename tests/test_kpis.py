@@ -138,6 +138,7 @@ def test_hook_misses_and_shard_bytes(tmp_path: Path) -> None:
 
 def _story(book: Lorebook, at: datetime) -> None:
     """Two planned epics (one searched first), one completed with a draft, a resume."""
+
     def log(kind: str, session: str, minute: int, **kw: Any) -> None:
         book.log(kind, session=session, now=at + timedelta(minutes=minute), **kw)
 

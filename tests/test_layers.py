@@ -21,9 +21,29 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "lorebook"
 # "__init__" is `import lorebook` (the facade's entry); "launch" is the `lore` executable and
 # "__main__" `python -m lorebook`: above every skin, each command goes to the skin serving it.
 LAYERS: list[tuple[str, set[str], bool]] = [
-    ("primitives", {"model", "ids", "timeutil", "paths", "store", "errors", "problems", "cmdline",
-                    "config", "config_check", "settings", "tuples", "framing", "child",
-                    "repoid", "contracts", "collector"}, False),
+    (
+        "primitives",
+        {
+            "model",
+            "ids",
+            "timeutil",
+            "paths",
+            "store",
+            "errors",
+            "problems",
+            "cmdline",
+            "config",
+            "config_check",
+            "settings",
+            "tuples",
+            "framing",
+            "child",
+            "repoid",
+            "contracts",
+            "collector",
+        },
+        False,
+    ),
     ("redaction and git", {"redact", "git"}, True),
     ("signals", {"events", "notices", "progress"}, False),
     ("log", {"log"}, False),
@@ -234,11 +254,16 @@ def test_checker_passes_a_clean_package(tmp_path: Path) -> None:
 
 
 def test_checker_fails_on_an_upward_import_even_under_type_checking(tmp_path: Path) -> None:
-    planted = {**CLEAN, "base/util.py": (
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..top.api import a\n")}
+    planted = {
+        **CLEAN,
+        "base/util.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..top.api import a\n"
+        ),
+    }
     graph = module_graph(_plant(tmp_path, planted))
     assert violations(graph, PLANTED_LAYERS, {}) == [
-        "pkg.base.util imports pkg.top.api: up from base to top"]
+        "pkg.base.util imports pkg.top.api: up from base to top"
+    ]
     assert cycles(graph) == [["pkg.base.util", "pkg.left.a", "pkg.right.b", "pkg.top.api"]]
 
 
@@ -246,13 +271,17 @@ def test_checker_fails_on_siblings_unless_the_edge_is_allowed(tmp_path: Path) ->
     planted = {**CLEAN, "left/a.py": "def f():\n    import pkg.right.b\n"}
     graph = module_graph(_plant(tmp_path, planted))
     assert violations(graph, PLANTED_LAYERS, {}) == [
-        "pkg.left.a imports pkg.right.b: siblings in middle"]
+        "pkg.left.a imports pkg.right.b: siblings in middle"
+    ]
     assert violations(graph, PLANTED_LAYERS, {("left", "right"): "a reason"}) == []
 
 
 def test_checker_finds_a_function_level_circle_inside_one_package(tmp_path: Path) -> None:
-    planted = {**CLEAN, "base/one.py": "def f():\n    from . import two\n",
-               "base/two.py": "from .one import f\n"}
+    planted = {
+        **CLEAN,
+        "base/one.py": "def f():\n    from . import two\n",
+        "base/two.py": "from .one import f\n",
+    }
     graph = module_graph(_plant(tmp_path, planted))
     assert violations(graph, PLANTED_LAYERS, {}) == []  # same package: the layers allow it
     assert cycles(graph) == [["pkg.base.one", "pkg.base.two"]]
@@ -261,4 +290,5 @@ def test_checker_finds_a_function_level_circle_inside_one_package(tmp_path: Path
 def test_checker_places_every_module(tmp_path: Path) -> None:
     graph = module_graph(_plant(tmp_path, {**CLEAN, "extra.py": ""}))
     assert violations(graph, PLANTED_LAYERS, {}) == [
-        "pkg.extra: in no layer (add it to LAYERS and docs/architecture.md)"]
+        "pkg.extra: in no layer (add it to LAYERS and docs/architecture.md)"
+    ]

@@ -24,15 +24,17 @@ def _age(path: Path, seconds: float = 10) -> None:
 @pytest.fixture
 def seeded(book: Lorebook) -> Lorebook:
     for name in ("alpha", "beta"):
-        learning = book.learnings.new(title=name.title(), learning_id=name, publish=True,
-                                      extra={"count": 3})
+        learning = book.learnings.new(
+            title=name.title(), learning_id=name, publish=True, extra={"count": 3}
+        )
         assert learning.path
         _age(learning.path)
     return book
 
 
-def test_second_listing_comes_from_the_cache(seeded: Lorebook,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_second_listing_comes_from_the_cache(
+    seeded: Lorebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = [x.model_dump() for x in seeded.learnings.all()]
     assert (seeded.root / CACHE).is_file()
 
@@ -53,8 +55,9 @@ def test_a_changed_file_is_parsed_again(seeded: Lorebook) -> None:
     path.write_text(path.read_text().replace("title: Alpha", "title: Alpha two"))
     _age(path, 5)
     assert [x.title for x in seeded.learnings.all()] == ["Alpha two", "Beta"]
-    seeded.learnings.store.write(seeded.learnings.get("beta").model_copy(
-        update={"title": "Beta two"}))
+    seeded.learnings.store.write(
+        seeded.learnings.get("beta").model_copy(update={"title": "Beta two"})
+    )
     assert [x.title for x in seeded.learnings.all()] == ["Alpha two", "Beta two"]
 
 
@@ -79,8 +82,9 @@ def test_a_damaged_or_deleted_cache_changes_nothing(seeded: Lorebook) -> None:
     cache = seeded.root / CACHE
     cache.write_text("{not json")
     assert [x.id for x in seeded.learnings.all()] == ["alpha", "beta"]
-    cache.write_text(json.dumps({"v": 1, "entries": {
-        "learnings/alpha.md": [[1, 2, 3], {"id": "forged"}]}}))
+    cache.write_text(
+        json.dumps({"v": 1, "entries": {"learnings/alpha.md": [[1, 2, 3], {"id": "forged"}]}})
+    )
     assert [x.id for x in seeded.learnings.all()] == ["alpha", "beta"]
     cache.unlink()
     assert [x.id for x in seeded.learnings.all()] == ["alpha", "beta"]

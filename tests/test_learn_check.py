@@ -10,8 +10,9 @@ from lorebook import Lorebook
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _learning(store: Path, name: str, front: str, body: str = "## Problem\nx\n",
-              draft: bool = False) -> Path:
+def _learning(
+    store: Path, name: str, front: str, body: str = "## Problem\nx\n", draft: bool = False
+) -> Path:
     folder = store / "learnings" / ("drafts" if draft else "")
     path = folder / f"{name}.md"
     path.write_text(f"---\n{front}---\n{body}")
@@ -33,7 +34,8 @@ def test_clean_learnings_and_expertise_pass(store: Path) -> None:
     book.learnings.new(title="Beta", learning_id="beta", supersedes=["alpha"])
     (store / ".expertise" / "database.yaml").write_text(
         "# comments survive\ndomain: database\noverview: Postgres with RLS\n"
-        "core_files: [db/schema.sql]\nbest_practices:\n  - Index foreign keys\n")
+        "core_files: [db/schema.sql]\nbest_practices:\n  - Index foreign keys\n"
+    )
     result = cli_run(["--root", str(store), "check", "--json"])
     assert result.code == 0, result.out
     data = result.json()
@@ -67,8 +69,9 @@ def test_learning_findings_name_file_and_line(store: Path) -> None:
     _learning(store, "dup", _front("dup", "draft"), draft=True)
     _learning(store, "in-wrong-folder", _front("in-wrong-folder", "draft"))
     _learning(store, "broken-ref", _front("broken-ref", extra="supersedes: [gone, broken-ref]\n"))
-    _learning(store, "leaky", _front("leaky"),
-              body="## Problem\nwe used ghp_" + "a" * 36 + " in CI\n")
+    _learning(
+        store, "leaky", _front("leaky"), body="## Problem\nwe used ghp_" + "a" * 36 + " in CI\n"
+    )
     code, lines = _check(store)
     assert code == 1
     findings = set(lines[:-1])
@@ -89,13 +92,15 @@ def test_learning_findings_name_file_and_line(store: Path) -> None:
 
 def test_alias_bomb_in_a_learning_is_one_finding(store: Path) -> None:
     bomb = "a: &a [x, x, x, x, x, x, x, x]\n" + "".join(
-        f"a{i}: &a{i} [{', '.join(['*a' if i == 1 else f'*a{i - 1}'] * 8)}]\n"
-        for i in range(1, 10))
+        f"a{i}: &a{i} [{', '.join(['*a' if i == 1 else f'*a{i - 1}'] * 8)}]\n" for i in range(1, 10)
+    )
     _learning(store, "bomb", _front("bomb") + bomb)
     code, lines = _check(store)
     assert code == 1
-    assert lines[0] == "learnings/bomb.md:7: YAML aliases are not allowed in front matter " \
-                       "(alias bomb?)"
+    assert (
+        lines[0] == "learnings/bomb.md:7: YAML aliases are not allowed in front matter "
+        "(alias bomb?)"
+    )
 
 
 def test_expertise_findings(store: Path) -> None:

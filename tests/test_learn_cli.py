@@ -15,10 +15,28 @@ def _run(store: Path, *args: str, stdin: str | None = None):  # type: ignore[no-
 def test_learn_new_writes_a_draft_with_the_skeleton(store: Path) -> None:
     body = store / "body.md"
     body.write_text("Inserts failed with 403 for the anon key.\n")
-    result = _run(store, "learn", "new", "--title", "RLS blocks INSERT", "--kind", "pattern",
-                  "--category", "database", "--severity", "high", "--tags", "rls, supabase",
-                  "--body-file", str(body), "--anchor", "supabase/policies.sql",
-                  "--anchor", "src/db.py#connect", "--json")
+    result = _run(
+        store,
+        "learn",
+        "new",
+        "--title",
+        "RLS blocks INSERT",
+        "--kind",
+        "pattern",
+        "--category",
+        "database",
+        "--severity",
+        "high",
+        "--tags",
+        "rls, supabase",
+        "--body-file",
+        str(body),
+        "--anchor",
+        "supabase/policies.sql",
+        "--anchor",
+        "src/db.py#connect",
+        "--json",
+    )
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -38,8 +56,18 @@ def test_learn_new_writes_a_draft_with_the_skeleton(store: Path) -> None:
 
 def test_learn_new_body_from_stdin_keeps_sections_and_publish(store: Path) -> None:
     body = "## Problem\nx\n\n## Key Takeaway\nAlways pin torch.\n"
-    result = _run(store, "learn", "new", "--title", "Pin torch", "--body-file", "-",
-                  "--publish", "--json", stdin=body)
+    result = _run(
+        store,
+        "learn",
+        "new",
+        "--title",
+        "Pin torch",
+        "--body-file",
+        "-",
+        "--publish",
+        "--json",
+        stdin=body,
+    )
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)
@@ -48,11 +76,13 @@ def test_learn_new_body_from_stdin_keeps_sections_and_publish(store: Path) -> No
 
 
 def test_learn_new_bad_input_is_one_line_and_writes_nothing(store: Path) -> None:
-    assert_one_error_line(_run(store, "learn", "new", "--title", "T", "--kind", "essay"),
-                          "--kind")
+    assert_one_error_line(_run(store, "learn", "new", "--title", "T", "--kind", "essay"), "--kind")
     assert_one_error_line(_run(store, "learn", "new"), "--title")
-    assert_one_error_line(_run(store, "learn", "new", "--title", "T", "--body-file",
-                               str(store / "missing.md")), "missing.md", "cannot be read")
+    assert_one_error_line(
+        _run(store, "learn", "new", "--title", "T", "--body-file", str(store / "missing.md")),
+        "missing.md",
+        "cannot be read",
+    )
     assert_one_error_line(_run(store, "learn", "new", "--title", "   "), "title")
     assert_one_error_line(_run(store, "learn", "new", "--title", "a\nb"), "one line")
     assert sorted(p.name for p in (store / "learnings").rglob("*.md")) == []
@@ -69,22 +99,31 @@ def test_learn_new_in_an_unwritable_place(store: Path) -> None:
 
 def _seed(store: Path) -> Lorebook:
     book = Lorebook.open(store, env={})
-    book.learnings.new(title="Alpha", publish=True, learning_id="a-alpha", kind="pattern",
-                       category="git", tags=["merge", "jsonl"])
+    book.learnings.new(
+        title="Alpha",
+        publish=True,
+        learning_id="a-alpha",
+        kind="pattern",
+        category="git",
+        tags=["merge", "jsonl"],
+    )
     book.learnings.new(title="Beta", learning_id="b-beta", category="db", tags=["rls"])
-    book.learnings.new(title="Gamma", publish=True, learning_id="c-gamma", category="db",
-                       tags=["rls", "auth"])
+    book.learnings.new(
+        title="Gamma", publish=True, learning_id="c-gamma", category="db", tags=["rls", "auth"]
+    )
     return book
 
 
 def test_learnings_filters_and_json(store: Path) -> None:
     _seed(store)
+
     def ids(*args: str) -> list[str]:
         result = _run(store, "learnings", "--json", *args)
         assert result.code == 0, result.err
         data = result.json()
         assert isinstance(data, list)
         return [x["id"] for x in data]
+
     assert ids() == ["a-alpha", "c-gamma", "b-beta"]
     assert ids("--status", "published") == ["a-alpha", "c-gamma"]
     assert ids("--kind", "pattern") == ["a-alpha"]
@@ -123,16 +162,20 @@ def test_show_bad_ids_and_broken_files(store: Path) -> None:
     listed = _run(store, "learnings")
     assert listed.code == 0
     assert "broken" not in listed.out
-    assert listed.err.strip().splitlines() == [
-        listed.err.strip().splitlines()[0]] and "learnings/broken.md:5:" in listed.err
+    assert (
+        listed.err.strip().splitlines() == [listed.err.strip().splitlines()[0]]
+        and "learnings/broken.md:5:" in listed.err
+    )
 
 
 def test_alias_bomb_via_the_real_command(store: Path) -> None:
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 12)]
     (store / "learnings" / "bomb.md").write_text(
-        "---\nid: bomb\ntitle: t\nstatus: draft\ncreated: 2026-11-22\n" + "\n".join(lines)
-        + "\n---\n")
+        "---\nid: bomb\ntitle: t\nstatus: draft\ncreated: 2026-11-22\n"
+        + "\n".join(lines)
+        + "\n---\n"
+    )
     result = lore("show", "bomb", env=clean_env(store), timeout=30)
     assert_one_error_line(result, "learnings/bomb.md:7: YAML aliases are not allowed")
 

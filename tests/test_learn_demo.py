@@ -14,8 +14,11 @@ def test_demo_shows_drafts_and_a_stale_learning(tmp_path: Path) -> None:
     data = result.json()
     assert isinstance(data, dict)
     published = {x["id"].split("-", 3)[3] for x in data["learnings"]}
-    assert {"rls-policy-blocks-insert", "port-conflict-on-deploy",
-            "refresh-tokens-single-use"} <= published
+    assert {
+        "rls-policy-blocks-insert",
+        "port-conflict-on-deploy",
+        "refresh-tokens-single-use",
+    } <= published
     drafts = [d["id"] for d in data["drafts"]]
     assert any(d.endswith("refresh-token-reuse-detection") for d in drafts)
     stale = {r["id"].split("-", 3)[3]: r["anchors"] for r in data["stale"]}

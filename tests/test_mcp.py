@@ -28,20 +28,36 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "mcp.md"
 SECRET = "ghp_" + "Z" * 36  # a GitHub token shape the sanitizer knows
 TOOLS = {
-    "log_action", "get_recent_actions", "get_subagent_status", "search_actions",
-    "get_activity_report", "export_training_data", "search_learnings", "index_learning",
-    "track_learning_application", "get_learning_stats", "record_occurrence", "preflight",
-    "draft_learning", "promote_learning", "get_expertise",
+    "log_action",
+    "get_recent_actions",
+    "get_subagent_status",
+    "search_actions",
+    "get_activity_report",
+    "export_training_data",
+    "search_learnings",
+    "index_learning",
+    "track_learning_application",
+    "get_learning_stats",
+    "record_occurrence",
+    "preflight",
+    "draft_learning",
+    "promote_learning",
+    "get_expertise",
 }
-GIT_ID = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-          "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}
+GIT_ID = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+}
 
 
 def server_env(root: Path) -> dict[str, str]:
     """What the child needs, explicitly: the stdio client passes on only a few variables."""
     env = {k: os.environ[k] for k in ("PATH", "HOME", "LORE_MODEL_CACHE") if k in os.environ}
-    env.update(GIT_ID, PYTHONPATH=str(SRC), LORE_ROOT=str(root), LORE_PROJECT="proj",
-               LORE_AGENT="PS")
+    env.update(
+        GIT_ID, PYTHONPATH=str(SRC), LORE_ROOT=str(root), LORE_PROJECT="proj", LORE_AGENT="PS"
+    )
     return env
 
 
@@ -50,17 +66,31 @@ def seed(root: Path) -> dict[str, Any]:
     assert lore("init", cwd=root).code == 0
     for learning_id, fields in LEARNINGS.items():
         write_learning(root, learning_id, **fields)
-    write_learning(root, "port-pattern", kind="pattern", title="Port already in use on deploy",
-                   category="deployment", created="2026-11-01",
-                   solutions=[{"id": "s1", "text": "Stop the old one"}])
+    write_learning(
+        root,
+        "port-pattern",
+        kind="pattern",
+        title="Port already in use on deploy",
+        category="deployment",
+        created="2026-11-01",
+        solutions=[{"id": "s1", "text": "Stop the old one"}],
+    )
     book = Lorebook.open(root, env={})
     earlier = book.start_session(agent="PS", project="proj")
     earlier.log("plan", epic="e-1", context={"approach": "JWT"})
-    earlier.log("spawn", outcome="in_progress", epic="e-1",
-                context={"agent_id": "impl-0", "subagent_type": "implementation"})
+    earlier.log(
+        "spawn",
+        outcome="in_progress",
+        epic="e-1",
+        context={"agent_id": "impl-0", "subagent_type": "implementation"},
+    )
     earlier.log("spawn", outcome="success", epic="e-1", context={"agent_id": "impl-0"})
-    earlier.log("spawn", outcome="in_progress", epic="e-1",
-                context={"agent_id": "impl-1", "task_description": "Write the token refresh"})
+    earlier.log(
+        "spawn",
+        outcome="in_progress",
+        epic="e-1",
+        context={"agent_id": "impl-1", "task_description": "Write the token refresh"},
+    )
     earlier.log("validate", outcome="failure", epic="e-1", error="2 checks failed")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "store")
@@ -104,11 +134,13 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
     seeded = seed(root)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "lorebook", "mcp"],
-                                   env=server_env(root), cwd=str(root))
-    with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-        Client(params)
-    ) as client:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "lorebook", "mcp"], env=server_env(root), cwd=str(root)
+    )
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(Client(params)) as client,
+    ):
         index = root / ".lore" / "cache" / "index" / "manifest.json"
         deadline = time.monotonic() + 300
         while not index.exists() and time.monotonic() < deadline:  # built in the background:
@@ -117,8 +149,11 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[
 
 
 def tool_calls(root: Path, tool: str) -> list[dict[str, Any]]:
-    return [a for a in stored_actions(root)
-            if a["type"] == "tool_call" and a["context"].get("tool_name") == tool]
+    return [
+        a
+        for a in stored_actions(root)
+        if a["type"] == "tool_call" and a["context"].get("tool_name") == tool
+    ]
 
 
 def test_lists_every_tool_with_short_descriptions_and_both_schemas(served: Served) -> None:
@@ -144,12 +179,17 @@ def test_the_docs_hold_the_reference_generated_from_the_served_schemas(served: S
 
 
 def test_log_action_is_stored_and_found_by_search_actions(served: Served) -> None:
-    logged = served.ok("log_action", {"action_type": "deploy", "epic": "e-9",
-                                      "context": {"service": "api", "port": 8080}})
+    logged = served.ok(
+        "log_action",
+        {"action_type": "deploy", "epic": "e-9", "context": {"service": "api", "port": 8080}},
+    )
     stored = {a["id"]: a for a in stored_actions(served.root)}
     record = stored[logged["id"]]
     assert (record["type"], record["epic"], record["context"]) == (
-        "deploy", "e-9", {"service": "api", "port": 8080})
+        "deploy",
+        "e-9",
+        {"service": "api", "port": 8080},
+    )
     assert record["session"] == logged["session"] != served.seeded["session"]
     found = served.ok("search_actions", {"type": "deploy", "epic": "e-9"})
     assert found["count"] == 1 and found["actions"][0]["id"] == logged["id"]
@@ -203,8 +243,10 @@ def test_export_training_data_writes_what_the_manifest_says(served: Served) -> N
 
 
 def test_search_learnings_with_applications_and_effectiveness(served: Served) -> None:
-    tracked = served.ok("track_learning_application",
-                        {"learning_id": "rls-anon-insert", "outcome": "success", "epic": "e-1"})
+    tracked = served.ok(
+        "track_learning_application",
+        {"learning_id": "rls-anon-insert", "outcome": "success", "epic": "e-1"},
+    )
     assert (tracked["applications"], tracked["success_rate"]) == (1, 1.0)
     found = served.ok("search_learnings", {"query": "row level security blocks anonymous insert"})
     top = found["learnings"][0]
@@ -213,9 +255,15 @@ def test_search_learnings_with_applications_and_effectiveness(served: Served) ->
     assert top["applications"] == 1 and top["success_rate"] == 1.0
     assert [a["epic"] for a in top["applied"]] == ["e-1"]
     assert found["recommendation"].startswith("rls-anon-insert")
-    bare = served.ok("search_learnings", {"query": "row level security", "limit": 1,
-                                          "include_applications": False,
-                                          "include_effectiveness": False})
+    bare = served.ok(
+        "search_learnings",
+        {
+            "query": "row level security",
+            "limit": 1,
+            "include_applications": False,
+            "include_effectiveness": False,
+        },
+    )
     assert "applied" not in bare["learnings"][0]  # a field with no value is left out
     assert "success_rate" not in bare["learnings"][0]
     stats = served.ok("get_learning_stats", {"learning_id": "rls-anon-insert"})["learnings"]
@@ -225,19 +273,27 @@ def test_search_learnings_with_applications_and_effectiveness(served: Served) ->
 
 
 def test_record_occurrence_of_a_pattern(served: Served) -> None:
-    done = served.ok("record_occurrence", {"pattern_id": "port-pattern", "solution": "s1",
-                                           "success": True, "minutes": 12})
+    done = served.ok(
+        "record_occurrence",
+        {"pattern_id": "port-pattern", "solution": "s1", "success": True, "minutes": 12},
+    )
     assert (done["occurrence_count"], done["success_rate"], done["outcome"]) == (1, 1.0, "success")
     stored = {a["id"]: a for a in stored_actions(served.root)}[done["action_id"]]
     assert stored["type"] == "occurrence" and stored["context"]["minutes"] == 12
     assert "no solution 's9'" in served.error(
-        "record_occurrence", {"pattern_id": "port-pattern", "solution": "s9", "success": True})
+        "record_occurrence", {"pattern_id": "port-pattern", "solution": "s9", "success": True}
+    )
 
 
 def test_index_learning_makes_a_new_file_searchable(served: Served) -> None:
-    write_learning(served.root, "zebra-outage", title="The zebracorn outage of the queue",
-                   category="ops", created="2026-11-02",
-                   body="## Key Takeaway\nDrain the zebracorn queue first.")
+    write_learning(
+        served.root,
+        "zebra-outage",
+        title="The zebracorn outage of the queue",
+        category="ops",
+        created="2026-11-02",
+        body="## Key Takeaway\nDrain the zebracorn queue first.",
+    )
     done = served.ok("index_learning", {"learning_id": "zebra-outage"})
     assert done["added"] + done["updated"] == 1
     found = served.ok("search_learnings", {"query": "zebracorn outage", "limit": 1})
@@ -255,9 +311,15 @@ def test_preflight_brings_the_lesson_and_is_logged(served: Served) -> None:
 
 
 def test_draft_then_promote_in_a_commit(served: Served) -> None:
-    draft = served.ok("draft_learning", {"title": "Pin the base image digest",
-                                         "problem": "Builds changed overnight.",
-                                         "takeaway": "Pin by digest.", "tags": ["docker"]})
+    draft = served.ok(
+        "draft_learning",
+        {
+            "title": "Pin the base image digest",
+            "problem": "Builds changed overnight.",
+            "takeaway": "Pin by digest.",
+            "tags": ["docker"],
+        },
+    )
     assert draft["status"] == "written"
     learning = served.book().learnings.get(draft["id"])
     assert learning.status == "draft" and "Pin by digest." in learning.body
@@ -278,16 +340,25 @@ def test_get_expertise_lists_domains_and_reads_one(served: Served) -> None:
     assert "\\## Domain Expertise: Database" in lines  # a heading inside is escaped
 
 
-@pytest.mark.parametrize(("tool", "args", "field"), [
-    ("search_learnings", {"query": "x", "limit": "many"}, "limit"),
-    ("search_learnings", {}, "query"),
-    ("log_action", {"action_type": "deploy", "context": "not an object"}, "context"),
-    ("track_learning_application", {"learning_id": "rls-anon-insert", "outcome": "maybe"},
-     "outcome"),
-    ("get_activity_report", {"days": 0}, "days"),
-    ("record_occurrence", {"pattern_id": "port-pattern", "solution": "s1", "success": "often"},
-     "success"),
-])
+@pytest.mark.parametrize(
+    ("tool", "args", "field"),
+    [
+        ("search_learnings", {"query": "x", "limit": "many"}, "limit"),
+        ("search_learnings", {}, "query"),
+        ("log_action", {"action_type": "deploy", "context": "not an object"}, "context"),
+        (
+            "track_learning_application",
+            {"learning_id": "rls-anon-insert", "outcome": "maybe"},
+            "outcome",
+        ),
+        ("get_activity_report", {"days": 0}, "days"),
+        (
+            "record_occurrence",
+            {"pattern_id": "port-pattern", "solution": "s1", "success": "often"},
+            "success",
+        ),
+    ],
+)
 def test_wrong_arguments_are_one_line_tool_errors_naming_the_field(
     served: Served, tool: str, args: dict[str, Any], field: str
 ) -> None:
@@ -296,12 +367,19 @@ def test_wrong_arguments_are_one_line_tool_errors_naming_the_field(
     assert served.ok("get_learning_stats", {})["learnings"]  # the server is still serving
 
 
-@pytest.mark.parametrize(("tool", "args", "needle"), [
-    ("track_learning_application", {"learning_id": "no-such", "outcome": "success"}, "'no-such'"),
-    ("promote_learning", {"learning_id": "no-such"}, "'no-such'"),
-    ("log_action", {"action_type": "Not A Type"}, "action type"),
-    ("search_actions", {"since": "last tuesday"}, "since"),
-])
+@pytest.mark.parametrize(
+    ("tool", "args", "needle"),
+    [
+        (
+            "track_learning_application",
+            {"learning_id": "no-such", "outcome": "success"},
+            "'no-such'",
+        ),
+        ("promote_learning", {"learning_id": "no-such"}, "'no-such'"),
+        ("log_action", {"action_type": "Not A Type"}, "action type"),
+        ("search_actions", {"since": "last tuesday"}, "since"),
+    ],
+)
 def test_library_refusals_are_one_line_tool_errors(
     served: Served, tool: str, args: dict[str, Any], needle: str
 ) -> None:
@@ -312,8 +390,9 @@ def test_library_refusals_are_one_line_tool_errors(
 
 def test_every_call_is_logged_as_a_tool_call_with_secrets_redacted(served: Served) -> None:
     served.ok("log_action", {"action_type": "deploy", "context": {"token": SECRET}})
-    served.error("track_learning_application", {"learning_id": f"id {SECRET}",
-                                                "outcome": "success"})
+    served.error(
+        "track_learning_application", {"learning_id": f"id {SECRET}", "outcome": "success"}
+    )
     calls = tool_calls(served.root, "log_action")
     last = calls[-1]
     assert last["outcome"] == "success" and last["duration_s"] >= 0
@@ -324,8 +403,9 @@ def test_every_call_is_logged_as_a_tool_call_with_secrets_redacted(served: Serve
     assert failed["outcome"] == "failure" and failed["error"]
     shards = "".join(p.read_text() for p in (served.root / "actionlog").rglob("*.jsonl"))
     assert SECRET not in shards
-    logged = {a["context"]["tool_name"] for a in stored_actions(served.root)
-              if a["type"] == "tool_call"}
+    logged = {
+        a["context"]["tool_name"] for a in stored_actions(served.root) if a["type"] == "tool_call"
+    }
     assert {"get_subagent_status", "search_actions", "log_action"} <= logged
 
 
@@ -347,8 +427,9 @@ def test_the_server_ends_its_own_session_when_the_client_leaves(tmp_path: Path) 
     from mcp import Client, StdioServerParameters
 
     Lorebook.init(tmp_path, env={})
-    params = StdioServerParameters(command=LORE[0], args=[*LORE[1:], "mcp"],
-                                   env=server_env(tmp_path), cwd=str(tmp_path))
+    params = StdioServerParameters(
+        command=LORE[0], args=[*LORE[1:], "mcp"], env=server_env(tmp_path), cwd=str(tmp_path)
+    )
 
     async def one_call() -> None:
         async with Client(params) as client:
@@ -357,7 +438,8 @@ def test_the_server_ends_its_own_session_when_the_client_leaves(tmp_path: Path) 
     anyio.run(one_call)
     sessions = Lorebook.open(tmp_path, env={}).sessions()
     assert [(s.session_type, s.status, s.end_reason) for s in sessions] == [
-        ("mcp", "ended", "normal")]
+        ("mcp", "ended", "normal")
+    ]
 
 
 def test_a_call_with_params_nested_past_the_limit_is_clipped_and_logged(served: Served) -> None:
@@ -387,12 +469,14 @@ def test_a_bug_in_a_tool_is_a_one_line_internal_error_and_still_logged(
     result = anyio.run(server.call_tool, "search_actions", {"limit": 1})
     assert result.is_error
     assert result.content[0].text == (
-        "search_actions: internal error (RuntimeError); the server's stderr has the details")
+        "search_actions: internal error (RuntimeError); the server's stderr has the details"
+    )
     assert "RuntimeError: a bug" in capsys.readouterr().err  # the traceback, for the maintainer
     server.end()
     logged = [a for a in stored_actions(book.root) if a["type"] == "tool_call"]
     assert [(a["context"]["tool_name"], a["outcome"]) for a in logged] == [
-        ("search_actions", "failure")]
+        ("search_actions", "failure")
+    ]
 
 
 def test_a_warning_belongs_to_the_call_that_caused_it(served: Served) -> None:

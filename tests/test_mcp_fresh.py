@@ -41,11 +41,13 @@ def manifest(root: Path) -> Path:
 def serving(root: Path, seeded: dict[str, Any]) -> Iterator[Served]:
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "lorebook", "mcp"],
-                                   env=server_env(root), cwd=str(root))
-    with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-        Client(params)
-    ) as client:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "lorebook", "mcp"], env=server_env(root), cwd=str(root)
+    )
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(Client(params)) as client,
+    ):
         yield Served(portal, client, root, seeded)
 
 
@@ -54,13 +56,25 @@ def fresh(store: Path, embedder: Any) -> Iterator[Served]:
     """A clone with many learnings and an earlier session, never indexed, and its server."""
     for n in range(LEARNINGS):
         topic = TOPICS[n % len(TOPICS)]
-        write_learning(store, f"l-{n:04d}", title=f"The {topic} fails after change {n}",
-                       category="ops", severity="low", created="2026-10-01",
-                       body=f"## Problem\nThe {topic} broke in step {n} of the rollout.\n\n"
-                            f"## Key Takeaway\nCheck the {topic} settings before step {n}.")
-    write_learning(store, "zebrafish-lesson", title="Zebrafish fixtures leak file handles",
-                   category="testing", severity="high", created="2026-11-01",
-                   body="## Key Takeaway\nClose the zebrafish fixture after each test.")
+        write_learning(
+            store,
+            f"l-{n:04d}",
+            title=f"The {topic} fails after change {n}",
+            category="ops",
+            severity="low",
+            created="2026-10-01",
+            body=f"## Problem\nThe {topic} broke in step {n} of the rollout.\n\n"
+            f"## Key Takeaway\nCheck the {topic} settings before step {n}.",
+        )
+    write_learning(
+        store,
+        "zebrafish-lesson",
+        title="Zebrafish fixtures leak file handles",
+        category="testing",
+        severity="high",
+        created="2026-11-01",
+        body="## Key Takeaway\nClose the zebrafish fixture after each test.",
+    )
     age_learnings(store)
     earlier = Lorebook.open(store, env={}).start_session(agent="PS", project="proj")
     earlier.log("deploy", outcome="failure", error="port 8080 in use")
@@ -146,8 +160,10 @@ def catalog_children(root: Path) -> list[int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"-c" in argv and argv[-2:] == [str(root).encode(), b""] and any(
-            b"sync_catalog" in word for word in argv
+        if (
+            b"-c" in argv
+            and argv[-2:] == [str(root).encode(), b""]
+            and any(b"sync_catalog" in word for word in argv)
         ):
             found.append(int(entry.name))
     return found
@@ -206,15 +222,31 @@ def long_log(root: Path) -> dict[str, Any]:
             book.log("tool_call", session=session.id, context={"n": n}, now=when)
         book.end_session(session.id, now=when + timedelta(minutes=5))
     old = book.start_session(agent="PS", project="proj", now=now - timedelta(days=30))
-    old.log("spawn", outcome="in_progress", context={"agent_id": "old-agent"},
-            now=now - timedelta(days=30))
-    old.log("apply_learning", outcome="success", context={"learning": "zebrafish-lesson"},
-            now=now - timedelta(days=30))
+    old.log(
+        "spawn",
+        outcome="in_progress",
+        context={"agent_id": "old-agent"},
+        now=now - timedelta(days=30),
+    )
+    old.log(
+        "apply_learning",
+        outcome="success",
+        context={"learning": "zebrafish-lesson"},
+        now=now - timedelta(days=30),
+    )
     recent = book.start_session(agent="PS", project="proj", now=now - timedelta(days=1))
-    recent.log("spawn", outcome="in_progress", context={"agent_id": "new-agent"},
-               now=now - timedelta(days=1))
-    recent.log("apply_learning", outcome="failure", context={"learning": "zebrafish-lesson"},
-               now=now - timedelta(days=1))
+    recent.log(
+        "spawn",
+        outcome="in_progress",
+        context={"agent_id": "new-agent"},
+        now=now - timedelta(days=1),
+    )
+    recent.log(
+        "apply_learning",
+        outcome="failure",
+        context={"learning": "zebrafish-lesson"},
+        now=now - timedelta(days=1),
+    )
     recent.log("deploy", outcome="failure", error="port 8080 in use", now=now - timedelta(hours=2))
     return {"session": recent.id}
 
@@ -222,12 +254,24 @@ def long_log(root: Path) -> dict[str, Any]:
 def test_every_tool_answers_while_the_catalog_build_is_held_and_says_what_is_partial(
     store: Path,
 ) -> None:
-    write_learning(store, "zebrafish-lesson", title="Zebrafish fixtures leak file handles",
-                   category="testing", severity="high", created="2026-11-01",
-                   body="## Key Takeaway\nClose the zebrafish fixture after each test.")
-    write_learning(store, "port-pattern", kind="pattern", title="Port already in use on deploy",
-                   category="deployment", created="2026-11-01",
-                   solutions=[{"id": "s1", "text": "Stop the old one"}])
+    write_learning(
+        store,
+        "zebrafish-lesson",
+        title="Zebrafish fixtures leak file handles",
+        category="testing",
+        severity="high",
+        created="2026-11-01",
+        body="## Key Takeaway\nClose the zebrafish fixture after each test.",
+    )
+    write_learning(
+        store,
+        "port-pattern",
+        kind="pattern",
+        title="Port already in use on deploy",
+        category="deployment",
+        created="2026-11-01",
+        solutions=[{"id": "s1", "text": "Stop the old one"}],
+    )
     age_learnings(store)
     seeded = long_log(store)
     assert not catalog_built(store)

@@ -33,12 +33,29 @@ class RawServer:
         env = {k: os.environ[k] for k in ("PATH", "HOME", "LORE_MODEL_CACHE") if k in os.environ}
         env.update(PYTHONPATH=str(SRC), LORE_ROOT=str(root), LORE_PROJECT="proj", LORE_AGENT="PS")
         env.update(extra)
-        self.proc = subprocess.Popen([*LORE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env, cwd=root)
+        self.proc = subprocess.Popen(
+            [*LORE, "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=root,
+        )
         self.next_id = 100
-        self.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"}}}))
+        self.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "1"},
+                    },
+                }
+            )
+        )
         assert self.receive()["id"] == 0
         self.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 
@@ -150,8 +167,9 @@ def test_an_over_deep_context_keeps_the_record_and_the_rest_of_it(
     raw: RawServer, store: Path
 ) -> None:
     context = f'{{"keep":"this","deep":{nested(80)}}}'
-    answer = raw.call("log_action",
-                      f'{{"action_type":"plan","duration_s":1e999,"context":{context}}}')
+    answer = raw.call(
+        "log_action", f'{{"action_type":"plan","duration_s":1e999,"context":{context}}}'
+    )
     assert not answer["result"]["isError"], answer
     (record,) = logged(store, "plan")
     assert record["context"]["keep"] == "this"
@@ -205,8 +223,13 @@ def test_a_warm_up_stuck_on_a_dead_search_server_does_not_hold_the_exit(store: P
 
 # -- the same clipping on the hook path -------------------------------------------------------
 def hook_payload(store: Path, **fields: Any) -> str:
-    base = {"session_id": "5b7a1f0e-2c1d-4e8a-9f00-1234567890ab", "cwd": str(store),
-            "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "toolu_1"}
+    base = {
+        "session_id": "5b7a1f0e-2c1d-4e8a-9f00-1234567890ab",
+        "cwd": str(store),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": "toolu_1",
+    }
     return json.dumps({**base, **fields})
 
 
@@ -217,8 +240,7 @@ def test_a_hook_payload_with_an_over_deep_input_and_infinite_duration_is_kept(
     deep = '{"command": "ls", "a": ' + nested(levels) + "}"
     text = hook_payload(store, tool_input="INPUT", tool_response={"stdout": "ok"})
     text = text.replace('"INPUT"', deep)[:-1] + ', "duration_ms": 1e999}'  # Python reads inf
-    done = lore("hook", "post-tool-use", cwd=store, env=clean_env(LORE_HOOK_DETACH="0"),
-                stdin=text)
+    done = lore("hook", "post-tool-use", cwd=store, env=clean_env(LORE_HOOK_DETACH="0"), stdin=text)
     assert (done.code, done.out) == (0, ""), done.err
     (action,) = stored_actions(store)
     assert action["context"]["input"]["command"] == "ls"
@@ -232,9 +254,11 @@ def test_the_bracket_scan_cuts_only_what_is_too_deep() -> None:
 
     text = '{"s": "[[[{{{", "a": [[[1]], {"b": [2]}]}'
     assert clip_json_text(text, 2) == (
-        '{"s": "[[[{{{", "a": ["[TRUNCATED: nested too deep]", "[TRUNCATED: nested too deep]"]}')
+        '{"s": "[[[{{{", "a": ["[TRUNCATED: nested too deep]", "[TRUNCATED: nested too deep]"]}'
+    )
     assert json.loads(clip_json_text(text, 4)) == json.loads(text)
     assert json.loads(clip_json_text("[" * 100_000 + "]" * 100_000, 3)) == [
-        [["[TRUNCATED: nested too deep]"]]]
+        [["[TRUNCATED: nested too deep]"]]
+    ]
     with pytest.raises(ValueError):
         json.loads(clip_json_text("[" * 50 + '"open', 3))  # not JSON stays not JSON

@@ -31,20 +31,53 @@ print("\\n" + json.dumps({"code": code, "modules": sorted({m.split(".")[0] for m
 def varied_texts() -> list[str]:
     """120 texts: short, long (over 256 tokens: truncated), code-ish, unicode, odd spacing."""
     rng = random.Random(13)
-    words = ["deploy", "container", "port", "database", "policy", "insert", "token", "clock",
-             "skew", "memory", "chunk", "probe", "kubernetes", "service", "retry", "cache",
-             "bundler", "stale", "migration", "index", "query"]
-    texts = ["", "a", "RLS", "deploy failed", "Row level security blocks anonymous INSERT",
-             "   leading and trailing spaces   ", "UPPER CASE SHOUTING ABOUT PORT 8080",
-             "émigré naïve café — ünïcödé 漢字 テスト 🚀 emoji", "tab\tseparated\nnew\nlines"]
+    words = [
+        "deploy",
+        "container",
+        "port",
+        "database",
+        "policy",
+        "insert",
+        "token",
+        "clock",
+        "skew",
+        "memory",
+        "chunk",
+        "probe",
+        "kubernetes",
+        "service",
+        "retry",
+        "cache",
+        "bundler",
+        "stale",
+        "migration",
+        "index",
+        "query",
+    ]
+    texts = [
+        "",
+        "a",
+        "RLS",
+        "deploy failed",
+        "Row level security blocks anonymous INSERT",
+        "   leading and trailing spaces   ",
+        "UPPER CASE SHOUTING ABOUT PORT 8080",
+        "émigré naïve café — ünïcödé 漢字 テスト 🚀 emoji",
+        "tab\tseparated\nnew\nlines",
+    ]
     for _ in range(40):
         texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(2, 30))))
     for _ in range(25):
         texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(200, 400))))  # >256
-    code = ["def f(x):\n    return x ** 2  # square", "SELECT * FROM orders WHERE id = $1;",
-            "docker compose down && docker compose up -d", "kubectl rollout status deploy/api",
-            "{\"key\": [1, 2, 3], \"nested\": {\"a\": null}}", "if (a != b) { throw new Error(); }",
-            "ERROR 1045 (28000): Access denied for user 'root'@'localhost'"]
+    code = [
+        "def f(x):\n    return x ** 2  # square",
+        "SELECT * FROM orders WHERE id = $1;",
+        "docker compose down && docker compose up -d",
+        "kubectl rollout status deploy/api",
+        '{"key": [1, 2, 3], "nested": {"a": null}}',
+        "if (a != b) { throw new Error(); }",
+        "ERROR 1045 (28000): Access denied for user 'root'@'localhost'",
+    ]
     for n in range(25):
         texts.append(rng.choice(code) + f" line {n} " + rng.choice(words))
     for n in range(14):
@@ -84,8 +117,14 @@ def _results(root: Path, queries: list[str], mode: str) -> list[list[tuple[str, 
 def test_search_results_identical_through_both_embedders(
     tmp_path: Path, search_store: Path, reference_embedder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    queries = ["RLS policy blocks insert", "address already in use", "token rejected time",
-               "pods restarted while warming up", "out of memory reading csv", "cache stale"]
+    queries = [
+        "RLS policy blocks insert",
+        "address already in use",
+        "token rejected time",
+        "pods restarted while warming up",
+        "out of memory reading csv",
+        "cache stale",
+    ]
     other = tmp_path / "torch-store"
     shutil.copytree(search_store, other)
     for mode in ("hybrid", "semantic"):
@@ -100,8 +139,13 @@ def test_search_results_identical_through_both_embedders(
 
 def _run(root: Path, *args: str) -> tuple[int, Any, str, set[str]]:
     """`lore ARGS` in a subprocess: (exit code, JSON output, stderr, top-level modules loaded)."""
-    done = subprocess.run([sys.executable, "-c", WRAPPER, *args], capture_output=True, text=True,
-                          env=clean_env(root), timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(root),
+        timeout=300,
+    )
     body, _, last = done.stdout.rstrip().rpartition("\n")
     report = json.loads(last)
     data = json.loads(body) if body.strip().startswith("{") else body
@@ -111,8 +155,9 @@ def _run(root: Path, *args: str) -> tuple[int, Any, str, set[str]]:
 def test_keyword_search_imports_neither_torch_nor_chromadb(search_store: Path) -> None:
     assert lore("index", env=clean_env(search_store)).code == 0
     for extra in ([], ["--no-refresh"]):
-        code, data, err, modules = _run(search_store, "search", "RLS insert", "--mode", "keyword",
-                                        "--json", *extra)
+        code, data, err, modules = _run(
+            search_store, "search", "RLS insert", "--mode", "keyword", "--json", *extra
+        )
         assert code == 0, err
         assert data["results"][0]["id"] == "rls-anon-insert"
         assert modules & (HEAVY | {"chromadb", "onnxruntime", "bm25s", "scipy"}) == set(), extra
@@ -207,8 +252,10 @@ def test_no_export_possible_means_keyword_only_with_one_warning(
     blocker.write_text("not a folder")
     extra = {"LORE_MODEL_CACHE": str(blocker / "cache")}  # cannot be created
     if cause == "no-torch":
-        extra = {"LORE_MODEL_CACHE": str(tmp_path / "empty-cache"),
-                 "PYTHONPATH": _without_torch(tmp_path)}
+        extra = {
+            "LORE_MODEL_CACHE": str(tmp_path / "empty-cache"),
+            "PYTHONPATH": _without_torch(tmp_path),
+        }
     env = clean_env(search_store, **extra)
     result = lore("search", "RLS policy blocks insert", "--json", env=env, timeout=300)
     assert result.code == 0, result.err
@@ -229,14 +276,31 @@ def test_keyword_scores_equal_bm25s() -> None:
     from lorebook.index.synonyms import SynonymTable
 
     texts = varied_texts()
-    docs = [Document.from_dict({"id": f"d{i}", "path": f"d{i}.md", "title": t[:60], "body": t,
-                                "tags": ["x"], "category": "build" if i % 3 else None})
-            for i, t in enumerate(texts)]
+    docs = [
+        Document.from_dict(
+            {
+                "id": f"d{i}",
+                "path": f"d{i}.md",
+                "title": t[:60],
+                "body": t,
+                "tags": ["x"],
+                "category": "build" if i % 3 else None,
+            }
+        )
+        for i, t in enumerate(texts)
+    ]
     index = KeywordIndex(docs, SynonymTable.from_config(None))
     reference = bm25s.BM25(k1=K1, b=B)
     reference.index([document_terms(d) or [""] for d in docs], show_progress=False)
-    for query in ["deploy port", "kubernetes probe retry", "docker compose", "café", "zzz",
-                  "SELECT orders", "memory chunk stale cache"]:
+    for query in [
+        "deploy port",
+        "kubernetes probe retry",
+        "docker compose",
+        "café",
+        "zzz",
+        "SELECT orders",
+        "memory chunk stale cache",
+    ]:
         raw, similarity = index.scores(query)
         own, extra = index.query_terms(query)
         ids = reference.get_tokens_ids(list(dict.fromkeys(own + extra)))

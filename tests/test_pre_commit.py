@@ -35,7 +35,11 @@ def try_repo(repo: Path) -> subprocess.CompletedProcess[str]:
     env["PRE_COMMIT_HOME"] = str(repo.parent / "pre-commit-home")
     return subprocess.run(
         [pre_commit(), "try-repo", str(ROOT), "lore-check", "--all-files"],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=300,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -48,7 +52,8 @@ def test_the_hook_file_declares_lore_check() -> None:
 
 @pytest.mark.parametrize("secret", [False, True], ids=["clean", "secret"])
 def test_try_repo_passes_a_clean_store_and_refuses_a_committed_secret(
-        repo: Path, secret: bool) -> None:
+    repo: Path, secret: bool
+) -> None:
     assert lore("init", str(repo)).code == 0
     learning = repo / "learnings" / "2026-11-24-deploy-keys.md"
     body = f"Rotate the key; the old one was {TOKEN}." if secret else "Rotate the key yearly."

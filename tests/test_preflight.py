@@ -21,14 +21,18 @@ def preflight(root: Path, *args: str) -> dict[str, Any]:
 
 def test_plan_block_lists_learnings_and_checklist(search_store: Path) -> None:
     # logged into the caller's session (without one a preflight logs nothing)
-    result = cli_run(["preflight", "add row level security policies to the orders table"],
-                       env={"LORE_ROOT": str(search_store), "LORE_SESSION": "plan-1"})
+    result = cli_run(
+        ["preflight", "add row level security policies to the orders table"],
+        env={"LORE_ROOT": str(search_store), "LORE_SESSION": "plan-1"},
+    )
     assert result.code == 0, result.err
     text = result.out
     assert "RELEVANT PAST LEARNINGS:" in text
     first = text.split("RELEVANT PAST LEARNINGS:\n", 1)[1].splitlines()[0]
-    assert first == ("- Row level security policy prevents anonymous INSERT operations: "
-                     "Check the table's policies before mutating with the anon key.")
+    assert first == (
+        "- Row level security policy prevents anonymous INSERT operations: "
+        "Check the table's policies before mutating with the anon key."
+    )
     assert "PREVENTION CHECKLIST:\n- [ ] Check policies before using the anon key" in text
     actions = [a for a in stored_actions(search_store) if a["type"] == "search"]
     assert len(actions) == 1
@@ -46,9 +50,14 @@ def test_deploy_phase_puts_deployment_and_high_severity_first(search_store: Path
 
 
 def test_text_is_redacted_again(search_store: Path) -> None:
-    write_learning(search_store, "leaky", title="Webhook deploys need the bot token",
-                   category="deployment", severity="high",
-                   body=f"## Key Takeaway\nThe deploy bot authenticates with {TOKEN} today.")
+    write_learning(
+        search_store,
+        "leaky",
+        title="Webhook deploys need the bot token",
+        category="deployment",
+        severity="high",
+        body=f"## Key Takeaway\nThe deploy bot authenticates with {TOKEN} today.",
+    )
     data = preflight(search_store, "webhook deploy bot token")
     assert data["learnings"][0]["id"] == "leaky"
     assert TOKEN not in data["text"] and TOKEN not in str(data)
@@ -56,10 +65,16 @@ def test_text_is_redacted_again(search_store: Path) -> None:
 
 
 def test_patterns_with_best_solution_and_expertise(search_store: Path) -> None:
-    write_learning(search_store, "pat-rls", kind="pattern", category="database",
-                   title="RLS policy blocks INSERT with the anon key", severity="medium",
-                   solutions=[{"id": "s1", "text": "Use the service-role key for admin mutations"}],
-                   prevention=["Document which operations need the service role"])
+    write_learning(
+        search_store,
+        "pat-rls",
+        kind="pattern",
+        category="database",
+        title="RLS policy blocks INSERT with the anon key",
+        severity="medium",
+        solutions=[{"id": "s1", "text": "Use the service-role key for admin mutations"}],
+        prevention=["Document which operations need the service role"],
+    )
     (search_store / ".expertise" / "database.yaml").write_text(
         "domain: database\noverview: Postgres behind Supabase; policies guard every table.\n"
         "best_practices:\n  - Write a policy test for every new table\n"
@@ -67,8 +82,10 @@ def test_patterns_with_best_solution_and_expertise(search_store: Path) -> None:
     data = preflight(search_store, "insert rows into the orders table with the anon key")
     assert data["patterns"][0]["id"] == "pat-rls"
     assert data["patterns"][0]["best_solution"] == "Use the service-role key for admin mutations"
-    assert "MATCHING PATTERNS:\n- RLS policy blocks INSERT with the anon key — best solution: " \
-           "Use the service-role key for admin mutations (unproven)" in data["text"]
+    assert (
+        "MATCHING PATTERNS:\n- RLS policy blocks INSERT with the anon key — best solution: "
+        "Use the service-role key for admin mutations (unproven)" in data["text"]
+    )
     assert data["expertise"][0]["domain"] == "database"
     assert "DOMAIN EXPERTISE (database):\nPostgres behind Supabase" in data["text"]
     assert "- Write a policy test for every new table" in data["text"]
@@ -88,16 +105,18 @@ def test_bad_input(search_store: Path) -> None:
 
 
 def test_real_process_preflight(search_store: Path) -> None:
-    done = lore("preflight", "deploy the api", "--phase", "deploy", env=clean_env(search_store),
-                timeout=300)
+    done = lore(
+        "preflight", "deploy the api", "--phase", "deploy", env=clean_env(search_store), timeout=300
+    )
     assert done.code == 0, done.err
     assert "\nTask (deploy): deploy the api\n\nRELEVANT PAST LEARNINGS:\n" in done.out
 
 
 def test_broken_expertise_file_is_a_warning(search_store: Path) -> None:
     (search_store / ".expertise" / "database.yaml").write_text("domain: [database\n")
-    result = cli_run(["preflight", "row level security insert", "--json"],
-                       env={"LORE_ROOT": str(search_store)})
+    result = cli_run(
+        ["preflight", "row level security insert", "--json"], env={"LORE_ROOT": str(search_store)}
+    )
     assert result.code == 0, result.err
     assert "expertise skipped" in result.err and "database.yaml" in result.err
     data = result.json()
@@ -106,14 +125,24 @@ def test_broken_expertise_file_is_a_warning(search_store: Path) -> None:
 
 
 def test_drafts_awaiting_review_stay_out_of_the_prompt(search_store: Path) -> None:
-    write_learning(search_store, "draft-rls-tip", folder="learnings/drafts", status="draft",
-                   title="Row level security blocks anonymous inserts on the orders table",
-                   created="2026-11-01", body="## Key Takeaway\nUnreviewed advice.")
-    text = cli_run(["preflight", "add row level security policies to the orders table"],
-                     env={"LORE_ROOT": str(search_store)}).out
+    write_learning(
+        search_store,
+        "draft-rls-tip",
+        folder="learnings/drafts",
+        status="draft",
+        title="Row level security blocks anonymous inserts on the orders table",
+        created="2026-11-01",
+        body="## Key Takeaway\nUnreviewed advice.",
+    )
+    text = cli_run(
+        ["preflight", "add row level security policies to the orders table"],
+        env={"LORE_ROOT": str(search_store)},
+    ).out
     assert "Unreviewed advice" not in text
     assert "Check the table's policies before mutating with the anon key." in text
-    found = cli_run(["search", "row level security orders table anonymous inserts", "--json"],
-                      env={"LORE_ROOT": str(search_store)}).json()
+    found = cli_run(
+        ["search", "row level security orders table anonymous inserts", "--json"],
+        env={"LORE_ROOT": str(search_store)},
+    ).json()
     assert isinstance(found, dict)
     assert "draft-rls-tip" in [r["id"] for r in found["results"]]  # search still finds it

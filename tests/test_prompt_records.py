@@ -38,8 +38,10 @@ def test_the_brief_states_the_last_prompt(store: Path) -> None:
     generous(store)
     first = payload("UserPromptSubmit", store, prompt="First: list the failing tests")
     assert hook("user-prompt-submit", first, store).code == 0
-    assert hook("user-prompt-submit", payload("UserPromptSubmit", store, prompt=ASKED),
-                store).code == 0
+    assert (
+        hook("user-prompt-submit", payload("UserPromptSubmit", store, prompt=ASKED), store).code
+        == 0
+    )
     state = json.loads(lore("resume", "--json", cwd=store).out)
     assert state["last_prompt"].startswith("Make the deploy script read the token ")
     assert SECRET not in state["last_prompt"]

@@ -135,8 +135,11 @@ def test_skipped_lines_and_the_catalog_note_are_the_same(populated: Path) -> Non
     shard = max((populated / "actionlog").rglob("*.jsonl"))
     with shard.open("a") as handle:
         handle.write('{"v": 1, "kind": "act\n' * 12)
-    for args in (["actions", "--limit", "500"], ["actions", "--json"], ["report", "--json",
-                                                                        "--since", SINCE]):
+    for args in (
+        ["actions", "--limit", "500"],
+        ["actions", "--json"],
+        ["report", "--json", "--since", SINCE],
+    ):
         fast, slow = _both(populated, *args)
         if args[0] == "report":  # `until` is now: compare all but the window
             fast_report, slow_report = (json.loads(str(r[1])) for r in (fast, slow))  # type: ignore[index]
@@ -243,8 +246,11 @@ def test_a_shard_edited_by_hand_is_redacted_again(populated: Path) -> None:
     assert cli.code == 0 and SECRET not in cli.out
     now = shard.stat()
     rel = shard.relative_to(populated).as_posix()
-    assert not [row for row in _memo_rows(populated)
-                if row[:5] == (rel, now.st_ino, now.st_size, now.st_mtime_ns, now.st_ctime_ns)]
+    assert not [
+        row
+        for row in _memo_rows(populated)
+        if row[:5] == (rel, now.st_ino, now.st_size, now.st_mtime_ns, now.st_ctime_ns)
+    ]
 
 
 @pytest.mark.usefixtures("no_racy_window")

@@ -48,8 +48,16 @@ def test_lesson_content_is_exactly_the_template() -> None:
 
 
 def test_tags_and_snake_case_fields() -> None:
-    report = parse_report({"title": "T", "root_cause": "RC", "corrective_action": "CA",
-                           "failed_strategies": ["S1", "S1"], "tags": "a, b"}, "r")
+    report = parse_report(
+        {
+            "title": "T",
+            "root_cause": "RC",
+            "corrective_action": "CA",
+            "failed_strategies": ["S1", "S1"],
+            "tags": "a, b",
+        },
+        "r",
+    )
     assert lesson_tags(report) == ["rca", "a", "b", "failed_strategy:S1"]
     assert build_lesson_content(report).startswith("# RCA Lesson: T\n")
     assert "- S1\n- S1" in build_lesson_content(report)
@@ -60,8 +68,13 @@ def test_add_writes_one_rca_learning_and_returns_it_again(book: Lorebook) -> Non
     assert first.created
     learning = first.learning
     assert (learning.kind, learning.status) == ("rca", "draft")
-    assert learning.tags == ["rca", "deploy", "ports", "failed_strategy:restart the container",
-                             "failed_strategy:bump the port by hand"]
+    assert learning.tags == [
+        "rca",
+        "deploy",
+        "ports",
+        "failed_strategy:restart the container",
+        "failed_strategy:bump the port by hand",
+    ]
     assert (learning.source.task, learning.source.epic) == ("t-17", "epic-011")
     text = build_lesson_content(parse_report(REPORT, "r.yaml"))
     assert learning.checksum == hashlib.sha256(text.encode()).hexdigest()
@@ -94,14 +107,24 @@ def test_secrets_never_reach_the_lesson(book: Lorebook) -> None:
 
 def test_failed_action_with_rca_context_creates_the_lesson_once(book: Lorebook) -> None:
     rca = {k: v for k, v in REPORT.items() if k not in ("epic_id", "task_id")}
-    first = book.log("deploy", session="s", outcome="failure", epic="epic-4",
-                     context={"rca": rca, "task_id": "t-9"})
+    first = book.log(
+        "deploy",
+        session="s",
+        outcome="failure",
+        epic="epic-4",
+        context={"rca": rca, "task_id": "t-9"},
+    )
     names = drafts(book.root)
     assert len(names) == 1
     learning = book.learnings.get(names[0][:-3])
     assert (learning.kind, learning.source.epic, learning.source.task) == ("rca", "epic-4", "t-9")
-    book.log("deploy", session="s", outcome="failure", epic="epic-4",
-             context={"rca": rca, "task_id": "t-9"})
+    book.log(
+        "deploy",
+        session="s",
+        outcome="failure",
+        epic="epic-4",
+        context={"rca": rca, "task_id": "t-9"},
+    )
     assert drafts(book.root) == names  # idempotent
     logged = [a for a in stored_actions(book.root) if a["type"] == "learning_draft"]
     assert len(logged) == 1 and logged[0]["context"]["trigger"] == first["id"]
@@ -114,7 +137,8 @@ def test_successful_outcome_creates_nothing(book: Lorebook) -> None:
 
 
 def test_bad_rca_in_context_warns_and_keeps_the_action(
-        book: Lorebook, capsys: pytest.CaptureFixture[str]) -> None:
+    book: Lorebook, capsys: pytest.CaptureFixture[str]
+) -> None:
     record = book.log("deploy", session="s", outcome="failure", context={"rca": {"title": "x"}})
     err = capsys.readouterr().err
     assert "missing required field(s): rootCause, correctiveAction" in err
@@ -145,14 +169,17 @@ def test_cli_rca_add_file_json_and_stdin(store: Path, tmp_path: Path) -> None:
         ("title: x\n", ["bad.yaml", "missing required field(s): rootCause, correctiveAction"]),
         ("a: &a [1]\nb: *a\n", ["bad.yaml:2", "aliases"]),
         ("- just\n- a list\n", ["bad.yaml", "must be a mapping"]),
-        ("title: x\nrootCause: r\ncorrectiveAction: c\nfailedStrategies: {a: 1}\n",
-         ["bad.yaml:4", "failedStrategies", "list of strings"]),
-        ("title: x\nrootCause: r\ncorrectiveAction: c\ncreated_at: soon\n",
-         ["bad.yaml:4", "created_at"]),
+        (
+            "title: x\nrootCause: r\ncorrectiveAction: c\nfailedStrategies: {a: 1}\n",
+            ["bad.yaml:4", "failedStrategies", "list of strings"],
+        ),
+        (
+            "title: x\nrootCause: r\ncorrectiveAction: c\ncreated_at: soon\n",
+            ["bad.yaml:4", "created_at"],
+        ),
     ],
 )
-def test_cli_rca_add_bad_input(store: Path, tmp_path: Path, text: str,
-                               needles: list[str]) -> None:
+def test_cli_rca_add_bad_input(store: Path, tmp_path: Path, text: str, needles: list[str]) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(text)
     result = cli_run(["rca", "add", str(bad)], env={"LORE_ROOT": str(store)})
@@ -163,10 +190,14 @@ def test_cli_rca_add_bad_input(store: Path, tmp_path: Path, text: str,
 def test_cli_rca_add_bad_json_and_missing_file(store: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"title": "x",\n  "rootCause": }\n')
-    assert_one_error_line(lore("rca", "add", str(bad), env=clean_env(store)),
-                          "bad.json:2", "invalid JSON")
-    assert_one_error_line(lore("rca", "add", str(tmp_path / "nope.yaml"), env=clean_env(store)),
-                          "nope.yaml", "cannot be read")
+    assert_one_error_line(
+        lore("rca", "add", str(bad), env=clean_env(store)), "bad.json:2", "invalid JSON"
+    )
+    assert_one_error_line(
+        lore("rca", "add", str(tmp_path / "nope.yaml"), env=clean_env(store)),
+        "nope.yaml",
+        "cannot be read",
+    )
     assert drafts(store) == []
 
 
@@ -175,8 +206,16 @@ def test_parse_report_rejects_wrong_types() -> None:
         parse_report({"title": "a\nb", "rootCause": "r", "correctiveAction": "c"}, "r")
     with pytest.raises(UsageError, match="'rootCause' must be text"):
         parse_report({"title": "a", "rootCause": {"x": 1}, "correctiveAction": "c"}, "r")
-    report = parse_report({"title": "a", "rootCause": "r", "correctiveAction": "c",
-                           "preventionNotes": ["one", "two"], "created_at": "2026-01-02"}, "r")
+    report = parse_report(
+        {
+            "title": "a",
+            "rootCause": "r",
+            "correctiveAction": "c",
+            "preventionNotes": ["one", "two"],
+            "created_at": "2026-01-02",
+        },
+        "r",
+    )
     assert isinstance(report, RCAReport)
     assert report.prevention_notes == "- one\n- two" and str(report.created) == "2026-01-02"
 

@@ -27,10 +27,23 @@ def record(session: str = "s1", **overrides: object) -> dict[str, object]:
     n = next(_counter)
     ts = f"2026-11-22T10:{n // 60000 % 60:02d}:{n // 1000 % 60:02d}.{n % 1000:03d}Z"
     base: dict[str, object] = {
-        "v": 1, "kind": "action", "id": new_ulid(), "ts": ts, "session": session,
-        "agent": "PS", "project": "demo", "type": "tool_call", "category": "execution",
-        "outcome": "success", "context": {"n": n}, "error": None, "duration_s": None,
-        "parent": None, "epic": None, "issue": None, "meta": {},
+        "v": 1,
+        "kind": "action",
+        "id": new_ulid(),
+        "ts": ts,
+        "session": session,
+        "agent": "PS",
+        "project": "demo",
+        "type": "tool_call",
+        "category": "execution",
+        "outcome": "success",
+        "context": {"n": n},
+        "error": None,
+        "duration_s": None,
+        "parent": None,
+        "epic": None,
+        "issue": None,
+        "meta": {},
     }
     base.update(overrides)
     return base
@@ -60,10 +73,12 @@ def ids(records: list[dict[str, object]]) -> list[object]:
 
 # -- one damaged shard at a time ---------------------------------------------------------------
 
+
 def test_invalid_json_on_line_two_of_three(store: Path) -> None:
     good1, good3 = record(), record()
-    rel = write_shard(store, "s1.jsonl", line(good1) + b'{"v":1,"kind":"action",oops}\n'
-                      + line(good3))
+    rel = write_shard(
+        store, "s1.jsonl", line(good1) + b'{"v":1,"kind":"action",oops}\n' + line(good3)
+    )
     records, problems = read_all(store)
     assert ids(records) == [good1["id"], good3["id"]]
     assert len(problems) == 1
@@ -146,14 +161,22 @@ def test_valid_json_that_is_not_a_record(store: Path, text: str, reason: str) ->
 @pytest.mark.parametrize(
     ("overrides", "reason"),
     [
-        ({"ts": "2026-11-22 10:00:00"}, "not a v1 record: 'ts' is not a UTC timestamp like "
-         "2026-11-22T10:00:00.000Z: '2026-11-22 10:00:00'"),
-        ({"ts": "yesterday"}, "not a v1 record: 'ts' is not a UTC timestamp like "
-         "2026-11-22T10:00:00.000Z: 'yesterday'"),
+        (
+            {"ts": "2026-11-22 10:00:00"},
+            "not a v1 record: 'ts' is not a UTC timestamp like "
+            "2026-11-22T10:00:00.000Z: '2026-11-22 10:00:00'",
+        ),
+        (
+            {"ts": "yesterday"},
+            "not a v1 record: 'ts' is not a UTC timestamp like "
+            "2026-11-22T10:00:00.000Z: 'yesterday'",
+        ),
         ({"id": "not-a-ulid"}, "not a v1 record: 'id' is not a ULID: 'not-a-ulid'"),
         ({"kind": "thought"}, "not a v1 record: unknown kind 'thought'"),
-        ({"outcome": "meh"}, "not a v1 record: 'outcome' must be one of "
-         "success, failure, blocked, in_progress"),
+        (
+            {"outcome": "meh"},
+            "not a v1 record: 'outcome' must be one of success, failure, blocked, in_progress",
+        ),
         ({"context": [1, 2]}, "not a v1 record: 'context' must be an object"),
     ],
 )
@@ -214,6 +237,7 @@ def test_every_kind_of_damage_at_once_through_the_api(store: Path) -> None:
 
 # -- the real CLI ------------------------------------------------------------------------------
 
+
 def build_damaged_store(root: Path) -> tuple[list[dict[str, object]], list[tuple[str, int]]]:
     """Good records spread over damaged shards; returns the good records and (path, line) of
     every damaged line, in the order `lore check` walks them (file name order, line order)."""
@@ -221,8 +245,11 @@ def build_damaged_store(root: Path) -> tuple[list[dict[str, object]], list[tuple
     a = write_shard(root, "a.jsonl", line(goods[0]) + b"{oops\n" + line(goods[1]) + b"[]\n")
     b = write_shard(root, "b.jsonl", b"\xff\xfe\n" + line(goods[2]) + b'{"v": 2}\n')
     (root / DAY_DIR / "bad.jsonl").mkdir()
-    c = write_shard(root, "c.jsonl", line(goods[3]) + line(record(session="c", ts="noon"))
-                    + line(record(session="c"))[:40])
+    c = write_shard(
+        root,
+        "c.jsonl",
+        line(goods[3]) + line(record(session="c", ts="noon")) + line(record(session="c"))[:40],
+    )
     write_shard(root, "empty.jsonl", b"")
     write_shard(root, "ignored.txt", b"{oops\n")
     bad = str(DAY_DIR / "bad.jsonl")
@@ -262,17 +289,23 @@ def test_cli_warns_about_the_first_ten_and_counts_the_rest(store: Path) -> None:
     assert len(warnings) == 11
     assert warnings[0].startswith(f"lore: warning: skipped {DAY_DIR}/s1.jsonl:2: invalid JSON")
     assert warnings[9].startswith(f"lore: warning: skipped {DAY_DIR}/s1.jsonl:11: invalid JSON")
-    assert warnings[10] == ("lore: warning: 15 more lines skipped "
-                            "(run `lore check` for all findings)")
+    assert warnings[10] == (
+        "lore: warning: 15 more lines skipped (run `lore check` for all findings)"
+    )
 
 
 def test_cli_check_lists_every_finding_and_exits_1(store: Path) -> None:
     goods, _ = build_damaged_store(store)
     # things only `check` cares about: a duplicate, a record in the wrong day and wrong shard
     dup = goods[0]
-    write_shard(store, "d.jsonl", line(record(session="d")) + line(record(session="d"))
-                + line(record(session="d", ts="2026-11-21T23:59:59.999Z"))
-                + line(record(session="elsewhere")))
+    write_shard(
+        store,
+        "d.jsonl",
+        line(record(session="d"))
+        + line(record(session="d"))
+        + line(record(session="d", ts="2026-11-21T23:59:59.999Z"))
+        + line(record(session="elsewhere")),
+    )
     with open(store / DAY_DIR / "a.jsonl", "ab") as handle:
         handle.write(line(dup | {"outcome": "failure"}))  # another record with its id
     run = lore("check", env=clean_env(store))
@@ -305,16 +338,25 @@ def test_cli_check_lists_every_finding_and_exits_1(store: Path) -> None:
     assert isinstance(report, dict)
     assert report["ok"] is False
     assert [(f["path"], f["line"]) for f in report["findings"]] == [
-        (a, 2), (a, 4), (a, 5), (f"{DAY_DIR}/b.jsonl", 1), (f"{DAY_DIR}/b.jsonl", 3),
-        (f"{DAY_DIR}/bad.jsonl", 0), (f"{DAY_DIR}/c.jsonl", 2), (f"{DAY_DIR}/c.jsonl", 3),
-        (d, 3), (d, 4),
+        (a, 2),
+        (a, 4),
+        (a, 5),
+        (f"{DAY_DIR}/b.jsonl", 1),
+        (f"{DAY_DIR}/b.jsonl", 3),
+        (f"{DAY_DIR}/bad.jsonl", 0),
+        (f"{DAY_DIR}/c.jsonl", 2),
+        (f"{DAY_DIR}/c.jsonl", 3),
+        (d, 3),
+        (d, 4),
     ]
 
 
 def test_cli_check_exits_0_on_a_clean_store(store: Path) -> None:
     empty = lore("check", env=clean_env(store))
     assert (empty.code, empty.out.strip()) == (
-        0, "checked 0 records in 0 shards, 0 learnings, 0 expertise files: ok"), empty.err
+        0,
+        "checked 0 records in 0 shards, 0 learnings, 0 expertise files: ok",
+    ), empty.err
     write_shard(store, "s1.jsonl", line(record()) + line(record()))
     write_shard(store, "s2.jsonl", line(record(session="s2")))
     write_shard(store, "notes.txt", b"{oops\n")
@@ -324,5 +366,13 @@ def test_cli_check_exits_0_on_a_clean_store(store: Path) -> None:
     assert run.err == ""
     as_json = lore("check", "--json", env=clean_env(store))
     assert as_json.code == 0
-    assert as_json.json() == {"ok": True, "shards": 2, "records": 3, "learnings": 0,
-                              "expertise": 0, "repeated": 0, "fixed": 0, "findings": []}
+    assert as_json.json() == {
+        "ok": True,
+        "shards": 2,
+        "records": 3,
+        "learnings": 0,
+        "expertise": 0,
+        "repeated": 0,
+        "fixed": 0,
+        "findings": [],
+    }

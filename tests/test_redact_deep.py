@@ -35,9 +35,7 @@ def test_a_subtree_past_max_depth_is_withheld_and_counted() -> None:
 
 
 @pytest.mark.parametrize("catalog", [True, False])
-def test_a_hand_written_deep_secret_never_reaches_the_output(
-    store: Path, catalog: bool
-) -> None:
+def test_a_hand_written_deep_secret_never_reaches_the_output(store: Path, catalog: bool) -> None:
     if not catalog:
         (store / ".lore" / "config.yaml").write_text("catalog:\n  enabled: false\n")
     assert lore("log", "deploy", "--outcome", "success", env=clean_env(store)).code == 0

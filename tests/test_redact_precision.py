@@ -124,8 +124,6 @@ def test_the_post_tool_use_hook_keeps_the_tool_use_id(store: Path) -> None:
     assert secret not in json.dumps(action) and "[REDACTED" in json.dumps(ctx["response"])
 
 
-
-
 def test_replayed_real_sessions_have_at_most_one_percent_false_positives() -> None:
     """Three real sessions through the hooks: ≤ 1 % of stored fields wrongly redacted."""
     if real_sessions_root() is None:

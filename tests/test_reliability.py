@@ -34,6 +34,7 @@ PAD = "x" * 200
 
 # -- helpers -----------------------------------------------------------------------------------
 
+
 def shards(root: Path) -> list[Path]:
     return sorted(p for p in (root / "actionlog").rglob("*.jsonl") if p.is_file())
 
@@ -94,8 +95,7 @@ def assert_complete_log(root: Path, workers: int, per_worker: int, sessions: set
     assert len({a["id"] for a in actions}) == total
 
 
-def _append_worker(root: str, worker: int, count: int, session: str | None,
-                   barrier: Any) -> None:
+def _append_worker(root: str, worker: int, count: int, session: str | None, barrier: Any) -> None:
     """Child process body: open the store itself, wait for the others, append `count` lines."""
     book = Lorebook.open(root, env={})
     barrier.wait(60)  # a worker that died before this breaks the barrier instead of hanging
@@ -103,13 +103,13 @@ def _append_worker(root: str, worker: int, count: int, session: str | None,
         book.log("tool_call", session=session, context={"i": i, "w": worker, "pad": PAD})
 
 
-def run_processes(root: Path, workers: int, count: int,
-                  session_of: Callable[[int], str | None]) -> float:
+def run_processes(
+    root: Path, workers: int, count: int, session_of: Callable[[int], str | None]
+) -> float:
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(workers)
     procs = [
-        ctx.Process(target=_append_worker,
-                    args=(str(root), w, count, session_of(w), barrier))
+        ctx.Process(target=_append_worker, args=(str(root), w, count, session_of(w), barrier))
         for w in range(workers)
     ]
     started = time.monotonic()
@@ -127,15 +127,20 @@ def run_processes(root: Path, workers: int, count: int,
 
 # -- 1. concurrency ----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("layout", ["same-session", "session-per-worker"])
 def test_eight_processes_append_2000_lines_each(store: Path, layout: str) -> None:
     if layout == "same-session":
+
         def session_of(w: int) -> str:
             return "shared-session"
+
         sessions = {"shared-session"}
     else:
+
         def session_of(w: int) -> str:
             return f"worker-{w}"
+
         sessions = {f"worker-{w}" for w in range(8)}
     elapsed = run_processes(store, 8, 2000, session_of)
     assert elapsed < 60
@@ -216,11 +221,17 @@ def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
 def test_sigkill_mid_stream_then_torn_tail(store: Path) -> None:
     shard = store / "actionlog" / "2026" / "11" / "22" / "doomed.jsonl"
     rel = "actionlog/2026/11/22/doomed.jsonl"
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(store), MOMENT.isoformat()],
-                            env=clean_env(), stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER, str(store), MOMENT.isoformat()],
+        env=clean_env(),
+        stderr=subprocess.PIPE,
+    )
     try:
-        wait_for(lambda: shard.exists() and shard.stat().st_size > 40 * 20_000, 30,
-                 "the writer to append 40 lines")
+        wait_for(
+            lambda: shard.exists() and shard.stat().st_size > 40 * 20_000,
+            30,
+            "the writer to append 40 lines",
+        )
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     finally:
         os.kill(proc.pid, signal.SIGKILL)
@@ -229,7 +240,7 @@ def test_sigkill_mid_stream_then_torn_tail(store: Path) -> None:
 
     data = shard.read_bytes()
     complete = data[: data.rfind(b"\n") + 1]
-    killed_tail = data[len(complete):]  # non-empty only if the kill tore the last write
+    killed_tail = data[len(complete) :]  # non-empty only if the kill tore the last write
     count = complete.count(b"\n")
     assert count >= 40
     for number, raw in enumerate(complete.split(b"\n")[:-1], 1):
@@ -239,8 +250,16 @@ def test_sigkill_mid_stream_then_torn_tail(store: Path) -> None:
         assert len(raw) > 19_000
 
     # a crash mid-write: half a line, no newline
-    half = encode(action_record("tool_call", session="doomed", agent="a", project="p",
-                                context={"half": True}, now=MOMENT))
+    half = encode(
+        action_record(
+            "tool_call",
+            session="doomed",
+            agent="a",
+            project="p",
+            context={"half": True},
+            now=MOMENT,
+        )
+    )
     fragment = half[: len(half) // 2]
     with open(shard, "ab") as handle:
         handle.write(fragment)
@@ -278,23 +297,31 @@ def test_sigkill_mid_stream_then_torn_tail(store: Path) -> None:
     assert check.code == 1
     assert check.out.splitlines()[0].startswith(f"{rel}:{count + 1}: invalid JSON")
     assert check.out.splitlines()[-1] == (
-        f"checked {count + 1} records in 1 shards, 0 learnings, 0 expertise files: "
-        "1 finding(s)"
+        f"checked {count + 1} records in 1 shards, 0 learnings, 0 expertise files: 1 finding(s)"
     )
 
 
 # -- 3. two clones, git pull both ways ---------------------------------------------------------
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
-           "GIT_MERGE_AUTOEDIT": "no", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_TERMINAL_PROMPT": "0"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_MERGE_AUTOEDIT": "no",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_TERMINAL_PROMPT": "0",
+}
 
 
 def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(cwd), "-c", "pull.rebase=false",
-                           "-c", "init.defaultBranch=main", *args],
-                          capture_output=True, text=True, env={**os.environ, **GIT_ENV})
+    done = subprocess.run(
+        ["git", "-C", str(cwd), "-c", "pull.rebase=false", "-c", "init.defaultBranch=main", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **GIT_ENV},
+    )
     assert done.returncode == 0, f"git {' '.join(args)} (exit {done.returncode}): {done.stderr}"
     return done.stdout
 
@@ -365,9 +392,22 @@ def assert_same_clean_shards(a: Path, b: Path) -> dict[str, bytes]:
 def test_two_clones_log_and_merge_both_ways(tmp_path: Path) -> None:
     a, b = two_clones(tmp_path)
     writers = [
-        subprocess.Popen([sys.executable, "-c", CLONE_WRITER, str(clone), agent, "pairing",
-                          "200", MOMENT.isoformat()], env=clean_env(), stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CLONE_WRITER,
+                str(clone),
+                agent,
+                "pairing",
+                "200",
+                MOMENT.isoformat(),
+            ],
+            env=clean_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for clone, agent in ((a, "alice"), (b, "bob"))
     ]
     written: list[str] = []
@@ -400,7 +440,8 @@ def test_two_clones_log_and_merge_both_ways(tmp_path: Path) -> None:
         check = lore("check", env=clean_env(clone))
         assert check.code == 0, check.out + check.err
         assert check.out.strip() == (
-            "checked 802 records in 3 shards, 0 learnings, 0 expertise files: ok")
+            "checked 802 records in 3 shards, 0 learnings, 0 expertise files: ok"
+        )
 
 
 @pytest.mark.parametrize("placement", ["only-change", "interleaved"])
@@ -417,8 +458,14 @@ def test_identical_line_in_both_clones(tmp_path: Path, placement: str) -> None:
     git(a, "push", "-q", "origin", "main")
     git(b, "pull", "-q", "--no-rebase", "origin", "main")
 
-    same = action_record("commit", session="pairing", agent="carol", project="shared",
-                         context={"copied": True}, now=MOMENT)
+    same = action_record(
+        "commit",
+        session="pairing",
+        agent="carol",
+        project="shared",
+        context={"copied": True},
+        now=MOMENT,
+    )
     line = encode(same)
     shard_rel = "actionlog/2026/11/22/pairing.jsonl"
     extra: list[str] = []
@@ -453,7 +500,8 @@ def test_identical_line_in_both_clones(tmp_path: Path, placement: str) -> None:
     assert check.code == 0, check.out  # an exact repeat is not damage
     if copies == 2:
         assert check.out.splitlines()[-1] == (
-            f"checked {len(got) + 1} records in 1 shards, 0 learnings, 0 expertise files: ok")
+            f"checked {len(got) + 1} records in 1 shards, 0 learnings, 0 expertise files: ok"
+        )
         assert check.out.startswith("info: 1 repeated line(s)")
         fixed = lore("check", "--fix", env=clean_env(a))
         assert fixed.code == 0, fixed.out

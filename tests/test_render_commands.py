@@ -92,7 +92,9 @@ def test_stale_drafts_and_review() -> None:
         {"anchor": "src/a.py", "reason": "changed", "commits": list("abcdefg")},
         {"anchor": "src/b.py", "reason": "deleted", "commits": []}]}  # fmt: skip
     assert stale_text([report]).splitlines() == [
-        "l-1  T", "  src/a.py: changed (a, b, c, d, e)", "  src/b.py: deleted",
+        "l-1  T",
+        "  src/a.py: changed (a, b, c, d, e)",
+        "  src/b.py: deleted",
     ]
     duplicate = {"status": "duplicate", "duplicate_of": "l-0", "similarity": 0.91,
                  "supersedes": []}  # fmt: skip
@@ -142,7 +144,8 @@ def test_retention_text() -> None:
     result = {"action": "archive", "cutoff": "2026-08-26", "dry_run": True,
               "done": [{"shard": "2026/01/01/s.jsonl"}], "failed": []}  # fmt: skip
     assert retention_text(result).splitlines() == [
-        "2026/01/01/s.jsonl", "1 shard(s) would be archived (days before 2026-08-26)",
+        "2026/01/01/s.jsonl",
+        "1 shard(s) would be archived (days before 2026-08-26)",
     ]
     assert first_failure(result) is None
     failed = {"action": "prune", "cutoff": "2025-11-24", "dry_run": False, "done": [],
@@ -172,7 +175,8 @@ def test_maintenance_lines() -> None:
              "findings": [{"path": "a.jsonl", "line": 2, "reason": "bad"},
                           {"path": "b.md", "line": 0, "reason": "worse"}]}  # fmt: skip
     assert check_text(check).splitlines() == [
-        "a.jsonl:2: bad", "b.md: worse",
+        "a.jsonl:2: bad",
+        "b.md: worse",
         "checked 3 records in 1 shards, 2 learnings, 0 expertise files: 2 finding(s)",
     ]
     assert check_text(check | {"ok": True, "findings": []}).endswith(": ok")

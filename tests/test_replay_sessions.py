@@ -13,8 +13,6 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "replay_sessions.py"
 
 
-
-
 def test_replay_two_real_sessions_json() -> None:
     if real_sessions_root() is None:  # beside every checkout and CI's clone: else a bad set-up
         require_real("../shared/data/claude-sessions is not beside the repository")

@@ -24,35 +24,48 @@ SECRET = "ghp_" + "A1b2C3d4" * 5
 def active(store: Path) -> Path:
     """Yesterday: 2 projects, deploys (one failed), failures with errors, hook overhead."""
     book = Lorebook.open(store, env={})
-    ps = book.start_session(session_id="ps-1", agent="PS", project="consilio",
-                            now=YESTERDAY + timedelta(hours=8))
+    ps = book.start_session(
+        session_id="ps-1", agent="PS", project="consilio", now=YESTERDAY + timedelta(hours=8)
+    )
     at = YESTERDAY + timedelta(hours=9)
     ps.log("plan", epic="epic-7", now=at)
     for i in range(4):
         ps.log("commit", epic="epic-7", duration_s=2.0 + i, now=at + timedelta(minutes=10 + i))
-    ps.log("deploy", context={"service": "consilio-api"}, duration_s=40.0,
-           now=at + timedelta(hours=1))
-    ps.log("deploy", outcome="failure", context={"service": "consilio-web"},
-           error="health check failed on port 5175", duration_s=20.0,
-           now=at + timedelta(hours=1, minutes=5))
-    ps.log("validate", outcome="failure", error="2 of 7 criteria failed",
-           now=at + timedelta(hours=2))
+    ps.log(
+        "deploy", context={"service": "consilio-api"}, duration_s=40.0, now=at + timedelta(hours=1)
+    )
+    ps.log(
+        "deploy",
+        outcome="failure",
+        context={"service": "consilio-web"},
+        error="health check failed on port 5175",
+        duration_s=20.0,
+        now=at + timedelta(hours=1, minutes=5),
+    )
+    ps.log(
+        "validate", outcome="failure", error="2 of 7 criteria failed", now=at + timedelta(hours=2)
+    )
     ps.log("tool_call", meta={"overhead_ms": 4.0}, now=at + timedelta(hours=2, minutes=1))
     ps.log("tool_call", meta={"overhead_ms": 8.0}, now=at + timedelta(hours=2, minutes=2))
     ps.log("spawn", outcome="in_progress", now=at + timedelta(hours=3))
-    ms = book.start_session(session_id="ms-1", agent="MS", project="odin",
-                            now=YESTERDAY + timedelta(hours=14))
+    ms = book.start_session(
+        session_id="ms-1", agent="MS", project="odin", now=YESTERDAY + timedelta(hours=14)
+    )
     ms.log("checkpoint", now=YESTERDAY + timedelta(hours=14, minutes=1))
-    ms.log("push", outcome="blocked", error="protected branch",
-           now=YESTERDAY + timedelta(hours=15))
+    ms.log("push", outcome="blocked", error="protected branch", now=YESTERDAY + timedelta(hours=15))
     # an older action, outside a one-day window
     ms.log("commit", now=YESTERDAY - timedelta(days=3))
     # a line an agent appended itself, with a secret the writer never saw
     shard = store / "actionlog" / YESTERDAY.strftime("%Y/%m/%d") / "ms-1.jsonl"
     raw = dict(json.loads(shard.read_text().splitlines()[-1]))
-    raw.update(id=raw["id"][:-4] + "ZZZZ", type="deploy", outcome="failure",
-               ts=(YESTERDAY + timedelta(hours=16)).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
-               error=f"push rejected: token {SECRET}", context={"service": "odin-api"})
+    raw.update(
+        id=raw["id"][:-4] + "ZZZZ",
+        type="deploy",
+        outcome="failure",
+        ts=(YESTERDAY + timedelta(hours=16)).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        error=f"push rejected: token {SECRET}",
+        context={"service": "odin-api"},
+    )
     with shard.open("a") as handle:
         handle.write(json.dumps(raw, separators=(",", ":"), sort_keys=True) + "\n")
     return store
@@ -65,8 +78,9 @@ def report_json(root: Path, *args: str) -> dict[str, Any]:
 
 
 def test_report_figures(active: Path) -> None:
-    data = report_json(active, "--since", DAY, "--until",
-                       (YESTERDAY + timedelta(days=1)).strftime("%Y-%m-%d"))
+    data = report_json(
+        active, "--since", DAY, "--until", (YESTERDAY + timedelta(days=1)).strftime("%Y-%m-%d")
+    )
     s = data["summary"]
     assert s["total_actions"] == 14
     assert s["outcomes"] == {"success": 9, "failure": 3, "blocked": 1, "in_progress": 1}
@@ -81,7 +95,10 @@ def test_report_figures(active: Path) -> None:
     assert dep["total"] == 3
     assert dep["by_outcome"] == {"success": 1, "failure": 2, "blocked": 0, "in_progress": 0}
     assert [(d["service"], d["outcome"]) for d in dep["recent"]] == [
-        ("odin-api", "failure"), ("consilio-web", "failure"), ("consilio-api", "success")]
+        ("odin-api", "failure"),
+        ("consilio-web", "failure"),
+        ("consilio-api", "success"),
+    ]
     failures = data["recent_failures"]
     assert [f["type"] for f in failures] == ["deploy", "validate", "deploy"]  # newest first
     assert SECRET not in json.dumps(data)
@@ -92,8 +109,9 @@ def test_report_figures(active: Path) -> None:
     assert durations["deploy"]["avg_seconds"] == 30.0
     overhead = data["overhead"]
     assert overhead["count"] == 2 and overhead["avg_ms"] == 6.0
-    assert overhead["by_type"] == [{"type": "tool_call", "count": 2, "avg_ms": 6.0,
-                                    "p95_ms": 8.0, "max_ms": 8.0}]
+    assert overhead["by_type"] == [
+        {"type": "tool_call", "count": 2, "avg_ms": 6.0, "p95_ms": 8.0, "max_ms": 8.0}
+    ]
 
 
 @pytest.mark.parametrize(("group", "first"), [("type", "commit"), ("outcome", "success")])
@@ -140,15 +158,18 @@ def test_human_report(active: Path) -> None:
     assert SECRET not in result.out
 
 
-@pytest.mark.parametrize(("args", "needles"), [
-    (["--since", "3d", "--until", "5d"], ["is not before --until"]),
-    (["--since", "2999-01-01"], ["--since", "in the future"]),
-    (["--until", "2999-01-01"], ["--until", "in the future"]),
-    (["--days", "0"], ["--days"]),
-    (["--days", "3", "--since", "2d"], ["either --days or --since"]),
-    (["--since", "someday"], ["--since", "7d"]),
-    (["--group-by", "week"], ["week"]),
-])
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--since", "3d", "--until", "5d"], ["is not before --until"]),
+        (["--since", "2999-01-01"], ["--since", "in the future"]),
+        (["--until", "2999-01-01"], ["--until", "in the future"]),
+        (["--days", "0"], ["--days"]),
+        (["--days", "3", "--since", "2d"], ["either --days or --since"]),
+        (["--since", "someday"], ["--since", "7d"]),
+        (["--group-by", "week"], ["week"]),
+    ],
+)
 def test_bad_report_input(active: Path, args: list[str], needles: list[str]) -> None:
     assert_one_error_line(cli_run(["--root", str(active), "report", *args]), *needles)
 
@@ -207,12 +228,15 @@ def test_weekly_file(active: Path) -> None:
     assert sum(json.loads(bars.strip()[4:])) == info["total_actions"] >= 14
 
 
-@pytest.mark.parametrize(("args", "needles"), [
-    (["daily", "--date", "2999-01-01"], ["--date", "in the future"]),
-    (["daily", "--date", "yesterday"], ["--date", "2026-11-21"]),
-    (["weekly", "--week", "2999-W01"], ["in the future"]),
-    (["weekly", "--week", "47"], ["--week", "2026-W47"]),
-])
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["daily", "--date", "2999-01-01"], ["--date", "in the future"]),
+        (["daily", "--date", "yesterday"], ["--date", "2026-11-21"]),
+        (["weekly", "--week", "2999-W01"], ["in the future"]),
+        (["weekly", "--week", "47"], ["--week", "2026-W47"]),
+    ],
+)
 def test_bad_report_file_input(active: Path, args: list[str], needles: list[str]) -> None:
     assert_one_error_line(cli_run(["--root", str(active), "report", *args]), *needles)
     assert not (active / "docs" / "reports").exists()

@@ -110,11 +110,27 @@ def reference(root: Path, since: str, until: str, project: str | None) -> dict[s
         "by_project": sorted(projects.items(), key=lambda kv: (-kv[1], kv[0])),
         "by_hour": [sum(1 for r in actions if int(r["ts"][11:13]) == h) for h in range(24)],
         "days": {d: n for d, n in Counter(r["ts"][:10] for r in actions).items()},
-        "average_duration": [(k, len(v), round(sum(v) / len(v), 3), round(max(v), 3))
-                             for k, v in sorted(durations.items())],
-        "overhead": None if not every else (len(every), round(sum(every) / len(every), 3), [
-            (k, len(v), round(_rank(sorted(v), 0.5), 3), round(_rank(sorted(v), 0.95), 3),
-             round(max(v), 3), round(sum(v), 3)) for k, v in sorted(costs.items())]),
+        "average_duration": [
+            (k, len(v), round(sum(v) / len(v), 3), round(max(v), 3))
+            for k, v in sorted(durations.items())
+        ],
+        "overhead": None
+        if not every
+        else (
+            len(every),
+            round(sum(every) / len(every), 3),
+            [
+                (
+                    k,
+                    len(v),
+                    round(_rank(sorted(v), 0.5), 3),
+                    round(_rank(sorted(v), 0.95), 3),
+                    round(max(v), 3),
+                    round(sum(v), 3),
+                )
+                for k, v in sorted(costs.items())
+            ],
+        ),
     }
 
 
@@ -132,11 +148,20 @@ def counted(report: dict[str, Any]) -> dict[str, Any]:
         "by_project": [(r["project"], r["count"]) for r in report["by_project"]],
         "by_hour": report["by_hour"],
         "days": {r["day"]: r["count"] for r in report["by_day"] if r["count"]},
-        "average_duration": [(r["type"], r["count"], r["avg_seconds"], r["max_seconds"])
-                             for r in report["average_duration"]],
-        "overhead": None if overhead is None else (overhead["count"], overhead["avg_ms"], [
-            (r["record"], r["count"], r["p50_ms"], r["p95_ms"], r["max_ms"], r["total_ms"])
-            for r in overhead["by_record"]]),
+        "average_duration": [
+            (r["type"], r["count"], r["avg_seconds"], r["max_seconds"])
+            for r in report["average_duration"]
+        ],
+        "overhead": None
+        if overhead is None
+        else (
+            overhead["count"],
+            overhead["avg_ms"],
+            [
+                (r["record"], r["count"], r["p50_ms"], r["p95_ms"], r["max_ms"], r["total_ms"])
+                for r in overhead["by_record"]
+            ],
+        ),
     }
 
 
@@ -152,13 +177,21 @@ def test_the_tally_is_a_plain_count_of_the_shards(
         expected = reference(root, window["since"], window["until"], project)
         assert counted(report) == expected, (root.name, days, project)
         assert report["summary"]["total_actions"] or days == 1
-    sessions_with_cost = [row for row in report["overhead"]["by_record"]
-                          if row["record"].startswith("session")] if report["overhead"] else []
+    sessions_with_cost = (
+        [row for row in report["overhead"]["by_record"] if row["record"].startswith("session")]
+        if report["overhead"]
+        else []
+    )
     assert sessions_with_cost or days == 1 or project  # the store has session overheads
 
 
-@pytest.mark.parametrize("args", [["report", "--days", "7", "--json"],
-                                  ["actions", "--type", "deploy", "--since", "30d", "--json"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "--days", "7", "--json"],
+        ["actions", "--type", "deploy", "--since", "30d", "--json"],
+    ],
+)
 def test_a_cold_report_or_query_imports_no_dataclasses(
     varied: tuple[Path, Path], args: list[str]
 ) -> None:
@@ -167,10 +200,12 @@ def test_a_cold_report_or_query_imports_no_dataclasses(
     import subprocess
 
     root = varied[0]
-    code = ("import json, sys\nimport lorebook.cli\ncode = lorebook.cli.main(sys.argv[1:])\n"
-            "heavy = [m for m in ('dataclasses', 'inspect', 'ast', 'tokenize')"
-            " if m in sys.modules]\n"
-            "print(json.dumps([code, heavy]), file=sys.stderr)")
+    code = (
+        "import json, sys\nimport lorebook.cli\ncode = lorebook.cli.main(sys.argv[1:])\n"
+        "heavy = [m for m in ('dataclasses', 'inspect', 'ast', 'tokenize')"
+        " if m in sys.modules]\n"
+        "print(json.dumps([code, heavy]), file=sys.stderr)"
+    )
     done = subprocess.run([LORE[0], "-c", code, *args], cwd=root, env=clean_env(root),
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     json.loads(done.stdout)  # the answer itself

@@ -127,8 +127,12 @@ def test_sql_report_equals_the_python_reference(stores: tuple[Path, Path], group
                                 until=when.get("until"), now=NOW)  # fmt: skip
         for filters in FILTERS:
             for archive, internal in ((False, False), (True, False), (False, True)):
-                options = {**filters, "group_by": group_by, "include_archive": archive,
-                           "include_internal": internal}
+                options = {
+                    **filters,
+                    "group_by": group_by,
+                    "include_archive": archive,
+                    "include_internal": internal,
+                }
                 expected = build_report(scan_book.action_log, window, **options)
                 got = build_report(sql_book.action_log, window, **options)
                 assert got == expected, (when, options)
@@ -248,8 +252,9 @@ def test_a_read_that_finds_nothing_new_writes_nothing(tmp_path: Path) -> None:
     first, size = stamp(), catalog.stat().st_size
     assert Lorebook.open(root, env={}).report(days=7)["summary"]["total_actions"] > 0
     assert stamp() == first and catalog.stat().st_size == size
-    Lorebook.open(root, env={}).log("deploy", session="s-4-0", outcome="failure", error="new",
-                                    project="fresh")
+    Lorebook.open(root, env={}).log(
+        "deploy", session="s-4-0", outcome="failure", error="new", project="fresh"
+    )
     # (the generated store may hold records dated after this moment: filter to the new one)
     fresh = Lorebook.open(root, env={}).report(days=7, project="fresh")
     assert [f["error"] for f in fresh["recent_failures"]] == ["new"]

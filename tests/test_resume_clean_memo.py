@@ -40,8 +40,14 @@ def _session(store: Path, actions: int = 4) -> tuple[str, Path]:
     book = Lorebook.open(store, env={})
     session = book.start_session(agent="claude", project="lorebook", now=T0)
     for n in range(actions):
-        book.log("commit", session=session.id, outcome="success", epic="epic-3",
-                 context={"note": f"step {n}"}, now=T0 + timedelta(minutes=n + 1))
+        book.log(
+            "commit",
+            session=session.id,
+            outcome="success",
+            epic="epic-3",
+            context={"note": f"step {n}"},
+            now=T0 + timedelta(minutes=n + 1),
+        )
     book.catalog.sync()  # the catalog, with no shard verified yet
     book.close()
     shards = sorted((store / "actionlog").rglob(f"{session.id}.jsonl"))
@@ -149,7 +155,8 @@ def test_other_redaction_rules_are_not_vouched_for(
     _session(store)
     _resume(store)
     (store / ".lore" / "config.yaml").write_text(
-        "redaction:\n  extra_patterns: {step_word: 'step [0-9]'}\n")
+        "redaction:\n  extra_patterns: {step_word: 'step [0-9]'}\n"
+    )
     redactions[0] = 0
     shown = _resume(store)
     assert redactions[0] == 5  # checked again under the new rules

@@ -36,8 +36,13 @@ def _generate(book: Lorebook, seed: int, sessions: int = 14) -> datetime:
         for _ in range(rng.randrange(0, 6)):
             when += timedelta(minutes=rng.randrange(1, 40))
             outcome = rng.choice(("success", "success", "failure", "in_progress"))
-            book.log(rng.choice(TYPES), session=current.id, outcome=outcome,
-                     epic=rng.choice((None, "epic-7", "epic-9")), now=when)
+            book.log(
+                rng.choice(TYPES),
+                session=current.id,
+                outcome=outcome,
+                epic=rng.choice((None, "epic-7", "epic-9")),
+                now=when,
+            )
         ending = rng.choice(("normal", "error", None, None))
         if ending is not None:
             when += timedelta(minutes=3)
@@ -132,10 +137,13 @@ def test_git_state_leaves_the_log_out_and_keeps_everything_else(store: Path) -> 
         shard.write_text(shard.read_text() + "\n")  # the log's own changes are left out
     (store / "actionlog" / "stray.txt").write_text("x\n")
     fast = git_state(store, exclude=("actionlog",))
-    full = git_state(store, exclude=("actionlog/",  "nested/never"))  # the single-status path
+    full = git_state(store, exclude=("actionlog/", "nested/never"))  # the single-status path
     assert fast is not None and full is not None
-    assert sorted(fast["dirty"]) == sorted(full["dirty"]) == [
-        ".gitignore", "README.md", "newdir/", "notes.txt"]
+    assert (
+        sorted(fast["dirty"])
+        == sorted(full["dirty"])
+        == [".gitignore", "README.md", "newdir/", "notes.txt"]
+    )
     assert fast == {**full, "dirty": fast["dirty"]}
     assert fast["branch"] == "main" and fast["last_commit"]["subject"] == "log"
 
@@ -166,8 +174,13 @@ print("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 
 def _run(root: Path, *args: str) -> tuple[int, str, set[str]]:
-    done = subprocess.run([sys.executable, "-c", WRAPPER, *args], capture_output=True,
-                          text=True, env=clean_env(root), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(root),
+        timeout=60,
+    )
     lines = done.stdout.rstrip("\n").splitlines()
     report = json.loads(lines[-1])
     return report["code"], "\n".join(lines[:-2]), {m.split(".")[0] for m in report["modules"]}
@@ -192,10 +205,19 @@ def test_resume_fast_path_imports_no_click(store: Path) -> None:
         assert out.strip()
 
 
-@pytest.mark.parametrize("args", [
-    ["--json"], [], ["--limit=2"], ["--project", "consilio", "--json"], ["--agent", "codex"],
-    ["--project", "nowhere", "--json"], ["--project", "nowhere"], ["--session", "NOPE", "--json"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--json"],
+        [],
+        ["--limit=2"],
+        ["--project", "consilio", "--json"],
+        ["--agent", "codex"],
+        ["--project", "nowhere", "--json"],
+        ["--project", "nowhere"],
+        ["--session", "NOPE", "--json"],
+    ],
+)
 def test_the_root_option_prints_the_same(store: Path, args: list[str]) -> None:
     book = Lorebook.open(store, env={})
     _generate(book, 10, sessions=8)
@@ -206,8 +228,11 @@ def test_the_root_option_prints_the_same(store: Path, args: list[str]) -> None:
 
 
 def test_odd_arguments_are_answered(store: Path) -> None:
-    for args, needle in ((["--limit", "0"], "--limit"), (["--bogus"], "--bogus"),
-                         (["extra"], "extra")):
+    for args, needle in (
+        (["--limit", "0"], "--limit"),
+        (["--bogus"], "--bogus"),
+        (["extra"], "extra"),
+    ):
         result = lore("resume", *args, env=clean_env(store))
         assert result.code != 0 and needle in result.err, (args, result.err)
     helped = lore("resume", "--help", env=clean_env(store))
@@ -218,23 +243,49 @@ def test_odd_arguments_are_answered(store: Path) -> None:
 def _session_about_tokens(store: Path) -> None:
     book = Lorebook.open(store, env={})
     current = book.start_session(agent="claude", project="consilio", now=T0)
-    book.log("validate", session=current.id, outcome="failure", epic="epic-12",
-             error="refresh token reuse is not detected", now=T0 + timedelta(minutes=5))
+    book.log(
+        "validate",
+        session=current.id,
+        outcome="failure",
+        epic="epic-12",
+        error="refresh token reuse is not detected",
+        now=T0 + timedelta(minutes=5),
+    )
 
 
 def _learnings(store: Path) -> None:
     from search_fixtures import write_learning
 
     (store / ".lore" / "config.yaml").write_text("embedding:\n  enabled: false\n")
-    write_learning(store, "2026-01-10-refresh-tokens-single-use", title="A refresh token must "
-                   "be single-use", created="2026-01-10", category="security", severity="high",
-                   body="## Key Takeaway\nRotate refresh tokens and detect reuse.")
-    write_learning(store, "2026-01-11-port-conflict", title="Deploy failed on a busy port",
-                   created="2026-01-11", category="deploy", severity="low",
-                   body="## Key Takeaway\nFree port 5000 before deploying.")
-    write_learning(store, "2026-01-12-token-draft", folder="learnings/drafts", status="draft",
-                   title="Refresh token reuse draft", created="2026-01-12", category="security",
-                   severity="low", body="## Key Takeaway\nrefresh token reuse detected")
+    write_learning(
+        store,
+        "2026-01-10-refresh-tokens-single-use",
+        title="A refresh token must be single-use",
+        created="2026-01-10",
+        category="security",
+        severity="high",
+        body="## Key Takeaway\nRotate refresh tokens and detect reuse.",
+    )
+    write_learning(
+        store,
+        "2026-01-11-port-conflict",
+        title="Deploy failed on a busy port",
+        created="2026-01-11",
+        category="deploy",
+        severity="low",
+        body="## Key Takeaway\nFree port 5000 before deploying.",
+    )
+    write_learning(
+        store,
+        "2026-01-12-token-draft",
+        folder="learnings/drafts",
+        status="draft",
+        title="Refresh token reuse draft",
+        created="2026-01-12",
+        category="security",
+        severity="low",
+        body="## Key Takeaway\nrefresh token reuse detected",
+    )
 
 
 def test_resume_lists_the_learnings_relevant_to_the_session(store: Path) -> None:
@@ -248,8 +299,10 @@ def test_resume_lists_the_learnings_relevant_to_the_session(store: Path) -> None
     found = json.loads(out)["learnings"]
     assert [item["id"] for item in found] == ["2026-01-10-refresh-tokens-single-use"]  # no draft
     assert found[0]["title"] == "A refresh token must be single-use"
-    assert modules & {"torch", "chromadb", "sentence_transformers", "onnxruntime", "click",
-                      "pydantic"} == set()
+    assert (
+        modules & {"torch", "chromadb", "sentence_transformers", "onnxruntime", "click", "pydantic"}
+        == set()
+    )
     brief = lore("resume", env=clean_env(store))
     assert "Relevant learnings:" in brief.out.splitlines()
     assert "`lore show 2026-01-10-refresh-tokens-single-use`" in brief.out

@@ -34,15 +34,20 @@ def _sessions(book: Lorebook, start: datetime, count: int, seed: int) -> datetim
     when = start
     for n in range(count):
         when += timedelta(hours=7 + (n * seed) % 11)
-        current = book.start_session(agent=AGENTS[n % 2], project=PROJECTS[(n // 2) % 2],
-                                     now=when)
+        current = book.start_session(agent=AGENTS[n % 2], project=PROJECTS[(n // 2) % 2], now=when)
         for i in range((n + seed) % 4):
             when += timedelta(minutes=9)
-            book.log("validate" if i % 2 else "commit", session=current.id, now=when,
-                     outcome=("success", "failure", "in_progress")[(n + i) % 3], epic="epic-3")
+            book.log(
+                "validate" if i % 2 else "commit",
+                session=current.id,
+                now=when,
+                outcome=("success", "failure", "in_progress")[(n + i) % 3],
+                epic="epic-3",
+            )
         if n % 3 == 0:
-            book.end_session(current.id, reason="normal" if n % 2 else "error",
-                             now=when + timedelta(minutes=1))
+            book.end_session(
+                current.id, reason="normal" if n % 2 else "error", now=when + timedelta(minutes=1)
+            )
     return when
 
 
@@ -52,7 +57,8 @@ def _answers(root: Path, now: datetime) -> dict[str, Any]:
         for agent in (None, *AGENTS):
             try:
                 out[f"{project}/{agent}"] = Lorebook.open(root, env={}).resume(
-                    project=project, agent=agent, now=now)
+                    project=project, agent=agent, now=now
+                )
             except Exception as exc:
                 out[f"{project}/{agent}"] = f"{type(exc).__name__}: {exc}"
     return out
@@ -173,6 +179,7 @@ def _edits(root: Path) -> list[Callable[[], None]]:
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
+
         return edit
 
     def run(*args: str) -> Callable[[], None]:
@@ -267,9 +274,14 @@ def test_an_answer_given_while_files_change_is_not_kept(store: Path, racy: None)
 def test_a_damaged_or_foreign_cache_file_is_ignored(store: Path, racy: None) -> None:
     _settle()
     expected = git_state(store, exclude=("actionlog",))
-    for text in ("not json", "[]", '{"version": 1}', json.dumps({
-            "version": 1, "key": {}, "state": {"branch": "wrong"}, "paths": [],
-            "identities": []})):
+    for text in (
+        "not json",
+        "[]",
+        '{"version": 1}',
+        json.dumps(
+            {"version": 1, "key": {}, "state": {"branch": "wrong"}, "paths": [], "identities": []}
+        ),
+    ):
         _cache_file(store).write_text(text)
         assert _cached(store) == expected
 
@@ -294,7 +306,8 @@ def test_cli_resume_reuses_the_git_state_and_answers_the_same(store: Path) -> No
     if not _cache_file(store).exists():  # git refreshed its index: kept from the next answer
         time.sleep(2.1)
         assert json.loads(lore("resume", "--json", env=clean_env(store)).out) == json.loads(
-            first.out)
+            first.out
+        )
     assert _cache_file(store).exists()
     second = lore("resume", "--json", env=clean_env(store))
     assert json.loads(second.out) == json.loads(first.out)
@@ -322,9 +335,7 @@ def test_the_log_and_ignored_folders_never_invalidate_the_git_state(
     assert kept == git_state(store, exclude=("actionlog",))
 
 
-def test_git_state_is_not_cached_when_the_config_includes_another(
-    store: Path, racy: None
-) -> None:
+def test_git_state_is_not_cached_when_the_config_includes_another(store: Path, racy: None) -> None:
     (store.parent / "extra.config").write_text("[core]\n")
     git(store, "config", "include.path", str(store.parent / "extra.config"))
     _settle()
@@ -334,9 +345,7 @@ def test_git_state_is_not_cached_when_the_config_includes_another(
     assert not _cache_file(store).exists()
 
 
-def test_a_secret_in_git_state_never_reaches_resume_or_its_cache(
-    store: Path, racy: None
-) -> None:
+def test_a_secret_in_git_state_never_reaches_resume_or_its_cache(store: Path, racy: None) -> None:
     """A token pasted into a commit subject, a branch or a file name is redacted in what resume
     shows and in the git state it keeps under .lore/cache."""
     token = "ghp_" + "x7Kq2Lm9Pw4Rt8Yv1Bn6Cz3Df5Gh0Jk2Ls4Q"

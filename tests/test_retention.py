@@ -31,15 +31,21 @@ def aged(store: Path) -> Path:
     for age in AGES:
         when = NOW - timedelta(days=age)
         s = book.start_session(session_id=f"s{age}", agent="PS", project="p", now=when)
-        s.log("deploy", outcome="failure" if age % 2 else "success", error="x" if age % 2 else None,
-              context={"service": "api"}, now=when + timedelta(minutes=1))
+        s.log(
+            "deploy",
+            outcome="failure" if age % 2 else "success",
+            error="x" if age % 2 else None,
+            context={"service": "api"},
+            now=when + timedelta(minutes=1),
+        )
         s.log("commit", now=when + timedelta(minutes=2))
     return store
 
 
 def live_shards(root: Path) -> list[str]:
-    return sorted(p.relative_to(root / "actionlog").as_posix()
-                  for p in (root / "actionlog").rglob("*.jsonl"))
+    return sorted(
+        p.relative_to(root / "actionlog").as_posix() for p in (root / "actionlog").rglob("*.jsonl")
+    )
 
 
 def run(root: Path, *args: str) -> dict[str, Any]:
@@ -55,8 +61,9 @@ def ids(root: Path, *args: str) -> list[str]:
 
 
 def test_archive_moves_old_shards_and_keeps_every_line(aged: Path) -> None:
-    originals = {age: next((aged / "actionlog").rglob(f"s{age}.jsonl")).read_bytes()
-                 for age in AGES}
+    originals = {
+        age: next((aged / "actionlog").rglob(f"s{age}.jsonl")).read_bytes() for age in AGES
+    }
     all_ids = ids(aged)
     dry = run(aged, "archive", "--dry-run")
     assert dry["dry_run"] and len(dry["done"]) == 3  # 400, 200, 100 days: past 90
@@ -65,14 +72,19 @@ def test_archive_moves_old_shards_and_keeps_every_line(aged: Path) -> None:
     done, cutoffs = around(lambda: day(days_ago=90), lambda: run(aged, "archive"))
     assert done["cutoff"] in cutoffs and not done["failed"]
     assert [d["shard"].split("/")[-1] for d in done["done"]] == [
-        "s400.jsonl", "s200.jsonl", "s100.jsonl"]
+        "s400.jsonl",
+        "s200.jsonl",
+        "s100.jsonl",
+    ]
     assert live_shards(aged) == sorted(
-        f"{day_of(a)[:4]}/{day_of(a)[5:7]}/{day_of(a)[8:]}/s{a}.jsonl" for a in (10, 1))
+        f"{day_of(a)[:4]}/{day_of(a)[5:7]}/{day_of(a)[8:]}/s{a}.jsonl" for a in (10, 1)
+    )
     for age in (400, 200, 100):
         archived = aged / "actionlog" / "archive" / archive_name(day_of(age), f"s{age}")
         assert gzip.decompress(archived.read_bytes()) == originals[age]
-        assert not (aged / "actionlog" / day_of(age)[:4] / day_of(age)[5:7] /
-                    day_of(age)[8:]).exists()
+        assert not (
+            aged / "actionlog" / day_of(age)[:4] / day_of(age)[5:7] / day_of(age)[8:]
+        ).exists()
     assert ids(aged) == all_ids[:4]  # live actions only: 10 and 1 days ago
     assert ids(aged, "--include-archive") == all_ids
     assert run(aged, "archive")["done"] == []  # nothing left to do
@@ -122,8 +134,9 @@ def test_existing_archive_is_merged(aged: Path) -> None:
     archived = aged / "actionlog" / "archive" / archive_name(shard_day, "s100")
     before = gzip.decompress(archived.read_bytes())
     # the shard comes back (a pull) with one more line
-    Lorebook.open(aged, env={}).log("plan", session="s100", agent="PS", project="p",
-                                     now=NOW - timedelta(days=100, minutes=-5))
+    Lorebook.open(aged, env={}).log(
+        "plan", session="s100", agent="PS", project="p", now=NOW - timedelta(days=100, minutes=-5)
+    )
     returned = next((aged / "actionlog").rglob("s100.jsonl")).read_bytes()
     run(aged, "archive")
     after = gzip.decompress(archived.read_bytes())
@@ -161,9 +174,14 @@ def test_human_output_through_the_entry_point(aged: Path) -> None:
     assert any(shown.endswith(f"2 shard(s) archived (days before {c})") for c in cutoffs), shown
 
 
-@pytest.mark.parametrize("args", [["archive", "--older-than", "ninety"],
-                                  ["prune", "--older-than", "0d"],
-                                  ["archive", "--older-than", "90"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["archive", "--older-than", "ninety"],
+        ["prune", "--older-than", "0d"],
+        ["archive", "--older-than", "90"],
+    ],
+)
 def test_bad_ages(aged: Path, args: list[str]) -> None:
     assert_one_error_line(cli_run(["--root", str(aged), *args]), "--older-than", "90d")
     assert len(live_shards(aged)) == 5

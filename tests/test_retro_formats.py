@@ -63,13 +63,16 @@ Longed for:
   - A staging database
 """
 
-JSON_RETRO = json.dumps({
-    "what_went_well": ["Dashboards showed the cache hit rate clearly"],
-    "what_went_wrong": ["Cache keys collided between tenants",
-                        "Release notes were late"],
-    "action_items": ["Prefix cache keys with the tenant id (re: cache keys collided)",
-                     "Hire a designer"],
-})
+JSON_RETRO = json.dumps(
+    {
+        "what_went_well": ["Dashboards showed the cache hit rate clearly"],
+        "what_went_wrong": ["Cache keys collided between tenants", "Release notes were late"],
+        "action_items": [
+            "Prefix cache keys with the tenant id (re: cache keys collided)",
+            "Hire a designer",
+        ],
+    }
+)
 
 
 def extract(store: Path, tmp_path: Path, name: str, text: str) -> list[dict[str, Any]]:
@@ -83,24 +86,34 @@ def extract(store: Path, tmp_path: Path, name: str, text: str) -> list[dict[str,
     for outcome in json.loads(result.out):
         assert outcome["status"] == "written"
         learning = book.learnings.get(outcome["id"])
-        out.append({"title": learning.title, "solutions": [s.text for s in learning.solutions],
-                    "prevention": learning.prevention, "severity": learning.severity,
-                    "epic": learning.source.epic, "root_cause":
-                    learning.sections().get("Root Cause", "")})
+        out.append(
+            {
+                "title": learning.title,
+                "solutions": [s.text for s in learning.solutions],
+                "prevention": learning.prevention,
+                "severity": learning.severity,
+                "epic": learning.source.epic,
+                "root_cause": learning.sections().get("Root Cause", ""),
+            }
+        )
     return out
 
 
 def test_what_went_well_wrong_and_action_items(store: Path, tmp_path: Path) -> None:
     drafts = extract(store, tmp_path, "retro.md", WWW)
-    assert [d["title"] for d in drafts] == ["Refresh tokens were accepted twice",
-                                            "Deploy blocked by a port conflict on 5000",
-                                            "Flaky CI on Mondays"]
+    assert [d["title"] for d in drafts] == [
+        "Refresh tokens were accepted twice",
+        "Deploy blocked by a port conflict on 5000",
+        "Flaky CI on Mondays",
+    ]
     tokens, deploy, flaky = drafts
     assert tokens["solutions"] == ["Revoke the whole token family on reuse"]  # (fixes #1)
     assert "the rotation kept the old token valid" in tokens["root_cause"]  # its sub-item
     # its own bullet first, then the related action item
-    assert deploy["solutions"] == ["stop the old container first",
-                                   "Allocate deploy ports from the registry"]
+    assert deploy["solutions"] == [
+        "stop the old container first",
+        "Allocate deploy ports from the registry",
+    ]
     assert flaky["solutions"] == []  # nothing addresses it: no solution
     # nothing that went well is about these failures: nobody's prevention
     assert [d["prevention"] for d in drafts] == [[], [], []]
@@ -119,8 +132,11 @@ def test_four_ls_in_yaml(store: Path, tmp_path: Path) -> None:
     drafts = extract(store, tmp_path, "4ls.yaml", FOUR_LS)
     assert [(d["title"], d["solutions"], d["severity"]) for d in drafts] == [
         ("Schema migration ran without a backup", ["Take a backup first"], "medium"),
-        ("Backfill query timed out on the orders table",
-         ["Index the orders table before the backfill"], "high"),
+        (
+            "Backfill query timed out on the orders table",
+            ["Index the orders table before the backfill"],
+            "high",
+        ),
     ]
     assert {d["epic"] for d in drafts} == {"epic-9"}
 
@@ -133,19 +149,21 @@ def test_json_with_a_text_reference(store: Path, tmp_path: Path) -> None:
     ]
 
 
-def test_what_went_well_is_prevention_only_for_its_own_failure(store: Path,
-                                                               tmp_path: Path) -> None:
-    text = ("**What went wrong**\n- Deploy blocked by a port conflict\n- Login page loops\n\n"
-            "**What went well**\n- Checking the deploy ports before the release\n")
+def test_what_went_well_is_prevention_only_for_its_own_failure(store: Path, tmp_path: Path) -> None:
+    text = (
+        "**What went wrong**\n- Deploy blocked by a port conflict\n- Login page loops\n\n"
+        "**What went well**\n- Checking the deploy ports before the release\n"
+    )
     drafts = extract(store, tmp_path, "bold.md", text)
     assert [d["prevention"] for d in drafts] == [
-        ["Checking the deploy ports before the release"], []]
+        ["Checking the deploy ports before the release"],
+        [],
+    ]
 
 
 def test_stdin_markdown_with_a_bold_heading(store: Path) -> None:
     text = "__Things that went wrong__\n- Cache keys collided\n"
-    result = cli_run(["extract", "retro", "-", "--json"], input=text,
-                       env={"LORE_ROOT": str(store)})
+    result = cli_run(["extract", "retro", "-", "--json"], input=text, env={"LORE_ROOT": str(store)})
     assert result.code == 0, result.err
     [outcome] = json.loads(result.out)
     assert outcome["title"] == "Cache keys collided"
@@ -154,27 +172,50 @@ def test_stdin_markdown_with_a_bold_heading(store: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "needles"),
     [
-        ("empty.md", "", ["empty.md: no failures to extract", "'What went wrong'",
-                          "'Start'", "'Lacked'", "'Action items'"]),
+        (
+            "empty.md",
+            "",
+            [
+                "empty.md: no failures to extract",
+                "'What went wrong'",
+                "'Start'",
+                "'Lacked'",
+                "'Action items'",
+            ],
+        ),
         ("empty.yaml", "", ["empty.yaml: no failures to extract", "'What went wrong'"]),
-        ("notes.md", "# Notes\n\n## Agenda\n- coffee\n",
-         ["notes.md: no failures to extract", "headings", "'Stop'"]),
-        ("well.md", "## What went well\n- all of it\n",
-         ["well.md: no failures to extract", "found only What went well"]),
+        (
+            "notes.md",
+            "# Notes\n\n## Agenda\n- coffee\n",
+            ["notes.md: no failures to extract", "headings", "'Stop'"],
+        ),
+        (
+            "well.md",
+            "## What went well\n- all of it\n",
+            ["well.md: no failures to extract", "found only What went well"],
+        ),
         ("r.yaml", "title: x\nagenda: [a]\n", ["r.yaml: no failures to extract", "keys like"]),
-        ("ref.md", "## What went wrong\n- A\n## Action items\n- B (fixes #3)\n",
-         ["ref.md:4", "refers to failure #3", "lists 1 failure"]),
-        ("re.md", "## What went wrong\n- Cache keys collided\n## Action items\n"
-                  "- Hire a designer (re: release notes)\n",
-         ["re.md:4", "'release notes'", "names no failure"]),
+        (
+            "ref.md",
+            "## What went wrong\n- A\n## Action items\n- B (fixes #3)\n",
+            ["ref.md:4", "refers to failure #3", "lists 1 failure"],
+        ),
+        (
+            "re.md",
+            "## What went wrong\n- Cache keys collided\n## Action items\n"
+            "- Hire a designer (re: release notes)\n",
+            ["re.md:4", "'release notes'", "names no failure"],
+        ),
     ],
 )
-def test_unknown_or_empty_retro_is_one_line(store: Path, tmp_path: Path, name: str, text: str,
-                                           needles: list[str]) -> None:
+def test_unknown_or_empty_retro_is_one_line(
+    store: Path, tmp_path: Path, name: str, text: str, needles: list[str]
+) -> None:
     path = tmp_path / name
     path.write_text(text)
-    line = assert_one_error_line(cli_run(["extract", "retro", str(path)],
-                                           env={"LORE_ROOT": str(store)}), *needles)
+    line = assert_one_error_line(
+        cli_run(["extract", "retro", str(path)], env={"LORE_ROOT": str(store)}), *needles
+    )
     assert "\n" not in line.strip()
     assert not list((store / "learnings" / "drafts").glob("*.md"))
     assert stored_actions(store) == []

@@ -12,8 +12,12 @@ from conftest import assert_one_error_line, clean_env, cli_run, git, lore, store
 from lorebook import Lorebook
 from lorebook.errors import LoreError, UsageError
 
-IDENTITY = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +39,8 @@ def test_promote_commits_on_the_current_branch(book: Lorebook) -> None:
     result = book.learnings.promote(lid)
     root = book.root
     assert git(root, "log", "-1", "--format=%s").strip() == (
-        f"lore(learning): publish {lid}: RLS blocks INSERT")
+        f"lore(learning): publish {lid}: RLS blocks INSERT"
+    )
     assert result.commit == git(root, "rev-parse", "HEAD").strip()
     assert result.branch == "main" and result.on_current_branch
     assert not (book.layout.drafts / f"{lid}.md").exists()
@@ -43,7 +48,9 @@ def test_promote_commits_on_the_current_branch(book: Lorebook) -> None:
     assert "status: published" in committed
     assert book.learnings.get(lid).status == "published"
     assert git(root, "show", "--name-status", "--format=", "HEAD").split() == [
-        "A", f"learnings/{lid}.md"]
+        "A",
+        f"learnings/{lid}.md",
+    ]
     logged = [a for a in stored_actions(root) if a["type"] == "learning_promoted"]
     assert logged[0]["context"]["learning"] == lid
     assert logged[0]["context"]["commit"] == result.commit
@@ -58,10 +65,14 @@ def test_promote_a_committed_draft_records_the_move_and_history_follows_it(
     book.learnings.promote(lid)
     names = git(book.root, "show", "--no-renames", "--name-status", "--format=", "HEAD").split()
     assert sorted(zip(names[::2], names[1::2], strict=True)) == [
-        ("A", f"learnings/{lid}.md"), ("D", f"learnings/drafts/{lid}.md")]
+        ("A", f"learnings/{lid}.md"),
+        ("D", f"learnings/drafts/{lid}.md"),
+    ]
     entries = book.learnings.history(lid)
     assert [e.subject for e in entries] == [
-        f"lore(learning): publish {lid}: RLS blocks INSERT", "draft it"]
+        f"lore(learning): publish {lid}: RLS blocks INSERT",
+        "draft it",
+    ]
     assert [e.change for e in entries] == ["R", "A"]
     assert [e.path for e in entries] == [f"learnings/{lid}.md", f"learnings/drafts/{lid}.md"]
 
@@ -92,11 +103,16 @@ def test_promote_on_a_new_branch_leaves_the_users_work_alone(book: Lorebook) -> 
     assert strip == [line for line in status.splitlines() if "actionlog/" not in line]
     branch = result.branch
     assert git(root, "rev-parse", f"{branch}^").strip() == head.strip()
-    assert git(root, "log", "-1", "--format=%s", branch).strip().startswith(
-        f"lore(learning): publish {lid}")
+    assert (
+        git(root, "log", "-1", "--format=%s", branch)
+        .strip()
+        .startswith(f"lore(learning): publish {lid}")
+    )
     changed = git(root, "diff", "--no-renames", "--name-status", "HEAD", branch).split()
     assert sorted(zip(changed[::2], changed[1::2], strict=True)) == [
-        ("A", f"learnings/{lid}.md"), ("D", f"learnings/drafts/{lid}.md")]
+        ("A", f"learnings/{lid}.md"),
+        ("D", f"learnings/drafts/{lid}.md"),
+    ]
     assert "status: published" in git(root, "show", f"{branch}:learnings/{lid}.md")
     assert "staged.txt" not in git(root, "ls-tree", "-r", "--name-only", branch)
 
@@ -155,14 +171,14 @@ def _fake_gh(tmp_path: Path, body: str) -> dict[str, str]:
     return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
 
-def test_promote_pr_runs_gh(book: Lorebook, tmp_path: Path,
-                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_promote_pr_runs_gh(
+    book: Lorebook, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     git(book.root, "remote", "add", "origin", str(remote))
     args_file = tmp_path / "gh-args"
-    env = _fake_gh(tmp_path, f'printf "%s\\n" "$@" > {args_file}\n'
-                             'echo https://forge.example/pr/7')
+    env = _fake_gh(tmp_path, f'printf "%s\\n" "$@" > {args_file}\necho https://forge.example/pr/7')
     monkeypatch.setenv("PATH", env["PATH"])
     lid = _draft(book)
     result = book.learnings.promote(lid, branch="", pr=True)
@@ -186,8 +202,10 @@ def test_promote_pr_without_gh_prints_the_command(store: Path, tmp_path: Path) -
     assert done.out.startswith(f"published {lid} in ")
     warning = done.err.strip().splitlines()
     assert len(warning) == 1
-    assert warning[0].startswith("lore: warning: gh is not on PATH; open the pull request with: "
-                                 f"gh pr create --head lore/learning/{lid} --base main --title ")
+    assert warning[0].startswith(
+        "lore: warning: gh is not on PATH; open the pull request with: "
+        f"gh pr create --head lore/learning/{lid} --base main --title "
+    )
 
 
 def test_promote_branch_takes_an_optional_name(store: Path) -> None:
@@ -218,8 +236,9 @@ def _git_path() -> str:
     return found
 
 
-def test_promote_pr_gh_failure_is_one_line(book: Lorebook, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_promote_pr_gh_failure_is_one_line(
+    book: Lorebook, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     git(book.root, "remote", "add", "origin", str(remote))
@@ -261,14 +280,17 @@ def test_failed_commit_hook_rolls_everything_back(book: Lorebook) -> None:
     assert git(root, "diff", "--cached", "--name-only") == ""
 
 
-@pytest.mark.parametrize(("args", "needles"), [
-    (["promote", "nope"], ["no draft with id 'nope'"]),
-    (["promote", "../x"], ["invalid learning id '../x'"]),
-    (["promote", "a/b"], ["invalid learning id 'a/b'"]),
-    (["reject", "nope", "--reason", "dup"], ["no draft with id 'nope'"]),
-    (["history", "x/../y"], ["invalid learning id"]),
-    (["history", "nope"], ["no learning or draft with id 'nope'"]),
-])
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["promote", "nope"], ["no draft with id 'nope'"]),
+        (["promote", "../x"], ["invalid learning id '../x'"]),
+        (["promote", "a/b"], ["invalid learning id 'a/b'"]),
+        (["reject", "nope", "--reason", "dup"], ["no draft with id 'nope'"]),
+        (["history", "x/../y"], ["invalid learning id"]),
+        (["history", "nope"], ["no learning or draft with id 'nope'"]),
+    ],
+)
 def test_bad_ids_are_one_line_errors(store: Path, args: list[str], needles: list[str]) -> None:
     assert_one_error_line(cli_run(["--root", str(store), *args]), *needles)
 
@@ -297,8 +319,17 @@ def test_reject_a_committed_draft(book: Lorebook) -> None:
     lid = _draft(book)
     git(root, "add", f"learnings/drafts/{lid}.md")
     git(root, "commit", "-q", "-m", "draft it")
-    result = cli_run(["--root", str(root), "reject", lid, "--reason",
-                        "duplicate of the RLS lesson, see bob@example.com", "--json"])
+    result = cli_run(
+        [
+            "--root",
+            str(root),
+            "reject",
+            lid,
+            "--reason",
+            "duplicate of the RLS lesson, see bob@example.com",
+            "--json",
+        ]
+    )
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict)

@@ -606,8 +606,15 @@ def test_import_is_light() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     added = set(json.loads(done.stdout.replace("'", '"')))
-    allowed = {"lorebook.redact", "lorebook.redact.sanitize", "lorebook.redact.patterns",
-               "lorebook.redact.scan", "lorebook.redact.finders", "math", "collections.abc"}
+    allowed = {
+        "lorebook.redact",
+        "lorebook.redact.sanitize",
+        "lorebook.redact.patterns",
+        "lorebook.redact.scan",
+        "lorebook.redact.finders",
+        "math",
+        "collections.abc",
+    }
     assert added <= allowed
     assert not added & {"dataclasses", "inspect", "typing"}
 
@@ -751,16 +758,24 @@ GLUED_KEYS = [
 
 
 @pytest.mark.parametrize(("text", "kept", "kind"), GLUED_KEYS)
-def test_a_provider_key_glued_after_a_separator_is_redacted(text: str, kept: str,
-                                                              kind: str) -> None:
+def test_a_provider_key_glued_after_a_separator_is_redacted(
+    text: str, kept: str, kind: str
+) -> None:
     """A key behind `x-` or a path is no less a key: only the key goes, its prefix stays."""
     assert S.redact_text(text) == (f"{kept}[REDACTED:{kind}]", 1)
     note = {"note": f"see {text} now"}
     assert S.sanitize(note) == ({"note": f"see {kept}[REDACTED:{kind}] now"}, 1)
 
 
-@pytest.mark.parametrize("text", ["my-branch-name-is-long-enough", "src/app/sk-learn-compatible-v2",
-                                  "refs/heads/feature-ghost-town-x", "x-ask-anything-anytime-now"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my-branch-name-is-long-enough",
+        "src/app/sk-learn-compatible-v2",
+        "refs/heads/feature-ghost-town-x",
+        "x-ask-anything-anytime-now",
+    ],
+)
 def test_names_with_a_provider_like_part_stay(text: str) -> None:
     assert S.redact_text(text) == (text, 0)
 

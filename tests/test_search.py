@@ -13,9 +13,26 @@ from conftest import assert_one_error_line, clean_env, cli_run, git, lore
 from lorebook.index import Filters
 from search_fixtures import Backend, anchored_rls_learning, open_book, write_learning
 
-JSON_FIELDS = {"id", "title", "kind", "category", "severity", "status", "tags", "created",
-               "score", "similarity", "keyword_score", "semantic_score", "takeaway",
-               "applications", "success_rate", "stale", "recommendation", "path"}
+JSON_FIELDS = {
+    "id",
+    "title",
+    "kind",
+    "category",
+    "severity",
+    "status",
+    "tags",
+    "created",
+    "score",
+    "similarity",
+    "keyword_score",
+    "semantic_score",
+    "takeaway",
+    "applications",
+    "success_rate",
+    "stale",
+    "recommendation",
+    "path",
+}
 
 
 def search(root: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -113,14 +130,47 @@ def test_keyword_mode_uses_synonyms_and_stemming(search_store: Path) -> None:
 
 
 def test_filters(search_store: Path) -> None:
-    assert set(ids(search(search_store, "deploy", "--category", "deployment", "--limit", "9",
-                          "--threshold", "0"))) == {"deploy-port-conflict", "k8s-liveness"}
-    assert ids(search(search_store, "deploy", "--severity", "high", "--category", "deployment",
-                      "--threshold", "0")) == ["deploy-port-conflict"]
+    assert set(
+        ids(
+            search(
+                search_store,
+                "deploy",
+                "--category",
+                "deployment",
+                "--limit",
+                "9",
+                "--threshold",
+                "0",
+            )
+        )
+    ) == {"deploy-port-conflict", "k8s-liveness"}
+    assert ids(
+        search(
+            search_store,
+            "deploy",
+            "--severity",
+            "high",
+            "--category",
+            "deployment",
+            "--threshold",
+            "0",
+        )
+    ) == ["deploy-port-conflict"]
     assert ids(search(search_store, "deploy", "--tag", "k8s", "--threshold", "0")) == [
-        "k8s-liveness"]
-    dated = search(search_store, "deploy", "--since", "2026-07-01", "--until", "2026-09-01",
-                   "--threshold", "0", "--limit", "9")
+        "k8s-liveness"
+    ]
+    dated = search(
+        search_store,
+        "deploy",
+        "--since",
+        "2026-07-01",
+        "--until",
+        "2026-09-01",
+        "--threshold",
+        "0",
+        "--limit",
+        "9",
+    )
     assert set(ids(dated)) == {"k8s-liveness", "jwt-clock-skew"}
     assert search(search_store, "deploy", "--kind", "pattern")["results"] == []
     book = open_book(search_store)
@@ -131,8 +181,9 @@ def test_filters(search_store: Path) -> None:
 def test_threshold_drops_unrelated_results(search_store: Path) -> None:
     data = search(search_store, "quantum chromodynamics lattice gauge")
     assert data["results"] == []
-    human = cli_run(["search", "quantum chromodynamics lattice gauge"],
-                      env={"LORE_ROOT": str(search_store)})
+    human = cli_run(
+        ["search", "quantum chromodynamics lattice gauge"], env={"LORE_ROOT": str(search_store)}
+    )
     assert human.code == 0 and "No learning matches" in human.out
 
 
@@ -205,27 +256,34 @@ def test_unreachable_server_names_the_url(search_store: Path) -> None:
     from search_fixtures import free_port
 
     url = f"http://127.0.0.1:{free_port()}"
-    result = cli_run(["search", "deploy"], env={"LORE_ROOT": str(search_store),
-                                                  "LORE_CHROMA_URL": url})
+    result = cli_run(
+        ["search", "deploy"], env={"LORE_ROOT": str(search_store), "LORE_CHROMA_URL": url}
+    )
     assert_one_error_line(result, "cannot reach the Chroma server", url)
 
 
 def test_real_process_search_json(search_store: Path) -> None:
-    done = lore("search", "RLS policy blocks insert", "--json", env=clean_env(search_store),
-                timeout=300)
+    done = lore(
+        "search", "RLS policy blocks insert", "--json", env=clean_env(search_store), timeout=300
+    )
     assert done.code == 0, done.err
     data = done.json()
     assert isinstance(data, dict) and data["results"][0]["id"] == "rls-anon-insert"
-    write_learning(search_store, "rls-second", title="RLS bypass with the service role",
-                   body="## Key Takeaway\nThe service role bypasses row level security.")
+    write_learning(
+        search_store,
+        "rls-second",
+        title="RLS bypass with the service role",
+        body="## Key Takeaway\nThe service role bypasses row level security.",
+    )
     done = lore("index", env=clean_env(search_store), timeout=300)
     assert done.code == 0, done.err
     assert "1 added" in done.out and "7 unchanged" in done.out
 
 
 def test_bad_dates_are_one_error_line(search_store: Path) -> None:
-    result = cli_run(["search", "deploy", "--since", "yesterday"],
-                       env={"LORE_ROOT": str(search_store)})
+    result = cli_run(
+        ["search", "deploy", "--since", "yesterday"], env={"LORE_ROOT": str(search_store)}
+    )
     assert_one_error_line(result, "--since 'yesterday' is not a date (YYYY-MM-DD)")
 
 

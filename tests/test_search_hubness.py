@@ -79,8 +79,12 @@ def test_a_real_index_records_hubness_and_ranks_the_specific_learning_first(
     root = store
     for learning_id, title in HUB_TOPIC.items():
         write_learning(root, learning_id, title=title)
-    write_learning(root, "tab-tearoff", title="Drag a tab out of the window into a new window",
-                   body="## Problem\nTabs cannot be torn off into a window of their own.")
+    write_learning(
+        root,
+        "tab-tearoff",
+        title="Drag a tab out of the window into a new window",
+        body="## Problem\nTabs cannot be torn off into a window of their own.",
+    )
     write_learning(root, "pandas-memory", title="Reading a large CSV exhausts memory")
     book = open_book(root)
     book.index.update()
@@ -110,8 +114,7 @@ def test_an_index_from_before_hubness_is_rebuilt_and_gets_it(search_store: Path)
     for entry in data["files"].values():
         entry.pop("hub", None)
     path.write_text(json.dumps(data))
-    result = cli_run(["search", "liveness probe", "--json"],
-                       env={"LORE_ROOT": str(search_store)})
+    result = cli_run(["search", "liveness probe", "--json"], env={"LORE_ROOT": str(search_store)})
     assert result.code == 0, result.err
     assert result.json()["results"][0]["id"] == "k8s-liveness"
     manifest = Manifest.load(path)

@@ -35,25 +35,34 @@ def test_leo_weighting_is_the_seeds_for_the_best_match() -> None:
     # the seed's weights: similarity .4, success .3, recency .2, specificity .1
     settings = SearchSettings()
     seed = 1.0 * 0.4 + 0.85 * 0.2 + 0.916 * 0.3 + (1 / 12) * 0.1
-    best = leo_score(1.0, success_rate=0.916, recency_value=0.85, occurrences=12, stale=False,
-                     settings=settings)
+    best = leo_score(
+        1.0, success_rate=0.916, recency_value=0.85, occurrences=12, stale=False, settings=settings
+    )
     assert best == pytest.approx(seed)
     # a weaker match: every part, the boosts too, in proportion to its relevance
-    weaker = leo_score(0.30, success_rate=0.916, recency_value=0.85, occurrences=12,
-                       stale=False, settings=settings)
+    weaker = leo_score(
+        0.30, success_rate=0.916, recency_value=0.85, occurrences=12, stale=False, settings=settings
+    )
     assert weaker == pytest.approx(0.30 * seed)
-    stale = leo_score(0.30, success_rate=0.916, recency_value=0.85, occurrences=12, stale=True,
-                      settings=settings)
+    stale = leo_score(
+        0.30, success_rate=0.916, recency_value=0.85, occurrences=12, stale=True, settings=settings
+    )
     assert stale == pytest.approx(weaker * 0.8)
-    unknown = leo_score(1.0, success_rate=None, recency_value=1.0, occurrences=1, stale=False,
-                        settings=settings)
+    unknown = leo_score(
+        1.0, success_rate=None, recency_value=1.0, occurrences=1, stale=False, settings=settings
+    )
     assert unknown == pytest.approx(0.4 + 0.15 + 0.2 + 0.1)
 
 
-def _parts(kw: float, dense: float | None, top: float, mode: str = "hybrid",
-           **figures: Any) -> ScoreParts:
-    given: dict[str, Any] = {"success_rate": None, "recency_value": 0.5, "occurrences": 1,
-                             "stale": False}
+def _parts(
+    kw: float, dense: float | None, top: float, mode: str = "hybrid", **figures: Any
+) -> ScoreParts:
+    given: dict[str, Any] = {
+        "success_rate": None,
+        "recency_value": 0.5,
+        "occurrences": 1,
+        "stale": False,
+    }
     given.update(figures)
     return score_parts(kw, dense, mode, 0.7, top, settings=SearchSettings(), **given)
 
@@ -67,8 +76,17 @@ def test_score_parts_sum_to_the_score_and_split_the_similarity() -> None:
     assert got.boost == pytest.approx(got.relevance * (0.3 * 0.9 + 0.2 * 0.7 + 0.1 * 0.5))
     assert got.keyword + got.dense + got.boost == got.score
     assert (got.success, got.recency, got.specificity, got.stale_factor) == (0.9, 0.7, 0.5, 1.0)
-    assert set(got.to_dict()) == {"keyword", "dense", "boost", "score", "relevance", "success",
-                                  "recency", "specificity", "stale_factor"}
+    assert set(got.to_dict()) == {
+        "keyword",
+        "dense",
+        "boost",
+        "score",
+        "relevance",
+        "success",
+        "recency",
+        "specificity",
+        "stale_factor",
+    }
     keyword_only = _parts(0.4, None, top=0.4)
     assert (keyword_only.dense, keyword_only.relevance) == (0.0, 1.0)
     assert _parts(0.4, 0.8, top=0.8, mode="keyword").dense == 0.0
@@ -80,15 +98,24 @@ def test_score_parts_sum_to_the_score_and_split_the_similarity() -> None:
 
 
 unit = st.floats(min_value=0.0, max_value=1.0)
-figures = st.fixed_dictionaries({
-    "success_rate": st.one_of(st.none(), unit), "recency_value": unit,
-    "occurrences": st.integers(min_value=1, max_value=50), "stale": st.booleans()})
+figures = st.fixed_dictionaries(
+    {
+        "success_rate": st.one_of(st.none(), unit),
+        "recency_value": unit,
+        "occurrences": st.integers(min_value=1, max_value=50),
+        "stale": st.booleans(),
+    }
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(unit, unit, unit, unit, figures, figures)
 def test_boosts_do_not_swamp_relevance(
-    kw_a: float, dense_a: float, kw_b: float, dense_b: float, fig_a: dict[str, Any],
+    kw_a: float,
+    dense_a: float,
+    kw_b: float,
+    dense_b: float,
+    fig_a: dict[str, Any],
     fig_b: dict[str, Any],
 ) -> None:
     """A boost reorders results only among comparable matches: one whose relevance is below
@@ -115,14 +142,17 @@ def test_a_weak_proven_recent_match_no_longer_outranks_the_right_one() -> None:
     assert added[1] > added[0]  # the seed's order
     assert right.score > proven.score
     weights = SearchSettings()
-    assert leo_score(1.0, success_rate=None, recency_value=0.1, occurrences=1, stale=False,
-                     settings=weights) > leo_score(
-        0.5, success_rate=1.0, recency_value=1.0, occurrences=1, stale=False, settings=weights)
+    assert leo_score(
+        1.0, success_rate=None, recency_value=0.1, occurrences=1, stale=False, settings=weights
+    ) > leo_score(
+        0.5, success_rate=1.0, recency_value=1.0, occurrences=1, stale=False, settings=weights
+    )
 
 
 def test_weights_from_config() -> None:
-    settings = SearchSettings({"weights": {"similarity": 1, "success": 0},
-                               "threshold": 0.3, "dense_weight": 0.5})
+    settings = SearchSettings(
+        {"weights": {"similarity": 1, "success": 0}, "threshold": 0.3, "dense_weight": 0.5}
+    )
     assert settings.weights == WeightSettings(similarity=1.0, success=0.0)
     assert (settings.threshold, settings.dense_weight) == (0.3, 0.5)
 
@@ -136,22 +166,32 @@ def test_recency_halves_every_half_life() -> None:
     assert recency("2027-01-01", today, 365) == 1.0  # future dates are not bonuses
 
 
-@pytest.mark.parametrize(("applications", "rate", "start"), [
-    (3, 0.9, "HIGH SUCCESS — apply preemptively"),
-    (10, 1.0, "HIGH SUCCESS"),
-    (2, 1.0, "MODERATE"),  # too few applications to be sure
-    (5, 0.6, "MODERATE — be aware"),
-    (5, 0.59, "LOW SUCCESS"),
-    (0, None, "UNPROVEN"),
-])
+@pytest.mark.parametrize(
+    ("applications", "rate", "start"),
+    [
+        (3, 0.9, "HIGH SUCCESS — apply preemptively"),
+        (10, 1.0, "HIGH SUCCESS"),
+        (2, 1.0, "MODERATE"),  # too few applications to be sure
+        (5, 0.6, "MODERATE — be aware"),
+        (5, 0.59, "LOW SUCCESS"),
+        (0, None, "UNPROVEN"),
+    ],
+)
 def test_recommendation(applications: int, rate: float | None, start: str) -> None:
     assert recommendation(applications, rate, False).startswith(start)
     assert "stale" in recommendation(applications, rate, True)
 
 
 def test_filters() -> None:
-    doc = {"id": "a", "status": "published", "kind": "pattern", "category": "Database",
-           "severity": "high", "tags": ["RLS", "supabase"], "created": "2026-05-01"}
+    doc = {
+        "id": "a",
+        "status": "published",
+        "kind": "pattern",
+        "category": "Database",
+        "severity": "high",
+        "tags": ["RLS", "supabase"],
+        "created": "2026-05-01",
+    }
     assert Filters().admits(doc, set())
     assert not Filters().admits(doc, {"a"})  # another learning supersedes it
     assert Filters(include_hidden=True).admits(doc, {"a"})
@@ -178,5 +218,10 @@ def test_synonyms_expand_both_ways() -> None:
 
 def test_terms_stem_and_split_identifiers() -> None:
     assert words("sd_phase_handoffs parseHTTPResponse") == [
-        "sd", "phase", "handoffs", "parse", "httpresponse"]
+        "sd",
+        "phase",
+        "handoffs",
+        "parse",
+        "httpresponse",
+    ]
     assert terms(["inserting", "the", "blocked"]) == ["insert", "block"]

@@ -20,8 +20,26 @@ from search_fixtures import LEARNINGS, anchored_rls_learning, open_book, write_l
 
 TOPICS = ["database", "deploy", "token", "cache", "queue", "schema", "webhook", "container"]
 FAILS = ["times out", "leaks memory", "deadlocks", "returns stale data", "drops requests"]
-WORDS = ["service", "request", "handler", "config", "limit", "table", "worker", "retry", "lock",
-         "port", "insert", "policy", "anonymous", "key", "probe", "memory", "chunk", "clock"]
+WORDS = [
+    "service",
+    "request",
+    "handler",
+    "config",
+    "limit",
+    "table",
+    "worker",
+    "retry",
+    "lock",
+    "port",
+    "insert",
+    "policy",
+    "anonymous",
+    "key",
+    "probe",
+    "memory",
+    "chunk",
+    "clock",
+]
 
 
 def test_keyword_floor_never_drops_a_learning_that_fuse_admits() -> None:
@@ -31,8 +49,9 @@ def test_keyword_floor_never_drops_a_learning_that_fuse_admits() -> None:
         weight = rng.choice([0.0, 0.3, 0.7, 0.99, 1.0, rng.random()])
         floor = rng.choice([0.15, 1e-6, 1.0, rng.random() or 0.5])
         dense = rng.random() < 0.7
-        kw = rng.choice([0.0, 1.0, floor, floor / (1 - weight) if weight < 1 else 1.0,
-                         rng.random()])
+        kw = rng.choice(
+            [0.0, 1.0, floor, floor / (1 - weight) if weight < 1 else 1.0, rng.random()]
+        )
         kw = min(kw, 1.0)
         if fuse(kw, 0.0 if dense else None, mode, weight) >= floor:
             assert kw >= keyword_floor(floor, mode, weight, dense), (mode, weight, floor, kw)
@@ -41,8 +60,11 @@ def test_keyword_floor_never_drops_a_learning_that_fuse_admits() -> None:
 def test_keyword_similarity_is_the_score_over_the_ceiling_capped_at_one() -> None:
     rng = random.Random(5)
     texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 30))) for _ in range(300)]
-    index = KeywordIndex([_Doc(i) for i in range(len(texts))],  # type: ignore[misc]
-                         SynonymTable.from_config(()), lambda i, _: terms(words(texts[i])))
+    index = KeywordIndex(
+        [_Doc(i) for i in range(len(texts))],  # type: ignore[misc]
+        SynonymTable.from_config(()),
+        lambda i, _: terms(words(texts[i])),
+    )
     for _ in range(40):
         query = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
         raw, similarity = index.scores(query)
@@ -61,10 +83,14 @@ def _corpus_store(root: Path, count: int = 60) -> None:
     for i in range(count):
         topic, fail = rng.choice(TOPICS), rng.choice(FAILS)
         body = " ".join(rng.choice(WORDS) for _ in range(40))
-        write_learning(root, f"gen-{i:03d}", title=f"The {topic} {fail} #{i}",
-                       category=rng.choice(["database", "deployment", "security"]),
-                       created=f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
-                       body=f"## Problem\n{body}\n\n## Key Takeaway\n{topic} {fail}.")
+        write_learning(
+            root,
+            f"gen-{i:03d}",
+            title=f"The {topic} {fail} #{i}",
+            category=rng.choice(["database", "deployment", "security"]),
+            created=f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+            body=f"## Problem\n{body}\n\n## Key Takeaway\n{topic} {fail}.",
+        )
 
 
 def _everything(self: Corpus, kw_sim: Any, least: float, dense: Any) -> list[int]:
@@ -80,16 +106,31 @@ def test_ranking_what_a_query_reaches_equals_ranking_every_learning(
     rng = random.Random(9)
     queries = [f"{rng.choice(TOPICS)} {rng.choice(FAILS)} {rng.choice(WORDS)}" for _ in range(12)]
     queries += ["RLS policy blocks insert", "port 8080 in use", "zzz unknown words"]
-    cases = [(q, rng.choice([1, 5, 20, 100]), rng.choice([None, 0.05, 0.3, 0.6]),
-              rng.choice([{}, {"category": "database"}])) for q in queries]
+    cases = [
+        (
+            q,
+            rng.choice([1, 5, 20, 100]),
+            rng.choice([None, 0.05, 0.3, 0.6]),
+            rng.choice([{}, {"category": "database"}]),
+        )
+        for q in queries
+    ]
     book.index.search("warm up", mode=mode)  # builds the index once
-    pruned = [[r.to_dict() for r in book.index.search(q, mode=mode, limit=n, threshold=t,
-                                                      refresh=False, **f)]
-              for q, n, t, f in cases]
+    pruned = [
+        [
+            r.to_dict()
+            for r in book.index.search(q, mode=mode, limit=n, threshold=t, refresh=False, **f)
+        ]
+        for q, n, t, f in cases
+    ]
     monkeypatch.setattr(Corpus, "reached", _everything)
-    full = [[r.to_dict() for r in book.index.search(q, mode=mode, limit=n, threshold=t,
-                                                    refresh=False, **f)]
-            for q, n, t, f in cases]
+    full = [
+        [
+            r.to_dict()
+            for r in book.index.search(q, mode=mode, limit=n, threshold=t, refresh=False, **f)
+        ]
+        for q, n, t, f in cases
+    ]
     assert pruned == full
     assert any(len(found) > 1 for found in full)  # the comparison saw real rankings
 
@@ -144,8 +185,11 @@ def test_a_warm_search_works_staleness_out_once_per_commit_and_index_state(
     assert stale.score < first.score
 
     # an edited learning changes the index, so staleness is worked out again
-    write_learning(search_store, "jwt-clock-skew",
-                   **{**LEARNINGS["jwt-clock-skew"], "title": "Tokens rejected: clock skew"})
+    write_learning(
+        search_store,
+        "jwt-clock-skew",
+        **{**LEARNINGS["jwt-clock-skew"], "title": "Tokens rejected: clock skew"},
+    )
     book.index.search("RLS policy blocks insert")
     assert computed[0] == 3
     book.index.search("RLS policy blocks insert", refresh=False)

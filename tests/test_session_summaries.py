@@ -33,9 +33,7 @@ def records(draw: Any) -> list[dict[str, Any]]:
     start and end events, any free field possibly holding a secret."""
     out: list[dict[str, Any]] = []
     for n in range(draw(st.integers(1, 25))):
-        ts = (NOW - timedelta(minutes=draw(st.integers(0, 600)))).strftime(
-            "%Y-%m-%dT%H:%M:%S.000Z"
-        )
+        ts = (NOW - timedelta(minutes=draw(st.integers(0, 600)))).strftime("%Y-%m-%dT%H:%M:%S.000Z")
         record: dict[str, Any] = {
             "v": 1,
             "id": f"01M8D4VJ9ADXYVPCHG5NP3C{n:03d}",

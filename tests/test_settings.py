@@ -209,8 +209,11 @@ def test_every_section_has_a_bad_value_case() -> None:
     assert set(BAD) == set(SECTIONS)
 
 
-@pytest.mark.parametrize("text, needle", [*BAD.values(), *MORE_BAD],
-                         ids=[*BAD, *(f"more-{i}" for i in range(len(MORE_BAD)))])
+@pytest.mark.parametrize(
+    "text, needle",
+    [*BAD.values(), *MORE_BAD],
+    ids=[*BAD, *(f"more-{i}" for i in range(len(MORE_BAD)))],
+)
 def test_a_bad_value_is_one_line_from_check_and_resume(store: Path, text: str, needle: str) -> None:
     write_config(store, text)
     for command in ("check", "resume"):
@@ -221,8 +224,10 @@ def test_a_bad_value_is_one_line_from_check_and_resume(store: Path, text: str, n
 
 
 # -- no defaults at call sites -----------------------------------------------------------------
-SETTINGS_WORDS = re.compile(r"config|settings|\bsection\b|\b(log|drafts|search|index|expertise|"
-                            r"retention|catalog|resume|redaction|embedding|watch|rca|paths)\b")
+SETTINGS_WORDS = re.compile(
+    r"config|settings|\bsection\b|\b(log|drafts|search|index|expertise|"
+    r"retention|catalog|resume|redaction|embedding|watch|rca|paths)\b"
+)
 
 
 def test_no_module_reads_a_setting_with_a_default_of_its_own() -> None:
@@ -247,8 +252,11 @@ def test_no_module_reads_a_setting_with_a_default_of_its_own() -> None:
 
 
 def test_nothing_calls_config_section() -> None:
-    callers = [path.relative_to(SRC).as_posix() for path in SRC.rglob("*.py")
-               if re.search(r"config\.section\(", path.read_text(encoding="utf-8"))]
+    callers = [
+        path.relative_to(SRC).as_posix()
+        for path in SRC.rglob("*.py")
+        if re.search(r"config\.section\(", path.read_text(encoding="utf-8"))
+    ]
     assert callers == []
     assert not hasattr(Config, "section")  # the untyped reader is gone
 

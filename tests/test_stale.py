@@ -14,17 +14,19 @@ from lorebook import Lorebook
 def anchored(book: Lorebook) -> Lorebook:
     root = book.root
     (root / "src").mkdir()
-    (root / "src" / "db.py").write_text("def connect():\n    return 1\n\n\ndef other():\n"
-                                        "    return 2\n")
+    (root / "src" / "db.py").write_text(
+        "def connect():\n    return 1\n\n\ndef other():\n    return 2\n"
+    )
     (root / "src" / "policy.sql").write_text("create policy p;\n")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "code")
-    book.learnings.new(title="Connect retries", publish=True, learning_id="connect",
-                       anchors=["src/db.py#connect"])
-    book.learnings.new(title="RLS policy", publish=True, learning_id="rls",
-                       anchors=["src/policy.sql"])
-    book.learnings.new(title="Whole folder", publish=True, learning_id="folder",
-                       anchors=["src/"])
+    book.learnings.new(
+        title="Connect retries", publish=True, learning_id="connect", anchors=["src/db.py#connect"]
+    )
+    book.learnings.new(
+        title="RLS policy", publish=True, learning_id="rls", anchors=["src/policy.sql"]
+    )
+    book.learnings.new(title="Whole folder", publish=True, learning_id="folder", anchors=["src/"])
     book.learnings.new(title="No anchors", publish=True, learning_id="free")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "learnings")
@@ -64,8 +66,11 @@ def test_symbol_anchors_count_only_changes_that_mention_the_symbol(anchored: Lor
     db.write_text(db.read_text().replace("return 2", "return 3"))
     git(root, "commit", "-q", "-am", "touch other()")
     assert "connect" not in _stale(anchored)
-    db.write_text(db.read_text().replace("def connect():\n    return 1",
-                                         "def connect():\n    return retry(1)"))
+    db.write_text(
+        db.read_text().replace(
+            "def connect():\n    return 1", "def connect():\n    return retry(1)"
+        )
+    )
     git(root, "commit", "-q", "-am", "retry connect()")
     assert _stale(anchored)["connect"] == [("src/db.py#connect", "changed")]
 
@@ -74,15 +79,20 @@ def test_deleted_and_missing_anchors(anchored: Lorebook) -> None:
     root = anchored.root
     git(root, "rm", "-q", "src/policy.sql")
     git(root, "commit", "-q", "-m", "drop policy")
-    anchored.learnings.new(title="Typo", publish=True, learning_id="typo",
-                           anchors=["src/nope.py"])
-    anchored.learnings.new(title="Odd", publish=True, learning_id="odd",
-                           anchors=["../elsewhere.py", "/etc/hosts", "./src/db.py"])
+    anchored.learnings.new(title="Typo", publish=True, learning_id="typo", anchors=["src/nope.py"])
+    anchored.learnings.new(
+        title="Odd",
+        publish=True,
+        learning_id="odd",
+        anchors=["../elsewhere.py", "/etc/hosts", "./src/db.py"],
+    )
     stale = _stale(anchored)
     assert stale["rls"] == [("src/policy.sql", "deleted")]
     assert stale["typo"] == [("src/nope.py", "missing")]
-    assert stale["odd"] == [("../elsewhere.py", "outside the repository"),
-                            ("/etc/hosts", "outside the repository")]
+    assert stale["odd"] == [
+        ("../elsewhere.py", "outside the repository"),
+        ("/etc/hosts", "outside the repository"),
+    ]
 
 
 def test_stale_cli_json_and_human(anchored: Lorebook) -> None:
@@ -166,8 +176,9 @@ def test_an_anchor_that_is_not_utf8_text_is_read_through(anchored: Lorebook) -> 
     legacy.write_bytes(b"/* caf\xe9 */\nint connect(void);\n")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "legacy")
-    anchored.learnings.new(title="Legacy", publish=True, learning_id="legacy",
-                           anchors=["src/legacy.c#connect"])
+    anchored.learnings.new(
+        title="Legacy", publish=True, learning_id="legacy", anchors=["src/legacy.c#connect"]
+    )
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "legacy lesson")
     assert "legacy" not in _stale(anchored)

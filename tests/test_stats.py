@@ -28,10 +28,17 @@ def new_pattern(book: Lorebook) -> str:
     return learning.id
 
 
-def record(book: Lorebook, pid: str, solution: str, ok: bool, minutes: float | None,
-           via_search: bool = False) -> dict[str, Any]:
-    return book.knowledge.record(pid, solution=solution, success=ok, minutes=minutes,
-                                 via_search=via_search, session="s")
+def record(
+    book: Lorebook,
+    pid: str,
+    solution: str,
+    ok: bool,
+    minutes: float | None,
+    via_search: bool = False,
+) -> dict[str, Any]:
+    return book.knowledge.record(
+        pid, solution=solution, success=ok, minutes=minutes, via_search=via_search, session="s"
+    )
 
 
 def test_pattern_figures_from_logged_occurrences(book: Lorebook) -> None:
@@ -69,8 +76,14 @@ def test_documented_solutions_are_listed_before_any_occurrence(book: Lorebook) -
 
 
 def _occurrence(i: int, ts: str, outcome: str = "success", **context: Any) -> dict[str, Any]:
-    return {"kind": "action", "type": "occurrence", "id": f"{i:026d}", "ts": ts,
-            "outcome": outcome, "context": {"learning": "p", "solution": "s1", **context}}
+    return {
+        "kind": "action",
+        "type": "occurrence",
+        "id": f"{i:026d}",
+        "ts": ts,
+        "outcome": outcome,
+        "context": {"learning": "p", "solution": "s1", **context},
+    }
 
 
 def test_collect_counts_each_action_id_once() -> None:
@@ -148,8 +161,12 @@ def test_cli_stats_all_and_human_output(store: Path) -> None:
     lesson = book.learnings.new(title="Rotate refresh tokens", publish=True)
     env = clean_env(store)
     assert lore("apply", lesson.id, "--outcome", "success", "--epic", "e-1", env=env).code == 0
-    assert lore("pattern", "record", pid, "--solution", "s2", "--failure", "--minutes", "12",
-                env=env).code == 0
+    assert (
+        lore(
+            "pattern", "record", pid, "--solution", "s2", "--failure", "--minutes", "12", env=env
+        ).code
+        == 0
+    )
     result = cli_run(["stats", "--json"], env={"LORE_ROOT": str(store)})
     assert result.code == 0, result.err
     entries = {e["id"]: e for e in json.loads(result.out)}
@@ -161,8 +178,10 @@ def test_cli_stats_all_and_human_output(store: Path) -> None:
 
 
 def test_cli_stats_unknown_id(store: Path) -> None:
-    assert_one_error_line(lore("stats", "no-such-learning", env=clean_env(store)),
-                          "no learning or draft with id 'no-such-learning'")
+    assert_one_error_line(
+        lore("stats", "no-such-learning", env=clean_env(store)),
+        "no learning or draft with id 'no-such-learning'",
+    )
     result = cli_run(["stats", "../etc", "--json"], env={"LORE_ROOT": str(store)})
     assert result.code == 1 and result.out == ""
     assert "invalid learning id" in json.loads(result.err)["error"]

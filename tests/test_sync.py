@@ -8,8 +8,12 @@ import pytest
 
 from conftest import assert_one_error_line, clean_env, git, lore, stored_actions
 
-IDENTITY = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+}
 
 
 def env(root: Path) -> dict[str, str]:
@@ -87,8 +91,17 @@ def test_two_clones_sync_and_both_see_every_action(
 def test_the_commit_counts_and_lists_the_store_files(clones: tuple[Path, Path, Path]) -> None:
     _, alice, _ = clones
     log_actions(alice, "sess-a", 1)
-    made = lore("learn", "new", "--title", "Retry the flaky fixture", "--body-file", "-",
-                cwd=alice, env=env(alice), stdin="It needs a retry.\n")
+    made = lore(
+        "learn",
+        "new",
+        "--title",
+        "Retry the flaky fixture",
+        "--body-file",
+        "-",
+        cwd=alice,
+        env=env(alice),
+        stdin="It needs a retry.\n",
+    )
     assert made.code == 0, made.err
     done = run(alice, "sync", "--json")
     assert done.code == 0, done.err
@@ -131,8 +144,9 @@ def test_staged_changes_outside_the_store_are_refused(clones: tuple[Path, Path, 
     git(alice, "add", "README.md")
     head = git(alice, "rev-parse", "HEAD")
     refused = run(alice, "sync")
-    assert_one_error_line(refused, "staged changes outside the store", "README.md",
-                          "nothing was committed")
+    assert_one_error_line(
+        refused, "staged changes outside the store", "README.md", "nothing was committed"
+    )
     assert git(alice, "rev-parse", "HEAD") == head
     assert git(alice, "diff", "--cached", "--name-only").split() == ["README.md"]
     assert "actionlog/" in git(alice, "status", "--porcelain", "-uall")

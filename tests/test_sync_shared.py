@@ -45,9 +45,7 @@ def committed_files(root: Path) -> list[str]:
 
 
 def shard_names(root: Path) -> list[str]:
-    return sorted(
-        p.relative_to(root).as_posix() for p in (root / "actionlog").rglob("*.jsonl")
-    )
+    return sorted(p.relative_to(root).as_posix() for p in (root / "actionlog").rglob("*.jsonl"))
 
 
 # -- .gitattributes ---------------------------------------------------------------------------
@@ -125,8 +123,9 @@ def test_other_staged_changes_to_gitattributes_are_refused(
     head = git(alice, "rev-parse", "HEAD")
     staged = git(alice, "show", ":.gitattributes")
     refused = run(alice, "sync")
-    assert_one_error_line(refused, "staged changes outside the store", ".gitattributes",
-                          "nothing was committed")
+    assert_one_error_line(
+        refused, "staged changes outside the store", ".gitattributes", "nothing was committed"
+    )
     assert git(alice, "rev-parse", "HEAD") == head
     assert git(alice, "show", ":.gitattributes") == staged
 
@@ -188,8 +187,15 @@ def test_a_message_holding_a_secret_is_redacted(clones: tuple[Path, Path, Path])
 
 # -- two clones edit one learning -------------------------------------------------------------
 def write_learning(root: Path, publish: bool) -> Path:
-    made = run(root, "learn", "new", "--title", "Retry the flaky fixture", "--json",
-               *(["--publish"] if publish else []))
+    made = run(
+        root,
+        "learn",
+        "new",
+        "--title",
+        "Retry the flaky fixture",
+        "--json",
+        *(["--publish"] if publish else []),
+    )
     assert made.code == 0, made.err
     data = made.json()
     assert isinstance(data, dict)
@@ -203,7 +209,8 @@ def edit(path: Path, line: str) -> None:
 
 @pytest.mark.parametrize("publish", [True, False], ids=["learning", "draft"])
 def test_two_clones_editing_one_learning_are_told_how_to_resolve(
-    clones: tuple[Path, Path, Path], publish: bool  # noqa: F811
+    clones: tuple[Path, Path, Path],  # noqa: F811
+    publish: bool,
 ) -> None:
     remote, alice, bob = clones
     path = write_learning(alice, publish)
@@ -217,8 +224,15 @@ def test_two_clones_editing_one_learning_are_told_how_to_resolve(
     failed = run(bob, "sync")
     kind = "learning" if publish else "draft"
     line = assert_one_error_line(
-        failed, f"conflicts in {rel} ({kind})", "changed in both clones", "merge aborted",
-        "is kept", "git pull --no-rebase", "conflict markers", "git add", "lore sync again",
+        failed,
+        f"conflicts in {rel} ({kind})",
+        "changed in both clones",
+        "merge aborted",
+        "is kept",
+        "git pull --no-rebase",
+        "conflict markers",
+        "git add",
+        "lore sync again",
     )
     assert "README" not in line
     # the store commit is kept, the merge is not left half done, nothing else was touched
@@ -245,6 +259,7 @@ def test_two_clones_editing_one_learning_are_told_how_to_resolve(
 def run_git_allowing_failure(root: Path, *args: str) -> str:
     import subprocess
 
-    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                          env=env(root))
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, env=env(root)
+    )
     return done.stdout + done.stderr

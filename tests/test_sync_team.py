@@ -65,8 +65,15 @@ def test_three_clones_in_one_shared_session_stay_checkable(tmp_path: Path) -> No
     failures: list[str] = []
     for step in range(4):  # each round: everyone logs into one session, then all sync at once
         for n, clone in enumerate(clones):
-            done = run(clone, "log", "plan", "--session", "shared",
-                       "--context", json.dumps({"clone": n, "step": step}))
+            done = run(
+                clone,
+                "log",
+                "plan",
+                "--session",
+                "shared",
+                "--context",
+                json.dumps({"clone": n, "step": step}),
+            )
             assert done.code == 0, done.err
         failures += sync_at_once(clones)
     for clone in clones + clones:  # everyone sees everything
@@ -110,8 +117,9 @@ def test_concurrent_syncs_all_succeed(tmp_path: Path) -> None:
     failures: list[str] = []
     for step in range(3):
         for n, clone in enumerate(clones):
-            done = run(clone, "log", "plan", "--session", f"s{n}",
-                       "--context", json.dumps({"step": step}))
+            done = run(
+                clone, "log", "plan", "--session", f"s{n}", "--context", json.dumps({"step": step})
+            )
             assert done.code == 0, done.err
         failures += sync_at_once(clones)
     assert failures == []
@@ -153,8 +161,9 @@ def paused_rebase(store: Path) -> Path:
 def run_git(root: Path, *args: str) -> int:
     import subprocess
 
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True,
-                          env=env(root)).returncode
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, env=env(root)
+    ).returncode
 
 
 def during(root: Path) -> list[dict[str, object]]:
@@ -202,11 +211,15 @@ def conflicting_branches(root: Path) -> None:
     git(root, "commit", "-q", "-am", "main")
 
 
-@pytest.mark.parametrize(("start", "abort"), [
-    (("merge", "topic"), ("merge", "--abort")),
-    (("cherry-pick", "topic"), ("cherry-pick", "--abort")),
-    (("revert", "--no-edit", "HEAD"), ("revert", "--abort")),
-], ids=["merge", "cherry-pick", "revert"])
+@pytest.mark.parametrize(
+    ("start", "abort"),
+    [
+        (("merge", "topic"), ("merge", "--abort")),
+        (("cherry-pick", "topic"), ("cherry-pick", "--abort")),
+        (("revert", "--no-edit", "HEAD"), ("revert", "--abort")),
+    ],
+    ids=["merge", "cherry-pick", "revert"],
+)
 def test_a_record_logged_during_a_paused_operation_survives_its_abort(
     store: Path, start: tuple[str, ...], abort: tuple[str, ...]
 ) -> None:

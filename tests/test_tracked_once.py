@@ -193,8 +193,9 @@ def test_learning_stats_count_a_tracked_application_once(store: Path) -> None:
         s.track("apply_learning", context={"learning": lesson.id}),
     ):
         pass
-    book.log("apply_learning", session="s-2", outcome="in_progress",
-             context={"learning": lesson.id})  # still open: one application, no outcome yet
+    book.log(
+        "apply_learning", session="s-2", outcome="in_progress", context={"learning": lesson.id}
+    )  # still open: one application, no outcome yet
     done = lore("stats", lesson.id, "--json", env=clean_env(store))
     assert done.code == 0, done.err
     figures = json.loads(done.out)
@@ -327,7 +328,8 @@ def test_the_pairing_of_two_records_in_hand_agrees_with_the_window_rule() -> Non
 
     times = ["2026-11-20T10:00:00.000Z", "2026-11-20T10:00:01.500Z"]
     for types, stamps, outcome in itertools.product(
-        [("deploy", "deploy"), ("deploy", "test")], itertools.product(times, times),
+        [("deploy", "deploy"), ("deploy", "test")],
+        itertools.product(times, times),
         ["success", "failure", "in_progress"],
     ):
         start = {"id": "s", "type": types[0], "ts": stamps[0], "outcome": "in_progress"}

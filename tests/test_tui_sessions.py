@@ -35,7 +35,6 @@ def text_of(app: Any, selector: str) -> str:
     return str(app.query_one(selector, Static).render())
 
 
-
 class Stopped:
     """The catalog build's child, which stops itself (SIGSTOP) as its first statement, until
     `release`: it cannot end before the test sees it, however busy the app keeps the GIL."""

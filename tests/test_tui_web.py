@@ -195,8 +195,13 @@ def test_the_token_opens_the_page_and_its_cookie_the_rest(store: Path) -> None:
 def test_a_wrong_host_gets_403(store: Path) -> None:
     async def check(served: Served) -> None:
         query = f"/?token={served.token}"
-        for host in ("evil.example", f"evil.example:{served.port}", "127.0.0.1",
-                     f"127.0.0.1:{served.port + 1}", f"localhost.evil.example:{served.port}"):
+        for host in (
+            "evil.example",
+            f"evil.example:{served.port}",
+            "127.0.0.1",
+            f"127.0.0.1:{served.port + 1}",
+            f"localhost.evil.example:{served.port}",
+        ):
             status, _, _ = await get(served.base + query, Host=host)
             assert status == 403, host
         status, _, _ = await get(served.base + query, Host=f"localhost:{served.port}")
@@ -215,8 +220,12 @@ def test_a_foreign_origin_websocket_is_refused_and_the_right_one_runs_the_app(
         _, _, response = await get(f"{served.base}/?token={served.token}")
         cookie = cookie_of(response)
         async with aiohttp.ClientSession() as session:
-            for origin in ("http://evil.example", "null", f"http://localhost:{served.port}",
-                           f"https://127.0.0.1:{served.port}"):
+            for origin in (
+                "http://evil.example",
+                "null",
+                f"http://localhost:{served.port}",
+                f"https://127.0.0.1:{served.port}",
+            ):
                 with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                     await session.ws_connect(
                         served.base + "/ws", origin=origin, headers={"Cookie": cookie}
@@ -240,8 +249,9 @@ def test_a_foreign_origin_websocket_is_refused_and_the_right_one_runs_the_app(
         asyncio.run(check(served))
 
 
-@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
-                         ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize(
+    "sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"]
+)
 def test_a_signal_ends_the_server_and_every_app(store: Path, sig: int, code: int) -> None:
     async def connect_and_signal(served: Served) -> set[int]:
         url = f"{served.base}/ws?width=80&height=24&token={served.token}"
@@ -372,8 +382,14 @@ def test_a_clicked_tab_takes_its_keys_and_e_edits_a_draft_without_ending_the_ses
                 await _screen_until(ws, "Retry the call with backoff.", 30)  # the text area
                 await asyncio.sleep(0.5)
                 # keys as a person types them (a pause between), not one burst of bytes
-                for keys in ("\x1b[6~", "\x1b[6~", "\x1b[F", "\r", "Edited in the browser.",
-                             "\x13"):  # pagedown, pagedown, end, enter, text, ctrl+s
+                for keys in (
+                    "\x1b[6~",
+                    "\x1b[6~",
+                    "\x1b[F",
+                    "\r",
+                    "Edited in the browser.",
+                    "\x13",
+                ):  # pagedown, pagedown, end, enter, text, ctrl+s
                     await ws.send_json(["stdin", keys])
                     await asyncio.sleep(0.3)
                 async with asyncio.timeout(30):  # the screen's words come split by escapes

@@ -19,8 +19,13 @@ from search_fixtures import learning_text, open_book, write_learning
 
 class WatchProcess:
     def __init__(self, root: Path, *args: str) -> None:
-        self.proc = subprocess.Popen([*LORE, "watch", *args], env=clean_env(root),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [*LORE, "watch", *args],
+            env=clean_env(root),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         assert self.proc.stdout is not None
@@ -71,8 +76,12 @@ def top(root: Path, query: str) -> str | None:
 
 @pytest.mark.slow
 def test_watch_create_modify_rename_delete(search_store: Path, watcher: WatchProcess) -> None:
-    write_learning(search_store, "kafka-lag", title="Consumer lag grows when partitions rebalance",
-                   body="## Key Takeaway\nUse cooperative rebalancing.")
+    write_learning(
+        search_store,
+        "kafka-lag",
+        title="Consumer lag grows when partitions rebalance",
+        body="## Key Takeaway\nUse cooperative rebalancing.",
+    )
     elapsed = watcher.wait_for("Indexed learnings/kafka-lag.md")
     assert elapsed < 30
     assert top(search_store, "kafka consumer lag rebalance") == "kafka-lag"
@@ -123,7 +132,8 @@ def test_watch_survives_a_burst_of_1000_files(search_store: Path, watcher: Watch
     started = time.monotonic()
     for i in range(1000):
         (folder / f"burst-{i:04d}.md").write_text(
-            learning_text(f"burst-{i:04d}", {"title": f"Burst lesson number {i}"}))
+            learning_text(f"burst-{i:04d}", {"title": f"Burst lesson number {i}"})
+        )
     assert time.monotonic() - started < 5  # the burst really is about 1,000 files a second
     indexed = set()
     deadline = time.monotonic() + 600
