@@ -178,7 +178,7 @@ def test_every_lore_log_form_skips_pathlib_and_datetime(store: Path) -> None:
 def test_a_report_counts_the_window_in_one_statement(store: Path) -> None:
     """The grouped counts, the bookkeeping left out and the overheads read the window's
     records once; the deployments' outcomes come from the same pass (no statement of its
-    own)."""
+    own). A window holding whole days reads their roll-ups and only its two edges' records."""
     book = Lorebook.open(store, env={})
     now = datetime.now(UTC)
     for n, (kind, outcome) in enumerate(
@@ -186,10 +186,12 @@ def test_a_report_counts_the_window_in_one_statement(store: Path) -> None:
     ):
         book.log(kind, outcome=outcome, session="s-1", duration_s=n + 0.5,
                  now=now - timedelta(hours=n))  # fmt: skip
+    book.log("deploy", outcome="success", session="s-1", now=now - timedelta(days=3))
     statements: list[str] = []
     conn = book.action_log.catalog.open()
     assert conn is not None
     conn.close()
+    book.report(days=7)  # rolls up the whole days it covers (`lore catalog` would have)
     import sqlite3
 
     real_connect = sqlite3.connect
@@ -202,20 +204,29 @@ def test_a_report_counts_the_window_in_one_statement(store: Path) -> None:
     sqlite3.connect = traced  # type: ignore[assignment]
     try:
         fresh = Lorebook.open(store, env={})
-        report = fresh.report(days=7)
+        report = fresh.report(since=(now - timedelta(hours=20)).strftime("%Y-%m-%dT%H:%M:%S.000Z"))
+        short = list(statements)
+        statements.clear()
+        week = fresh.report(days=7)
         fresh.close()
     finally:
         sqlite3.connect = real_connect  # type: ignore[assignment]
     # one pass over the window's records: the grouped counts, what was left out of lorebook's
     # own bookkeeping and the overheads come from one statement (three reads of the window
     # before: ~0.6 s of a cold 30-day report at 1M actions)
-    window = [s for s in statements if "FROM records WHERE" in s and "JOIN shards" not in s]
+    window = [s for s in short if "FROM records WHERE" in s and "JOIN shards" not in s]
     assert len(window) == 1, window
-    assert "GROUP BY" in window[0] and "overhead IS NOT NULL" in window[0]
+    assert "GROUP BY" in window[0] and "WHERE c IS NOT NULL" in window[0]  # the overheads
+    # a week: the whole days from their roll-ups, the records of its two edges once each
+    edges = [s for s in statements if "FROM records WHERE" in s and "JOIN shards" not in s]
+    assert 1 <= len(edges) <= 2 and all("WHERE c IS NOT NULL" in s for s in edges), edges
+    assert any("FROM roll_actions" in s for s in statements)
+    assert not [s for s in statements if s.lstrip().startswith("INSERT")]  # nothing rolled again
+    assert week["summary"]["total_actions"] == 5
     assert report["deployments"]["total"] == 3
     _modules(store, "report", "--json")  # the catalog is built
     out, _, modules = _modules(store, "report", "--json")
-    assert json.loads(out)["summary"]["total_actions"] == 4
+    assert json.loads(out)["summary"]["total_actions"] == 5
     assert "lorebook.log.query" not in modules  # the filter class serves the scan path only
     assert "weakref" not in modules  # the kept connection's back reference is _weakref.ref
     assert report["deployments"]["by_outcome"] == {
