@@ -212,3 +212,20 @@ def test_a_catalog_that_cannot_be_written_counts_the_rows(store: Path) -> None:
     assert vars(got) == vars(expected)
     assert got.days and got.durations
     assert _rolled(store) == set()
+
+
+def test_a_century_window_rolls_up_only_the_days_that_can_hold_a_record(store: Path) -> None:
+    """A window of 36,000 days reads the rolled days as a range (no list of days that could
+    pass SQLite's limit on variables) and rolls up only those from the oldest record's day to
+    the newest's; the report equals the scan."""
+    book = Lorebook.open(store, env={})
+    book.rebuild_catalog()
+    conn = sqlite3.connect(store / ".lore" / "cache" / "catalog.sqlite")
+    conn.execute("DELETE FROM rolled")
+    conn.commit()
+    first, last = conn.execute("SELECT min(ts), max(ts) FROM records").fetchone()
+    conn.close()
+    since = _stamp(NOW - timedelta(days=36000))
+    assert _same_as_scan(book, [(since, _stamp(NOW))]) >= 35000
+    rolled = _rolled(store)
+    assert rolled and all(first[:10] <= day <= last[:10] for day in rolled)

@@ -122,10 +122,20 @@ def rolled_tally(conn: sqlite3.Connection, scope: Scope, group_by: str) -> Tally
 
 
 def _ensure(conn: sqlite3.Connection, days: list[str]) -> bool:
-    """Whether every one of `days` is rolled up (rolling the missing ones now)."""
-    marks = ",".join("?" * len(days))
-    done = {r[0] for r in conn.execute(f"SELECT day FROM rolled WHERE day IN ({marks})", days)}
-    return _write(conn, [day for day in days if day not in done])
+    """Whether every one of `days` that can hold a record is rolled up (rolling the missing
+    ones now). A window may span a century of days: only those from the oldest record's to
+    the newest's can hold one, and the rolled ones are read as a range, not a list of days."""
+    first, last = conn.execute("SELECT min(ts), max(ts) FROM records").fetchone()
+    if first is None:
+        return True
+    done = {
+        r[0]
+        for r in conn.execute(
+            "SELECT day FROM rolled WHERE day >= ? AND day <= ?", (days[0], days[-1])
+        )
+    }
+    missing = [day for day in days if first[:10] <= day <= last[:10] and day not in done]
+    return _write(conn, missing)
 
 
 def _write(conn: sqlite3.Connection, days: list[str]) -> bool:
