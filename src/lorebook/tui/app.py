@@ -137,7 +137,10 @@ class LoreApp(App[None]):
         """A tab chosen by a click (or the tab bar's arrows) hands the focus to its pane, where
         the pane's keys (`/`, `a`, `x`, `e`, `n`, `p` …) live: left on the tab bar, they did
         nothing, and a filter typed after `/` went nowhere. A focus already in the pane stays
-        (a `/` typed right after the tab's number has put it in the pane's field)."""
+        (a `/` typed right after the tab's number has put it in the pane's field). An
+        activation that arrives after the app's last screen is gone (it is closing) is let go."""
+        if not self.screen_stack:
+            return
         focused = self.focused
         if focused is not None and event.pane in focused.ancestors:
             return
