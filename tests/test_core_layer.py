@@ -141,6 +141,7 @@ EXITS: dict[tuple[str, str], str] = {
         "lorebook.book",
         "`lore mirror postgres` runs from CI, never from a hook or a read",
         "lorebook.mirror.dsn",
+        "lorebook.mirror.learnings",
         "lorebook.mirror.postgres",
     ),
     **_exits(

@@ -857,6 +857,7 @@ class Lorebook:
         its password. `dry_run`: count what would be sent, write nothing. A password written in
         the committed config is warned about (`on_warning`, at once, and `warnings`)."""
         from .mirror.dsn import committed_password, resolve_dsn
+        from .mirror.learnings import digest
         from .mirror.postgres import BATCH_LINES, Mirror
 
         warnings = committed_password(
@@ -885,6 +886,7 @@ class Lorebook:
             batch_lines=batch_lines or BATCH_LINES,
             vouch=self.catalog.clean_shards,
             remember=self.catalog.remember_clean,
+            learnings_digest=lambda: digest(self.layout, self.sanitizer),
         ).run(dry_run=dry_run)
         result["warnings"] = [str(w) for w in warnings]
         return result

@@ -7,7 +7,8 @@ from typing_extensions import TypedDict
 
 class MirrorResult(TypedDict):
     """What one mirror did (or, with `dry_run`, would do): rows newly stored per table
-    (sessions and learnings: upserted), shards read, batches committed; `dsn` is masked;
+    (sessions: upserted; learnings: how many the database holds for the repository, sent again
+    only when they changed), shards read, batches committed; `dsn` is masked;
     `warnings`: one line each (a password written in the committed config)."""
 
     repository: str

@@ -17,8 +17,8 @@ from ..redact.lines import line_of, secret_lines
 from ..redact.names import name_secret_kind
 from ..redact.sanitize import Sanitizer
 from .fileformat import LearningFormatError, parse_learning
+from .listing import learning_paths
 from .model import Learning
-from .store import learning_paths
 
 Report = Callable[[Problem], None]
 

@@ -23,6 +23,7 @@ from ..timeutil import utcnow
 from .cache import ParseCache, RedactedTexts, rules_fingerprint
 from .fileformat import LearningFormatError, PlainStr, read_learning, render_learning
 from .ids import new_learning_id
+from .listing import learning_paths
 from .model import Learning, Solution, Source, validate_id
 
 
@@ -248,28 +249,6 @@ class LearningStore:
         clean = redact_strings(self.sanitizer, data, self.texts.redact)
         kept = {key: getattr(learning, key) for key in _STRUCTURAL}
         return Learning(**clean, **kept, created=learning.created, path=learning.path)
-
-
-def learning_paths(layout: Layout, folders: Iterable[Path], report: OnProblem) -> list[Path]:
-    """The `*.md` files of `folders`, sorted by name per folder; those that resolve outside the
-    repository (a symlinked file or folder) are reported as problems and left out."""
-    out: list[Path] = []
-    for folder in folders:
-        try:
-            with os.scandir(folder) as entries:
-                found = sorted(
-                    (e.name, e.is_symlink(), e.is_file()) for e in entries if e.name.endswith(".md")
-                )
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        linked_folder = layout.leaves_repository(folder)  # once per folder: cheap
-        for name, is_link, is_file in found:
-            path = folder / name
-            if (linked_folder or is_link) and layout.leaves_repository(path):
-                report(Problem(layout.rel(path), 0, OUTSIDE))
-            elif is_file:
-                out.append(path)
-    return out
 
 
 def redact_strings(

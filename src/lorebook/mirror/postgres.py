@@ -11,7 +11,6 @@ stored row covered by its watermark and nothing past it; the rerun's keys absorb
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -21,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from ..collector import collector_paused
 from ..errors import LoreError
 from .dsn import mask_dsn, scrub
+from .learnings import store as store_learnings
 from .schema import LATEST, connect, driver, migrate, refuse_newer, schema_version
-from .sessions import fold_new, foldable, shard_session, whole_in_batch
+from .sessions import fold_all, foldable, shard_session, whole_in_batch
 from .source import (
     ACTION_COLUMNS,
     APPLICATION_COLUMNS,
@@ -76,10 +76,6 @@ def _upsert(
     )
 
 
-def _json_list(value: Any) -> str:
-    return json.dumps(value if isinstance(value, list) else [], ensure_ascii=False)
-
-
 class _Keyed(Exception):
     """A batch holds a re-synced shard: its rows go through the staging table."""
 
@@ -106,10 +102,12 @@ class Mirror:
         batch_lines: int = BATCH_LINES,
         vouch: Callable[[dict[str, Identity]], set[str]] | None = None,
         remember: Callable[[dict[str, Identity]], None] | None = None,
+        learnings_digest: Callable[[], str] | None = None,  # see mirror.learnings
     ) -> None:
         self.dsn, self.repository, self.name = dsn, repository, name
         self.root, self.actionlog, self.sanitizer = root, actionlog, sanitizer
         self._sessions_of, self._learnings_of = sessions, learnings
+        self._learnings_digest = learnings_digest
         self._summaries: dict[str, SessionInfo] | None = None
         self.batch_lines = max(int(batch_lines), 1)
         # the catalog's memo of shards verified clean (absolute path -> identity): records of a
@@ -238,7 +236,9 @@ class Mirror:
                 if not batch.any():
                     break
                 self._store(conn, batch)
-        self._store_learnings(conn)
+        self.result["learnings"] = store_learnings(
+            conn, self.repository, self.name, self._learnings_of, self._learnings_digest
+        )
         self._remember_clean()
 
     def _store(self, conn: psycopg.Connection[Any], batch: Batch) -> None:
@@ -252,8 +252,8 @@ class Mirror:
         apps: list[tuple[Any, ...]] = []
         touched: set[str] = set()
         with conn.transaction(), conn.cursor() as cur:
-            stored = self._copy_new(conn, cur, batch, apps, touched)
-            direct = stored is not None
+            copied = self._copy_new(conn, cur, batch, apps, touched)
+            stored, folded = copied if copied is not None else (None, {})
             chunks = batch.all()
             if stored is None:  # keys stored before: their sessions are the catalog's to fold
                 apps.clear()
@@ -268,15 +268,10 @@ class Mirror:
                 stored = max(cur.rowcount, 0)
             self.result["actions"] += stored
             marks: dict[str, Mark] = {}
-            fresh: set[str] = set()  # shards this batch holds from their first line
             for chunk in chunks:
                 marks[chunk.rel] = chunk.mark
                 self._count(chunk)
-                if chunk.rel not in self._seen:
-                    self._seen.add(chunk.rel)
-                    if chunk.resynced or chunk.rel not in self._begun:
-                        fresh.add(chunk.rel)
-            whole = whole_in_batch(chunks, fresh) if direct else set()
+                self._seen.add(chunk.rel)
             if apps:
                 cur.executemany(
                     f"INSERT INTO lorebook_applications ({APPLICATION_COLUMNS}) VALUES"
@@ -285,7 +280,7 @@ class Mirror:
                     apps,
                 )
                 self.result["applications"] += max(cur.rowcount, 0)
-            self._store_sessions(cur, sorted(touched), self._folded(cur, chunks, whole))
+            self._store_sessions(cur, sorted(touched), self._unknown(cur, folded))
             _upsert(
                 cur,
                 "lorebook_shards",
@@ -337,9 +332,10 @@ class Mirror:
         chunks: Iterable[Chunk],
         apps: list[tuple[Any, ...]],
         touched: set[str],
-    ) -> int | None:
-        """COPY the rows straight into the table (a savepoint); None when a key is there (or
-        a shard re-synced: its keys are)."""
+    ) -> tuple[int, dict[str, SessionInfo]] | None:
+        """COPY the rows straight into the table (a savepoint): how many, and the sessions the
+        batch read in full, folded (`_folded`) while the server indexes the last rows; None
+        when a key is there (or a shard re-synced: its keys are)."""
         errors = driver().errors
         count = 0
         try:
@@ -350,27 +346,39 @@ class Mirror:
                 for row in self._rows(chunks, apps, touched, new_only=True):
                     cp.write_row(row)
                     count += 1
+                folded = self._folded(list(chunks))
         except (errors.UniqueViolation, _Keyed):
             return None
-        return count
+        return count, folded
 
-    def _folded(
-        self, cur: psycopg.Cursor[Any], chunks: list[Chunk], whole: set[str]
-    ) -> dict[str, SessionInfo]:
-        """The summaries of the sessions whose every live record this batch read (`whole`: its
-        shards read from their first line to their last) and that the database has no summary
-        of yet, folded from the batch's records as the catalog folds them (mirror.sessions),
-        their free text redacted as the catalog stores it."""
+    def _folded(self, chunks: list[Chunk]) -> dict[str, SessionInfo]:
+        """The summaries of the sessions whose every live record this batch read (its shards
+        read from their first line, in this run and first in this batch, to their last),
+        folded from the batch's records as the catalog folds them (mirror.sessions), their
+        free text redacted as the catalog stores it."""
+        fresh = {
+            c.rel
+            for c in chunks
+            if c.rel not in self._seen and (c.resynced or c.rel not in self._begun)
+        }
+        whole = whole_in_batch(chunks, fresh)
         candidates = foldable(chunks, self._live, self._shards_of, whole) if whole else {}
-        if not candidates:
+        return fold_all(candidates, self._clean) if candidates else {}
+
+    def _unknown(
+        self, cur: psycopg.Cursor[Any], folded: dict[str, SessionInfo]
+    ) -> dict[str, SessionInfo]:
+        """The `folded` summaries the database has none of yet (one there means records
+        mirrored before: the catalog folds that session)."""
+        if not folded:
             return {}
         cur.execute(
             "SELECT session_id FROM supervisor_sessions WHERE repository = %s"
             " AND session_id = ANY(%s)",
-            (self.repository, list(candidates)),
+            (self.repository, list(folded)),
         )
         known = {row[0] for row in cur.fetchall()}
-        return fold_new(candidates, known, self._clean)
+        return {sid: info for sid, info in folded.items() if sid not in known}
 
     def _store_sessions(
         self, cur: psycopg.Cursor[Any], touched: list[str], folded: dict[str, SessionInfo]
@@ -406,39 +414,3 @@ class Mirror:
     def _clean(self, values: list[Any]) -> list[Any]:
         clean, _ = self.sanitizer.sanitize(values)
         return list(clean)
-
-    def _store_learnings(self, conn: psycopg.Connection[Any]) -> None:
-        """Learnings are few and mutable: all of them, replaced, in one transaction; what they
-        say too (body, anchors, prevention, solutions), as `learnings` gives them: redacted."""
-        rows = []
-        for item in self._learnings_of():
-            solutions = [x.model_dump(mode="json") for x in item.solutions]
-            rows.append((self.repository, item.id, item.title, item.kind, item.category,
-                         item.severity, item.status, list(item.tags), item.created, item.body,
-                         list(item.anchors), list(item.prevention),
-                         _json_list(solutions)))  # fmt: skip
-        with conn.transaction(), conn.cursor() as cur:
-            cur.execute(
-                "INSERT INTO lorebook_repositories (repository, name) VALUES (%s, %s)"
-                " ON CONFLICT (repository) DO UPDATE SET name = excluded.name,"
-                " last_mirror = now()",
-                (self.repository, self.name),
-            )
-            cur.execute(
-                "DELETE FROM lorebook_learnings WHERE repository = %s AND NOT (id = ANY(%s))",
-                (self.repository, [r[1] for r in rows]),
-            )
-            if rows:
-                cur.executemany(
-                    "INSERT INTO lorebook_learnings (repository, id, title, kind, category,"
-                    " severity, status, tags, created, body, anchors, prevention, solutions)"
-                    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb)"
-                    " ON CONFLICT (repository, id) DO UPDATE SET title = excluded.title,"
-                    " kind = excluded.kind, category = excluded.category,"
-                    " severity = excluded.severity, status = excluded.status,"
-                    " tags = excluded.tags, created = excluded.created, body = excluded.body,"
-                    " anchors = excluded.anchors, prevention = excluded.prevention,"
-                    " solutions = excluded.solutions",
-                    rows,
-                )
-        self.result["learnings"] = len(rows)

@@ -114,19 +114,13 @@ def fold(session: str, records: list[dict[str, Any]]) -> SessionInfo | None:
     return info
 
 
-def fold_new(
-    candidates: Mapping[str, list[dict[str, Any]]],
-    known: set[str],
-    clean: Callable[[list[Any]], list[Any]],
+def fold_all(
+    candidates: Mapping[str, list[dict[str, Any]]], clean: Callable[[list[Any]], list[Any]]
 ) -> dict[str, SessionInfo]:
-    """The summaries of the `candidates` (see `foldable`) the database holds none of (`known`:
-    those it does; a summary there means records mirrored before), folded, their free text
-    redacted as the catalog stores it (`clean`: one sanitize walk over a list of values)."""
-    infos = [
-        info
-        for sid, records in candidates.items()
-        if sid not in known and (info := fold(sid, records)) is not None
-    ]
+    """The summaries of the `candidates` (see `foldable`), folded, their free text redacted as
+    the catalog stores it (`clean`: one sanitize walk over a list of values). The caller keeps
+    those the database holds no summary of (one there means records mirrored before)."""
+    infos = [info for sid, rows in candidates.items() if (info := fold(sid, rows)) is not None]
     texts = [[i.agent, i.project, i.session_type, i.end_reason] for i in infos]
     for info, (agent, project, kind, reason) in zip(infos, clean(texts), strict=True):
         info.agent, info.project, info.session_type, info.end_reason = agent, project, kind, reason
