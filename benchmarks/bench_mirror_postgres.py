@@ -16,7 +16,8 @@ working copy has it) and a private PostgreSQL (benchmarks/_postgres.py). Each ru
 * then one new day of actions (the store's actions per day) appended to the store and an
   incremental `lore mirror postgres` of it (targets: ratio <= 1.5x, incremental <= 2 s),
   paired with a bare COPY of that day's rows into a copy of the database as it was before it
-  (the server's own part: the seed's indexes, its GIN index on `context` most).
+  (the server's own part: the seed's indexes, its GIN index on `context` most). The database
+  is brought to rest first (`settle`: VACUUM ANALYZE, CHECKPOINT), as a daily mirror finds it.
 """
 
 from __future__ import annotations
@@ -78,6 +79,16 @@ def mirror(root: Path, dsn: str) -> tuple[float, dict[str, object]]:
     if done.returncode != 0:
         raise SystemExit(f"lore mirror postgres failed: {done.stderr.strip()}")
     return elapsed, json.loads(done.stdout)
+
+
+def settle(pg: PrivatePostgres, database: str, drop: list[str]) -> None:
+    """Bring the server to rest before the incremental day, as a daily mirror finds it: the
+    1M-row loads just made would otherwise be vacuumed and analysed by autovacuum, and their
+    pages written out, during the measurement (on two cores, up to a second of it)."""
+    for name in drop:
+        pg.psql("-c", f"DROP DATABASE {name}", database="postgres")
+    pg.psql("-c", "VACUUM ANALYZE", database=database)
+    pg.psql("-c", "CHECKPOINT", database="postgres")
 
 
 def bare_copy_of(base: str, run: int, sessions: list[str]) -> float:
@@ -155,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
                     cp.write(buffer.getvalue())
                 copy_s = time.perf_counter() - started
             pairs.append((seconds, copy_s))
+            settle(pg, f"m{run}", drop=[f"c{run}", *(["first"] if run == 0 else [])])
             # one new day, appended, mirrored incrementally
             extra = args.workdir / f"mirror-day-{run}"
             shutil.rmtree(extra, ignore_errors=True)
@@ -169,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.move(str(shard), destination)
                     added.append(destination)
             pg.psql("-c", f"CREATE DATABASE f{run} TEMPLATE m{run}", database="postgres")
+            pg.psql("-c", "CHECKPOINT", database="postgres")
             inc_s, inc = mirror(root, base + f"dbname=m{run}")
             new_rows = int(inc["actions"])  # type: ignore[call-overload]
             increments.append(inc_s)
