@@ -187,6 +187,33 @@ def test_new_lines_are_sent_once_and_a_rewritten_shard_is_resynced_by_key(
     assert mirror(a, dsn)["batches"] == 0
 
 
+def test_a_symlinked_shard_and_a_directory_named_like_one_are_not_mirrored(
+    pg_server: Server, tmp_path: Path
+) -> None:
+    """A shard is a regular file in the repository: a symlink (here to a file outside it,
+    holding a valid record) is never read, nor is a directory named `*.jsonl`."""
+    from lorebook.ids import new_ulid
+    from lorebook.log.writer import encode
+
+    dsn = pg_server.database()
+    a = make_repo(tmp_path / "alpha")
+    fill(a, project="alpha", failures=1)
+    shard = next((a / "actionlog").rglob("*.jsonl"))
+    outside = json.loads(shard.read_bytes().splitlines()[0])
+    outside.update(id=new_ulid(), session="linked")
+    target = tmp_path / "outside.jsonl"
+    target.write_bytes(encode(outside))
+    (shard.parent / "linked.jsonl").symlink_to(target)
+    (shard.parent / "folder.jsonl").mkdir()
+    done = mirror(a, dsn)
+    assert done["actions"] == count(dsn, "supervisor_actions") > 0
+    ids = {str(i) for (i,) in query(dsn, "SELECT id FROM supervisor_actions")}
+    assert outside["id"] not in ids
+    assert query(dsn, "SELECT count(*) FROM lorebook_shards WHERE path LIKE %s", "%linked%") == [
+        (0,)
+    ]
+
+
 # -- the dashboard SQL of docs/org-scale.md ------------------------------------------------------
 def dashboard_queries() -> dict[str, str]:
     """The named SQL blocks of docs/org-scale.md (`-- name: ...` first line)."""

@@ -11,7 +11,6 @@ stored row covered by its watermark and nothing past it; the rerun's keys absorb
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from hashlib import blake2b
@@ -170,21 +169,17 @@ class Mirror:
         """The chunks of every shard with lines past its watermark; the catalog's memo is asked
         once about those (live ones: an archive is always redacted, it is read as a whole)."""
         todo: list[tuple[str, Path, bool, Identity | None]] = []
-        for rel, path, archived in shards(self.actionlog, self.root):
+        for rel, path, archived, st in shards(self.actionlog, self.root):
             identity = None
             if not archived:
                 name = shard_session(rel)
                 if name is not None:
                     self._live[rel] = name
                     self._shards_of.setdefault(name, []).append(rel)
-                try:
-                    identity = identity_of(os.stat(path))
-                except OSError:
-                    pass  # read_shard says what became of it
-                else:
-                    mark = marks.get(rel)
-                    if mark is not None and identity[1] == mark.offset:
-                        continue  # nothing appended (a shard only grows; see read_shard)
+                identity = identity_of(st)  # (a regular file: its lstat is its stat)
+                mark = marks.get(rel)
+                if mark is not None and identity[1] == mark.offset:
+                    continue  # nothing appended (a shard only grows; see read_shard)
             todo.append((rel, path, archived, identity))
         asked = {str(path): ident for _, path, _, ident in todo if ident is not None}
         clean = self._vouch(asked) if vouch and self._vouch is not None and asked else set()

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from hashlib import blake2b
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, NamedTuple
 
 from ..knowledge.stats import APPLY, OCCURRENCE, subject
@@ -102,15 +103,26 @@ def tail_hash(data: bytes) -> str:
     return blake2b(data[-_TAIL:], digest_size=12).hexdigest()
 
 
-def shards(actionlog: Path, root: Path) -> Iterator[tuple[str, Path, bool]]:
-    """(path relative to the root, path, archived) of every shard, live ones by day first."""
+def shards(actionlog: Path, root: Path) -> Iterator[tuple[str, Path, bool, os.stat_result]]:
+    """(path relative to the root, path, archived, its lstat) of every shard that is a regular
+    file (no symlink), live ones by day first. One lstat each: a store has thousands."""
     for _, day in walk_days(actionlog):
         for path in shard_files(day):
-            if path.is_file() and not path.is_symlink():
-                yield path.relative_to(root).as_posix(), path, False
+            st = _regular(path)
+            if st is not None:
+                yield path.relative_to(root).as_posix(), path, False, st
     for _, _, path in iter_archives(actionlog / "archive"):
-        if path.is_file() and not path.is_symlink():
-            yield path.relative_to(root).as_posix(), path, True
+        st = _regular(path)
+        if st is not None:
+            yield path.relative_to(root).as_posix(), path, True, st
+
+
+def _regular(path: Path) -> os.stat_result | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None  # removed while listed
+    return st if S_ISREG(st.st_mode) else None
 
 
 def _still_there(handle: Any, size: int, mark: Mark) -> bool:
