@@ -262,7 +262,8 @@ if _C_ENCODER is not None:
 
 
 def _json(value: Any) -> str:
-    value = value if isinstance(value, dict) else {}
+    if not value or not isinstance(value, dict):
+        return "{}"  # most records' `meta`
     if _ENCODE is None:  # an interpreter without the _json accelerator
         return _ENCODER.encode(value)
     return "".join(_ENCODE(value, 0))
