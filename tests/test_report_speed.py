@@ -118,7 +118,7 @@ def reference(root: Path, since: str, until: str, project: str | None) -> dict[s
         if not every
         else (
             len(every),
-            round(sum(every) / len(every), 3),
+            round(_exact(every) / len(every), 3),
             [
                 (
                     k,
@@ -126,12 +126,18 @@ def reference(root: Path, since: str, until: str, project: str | None) -> dict[s
                     round(_rank(sorted(v), 0.5), 3),
                     round(_rank(sorted(v), 0.95), 3),
                     round(max(v), 3),
-                    round(sum(v), 3),
+                    round(_exact(v), 3),
                 )
                 for k, v in sorted(costs.items())
             ],
         ),
     }
+
+
+def _exact(values: list[float]) -> float:
+    """The total as a report sums it: each value in whole millionths, added as integers (a
+    float sum depends on its order, and rounds differently in the last digit)."""
+    return sum(round(v * 1_000_000) for v in values) / 1_000_000
 
 
 def counted(report: dict[str, Any]) -> dict[str, Any]:
